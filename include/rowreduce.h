@@ -1,0 +1,218 @@
+/* rowreduce: compile, tune and measure row-reduction kernels for NVIDIA GPUs and CPUs.
+ *
+ * This is the one public header. Every fallible function returns rr_status; on failure the
+ * message of the last error of the calling thread, with its cause chain, is rr_last_error().
+ * Handles are opaque. Nothing here calls exit().
+ */
+#ifndef ROWREDUCE_H
+#define ROWREDUCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- status and errors */
+
+typedef enum rr_status {
+	RR_OK = 0,
+	RR_ERR_PARSE,          /* kernel text is not in the language (syntax) */
+	RR_ERR_TYPE,           /* kernel text parses but does not type-check */
+	RR_ERR_INVALID_ARG,    /* a caller passed a bad value (shape, dtype, flag, NULL) */
+	RR_ERR_ILLEGAL_LAYOUT, /* a plan was rejected by the legality check; see the reason */
+	RR_ERR_COMPILE,        /* the backend compiler rejected generated code */
+	RR_ERR_NO_DEVICE,      /* the backend is absent: no GPU, no driver, no NVRTC */
+	RR_ERR_DEVICE,         /* the device or driver reported an error while running */
+	RR_ERR_IO,             /* a file could not be read or written */
+	RR_ERR_NOMEM,          /* an allocation failed */
+	RR_ERR_VALIDATION,     /* an output disagreed with the float64 reference */
+	RR_ERR_UNSUPPORTED,    /* a valid request this build or backend cannot do */
+	RR_ERR_INTERNAL        /* a bug in rowreduce: please report it */
+} rr_status;
+
+/* The message of the calling thread's last failure ("" if none): what was wrong, where, and
+ * what is allowed, followed by its causes. Valid until the thread's next rowreduce call. */
+const char *rr_last_error(void);
+
+/* A short constant name for a status, e.g. "parse error". */
+const char *rr_status_string(rr_status status);
+
+/* The library version ("0.1.0") and the git commit it was built from. */
+const char *rr_version(void);
+const char *rr_git_commit(void);
+
+/* ---------------------------------------------------------------- element types */
+
+typedef enum rr_dtype {
+	RR_F32 = 0,
+	RR_BF16,
+	RR_F16,
+	RR_F64,
+	RR_I64 /* only for index inputs */
+} rr_dtype;
+
+/* "f32", "bf16", "f16", "f64", "i64". */
+const char *rr_dtype_name(rr_dtype dtype);
+/* Parses a dtype name; RR_ERR_INVALID_ARG with the allowed names otherwise. */
+rr_status rr_dtype_parse(const char *name, rr_dtype *out);
+size_t rr_dtype_size(rr_dtype dtype);
+
+/* ---------------------------------------------------------------- kernels */
+
+typedef struct rr_kernel rr_kernel;
+
+typedef enum rr_kind {
+	RR_KIND_ROW = 0,   /* M×N: the rows being reduced, or a row-shaped output */
+	RR_KIND_COL,       /* N values shared by every row (a weight) */
+	RR_KIND_ROWSCALAR, /* M values, one per row (a loss) */
+	RR_KIND_INDEX,     /* M integers, one per row (a target class); int64 */
+	RR_KIND_PARAM      /* one launch-time scalar with a default */
+} rr_kind;
+
+const char *rr_kind_name(rr_kind kind);
+
+/* One input or output of a kernel, as declared in its text. */
+typedef struct rr_io_info {
+	const char *name;
+	rr_kind kind;
+	double default_value; /* params only */
+} rr_io_info;
+
+/* What the analysis found (DESIGN.md §3). */
+typedef struct rr_analysis_info {
+	int rounds;          /* reduction rounds; a new round starts where a reduction needs another */
+	int reductions;      /* reduction nodes after rewrites (an online pair counts as one) */
+	int online_rewrites; /* max/sum pairs fused into one online (max, sum) reduction */
+	int exact_reductions;
+	int row_outputs;       /* outputs of kind row */
+	int rowscalar_outputs; /* outputs of kind rowscalar */
+} rr_analysis_info;
+
+/* Loads, parses and type-checks a kernel. Errors name file:line:column. */
+rr_status rr_kernel_load_file(const char *path, rr_kernel **out);
+/* As above from text; name_for_errors is used in messages (e.g. "<string>"). */
+rr_status rr_kernel_load_string(const char *text, size_t length, const char *name_for_errors,
+				rr_kernel **out);
+/* One of the built-ins embedded in the library (the files of specs/). */
+rr_status rr_kernel_load_builtin(const char *name, rr_kernel **out);
+/* NAME of a built-in, else a path to a file. */
+rr_status rr_kernel_load(const char *name_or_path, rr_kernel **out);
+void rr_kernel_free(rr_kernel *kernel);
+
+/* The names of the built-ins, NULL-terminated. */
+const char *const *rr_builtin_names(void);
+
+const char *rr_kernel_name(const rr_kernel *kernel);
+/* The SHA-256 (hex) of the kernel's text. */
+const char *rr_kernel_source_hash(const rr_kernel *kernel);
+int rr_kernel_num_inputs(const rr_kernel *kernel);
+int rr_kernel_num_outputs(const rr_kernel *kernel);
+rr_status rr_kernel_input(const rr_kernel *kernel, int i, rr_io_info *out);
+rr_status rr_kernel_output(const rr_kernel *kernel, int i, rr_io_info *out);
+/* Index of the input or output named `name`, or -1. */
+int rr_kernel_find_input(const rr_kernel *kernel, const char *name);
+rr_status rr_kernel_analysis(const rr_kernel *kernel, rr_analysis_info *out);
+/* Writes the human-readable analysis that `rowreduce check` prints. */
+rr_status rr_kernel_print(const rr_kernel *kernel, FILE *out);
+/* One-line signature, e.g. "rmsnorm(x: row, w: col, eps = 1e-06) -> (y: row)". */
+rr_status rr_kernel_signature(const rr_kernel *kernel, char *buf, size_t size);
+
+/* ---------------------------------------------------------------- arguments */
+
+/* One argument of a launch, in the order of the kernel's inputs. Arrays use `data` (row: M×N
+ * with row pitch N elements; col: N; rowscalar: M; index: M int64); params use `value`. */
+typedef struct rr_arg {
+	const void *data;
+	rr_dtype dtype;
+	double value;
+} rr_arg;
+
+/* ---------------------------------------------------------------- float64 reference */
+
+/* Runs the kernel over M rows of N elements in double precision, in index order, with no
+ * rewrites: the oracle every backend is validated against. outputs[j] receives M×N doubles for
+ * a row output and M doubles for a rowscalar output. An index outside [0, N) is an error. */
+rr_status rr_reference_run(const rr_kernel *kernel, int64_t rows, int64_t cols,
+			   const rr_arg *inputs, double *const *outputs);
+
+/* ---------------------------------------------------------------- layouts and plans */
+
+typedef enum rr_storage {
+	RR_STORAGE_AUTO = 0,
+	RR_STORAGE_REGS,    /* the row stays in registers between rounds */
+	RR_STORAGE_SMEM,    /* the row stays in shared memory */
+	RR_STORAGE_CLUSTER, /* a thread-block cluster shares partial results (sm_90) */
+	RR_STORAGE_REREAD   /* each round reads the inputs again */
+} rr_storage;
+
+typedef enum rr_grid {
+	RR_GRID_AUTO = 0,
+	RR_GRID_ROWS,      /* one group per R rows */
+	RR_GRID_PERSISTENT /* a fixed number of groups loop over the rows */
+} rr_grid;
+
+/* The layout of DESIGN.md §4. Zero in a field means "let the planner choose". */
+typedef struct rr_layout {
+	int workers_per_row;  /* W: power of two, 1..1024 */
+	int vec;              /* V: consecutive elements per worker, 1, 2, 4, 8 or 16 */
+	int unroll;           /* U: chunks per loop iteration, 1..8 */
+	int rows_per_group;   /* R: rows handled by one group of W·R workers */
+	int blocks_per_row;   /* >1: a row is split over a cluster of blocks */
+	rr_storage storage;
+	rr_grid grid;
+} rr_layout;
+
+/* Parses "W=32,V=4,U=1,R=1[,C=2][,S=regs|smem|cluster|reread][,G=rows|persistent]". */
+rr_status rr_layout_parse(const char *text, rr_layout *out);
+/* Formats a layout in the syntax rr_layout_parse reads. */
+int rr_layout_format(const rr_layout *layout, char *buf, size_t size);
+
+/* ---------------------------------------------------------------- devices and programs */
+
+typedef struct rr_device rr_device;
+typedef struct rr_program rr_program;
+
+/* Opens a backend: "cpu", "cuda" or "auto" (cuda when a device answers, else cpu). */
+rr_status rr_device_open(const char *backend, rr_device **out);
+void rr_device_close(rr_device *device);
+/* "cpu" or "cuda". */
+const char *rr_device_backend(const rr_device *device);
+/* A human-readable device description, e.g. "NVIDIA H200 (sm_90, 132 SMs)". */
+const char *rr_device_name(const rr_device *device);
+
+/* Memory the device's kernels can read and write (host memory on the CPU backend). */
+rr_status rr_device_alloc(rr_device *device, size_t bytes, void **out);
+void rr_device_free(rr_device *device, void *ptr);
+rr_status rr_device_upload(rr_device *device, void *dst, const void *src, size_t bytes);
+rr_status rr_device_download(rr_device *device, void *dst, const void *src, size_t bytes);
+rr_status rr_device_synchronize(rr_device *device);
+
+/* Plans, checks legality, emits, compiles and loads the kernel for element type `dtype` and row
+ * length `cols`; `rows_hint` (the expected M, 0 if unknown) guides the planner's grid and R, the
+ * program stays valid for any M. layout == NULL or fields set to 0 let the planner choose. An
+ * illegal layout fails with RR_ERR_ILLEGAL_LAYOUT and the named reason in rr_last_error().
+ * `param_values` are not needed: params are launch arguments. */
+rr_status rr_program_build(rr_device *device, const rr_kernel *kernel, rr_dtype dtype,
+			   int64_t rows_hint, int64_t cols, const rr_layout *layout,
+			   rr_program **out);
+void rr_program_free(rr_program *program);
+/* The plan actually used, the generated source and its SHA-256, the compiled binary's SHA-256. */
+const rr_layout *rr_program_layout(const rr_program *program);
+const char *rr_program_source(const rr_program *program);
+const char *rr_program_source_hash(const rr_program *program);
+const char *rr_program_binary_hash(const rr_program *program);
+
+/* Runs the program over `rows` rows. inputs follow the kernel's inputs (array data are device
+ * pointers of the program's dtype; index data int64); outputs[j] are device pointers of the
+ * program's dtype. stream: a CUstream on cuda (NULL = the default stream), ignored on cpu.
+ * Asynchronous on cuda. */
+rr_status rr_program_launch(rr_program *program, int64_t rows, const rr_arg *inputs,
+			    void *const *outputs, void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,13 @@
+/* The built-in kernels, embedded from the specs folder at build time (cmake/embed_specs.cmake). */
+#ifndef RR_SPEC_BUILTINS_H
+#define RR_SPEC_BUILTINS_H
+
+typedef struct rr__builtin {
+	const char *name;
+	const char *text;
+} rr__builtin;
+
+/* Terminated by an entry whose name is NULL. */
+extern const rr__builtin rr__builtins[];
+
+#endif

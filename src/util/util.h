@@ -1,0 +1,55 @@
+/* Small shared services: the thread's last error, SHA-256, half-precision conversions, a
+ * growable string buffer and atomic file writes. Everything else in rowreduce builds on these. */
+#ifndef RR_UTIL_H
+#define RR_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rowreduce.h"
+
+/* Sets the calling thread's last error to the formatted message and returns `status`. */
+rr_status rr__fail(rr_status status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prefixes the current message with a context ("while compiling rmsnorm: <old message>") and
+ * returns `status`: how a cause chain is built as an error travels up. */
+rr_status rr__fail_context(rr_status status, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void rr__clear_error(void);
+
+/* SHA-256 of a buffer or a whole file, as 64 lowercase hex digits plus a zero. */
+void rr__sha256_hex(const void *data, size_t size, char out[65]);
+rr_status rr__sha256_file(const char *path, char out[65]);
+
+/* IEEE half and bfloat16 conversions, round to nearest even (NaN stays NaN). */
+uint16_t rr__f32_to_bf16(float value);
+float rr__bf16_to_f32(uint16_t bits);
+uint16_t rr__f32_to_f16(float value);
+float rr__f16_to_f32(uint16_t bits);
+/* Element `i` of a typed array as a double, and storing a double into one. */
+double rr__load_as_double(const void *data, rr_dtype dtype, size_t i);
+void rr__store_from_double(void *data, rr_dtype dtype, size_t i, double value);
+
+/* A growable string; functions set ->failed on out of memory and then do nothing more. */
+typedef struct rr__buf {
+	char *data;
+	size_t length, capacity;
+	int failed;
+} rr__buf;
+void rr__buf_printf(rr__buf *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void rr__buf_vprintf(rr__buf *buf, const char *fmt, va_list args);
+void rr__buf_append(rr__buf *buf, const char *text, size_t length);
+void rr__buf_free(rr__buf *buf);
+
+/* Writes `size` bytes to `path` through a temporary file in the same folder and a rename, so a
+ * reader never sees a half-written file; a failure removes the temporary and names the cause. */
+rr_status rr__write_file_atomic(const char *path, const void *data, size_t size);
+/* Reads a whole file (zero-terminated; *size excludes the zero). */
+rr_status rr__read_file(const char *path, char **data, size_t *size);
+/* Creates a folder and its parents (like mkdir -p). */
+rr_status rr__mkdir_p(const char *path);
+
+/* Monotonic host time in seconds. */
+double rr__now(void);
+
+#endif

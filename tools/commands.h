@@ -1,0 +1,19 @@
+/* The subcommands of the rowreduce tool, one file each. Each returns the process exit code:
+ * 0 success, 1 a failed check or validation, 2 bad usage or bad input. */
+#ifndef RR_TOOLS_COMMANDS_H
+#define RR_TOOLS_COMMANDS_H
+
+int rr_cmd_check(int argc, char **argv);
+int rr_cmd_ops(int argc, char **argv);
+int rr_cmd_run(int argc, char **argv);
+int rr_cmd_emit(int argc, char **argv);
+int rr_cmd_bench(int argc, char **argv);
+
+/* Prints "rowreduce: <message>" and the last library error to stderr; returns `code`. */
+int rr_tool_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Exit code for a library status: 1 for RR_ERR_VALIDATION, 2 for the rest. */
+int rr_tool_exit_code(int status);
+/* 1 when argv holds -h or --help. */
+int rr_tool_wants_help(int argc, char **argv);
+
+#endif
