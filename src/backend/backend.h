@@ -9,6 +9,20 @@
 
 #define RR_BACKEND_OPS_VERSION 1
 
+/* What results.json records about the device and its toolchain ("" when unknown). */
+typedef struct rr__device_properties {
+	char name[128];             /* "NVIDIA H200", or the CPU model */
+	char uuid[64];              /* GPU-xxxxxxxx-...; "" on cpu */
+	int cc_major, cc_minor;     /* 0 on cpu */
+	int multiprocessors;        /* SMs, or online CPUs */
+	int64_t memory_bytes;
+	int64_t l2_bytes;
+	int sm_clock_mhz;           /* current clocks at the time of the call, 0 if unknown */
+	int mem_clock_mhz;
+	char driver_version[64];    /* "580.159.04" / CUDA driver API version; "" on cpu */
+	char compiler_version[128]; /* "NVRTC 13.0" or the first line of `cc --version` */
+} rr__device_properties;
+
 typedef struct rr__backend_ops {
 	int version; /* RR_BACKEND_OPS_VERSION */
 	const char *name;
@@ -32,6 +46,8 @@ typedef struct rr__backend_ops {
 	/* Device-to-device copy of `bytes` (the ceiling kernels use it). */
 	rr_status (*copy)(rr_device *device, void *dst, const void *src, size_t bytes, void *stream);
 	rr_status (*synchronize)(rr_device *device);
+
+	rr_status (*properties)(rr_device *device, rr__device_properties *out);
 
 	/* Optional: device timers (events) on a stream. */
 	rr_status (*event_create)(rr_device *device, void **event);
