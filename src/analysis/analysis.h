@@ -20,4 +20,14 @@ int rr__analysis_elem_needs(const rr_kernel *kernel, int round, unsigned char *n
 /* Which inputs (of kind row or col) are read in `round` (same numbering as above). */
 int rr__analysis_inputs_read(const rr_kernel *kernel, int round, unsigned char *read);
 
+/* Which scalar nodes (not inputs, not reductions) become computable right after round `round`
+ * finishes, i.e. whose level == round; round 0 = before any reduction (constants, N, params
+ * arithmetic, gathers). ready[] has n_nodes entries; emitters compute the marked nodes in id
+ * order after each round. Returns the count. */
+int rr__analysis_scalars_after(const rr_kernel *kernel, int round, unsigned char *ready);
+
+/* 1 when some row-kind input read in one round is read again in a later round or in the output
+ * phase (the row must be kept in storage or read again), else 0. */
+int rr__analysis_needs_storage(const rr_kernel *kernel);
+
 #endif
