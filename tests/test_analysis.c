@@ -42,7 +42,7 @@ static void free_kernel(rr_kernel *k)
 #define UN(op, a) rr__ir_unary(k, RR_OP_##op, (a))
 #define RED(r, exact, a) rr__ir_reduce(k, RR_REDUCE_##r, (exact), (a))
 
-/* Row normalisation shared by layernorm and add_layernorm: y = (h - mean) * rsqrt(var + eps) * w + b */
+/* Shared by layernorm and add_layernorm: y = (h - mean) * rsqrt(var + eps) * w + b */
 static int layer_norm_body(rr_kernel *k, int h, int w, int b, int eps)
 {
 	int n = rr__ir_n(k);
@@ -125,12 +125,12 @@ static const char *inputs_read(const rr_kernel *k, int round, char *buf, size_t 
 	return buf;
 }
 
-#define CHECK_READS(k, round, expect)                                                          \
-	do {                                                                                   \
-		char got_[128];                                                                \
-		inputs_read((k), (round), got_, sizeof got_);                                  \
-		CHECKF(strcmp(got_, (expect)) == 0, "%s round %d reads '%s', expected '%s'",  \
-		       (k)->name, (round), got_, (expect));                                   \
+#define CHECK_READS(k, round, expect)                                                              \
+	do {                                                                                       \
+		char got_[128];                                                                    \
+		inputs_read((k), (round), got_, sizeof got_);                                      \
+		CHECKF(strcmp(got_, (expect)) == 0, "%s round %d reads '%s', expected '%s'",       \
+		       (k)->name, (round), got_, (expect));                                        \
 	} while (0)
 
 static int count_marked(const unsigned char *marks, int n)
@@ -214,7 +214,8 @@ static void test_rmsnorm_views(void)
 	CHECK(rr__analysis_scalars_after(k, 1, ready) == 3);
 	for (int id = 0; id < k->n_nodes; id++)
 		if (ready[id])
-			CHECK(k->nodes[id].shape == RR_SHAPE_SCALAR && k->nodes[id].op != RR_OP_REDUCE);
+			CHECK(k->nodes[id].shape == RR_SHAPE_SCALAR &&
+			      k->nodes[id].op != RR_OP_REDUCE);
 	CHECK(rr__analysis_scalars_after(k, 2, ready) == 0);
 	free_kernel(k);
 }
@@ -227,8 +228,8 @@ static void test_add_layernorm_views(void)
 	CHECK_READS(k, 2, "x,r");
 	CHECK_READS(k, 3, "x,r,w,b");
 	CHECK_READS(k, 4, "");
-	CHECK(rr__analysis_elem_needs(k, 1, needed) == 3);             /* x, r, h */
-	CHECK(rr__analysis_elem_needs(k, 2, needed) == 5);             /* + d, d * d */
+	CHECK(rr__analysis_elem_needs(k, 1, needed) == 3); /* x, r, h */
+	CHECK(rr__analysis_elem_needs(k, 2, needed) == 5); /* + d, d * d */
 	int h = k->outputs[1].node;
 	CHECK(needed[h] && k->analysis.level[h] == 0);
 	CHECK(rr__analysis_scalars_after(k, 1, ready) == 1); /* mean */

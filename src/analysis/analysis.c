@@ -22,10 +22,11 @@ static rr_status check_topological(const rr_kernel *kernel)
 	for (int id = 0; id < kernel->n_nodes; id++) {
 		const rr__node *node = &kernel->nodes[id];
 		if (node->a >= id || node->b >= id || node->a < -1 || node->b < -1)
-			return rr__fail(RR_ERR_INTERNAL,
-					"kernel '%s': node %d has an operand that is not an earlier node "
-					"(a = %d, b = %d)",
-					kernel->name, id, node->a, node->b);
+			return rr__fail(
+			    RR_ERR_INTERNAL,
+			    "kernel '%s': node %d has an operand that is not an earlier node "
+			    "(a = %d, b = %d)",
+			    kernel->name, id, node->a, node->b);
 	}
 	return RR_OK;
 }
@@ -57,8 +58,10 @@ static int node_level(const rr_kernel *kernel, const int *level, int id)
 	case RR_OP_INPUT:
 	case RR_OP_CONST:
 	case RR_OP_N:
-	case RR_OP_GATHER: return 0;
-	case RR_OP_REDUCE: return node->a >= 0 ? level[node->a] + 1 : 1;
+	case RR_OP_GATHER:
+		return 0;
+	case RR_OP_REDUCE:
+		return node->a >= 0 ? level[node->a] + 1 : 1;
 	default: {
 		int l = node->a >= 0 ? level[node->a] : 0;
 		if (node->b >= 0 && level[node->b] > l)

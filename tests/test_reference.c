@@ -1,0 +1,421 @@
+/* Tests of the float64 reference: on the six built-ins it must equal plain loops written here,
+ * for awkward row lengths, several row counts and every input dtype; bad arguments must fail
+ * with a message. Inputs are fresh random values each run (the seed is printed). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "analysis/analysis.h"
+#include "harness.h"
+#include "spec/ir.h"
+#include "util/util.h"
+
+static unsigned long long rng;
+
+/* ---------------------------------------------------------------- hand-built kernels */
+
+static int add_input(rr_kernel *k, const char *name, rr_kind kind)
+{
+	int i = k->n_inputs++;
+	snprintf(k->inputs[i].name, RR_MAX_NAME, "%s", name);
+	k->inputs[i].kind = kind;
+	k->inputs[i].node = rr__ir_input(k, i);
+	return k->inputs[i].node;
+}
+
+static void add_output(rr_kernel *k, const char *name, rr_kind kind, int node)
+{
+	int j = k->n_outputs++;
+	snprintf(k->outputs[j].name, RR_MAX_NAME, "%s", name);
+	k->outputs[j].kind = kind;
+	k->outputs[j].node = node;
+}
+
+static void free_kernel(rr_kernel *k)
+{
+	if (!k)
+		return;
+	rr__analysis_free(&k->analysis);
+	free(k->nodes);
+	free(k->bindings);
+	free(k->text);
+	free(k);
+}
+
+#define BIN(op, a, b) rr__ir_binary(k, RR_OP_##op, (a), (b))
+#define UN(op, a) rr__ir_unary(k, RR_OP_##op, (a))
+#define RED(r, a) rr__ir_reduce(k, RR_REDUCE_##r, 0, (a))
+
+static int layer_norm_body(rr_kernel *k, int h, int w, int b, int eps)
+{
+	int n = rr__ir_n(k);
+	int mean = BIN(DIV, RED(SUM, h), n);
+	int d = BIN(SUB, h, mean);
+	int var = BIN(DIV, RED(SUM, BIN(MUL, d, d)), n);
+	int inv = UN(RSQRT, BIN(ADD, var, eps));
+	return BIN(ADD, BIN(MUL, BIN(MUL, d, inv), w), b);
+}
+
+/* The six built-in specs, built node by node. */
+static rr_kernel *build_builtin(const char *name)
+{
+	rr_kernel *k = rr__kernel_new(name);
+	if (strcmp(name, "sum") == 0) {
+		int x = add_input(k, "x", RR_KIND_ROW);
+		add_output(k, "s", RR_KIND_ROWSCALAR, RED(SUM, x));
+	} else if (strcmp(name, "softmax") == 0) {
+		int x = add_input(k, "x", RR_KIND_ROW);
+		int e = UN(EXP, BIN(SUB, x, RED(MAX, x)));
+		add_output(k, "y", RR_KIND_ROW, BIN(DIV, e, RED(SUM, e)));
+	} else if (strcmp(name, "rmsnorm") == 0) {
+		int x = add_input(k, "x", RR_KIND_ROW);
+		int w = add_input(k, "w", RR_KIND_COL);
+		int eps = add_input(k, "eps", RR_KIND_PARAM);
+		int ss = RED(SUM, BIN(MUL, x, x));
+		int inv = UN(RSQRT, BIN(ADD, BIN(DIV, ss, rr__ir_n(k)), eps));
+		add_output(k, "y", RR_KIND_ROW, BIN(MUL, BIN(MUL, x, inv), w));
+	} else if (strcmp(name, "layernorm") == 0) {
+		int x = add_input(k, "x", RR_KIND_ROW);
+		int w = add_input(k, "w", RR_KIND_COL);
+		int b = add_input(k, "b", RR_KIND_COL);
+		int eps = add_input(k, "eps", RR_KIND_PARAM);
+		add_output(k, "y", RR_KIND_ROW, layer_norm_body(k, x, w, b, eps));
+	} else if (strcmp(name, "add_layernorm") == 0) {
+		int x = add_input(k, "x", RR_KIND_ROW);
+		int r = add_input(k, "r", RR_KIND_ROW);
+		int w = add_input(k, "w", RR_KIND_COL);
+		int b = add_input(k, "b", RR_KIND_COL);
+		int eps = add_input(k, "eps", RR_KIND_PARAM);
+		int h = BIN(ADD, x, r);
+		add_output(k, "y", RR_KIND_ROW, layer_norm_body(k, h, w, b, eps));
+		add_output(k, "h", RR_KIND_ROW, h);
+	} else if (strcmp(name, "cross_entropy") == 0) {
+		int x = add_input(k, "x", RR_KIND_ROW);
+		add_input(k, "t", RR_KIND_INDEX);
+		int m = RED(MAX, x);
+		int s = RED(SUM, UN(EXP, BIN(SUB, x, m)));
+		add_output(k, "loss", RR_KIND_ROWSCALAR,
+		           BIN(SUB, BIN(ADD, m, UN(LOG, s)), rr__ir_gather(k, 0, 1)));
+	}
+	rr__analyze(k);
+	return k;
+}
+
+/* ---------------------------------------------------------------- random inputs */
+
+/* One array input: the typed buffer the reference reads, and the same values as doubles
+ * (converted back here, independently of the library's loader). */
+typedef struct typed {
+	void *buffer;
+	double *values;
+	rr_dtype dtype;
+} typed;
+
+static double round_trip(double v, rr_dtype dtype)
+{
+	switch (dtype) {
+	case RR_F32:
+		return (double)(float)v;
+	case RR_BF16:
+		return rr__bf16_to_f32(rr__f32_to_bf16((float)v));
+	case RR_F16:
+		return rr__f16_to_f32(rr__f32_to_f16((float)v));
+	default:
+		return v;
+	}
+}
+
+static typed random_typed(rr_dtype dtype, size_t count, double lo, double hi)
+{
+	typed t = {malloc(count * rr_dtype_size(dtype)), malloc(count * sizeof(double)), dtype};
+	for (size_t i = 0; i < count; i++) {
+		double v = rr_test_uniform(&rng, lo, hi);
+		rr__store_from_double(t.buffer, dtype, i, v);
+		t.values[i] = round_trip(v, dtype);
+	}
+	return t;
+}
+
+static void free_typed(typed *t)
+{
+	free(t->buffer);
+	free(t->values);
+}
+
+/* Everything one run of a built-in reads: x, r (rows), w, b (cols), t (targets), eps. */
+typedef struct problem {
+	int64_t rows, cols;
+	typed x, r, w, b;
+	int64_t *t;
+	double eps;
+} problem;
+
+static problem make_problem(int64_t rows, int64_t cols, rr_dtype dtype)
+{
+	problem p = {.rows = rows, .cols = cols};
+	size_t mn = (size_t)(rows * cols);
+	p.x = random_typed(dtype, mn, -3, 3);
+	p.r = random_typed(dtype, mn, -3, 3);
+	p.w = random_typed(dtype, (size_t)cols, 0.9, 1.1);
+	p.b = random_typed(dtype, (size_t)cols, -0.5, 0.5);
+	p.t = malloc((size_t)rows * sizeof *p.t);
+	for (int64_t i = 0; i < rows; i++)
+		p.t[i] = (int64_t)rr_test_uniform(&rng, 0, (double)cols);
+	p.eps = rr_test_uniform(&rng, 1e-6, 1e-4);
+	return p;
+}
+
+static void free_problem(problem *p)
+{
+	free_typed(&p->x);
+	free_typed(&p->r);
+	free_typed(&p->w);
+	free_typed(&p->b);
+	free(p->t);
+}
+
+/* The kernel's arguments, matched to its inputs by name. */
+static void make_args(const rr_kernel *k, const problem *p, rr_arg *args)
+{
+	for (int i = 0; i < k->n_inputs; i++) {
+		const char *name = k->inputs[i].name;
+		const typed *t = strcmp(name, "x") == 0   ? &p->x
+		                 : strcmp(name, "r") == 0 ? &p->r
+		                 : strcmp(name, "w") == 0 ? &p->w
+		                 : strcmp(name, "b") == 0 ? &p->b
+		                                          : NULL;
+		args[i] = (rr_arg){.data = t ? t->buffer : NULL, .dtype = t ? t->dtype : RR_I64};
+		if (strcmp(name, "t") == 0)
+			args[i].data = p->t;
+		if (strcmp(name, "eps") == 0)
+			args[i].value = p->eps;
+	}
+}
+
+/* ---------------------------------------------------------------- plain-C versions */
+
+/* y = (h - mean) / sqrt(var + eps) * w + b over one row h. */
+static void plain_layernorm_row(const double *h, const problem *p, double *y)
+{
+	int64_t n = p->cols;
+	double sum = 0, sq = 0;
+	for (int64_t i = 0; i < n; i++)
+		sum += h[i];
+	double mean = sum / (double)n;
+	for (int64_t i = 0; i < n; i++)
+		sq += (h[i] - mean) * (h[i] - mean);
+	double inv = 1.0 / sqrt(sq / (double)n + p->eps);
+	for (int64_t i = 0; i < n; i++)
+		y[i] = (h[i] - mean) * inv * p->w.values[i] + p->b.values[i];
+}
+
+/* Fills `out` (name -> array) with what the built-in `name` should produce. */
+static void plain_run(const char *name, const problem *p, double *y, double *h, double *scalar)
+{
+	int64_t n = p->cols;
+	for (int64_t row = 0; row < p->rows; row++) {
+		const double *x = p->x.values + row * n, *r = p->r.values + row * n;
+		double *yr = y + row * n, *hr = h + row * n;
+		double m = -INFINITY, s = 0;
+		if (strcmp(name, "sum") == 0) {
+			for (int64_t i = 0; i < n; i++)
+				s += x[i];
+			scalar[row] = s;
+		} else if (strcmp(name, "softmax") == 0 || strcmp(name, "cross_entropy") == 0) {
+			for (int64_t i = 0; i < n; i++)
+				m = fmax(m, x[i]);
+			for (int64_t i = 0; i < n; i++)
+				s += exp(x[i] - m);
+			for (int64_t i = 0; i < n; i++)
+				yr[i] = exp(x[i] - m) / s;
+			scalar[row] = m + log(s) - x[p->t[row]];
+		} else if (strcmp(name, "rmsnorm") == 0) {
+			for (int64_t i = 0; i < n; i++)
+				s += x[i] * x[i];
+			double inv = 1.0 / sqrt(s / (double)n + p->eps);
+			for (int64_t i = 0; i < n; i++)
+				yr[i] = x[i] * inv * p->w.values[i];
+		} else if (strcmp(name, "layernorm") == 0) {
+			plain_layernorm_row(x, p, yr);
+		} else if (strcmp(name, "add_layernorm") == 0) {
+			for (int64_t i = 0; i < n; i++)
+				hr[i] = x[i] + r[i];
+			plain_layernorm_row(hr, p, yr);
+		}
+	}
+}
+
+/* Largest |got - expect| / (1 + |expect|) over `count` values. */
+static double max_error(const double *got, const double *expect, size_t count)
+{
+	double worst = 0;
+	for (size_t i = 0; i < count; i++) {
+		double e = fabs(got[i] - expect[i]) / (1.0 + fabs(expect[i]));
+		if (!(e <= worst))
+			worst = isnan(e) ? INFINITY : e;
+	}
+	return worst;
+}
+
+/* ---------------------------------------------------------------- the comparisons */
+
+static void compare_builtin(const char *name, int64_t rows, int64_t cols, rr_dtype dtype)
+{
+	rr_kernel *k = build_builtin(name);
+	problem p = make_problem(rows, cols, dtype);
+	size_t mn = (size_t)(rows * cols);
+	double *y = malloc(mn * sizeof *y), *h = malloc(mn * sizeof *h);
+	double *scalar = malloc((size_t)rows * sizeof *scalar);
+	plain_run(name, &p, y, h, scalar);
+
+	rr_arg args[RR_MAX_IO];
+	double *outputs[RR_MAX_IO];
+	make_args(k, &p, args);
+	for (int j = 0; j < k->n_outputs; j++)
+		outputs[j] =
+		    calloc(k->outputs[j].kind == RR_KIND_ROW ? mn : (size_t)rows, sizeof(double));
+	rr_status status = rr_reference_run(k, rows, cols, args, outputs);
+	CHECKF(status == RR_OK, "%s: %s", name, rr_last_error());
+	for (int j = 0; status == RR_OK && j < k->n_outputs; j++) {
+		const char *out = k->outputs[j].name;
+		int is_row = k->outputs[j].kind == RR_KIND_ROW;
+		const double *expect = !is_row ? scalar : strcmp(out, "h") == 0 ? h : y;
+		double err = max_error(outputs[j], expect, is_row ? mn : (size_t)rows);
+		CHECKF(err <= 1e-12, "%s output %s, M=%lld N=%lld %s: relative error %g", name, out,
+		       (long long)rows, (long long)cols, rr_dtype_name(dtype), err);
+	}
+	for (int j = 0; j < k->n_outputs; j++)
+		free(outputs[j]);
+	free(y);
+	free(h);
+	free(scalar);
+	free_problem(&p);
+	free_kernel(k);
+}
+
+static const char *const builtins[] = {"sum",       "softmax",       "rmsnorm",
+                                       "layernorm", "add_layernorm", "cross_entropy"};
+
+static void test_builtins(void)
+{
+	static const int64_t lengths[] = {1, 31, 33, 127, 128, 129, 257, 4103};
+	static const int64_t row_counts[] = {1, 3, 17};
+	for (size_t b = 0; b < sizeof builtins / sizeof builtins[0]; b++)
+		for (size_t n = 0; n < sizeof lengths / sizeof lengths[0]; n++)
+			for (size_t m = 0; m < sizeof row_counts / sizeof row_counts[0]; m++)
+				compare_builtin(builtins[b], row_counts[m], lengths[n], RR_F32);
+}
+
+static void test_dtypes(void)
+{
+	static const rr_dtype dtypes[] = {RR_BF16, RR_F16, RR_F64};
+	for (size_t b = 0; b < sizeof builtins / sizeof builtins[0]; b++)
+		for (size_t d = 0; d < 3; d++) {
+			compare_builtin(builtins[b], 3, 33, dtypes[d]);
+			compare_builtin(builtins[b], 2, 257, dtypes[d]);
+		}
+}
+
+/* Every operator once, against a plain loop: a rowscalar input, min reductions, unary ops. */
+static void test_all_ops(void)
+{
+	rr_kernel *k = rr__kernel_new("all_ops");
+	int x = add_input(k, "x", RR_KIND_ROW);
+	int a = add_input(k, "a", RR_KIND_ROWSCALAR);
+	int ax = UN(ABS, x);
+	int e = BIN(MUL, UN(TANH, x), UN(SQRT, BIN(ADD, ax, rr__ir_const(k, 1.0))));
+	e = BIN(ADD, BIN(SUB, e, BIN(MIN, x, a)), BIN(MAX, UN(NEG, x), a));
+	int lo = RED(MIN, x);
+	add_output(k, "y", RR_KIND_ROW, BIN(DIV, e, UN(EXP, lo)));
+	add_output(k, "z", RR_KIND_ROWSCALAR, BIN(MUL, UN(LOG, RED(SUM, ax)), lo));
+	rr__analyze(k);
+
+	int64_t rows = 5, cols = 77;
+	typed xt = random_typed(RR_F32, (size_t)(rows * cols), -3, 3);
+	typed at = random_typed(RR_F64, (size_t)rows, -1, 1);
+	double *y = malloc((size_t)(rows * cols) * sizeof *y), z[5];
+	double *outputs[2] = {y, z};
+	rr_arg args[2] = {{.data = xt.buffer, .dtype = RR_F32},
+	                  {.data = at.buffer, .dtype = RR_F64}};
+	CHECKF(rr_reference_run(k, rows, cols, args, outputs) == RR_OK, "%s", rr_last_error());
+	double worst = 0;
+	for (int64_t row = 0; row < rows; row++) {
+		const double *xr = xt.values + row * cols;
+		double av = at.values[row], mn = INFINITY, sa = 0;
+		for (int64_t i = 0; i < cols; i++) {
+			mn = fmin(mn, xr[i]);
+			sa += fabs(xr[i]);
+		}
+		for (int64_t i = 0; i < cols; i++) {
+			double v = tanh(xr[i]) * sqrt(fabs(xr[i]) + 1.0) - fmin(xr[i], av) +
+			           fmax(-xr[i], av);
+			double expect = v / exp(mn);
+			worst = fmax(worst, max_error(&y[row * cols + i], &expect, 1));
+		}
+		double zexpect = log(sa) * mn;
+		worst = fmax(worst, max_error(&z[row], &zexpect, 1));
+	}
+	CHECKF(worst <= 1e-12, "all_ops: relative error %g", worst);
+	free(y);
+	free_typed(&xt);
+	free_typed(&at);
+	free_kernel(k);
+}
+
+static void test_bad_arguments(void)
+{
+	rr_kernel *k = build_builtin("cross_entropy");
+	problem p = make_problem(3, 40, RR_F32);
+	rr_arg args[2];
+	double loss[3];
+	double *outputs[1] = {loss};
+	make_args(k, &p, args);
+	CHECK(rr_reference_run(k, 3, 40, args, outputs) == RR_OK);
+
+	p.t[1] = 40;
+	CHECK(rr_reference_run(k, 3, 40, args, outputs) == RR_ERR_INVALID_ARG);
+	CHECKF(strstr(rr_last_error(), "row 1") && strstr(rr_last_error(), "40"), "message: %s",
+	       rr_last_error());
+	p.t[1] = -2;
+	CHECK(rr_reference_run(k, 3, 40, args, outputs) == RR_ERR_INVALID_ARG);
+	CHECKF(strstr(rr_last_error(), "-2"), "message: %s", rr_last_error());
+	p.t[1] = 39;
+	CHECK(rr_reference_run(k, 3, 40, args, outputs) == RR_OK);
+
+	CHECK(rr_reference_run(k, 0, 40, args, outputs) == RR_ERR_INVALID_ARG);
+	CHECK(strstr(rr_last_error(), "rows") != NULL);
+	CHECK(rr_reference_run(k, 3, 0, args, outputs) == RR_ERR_INVALID_ARG);
+	CHECK(rr_reference_run(k, -1, 40, args, outputs) == RR_ERR_INVALID_ARG);
+	CHECK(rr_reference_run(NULL, 3, 40, args, outputs) == RR_ERR_INVALID_ARG);
+	CHECK(rr_reference_run(k, 3, 40, NULL, outputs) == RR_ERR_INVALID_ARG);
+	CHECK(rr_reference_run(k, 3, 40, args, NULL) == RR_ERR_INVALID_ARG);
+	double *no_buffer[1] = {NULL};
+	CHECK(rr_reference_run(k, 3, 40, args, no_buffer) == RR_ERR_INVALID_ARG);
+	CHECK(strstr(rr_last_error(), "loss") != NULL);
+
+	args[1].dtype = RR_F32; /* the targets must be int64 */
+	CHECK(rr_reference_run(k, 3, 40, args, outputs) == RR_ERR_INVALID_ARG);
+	CHECK(strstr(rr_last_error(), "i64") != NULL);
+	args[1].dtype = RR_I64;
+	args[0].dtype = RR_I64; /* rows are floating point */
+	CHECK(rr_reference_run(k, 3, 40, args, outputs) == RR_ERR_INVALID_ARG);
+	args[0].dtype = RR_F32;
+	args[0].data = NULL;
+	CHECK(rr_reference_run(k, 3, 40, args, outputs) == RR_ERR_INVALID_ARG);
+	CHECK(strstr(rr_last_error(), "'x'") != NULL);
+	free_problem(&p);
+	free_kernel(k);
+}
+
+int main(void)
+{
+	const char *env = getenv("RR_TEST_SEED");
+	rng = env ? strtoull(env, NULL, 0) : (unsigned long long)time(NULL) * 2654435761ull + 1;
+	printf("test_reference: seed %llu (set RR_TEST_SEED to repeat)\n", rng);
+	test_builtins();
+	test_dtypes();
+	test_all_ops();
+	test_bad_arguments();
+	return rr_test_finish("test_reference");
+}
