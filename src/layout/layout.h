@@ -36,7 +36,8 @@ typedef enum rr__illegal {
 	RR_ILLEGAL_SMEM_OVER_LIMIT,  /* shared memory over the device limit */
 	RR_ILLEGAL_EXACT_REASSOC,    /* an exact reduction would be reassociated (W > 1 etc.) */
 	RR_ILLEGAL_NO_CLUSTER,       /* clusters on a device without them, or over its size */
-	RR_ILLEGAL_STORAGE           /* a storage mode this backend or kernel cannot use */
+	RR_ILLEGAL_STORAGE,          /* a storage mode this backend or kernel cannot use */
+	RR_ILLEGAL_INCOMPLETE        /* a field left 0 or AUTO: the check needs a complete layout */
 } rr__illegal;
 
 /* A sentence naming the reason, e.g. "W = 3 is not a power of two (allowed: 1, 2, 4, ..., 1024)". */
@@ -67,6 +68,11 @@ static inline void rr__owner_of(int64_t i, int workers, int vec, int64_t *chunk,
  * largest warp offset down). Returns how many offsets were written to offsets[] (<= 16). Both
  * backends apply exactly this sequence, so one plan's sum is bitwise the same on each. */
 int rr__tree_offsets(int workers, int warp_size, int offsets[16]);
+
+/* Per input, how many phases read it (rounds 1..rounds, then the output phase), into
+ * phases_read[]; returns how many row inputs are read in more than one phase: the rows a plan
+ * must keep (regs, smem, cluster) or read again (reread). Uses kernel->analysis. */
+int rr__layout_kept_inputs(const rr_kernel *kernel, int phases_read[RR_MAX_IO]);
 
 /* Checks `layout` (all fields set, none 0) for `kernel` at row length `cols` and element size
  * `elem_bytes` against `target`. RR_LEGAL or the first reason found; detail gets a sentence. */

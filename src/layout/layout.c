@@ -1,0 +1,303 @@
+/* The layout of DESIGN.md §4: the ownership map's bounds and packs, the fixed cross-worker tree,
+ * the CPU target, and the legality check that rejects a plan, with a sentence, before any cost
+ * is computed. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/analysis.h"
+#include "layout/layout.h"
+
+static int is_pow2(int64_t x)
+{
+	return x > 0 && (x & (x - 1)) == 0;
+}
+
+static int64_t ceil_div(int64_t a, int64_t b)
+{
+	return (a + b - 1) / b;
+}
+
+int64_t rr__slot_bound(int64_t n, int workers, int vec)
+{
+	int64_t span = (int64_t)workers * vec;
+	int64_t rest = n % span;
+	/* Worker 0 owns V slots of every full chunk and the first V of the last, partial one. */
+	return (n / span) * vec + (rest < vec ? rest : vec);
+}
+
+int64_t rr__complete_packs(int64_t n, int workers, int vec, int worker)
+{
+	int64_t packs = n / vec; /* pack p = chunk * W + worker covers [p*V, p*V + V) */
+	if (packs <= worker)
+		return 0;
+	return ceil_div(packs - worker, workers);
+}
+
+int rr__has_partial_pack(int64_t n, int workers, int vec, int worker)
+{
+	return n % vec != 0 && (n / vec) % workers == worker;
+}
+
+int rr__tree_offsets(int workers, int warp_size, int offsets[16])
+{
+	int count = 0;
+	int within = workers < warp_size ? workers : warp_size;
+	for (int offset = within / 2; offset >= 1 && count < 16; offset /= 2)
+		offsets[count++] = offset;
+	for (int offset = workers / 2; offset >= warp_size && count < 16; offset /= 2)
+		offsets[count++] = offset;
+	return count;
+}
+
+void rr__target_cpu(rr__target *target)
+{
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+	memset(target, 0, sizeof *target);
+	target->backend = "cpu";
+	target->max_workers = 1024;
+	target->warp_size = 32;
+	/* The same budget as a GPU thread, so one plan means the same on both backends. */
+	target->register_slots = 64;
+	target->smem_per_group = 0;
+	target->has_clusters = 0;
+	target->max_cluster = 1;
+	target->multiprocessors = online > 0 ? (int)online : 1;
+}
+
+const char *rr__illegal_name(rr__illegal reason)
+{
+	switch (reason) {
+	case RR_LEGAL: return "the layout is legal";
+	case RR_ILLEGAL_WIDTH_NOT_POW2:
+		return "the workers per row W must be a power of two (allowed: 1, 2, 4, ..., 1024)";
+	case RR_ILLEGAL_WIDTH_OVER_DEVICE:
+		return "the group's W·R workers exceed the device's threads per group";
+	case RR_ILLEGAL_VEC: return "the vector width V must be 1, 2, 4, 8 or 16";
+	case RR_ILLEGAL_UNROLL: return "the unroll U must be between 1 and 8";
+	case RR_ILLEGAL_ROWS:
+		return "the rows per group R must be at least 1, and 1 when a row spans several blocks";
+	case RR_ILLEGAL_SLOTS_OVER_BUDGET:
+		return "the private slots a worker keeps exceed the register budget";
+	case RR_ILLEGAL_SMEM_OVER_LIMIT:
+		return "the shared memory a group needs exceeds the device's limit";
+	case RR_ILLEGAL_EXACT_REASSOC:
+		return "an exact reduction would be reassociated (it needs W = 1 and one block per row)";
+	case RR_ILLEGAL_NO_CLUSTER:
+		return "blocks per row C must be a power of two within the device's cluster size";
+	case RR_ILLEGAL_STORAGE: return "the storage mode cannot be used by this backend or layout";
+	case RR_ILLEGAL_INCOMPLETE:
+		return "a layout field was left unset (the check needs a complete layout)";
+	}
+	return "unknown reason";
+}
+
+static int kept_fallback(const rr_kernel *kernel, int phases_read[RR_MAX_IO])
+{
+	int rounds = kernel->analysis.rounds > 0 ? kernel->analysis.rounds : 1;
+	int row_outputs = 0, kept = 0;
+	for (int j = 0; j < kernel->n_outputs; j++)
+		row_outputs += kernel->outputs[j].kind == RR_KIND_ROW;
+	for (int i = 0; i < kernel->n_inputs; i++) {
+		rr_kind kind = kernel->inputs[i].kind;
+		if (kind != RR_KIND_ROW && kind != RR_KIND_COL)
+			continue;
+		/* Assume every row and col input is read in every round and in the output phase. */
+		phases_read[i] = rounds + (row_outputs > 0);
+		kept += kind == RR_KIND_ROW && phases_read[i] > 1;
+	}
+	return kept;
+}
+
+int rr__layout_kept_inputs(const rr_kernel *kernel, int phases_read[RR_MAX_IO])
+{
+	memset(phases_read, 0, RR_MAX_IO * sizeof phases_read[0]);
+	if (!kernel)
+		return 0;
+	if (!kernel->analysis.level) /* a hand-built kernel whose analysis was never run */
+		return kept_fallback(kernel, phases_read);
+	for (int phase = 1; phase <= kernel->analysis.rounds + 1; phase++) {
+		unsigned char read[RR_MAX_IO] = {0};
+		rr__analysis_inputs_read(kernel, phase, read);
+		for (int i = 0; i < kernel->n_inputs; i++)
+			phases_read[i] += read[i] != 0;
+	}
+	int kept = 0;
+	for (int i = 0; i < kernel->n_inputs; i++)
+		kept += kernel->inputs[i].kind == RR_KIND_ROW && phases_read[i] > 1;
+	return kept;
+}
+
+static const char *storage_name(rr_storage storage)
+{
+	switch (storage) {
+	case RR_STORAGE_AUTO: return "auto";
+	case RR_STORAGE_REGS: return "regs";
+	case RR_STORAGE_SMEM: return "smem";
+	case RR_STORAGE_CLUSTER: return "cluster";
+	case RR_STORAGE_REREAD: return "reread";
+	}
+	return "?";
+}
+
+#define SAY(...) snprintf(detail, detail_size, __VA_ARGS__)
+
+static rr__illegal check_complete(const rr_layout *l, char *detail, size_t detail_size)
+{
+	const char *field = l->workers_per_row == 0  ? "W (workers per row)"
+			    : l->vec == 0            ? "V (vector width)"
+			    : l->unroll == 0         ? "U (unroll)"
+			    : l->rows_per_group == 0 ? "R (rows per group)"
+			    : l->blocks_per_row == 0 ? "C (blocks per row)"
+			    : l->storage == RR_STORAGE_AUTO ? "S (storage)"
+			    : l->grid == RR_GRID_AUTO       ? "G (grid)"
+							    : NULL;
+	if (!field)
+		return RR_LEGAL;
+	SAY("layout field %s is unset: the legality check needs a complete layout (let the planner "
+	    "fill the fields left 0)",
+	    field);
+	return RR_ILLEGAL_INCOMPLETE;
+}
+
+/* The shape fields: W, W·R, V, U, R, C, in the order the design lists them. */
+static rr__illegal check_shape(const rr_layout *l, const rr__target *t, char *detail,
+			       size_t detail_size)
+{
+	int W = l->workers_per_row, V = l->vec, U = l->unroll, R = l->rows_per_group;
+	int C = l->blocks_per_row;
+	if (!is_pow2(W) || W > 1024) {
+		SAY("W = %d workers per row is not a power of two in 1..1024 (allowed: 1, 2, 4, ..., "
+		    "1024)",
+		    W);
+		return RR_ILLEGAL_WIDTH_NOT_POW2;
+	}
+	if ((int64_t)W * R > t->max_workers) {
+		SAY("W·R = %d·%d = %lld workers per group exceeds the %s limit of %d threads per group",
+		    W, R, (long long)W * R, t->backend, t->max_workers);
+		return RR_ILLEGAL_WIDTH_OVER_DEVICE;
+	}
+	if (!is_pow2(V) || V > 16) {
+		SAY("V = %d is not an allowed vector width (allowed: 1, 2, 4, 8, 16)", V);
+		return RR_ILLEGAL_VEC;
+	}
+	if (U < 1 || U > 8) {
+		SAY("U = %d chunks per loop iteration is outside the allowed 1..8", U);
+		return RR_ILLEGAL_UNROLL;
+	}
+	if (R < 1 || (R > 1 && C > 1)) {
+		if (R < 1)
+			SAY("R = %d rows per group is below 1", R);
+		else
+			SAY("R = %d rows per group with C = %d blocks per row: a row split over "
+			    "several blocks needs R = 1",
+			    R, C);
+		return RR_ILLEGAL_ROWS;
+	}
+	int max_cluster = t->has_clusters && t->max_cluster > 1 ? t->max_cluster : 1;
+	if (!is_pow2(C) || C > max_cluster) {
+		if (C > 1 && !t->has_clusters)
+			SAY("C = %d blocks per row needs thread-block clusters, which the %s backend does "
+			    "not have (allowed: C = 1)",
+			    C, t->backend);
+		else
+			SAY("C = %d blocks per row is not a power of two in 1..%d (the device's cluster "
+			    "size)",
+			    C, max_cluster);
+		return RR_ILLEGAL_NO_CLUSTER;
+	}
+	return RR_LEGAL;
+}
+
+/* Shared memory a group needs for the kept rows (staged as f32) plus the reduction scratch. */
+static int64_t smem_bytes(const rr_layout *l, int64_t share, int kept, const rr__target *t)
+{
+	int64_t warps = ceil_div(l->workers_per_row, t->warp_size > 0 ? t->warp_size : 32);
+	int64_t scratch = (int64_t)l->rows_per_group * warps * 8 + (int64_t)l->blocks_per_row * 8;
+	return (int64_t)l->rows_per_group * share * 4 * kept + scratch;
+}
+
+static rr__illegal check_storage(const rr_layout *l, int64_t cols, int kept, const rr__target *t,
+				 char *detail, size_t detail_size)
+{
+	int C = l->blocks_per_row;
+	int64_t share = ceil_div(cols, C);
+	const char *name = storage_name(l->storage);
+	if (kept == 0)
+		return RR_LEGAL; /* nothing is kept between phases: the storage mode is ignored */
+	if (C > 1 && l->storage != RR_STORAGE_CLUSTER && l->storage != RR_STORAGE_REREAD) {
+		SAY("C = %d splits each row over several blocks, so its %d kept row input(s) must be "
+		    "shared through the cluster (S=cluster) or re-read (S=reread), not S=%s",
+		    C, kept, name);
+		return RR_ILLEGAL_STORAGE;
+	}
+	if (l->storage == RR_STORAGE_REGS) {
+		int64_t slots = rr__slot_bound(share, l->workers_per_row, l->vec);
+		if (slots * kept > t->register_slots) {
+			SAY("S=regs keeps %d row input(s) × %lld private slots = %lld per worker "
+			    "(N = %lld over W = %d, V = %d), over the register budget of %d slots; use "
+			    "a larger W or V, S=smem or S=reread",
+			    kept, (long long)slots, (long long)(slots * kept), (long long)share,
+			    l->workers_per_row, l->vec, t->register_slots);
+			return RR_ILLEGAL_SLOTS_OVER_BUDGET;
+		}
+		return RR_LEGAL;
+	}
+	if (l->storage == RR_STORAGE_REREAD)
+		return RR_LEGAL;
+	if (l->storage == RR_STORAGE_SMEM && t->smem_per_group <= 0) {
+		SAY("S=smem: the %s backend has no shared memory; the cpu backend keeps rows in "
+		    "registers or re-reads them (use S=regs or S=reread)",
+		    t->backend);
+		return RR_ILLEGAL_STORAGE;
+	}
+	if (l->storage == RR_STORAGE_CLUSTER && !t->has_clusters) {
+		SAY("S=cluster needs thread-block clusters, which the %s backend does not have (use "
+		    "S=regs or S=reread)",
+		    t->backend);
+		return RR_ILLEGAL_NO_CLUSTER;
+	}
+	if (l->storage == RR_STORAGE_CLUSTER && C == 1) {
+		SAY("S=cluster with C = 1: a cluster of one block is S=smem; use C = 2 or more, or "
+		    "S=smem");
+		return RR_ILLEGAL_STORAGE;
+	}
+	int64_t bytes = smem_bytes(l, share, kept, t);
+	if (bytes > t->smem_per_group) {
+		SAY("S=%s needs %lld bytes of shared memory per group (R = %d × %lld elements × 4 "
+		    "bytes × %d kept input(s), plus reduction scratch), over the device's %lld; use a "
+		    "larger C with S=cluster, or S=reread",
+		    name, (long long)bytes, l->rows_per_group, (long long)share, kept,
+		    (long long)t->smem_per_group);
+		return RR_ILLEGAL_SMEM_OVER_LIMIT;
+	}
+	return RR_LEGAL;
+}
+
+rr__illegal rr__layout_check(const rr_kernel *kernel, int64_t cols, int elem_bytes,
+			     const rr_layout *layout, const rr__target *target, char *detail,
+			     size_t detail_size)
+{
+	char scratch[8];
+	if (!detail || detail_size == 0) {
+		detail = scratch;
+		detail_size = sizeof scratch;
+	}
+	detail[0] = 0;
+	(void)elem_bytes; /* every V is legal for every element size: partial packs are scalar */
+	rr__illegal reason = check_complete(layout, detail, detail_size);
+	if (reason == RR_LEGAL)
+		reason = check_shape(layout, target, detail, detail_size);
+	if (reason != RR_LEGAL)
+		return reason;
+	int exact = kernel ? kernel->analysis.exact_reductions : 0;
+	if (exact > 0 && (layout->workers_per_row > 1 || layout->blocks_per_row > 1)) {
+		SAY("kernel '%s' has %d exact reduction(s), which must run in index order on one "
+		    "worker, but W = %d and C = %d would reassociate them (use W = 1, C = 1)",
+		    kernel->name, exact, layout->workers_per_row, layout->blocks_per_row);
+		return RR_ILLEGAL_EXACT_REASSOC;
+	}
+	int phases_read[RR_MAX_IO];
+	int kept = rr__layout_kept_inputs(kernel, phases_read);
+	return check_storage(layout, cols > 0 ? cols : 1, kept, target, detail, detail_size);
+}

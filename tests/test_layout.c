@@ -1,0 +1,348 @@
+/* Tests of the layout: the ownership map and its inverse on random shapes, slot bounds and packs,
+ * the fixed reduction tree, every legality reason with its sentence, and the text form. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/analysis.h"
+#include "harness.h"
+#include "layout/layout.h"
+#include "spec/ir.h"
+#include "util/util.h"
+
+/* ---------------------------------------------------------------- kernels and targets */
+
+static int add_input(rr_kernel *k, const char *name, rr_kind kind)
+{
+	int i = k->n_inputs++;
+	snprintf(k->inputs[i].name, RR_MAX_NAME, "%s", name);
+	k->inputs[i].kind = kind;
+	k->inputs[i].node = rr__ir_input(k, i);
+	return k->inputs[i].node;
+}
+
+static void add_output(rr_kernel *k, const char *name, rr_kind kind, int node)
+{
+	int j = k->n_outputs++;
+	snprintf(k->outputs[j].name, RR_MAX_NAME, "%s", name);
+	k->outputs[j].kind = kind;
+	k->outputs[j].node = node;
+}
+
+static void free_kernel(rr_kernel *k)
+{
+	rr__analysis_free(&k->analysis);
+	free(k->nodes);
+	free(k->bindings);
+	free(k->text);
+	free(k);
+}
+
+/* s = sum(x), or sum(x, exact) */
+static rr_kernel *sum_kernel(int exact)
+{
+	rr_kernel *k = rr__kernel_new(exact ? "sum_exact" : "sum");
+	int x = add_input(k, "x", RR_KIND_ROW);
+	add_output(k, "s", RR_KIND_ROWSCALAR, rr__ir_reduce(k, RR_REDUCE_SUM, exact, x));
+	CHECK(rr__analyze(k) == RR_OK);
+	return k;
+}
+
+/* h = x + r; mean; var of the centred row; y = d * rsqrt(var + eps): x and r are kept. */
+static rr_kernel *norm_kernel(int residual)
+{
+	rr_kernel *k = rr__kernel_new(residual ? "add_norm" : "norm");
+	int h = add_input(k, "x", RR_KIND_ROW);
+	if (residual)
+		h = rr__ir_binary(k, RR_OP_ADD, h, add_input(k, "r", RR_KIND_ROW));
+	int eps = add_input(k, "eps", RR_KIND_PARAM);
+	int n = rr__ir_n(k);
+	int mean = rr__ir_binary(k, RR_OP_DIV, rr__ir_reduce(k, RR_REDUCE_SUM, 0, h), n);
+	int d = rr__ir_binary(k, RR_OP_SUB, h, mean);
+	int sq = rr__ir_reduce(k, RR_REDUCE_SUM, 0, rr__ir_binary(k, RR_OP_MUL, d, d));
+	int inv = rr__ir_unary(k, RR_OP_RSQRT,
+			       rr__ir_binary(k, RR_OP_ADD, rr__ir_binary(k, RR_OP_DIV, sq, n), eps));
+	add_output(k, "y", RR_KIND_ROW, rr__ir_binary(k, RR_OP_MUL, d, inv));
+	CHECK(rr__analyze(k) == RR_OK);
+	return k;
+}
+
+static void cuda_like(rr__target *t)
+{
+	memset(t, 0, sizeof *t);
+	t->backend = "cuda";
+	t->max_workers = 1024;
+	t->warp_size = 32;
+	t->register_slots = 64;
+	t->smem_per_group = 227 * 1024;
+	t->has_clusters = 1;
+	t->max_cluster = 8;
+	t->multiprocessors = 132;
+	t->l2_bytes = 50 * 1000 * 1000;
+	t->cc_major = 9;
+}
+
+static rr_layout make(int W, int V, int U, int R, int C, rr_storage S, rr_grid G)
+{
+	rr_layout l = {W, V, U, R, C, S, G};
+	return l;
+}
+
+/* ---------------------------------------------------------------- ownership map */
+
+static int64_t random_int(unsigned long long *state, int64_t lo, int64_t hi)
+{
+	return lo + (int64_t)rr_test_uniform(state, 0.0, (double)(hi - lo + 1));
+}
+
+/* Every i < N has one owner and maps back; every valid (chunk, worker, element) is some i. */
+static void check_map(int64_t n, int W, int V)
+{
+	int *owned = calloc((size_t)W, sizeof *owned);
+	int64_t chunks = (n + (int64_t)W * V - 1) / ((int64_t)W * V);
+	int64_t bound = rr__slot_bound(n, W, V);
+	int bad = 0;
+	for (int64_t i = 0; i < n; i++) {
+		int64_t chunk;
+		int worker, element;
+		rr__owner_of(i, W, V, &chunk, &worker, &element);
+		bad += worker < 0 || worker >= W || element < 0 || element >= V || chunk >= chunks;
+		bad += rr__owned_index(chunk, worker, element, W, V) != i;
+		bad += chunk * V + element >= bound; /* the private slot fits the bound */
+		owned[worker]++;
+	}
+	CHECKF(bad == 0, "N=%lld W=%d V=%d: %d map errors", (long long)n, W, V, bad);
+	int64_t valid = 0, most = 0, packed = 0;
+	for (int64_t c = 0; c < chunks; c++)
+		for (int w = 0; w < W; w++)
+			for (int e = 0; e < V; e++)
+				valid += rr__owned_index(c, w, e, W, V) < n;
+	for (int w = 0; w < W; w++) {
+		int64_t complete = rr__complete_packs(n, W, V, w);
+		int partial = rr__has_partial_pack(n, W, V, w);
+		int64_t mine = complete * V + (partial ? n % V : 0);
+		bad += mine != owned[w] || owned[w] > bound;
+		packed += mine;
+		most = owned[w] > most ? owned[w] : most;
+	}
+	CHECKF(valid == n, "N=%lld W=%d V=%d: %lld valid triples", (long long)n, W, V,
+	       (long long)valid);
+	CHECKF(bad == 0 && packed == n, "N=%lld W=%d V=%d: packs add to %lld", (long long)n, W, V,
+	       (long long)packed);
+	CHECKF(most == bound, "N=%lld W=%d V=%d: most owned %lld, bound %lld", (long long)n, W, V,
+	       (long long)most, (long long)bound);
+	free(owned);
+}
+
+static void test_ownership(void)
+{
+	unsigned long long state = 0x1234abcdull ^ (unsigned long long)rr__now();
+	static const int vecs[] = {1, 2, 4, 8, 16};
+	for (int trial = 0; trial < 300; trial++) {
+		int64_t n = random_int(&state, 1, 5000);
+		int W = 1 << random_int(&state, 0, 10);
+		int V = vecs[random_int(&state, 0, 4)];
+		check_map(n, W, V);
+	}
+	check_map(1, 1024, 16);
+	check_map(4096, 128, 4);
+	/* The bound's two parts: full chunks, then at most V of the last one. */
+	CHECK(rr__slot_bound(100, 4, 4) == 6 * 4 + 4);
+	CHECK(rr__slot_bound(10, 4, 4) == 4);
+	CHECK(rr__slot_bound(3, 4, 4) == 3);
+}
+
+/* ---------------------------------------------------------------- reduction tree */
+
+static void test_tree(void)
+{
+	int offsets[16];
+	CHECK(rr__tree_offsets(1, 32, offsets) == 0);
+	CHECK(rr__tree_offsets(2, 32, offsets) == 1 && offsets[0] == 1);
+	static const int w32[] = {16, 8, 4, 2, 1};
+	CHECK(rr__tree_offsets(32, 32, offsets) == 5 && memcmp(offsets, w32, sizeof w32) == 0);
+	static const int w64[] = {16, 8, 4, 2, 1, 32};
+	CHECK(rr__tree_offsets(64, 32, offsets) == 6 && memcmp(offsets, w64, sizeof w64) == 0);
+	static const int w128[] = {16, 8, 4, 2, 1, 64, 32};
+	CHECK(rr__tree_offsets(128, 32, offsets) == 7 && memcmp(offsets, w128, sizeof w128) == 0);
+	static const int w1024[] = {16, 8, 4, 2, 1, 512, 256, 128, 64, 32};
+	CHECK(rr__tree_offsets(1024, 32, offsets) == 10 &&
+	      memcmp(offsets, w1024, sizeof w1024) == 0);
+	/* Applying the butterfly leaves every worker holding the total, for every W. */
+	unsigned long long state = 99;
+	for (int W = 1; W <= 1024; W *= 2) {
+		long long value[1024], next[1024], total = 0;
+		for (int w = 0; w < W; w++)
+			total += value[w] = random_int(&state, -1000, 1000);
+		int count = rr__tree_offsets(W, 32, offsets);
+		for (int s = 0; s < count; s++) {
+			for (int w = 0; w < W; w++)
+				next[w] = value[w] + value[w ^ offsets[s]];
+			memcpy(value, next, (size_t)W * sizeof value[0]);
+		}
+		int wrong = 0;
+		for (int w = 0; w < W; w++)
+			wrong += value[w] != total;
+		CHECKF(wrong == 0, "W=%d: %d workers miss the total", W, wrong);
+	}
+}
+
+/* ---------------------------------------------------------------- legality */
+
+static void expect(const rr_kernel *k, int64_t cols, rr_layout l, const rr__target *t,
+		   rr__illegal want, const char *phrase)
+{
+	char detail[512];
+	rr__illegal got = rr__layout_check(k, cols, 4, &l, t, detail, sizeof detail);
+	CHECKF(got == want, "%s N=%lld W=%d V=%d U=%d R=%d C=%d S=%d on %s: got %d (%s), want %d",
+	       k ? k->name : "-", (long long)cols, l.workers_per_row, l.vec, l.unroll,
+	       l.rows_per_group, l.blocks_per_row, (int)l.storage, t->backend, (int)got, detail,
+	       (int)want);
+	if (want != RR_LEGAL)
+		CHECKF(phrase && strstr(detail, phrase), "detail '%s' lacks '%s'", detail, phrase);
+}
+
+static void test_legality(void)
+{
+	rr__target cpu, gpu;
+	rr__target_cpu(&cpu);
+	cuda_like(&gpu);
+	CHECK(strcmp(cpu.backend, "cpu") == 0 && cpu.multiprocessors >= 1 && cpu.max_workers == 1024);
+	CHECK(cpu.smem_per_group == 0 && !cpu.has_clusters && cpu.register_slots == 64);
+	rr_kernel *sum = sum_kernel(0), *exact = sum_kernel(1);
+	rr_kernel *norm = norm_kernel(0), *add_norm = norm_kernel(1);
+	const rr_storage R_ = RR_STORAGE_REGS;
+	const rr_grid G = RR_GRID_ROWS;
+
+	expect(sum, 4096, make(128, 4, 1, 1, 1, R_, G), &gpu, RR_LEGAL, NULL);
+	expect(sum, 4096, make(0, 4, 1, 1, 1, R_, G), &gpu, RR_ILLEGAL_INCOMPLETE, "W");
+	expect(sum, 4096, make(32, 4, 1, 1, 1, RR_STORAGE_AUTO, G), &gpu, RR_ILLEGAL_INCOMPLETE,
+	       "storage");
+	expect(sum, 4096, make(3, 4, 1, 1, 1, R_, G), &gpu, RR_ILLEGAL_WIDTH_NOT_POW2, "W = 3");
+	expect(sum, 4096, make(2048, 4, 1, 1, 1, R_, G), &gpu, RR_ILLEGAL_WIDTH_NOT_POW2, "2048");
+	expect(sum, 4096, make(64, 4, 1, 32, 1, R_, G), &gpu, RR_ILLEGAL_WIDTH_OVER_DEVICE, "2048");
+	expect(sum, 4096, make(64, 5, 1, 1, 1, R_, G), &gpu, RR_ILLEGAL_VEC, "V = 5");
+	expect(sum, 4096, make(64, 4, 9, 1, 1, R_, G), &gpu, RR_ILLEGAL_UNROLL, "U = 9");
+	expect(sum, 4096, make(64, 4, 1, 2, 2, R_, G), &gpu, RR_ILLEGAL_ROWS, "R = 1");
+	expect(sum, 4096, make(64, 4, 1, 1, 3, R_, G), &gpu, RR_ILLEGAL_NO_CLUSTER, "C = 3");
+	expect(sum, 4096, make(64, 4, 1, 1, 16, R_, G), &gpu, RR_ILLEGAL_NO_CLUSTER, "1..8");
+	expect(sum, 4096, make(64, 4, 1, 1, 2, R_, G), &cpu, RR_ILLEGAL_NO_CLUSTER, "clusters");
+	expect(sum, 4096, make(64, 4, 1, 1, 2, R_, G), &gpu, RR_LEGAL, NULL);
+	/* Storage is ignored when nothing is kept between phases. */
+	expect(sum, 4096, make(4, 4, 1, 1, 1, RR_STORAGE_SMEM, G), &cpu, RR_LEGAL, NULL);
+
+	expect(exact, 4096, make(1, 8, 4, 8, 1, R_, G), &gpu, RR_LEGAL, NULL);
+	expect(exact, 4096, make(2, 4, 1, 1, 1, R_, G), &gpu, RR_ILLEGAL_EXACT_REASSOC, "exact");
+	expect(exact, 4096, make(1, 4, 1, 1, 2, R_, G), &gpu, RR_ILLEGAL_EXACT_REASSOC, "C = 2");
+
+	/* 2048 / 32 = 64 slots is the budget; one more element is over it. */
+	expect(norm, 2048, make(32, 4, 1, 1, 1, R_, G), &gpu, RR_LEGAL, NULL);
+	expect(norm, 2049, make(32, 4, 1, 1, 1, R_, G), &gpu, RR_ILLEGAL_SLOTS_OVER_BUDGET, "65");
+	expect(add_norm, 4096, make(16, 4, 1, 1, 1, R_, G), &gpu, RR_ILLEGAL_SLOTS_OVER_BUDGET,
+	       "2 row input");
+	expect(add_norm, 4096, make(128, 4, 1, 1, 1, R_, G), &cpu, RR_LEGAL, NULL);
+	expect(norm, 4096, make(8, 8, 1, 1, 1, RR_STORAGE_SMEM, G), &cpu, RR_ILLEGAL_STORAGE,
+	       "registers or re-reads");
+	expect(norm, 4096, make(8, 8, 1, 1, 1, RR_STORAGE_CLUSTER, G), &cpu, RR_ILLEGAL_NO_CLUSTER,
+	       "cluster");
+	expect(norm, 4096, make(8, 8, 1, 1, 1, RR_STORAGE_REREAD, G), &cpu, RR_LEGAL, NULL);
+	expect(norm, 131072, make(1024, 4, 1, 1, 1, RR_STORAGE_SMEM, G), &gpu,
+	       RR_ILLEGAL_SMEM_OVER_LIMIT, "shared memory");
+	expect(norm, 32768, make(1024, 4, 1, 1, 1, RR_STORAGE_SMEM, G), &gpu, RR_LEGAL, NULL);
+	expect(norm, 32768, make(256, 4, 1, 2, 1, RR_STORAGE_SMEM, G), &gpu,
+	       RR_ILLEGAL_SMEM_OVER_LIMIT, "R = 2");
+	expect(norm, 131072, make(1024, 4, 1, 1, 4, RR_STORAGE_CLUSTER, G), &gpu, RR_LEGAL, NULL);
+	expect(norm, 131072, make(1024, 4, 1, 1, 2, RR_STORAGE_CLUSTER, G), &gpu,
+	       RR_ILLEGAL_SMEM_OVER_LIMIT, "65536");
+	expect(norm, 4096, make(256, 4, 1, 1, 1, RR_STORAGE_CLUSTER, G), &gpu, RR_ILLEGAL_STORAGE,
+	       "C = 1");
+	expect(norm, 131072, make(1024, 4, 1, 1, 4, R_, G), &gpu, RR_ILLEGAL_STORAGE, "S=regs");
+	expect(norm, 131072, make(1024, 4, 1, 1, 4, RR_STORAGE_REREAD, G), &gpu, RR_LEGAL, NULL);
+
+	/* Every reason has its own sentence. */
+	for (int a = RR_LEGAL; a <= RR_ILLEGAL_INCOMPLETE; a++) {
+		CHECK(strlen(rr__illegal_name((rr__illegal)a)) > 10);
+		for (int b = RR_LEGAL; b < a; b++)
+			CHECK(strcmp(rr__illegal_name((rr__illegal)a),
+				     rr__illegal_name((rr__illegal)b)) != 0);
+	}
+	int phases[RR_MAX_IO];
+	CHECK(rr__layout_kept_inputs(sum, phases) == 0 && phases[0] == 1);
+	CHECK(rr__layout_kept_inputs(norm, phases) == 1 && phases[0] == 3);
+	CHECK(rr__layout_kept_inputs(add_norm, phases) == 2);
+	free_kernel(sum);
+	free_kernel(exact);
+	free_kernel(norm);
+	free_kernel(add_norm);
+}
+
+/* ---------------------------------------------------------------- text form */
+
+static void expect_parse_error(const char *text, const char *phrase)
+{
+	rr_layout l = make(7, 7, 7, 7, 7, RR_STORAGE_SMEM, RR_GRID_ROWS);
+	rr_status status = rr_layout_parse(text, &l);
+	CHECKF(status == RR_ERR_INVALID_ARG, "'%s' parsed (status %d)", text, (int)status);
+	CHECKF(strstr(rr_last_error(), phrase), "'%s': message '%s' lacks '%s'", text,
+	       rr_last_error(), phrase);
+	CHECK(l.workers_per_row == 7); /* the output is untouched on failure */
+}
+
+static void test_text(void)
+{
+	rr_layout l;
+	char text[128];
+	CHECK(rr_layout_parse("W=32,V=4,U=1,R=1", &l) == RR_OK);
+	CHECK(l.workers_per_row == 32 && l.vec == 4 && l.unroll == 1 && l.rows_per_group == 1);
+	CHECK(l.blocks_per_row == 0 && l.storage == RR_STORAGE_AUTO && l.grid == RR_GRID_AUTO);
+	CHECK(rr_layout_parse(" workers = 64 , Vec=8,unroll=2,ROWS=1,blocks=2,storage=Cluster,"
+			      "grid=persistent ",
+			      &l) == RR_OK);
+	CHECK(l.workers_per_row == 64 && l.vec == 8 && l.unroll == 2 && l.blocks_per_row == 2);
+	CHECK(l.storage == RR_STORAGE_CLUSTER && l.grid == RR_GRID_PERSISTENT);
+	CHECK(rr_layout_format(&l, text, sizeof text) == (int)strlen(text));
+	CHECK(strcmp(text, "W=64,V=8,U=2,R=1,C=2,S=cluster,G=persistent") == 0);
+	CHECK(rr_layout_parse("v=16", &l) == RR_OK && l.vec == 16 && l.workers_per_row == 0);
+	CHECK(rr_layout_format(&l, text, sizeof text) == 4 && strcmp(text, "V=16") == 0);
+	/* A short buffer is cut, and the full length is still returned. */
+	l = make(1024, 16, 8, 1, 8, RR_STORAGE_REREAD, RR_GRID_PERSISTENT);
+	int full = rr_layout_format(&l, text, sizeof text);
+	char small[8];
+	CHECK(rr_layout_format(&l, small, sizeof small) == full && strlen(small) == 7);
+
+	unsigned long long state = 7;
+	static const rr_storage storages[] = {RR_STORAGE_AUTO, RR_STORAGE_REGS, RR_STORAGE_SMEM,
+					      RR_STORAGE_CLUSTER, RR_STORAGE_REREAD};
+	for (int trial = 0; trial < 200; trial++) {
+		rr_layout in = make((int)random_int(&state, 1, 1024), (int)random_int(&state, 0, 16),
+				    (int)random_int(&state, 1, 9), (int)random_int(&state, 0, 64),
+				    (int)random_int(&state, 0, 8), storages[random_int(&state, 0, 4)],
+				    (rr_grid)random_int(&state, 0, 2));
+		rr_layout out;
+		rr_layout_format(&in, text, sizeof text);
+		CHECKF(rr_layout_parse(text, &out) == RR_OK && memcmp(&in, &out, sizeof in) == 0,
+		       "'%s' does not read back: %s", text, rr_last_error());
+	}
+	expect_parse_error("", "empty");
+	expect_parse_error("  ", "empty");
+	expect_parse_error("X=1", "allowed keys");
+	expect_parse_error("W=1,w=2", "twice");
+	expect_parse_error("W=abc", "whole number");
+	expect_parse_error("W=", "whole number");
+	expect_parse_error("W=-4", "whole number");
+	expect_parse_error("W=4.5", "whole number");
+	expect_parse_error("W=0", "whole number");
+	expect_parse_error("S=disk", "regs, smem, cluster, reread");
+	expect_parse_error("G=cols", "rows, persistent");
+	expect_parse_error("W=1,,V=2", "empty item");
+	expect_parse_error("W=1,", "empty item");
+	expect_parse_error("W", "KEY=VALUE");
+}
+
+int main(void)
+{
+	test_ownership();
+	test_tree();
+	test_legality();
+	test_text();
+	return rr_test_finish("test_layout");
+}
