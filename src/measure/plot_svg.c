@@ -1,0 +1,249 @@
+/* plot.svg: TB/s of the headline phase (gpu on cuda, e2e on cpu) against the row length N on a
+ * log2 axis, one series per kernel and dtype, with the copy ceiling as a horizontal line.
+ * Hand-written SVG: no dependencies, readable in any browser. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "measure/measure.h"
+
+#define WIDTH 960
+#define HEIGHT 540
+#define LEFT 80
+#define RIGHT 250 /* room for the legend */
+#define TOP 50
+#define BOTTOM 70
+
+static const char *const colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e",
+				     "#17becf", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22"};
+#define N_COLORS (sizeof colors / sizeof colors[0])
+
+typedef struct point {
+	double x, y; /* log2 N, TB/s */
+	int64_t rows, cols;
+} point;
+
+typedef struct axes {
+	double x_lo, x_hi, y_hi;
+} axes;
+
+static double px(const axes *a, double x)
+{
+	return LEFT + (x - a->x_lo) / (a->x_hi - a->x_lo) * (WIDTH - LEFT - RIGHT);
+}
+
+static double py(const axes *a, double y)
+{
+	return HEIGHT - BOTTOM - y / a->y_hi * (HEIGHT - TOP - BOTTOM);
+}
+
+static void xml_text(rr__buf *buf, const char *text)
+{
+	for (const char *c = text; *c; c++) {
+		switch (*c) {
+		case '&': rr__buf_printf(buf, "&amp;"); break;
+		case '<': rr__buf_printf(buf, "&lt;"); break;
+		case '>': rr__buf_printf(buf, "&gt;"); break;
+		case '"': rr__buf_printf(buf, "&quot;"); break;
+		default: rr__buf_append(buf, c, 1);
+		}
+	}
+}
+
+static int plotted(const rr__row_result *row, rr__phase_id phase)
+{
+	return row->state == RR_ROW_MEASURED && row->phases[phase].available &&
+	       row->phases[phase].tbps > 0 && row->cols > 0;
+}
+
+/* A "nice" tick step (1, 2 or 5 times a power of ten) giving about five ticks up to `top`. */
+static double tick_step(double top)
+{
+	double raw = top / 5, power = pow(10, floor(log10(raw)));
+	double steps[] = {1, 2, 5, 10};
+	for (int i = 0; i < 4; i++)
+		if (steps[i] * power >= raw)
+			return steps[i] * power;
+	return 10 * power;
+}
+
+static void draw_axes(rr__buf *buf, const axes *a, const char *phase, const char *backend)
+{
+	double bottom = HEIGHT - BOTTOM, right = WIDTH - RIGHT;
+	rr__buf_printf(buf, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" "
+			    "stroke=\"#444\"/>\n",
+		       LEFT, TOP, WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM);
+	double step = tick_step(a->y_hi);
+	for (double y = 0; y <= a->y_hi * 1.0001; y += step)
+		rr__buf_printf(buf, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+				    "stroke=\"#ddd\"/><text x=\"%d\" y=\"%.1f\" "
+				    "text-anchor=\"end\">%g</text>\n",
+			       LEFT, py(a, y), right, py(a, y), LEFT - 6, py(a, y) + 4, y);
+	for (int k = (int)ceil(a->x_lo); k <= (int)floor(a->x_hi); k++) {
+		double n = ldexp(1, k);
+		char label[32];
+		if (k >= 20)
+			snprintf(label, sizeof label, "%gM", n / 1048576);
+		else if (k >= 10)
+			snprintf(label, sizeof label, "%gK", n / 1024);
+		else
+			snprintf(label, sizeof label, "%g", n);
+		rr__buf_printf(buf, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" "
+				    "stroke=\"#eee\"/><text x=\"%.1f\" y=\"%.1f\" "
+				    "text-anchor=\"middle\">%s</text>\n",
+			       px(a, k), TOP, px(a, k), bottom, px(a, k), bottom + 18, label);
+	}
+	rr__buf_printf(buf, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">row length N "
+			    "(log2 axis)</text>\n",
+		       (LEFT + right) / 2, HEIGHT - 20);
+	rr__buf_printf(buf, "<text transform=\"translate(22 %.1f) rotate(-90)\" "
+			    "text-anchor=\"middle\">TB/s (%s phase, minimal bytes / median)</text>\n",
+		       (TOP + bottom) / 2, phase);
+	rr__buf_printf(buf, "<text x=\"%d\" y=\"30\" font-size=\"16\">rowreduce bench: bandwidth "
+			    "against row length (%s)</text>\n",
+		       LEFT, backend);
+}
+
+static void draw_ceiling(rr__buf *buf, const axes *a, const rr__results *results,
+			 rr__ceiling_id id, rr__phase_id phase, const char *color)
+{
+	const rr__ceiling_result *ceiling = &results->ceilings[id];
+	if (!results->info.ceilings_requested || !ceiling->measured ||
+	    !ceiling->phases[phase].available || !(ceiling->phases[phase].tbps > 0))
+		return;
+	double y = py(a, ceiling->phases[phase].tbps);
+	rr__buf_printf(buf, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\" "
+			    "stroke-width=\"1.5\" stroke-dasharray=\"8 4\"/><text x=\"%d\" "
+			    "y=\"%.1f\" fill=\"%s\" text-anchor=\"end\">%s ceiling %.3f "
+			    "TB/s</text>\n",
+		       LEFT, y, WIDTH - RIGHT, y, color, WIDTH - RIGHT - 6, y - 5, color,
+		       rr__ceiling_name(id), ceiling->phases[phase].tbps);
+}
+
+static const char *dash_for(rr_dtype dtype)
+{
+	return dtype == RR_F32 ? "" : dtype == RR_BF16 ? " stroke-dasharray=\"6 3\""
+						      : " stroke-dasharray=\"2 3\"";
+}
+
+/* One series: markers at every point, a line through the largest M at each N. */
+static void draw_series(rr__buf *buf, const axes *a, const rr__results *results, int first,
+			rr__phase_id phase, const char *color, int legend_slot)
+{
+	const rr__row_result *head = &results->rows[first];
+	rr__buf line = {0};
+	int64_t last_cols = -1;
+	for (int i = first; i < results->n_rows; i++) {
+		const rr__row_result *row = &results->rows[i];
+		if (!plotted(row, phase) || strcmp(row->kernel, head->kernel) != 0 ||
+		    row->dtype != head->dtype)
+			continue;
+		double x = px(a, log2((double)row->cols)), y = py(a, row->phases[phase].tbps);
+		rr__buf_printf(buf, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\">"
+				    "<title>%s %s %lldx%lld: %.3f TB/s</title></circle>\n",
+			       x, y, color, row->kernel, rr_dtype_name(row->dtype),
+			       (long long)row->rows, (long long)row->cols,
+			       row->phases[phase].tbps);
+		if (row->cols == last_cols)
+			continue;
+		int64_t best = row->rows;
+		double best_y = y;
+		for (int j = i + 1; j < results->n_rows; j++) {
+			const rr__row_result *other = &results->rows[j];
+			if (plotted(other, phase) && other->cols == row->cols &&
+			    other->rows > best && other->dtype == row->dtype &&
+			    strcmp(other->kernel, row->kernel) == 0) {
+				best = other->rows;
+				best_y = py(a, other->phases[phase].tbps);
+			}
+		}
+		rr__buf_printf(&line, "%s%.1f,%.1f", line.length ? " " : "", x, best_y);
+		last_cols = row->cols;
+	}
+	if (line.data)
+		rr__buf_printf(buf, "<polyline points=\"%s\" fill=\"none\" stroke=\"%s\" "
+				    "stroke-width=\"2\"%s/>\n",
+			       line.data, color, dash_for(head->dtype));
+	rr__buf_free(&line);
+	double ly = TOP + 20 + 20 * legend_slot, lx = WIDTH - RIGHT + 8;
+	rr__buf_printf(buf, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+			    "stroke-width=\"2\"%s/><text x=\"%.1f\" y=\"%.1f\">",
+		       lx, ly, lx + 28, ly, color, dash_for(head->dtype), lx + 34, ly + 4);
+	xml_text(buf, head->kernel);
+	rr__buf_printf(buf, " %s</text>\n", rr_dtype_name(head->dtype));
+}
+
+/* The first row of each (kernel, dtype) series, in order of appearance. */
+static int is_series_head(const rr__results *results, int i, rr__phase_id phase)
+{
+	if (!plotted(&results->rows[i], phase))
+		return 0;
+	for (int j = 0; j < i; j++)
+		if (plotted(&results->rows[j], phase) &&
+		    results->rows[j].dtype == results->rows[i].dtype &&
+		    strcmp(results->rows[j].kernel, results->rows[i].kernel) == 0)
+			return 0;
+	return 1;
+}
+
+static axes fit_axes(const rr__results *results, rr__phase_id phase)
+{
+	axes a = {.x_lo = INFINITY, .x_hi = -INFINITY, .y_hi = 0};
+	for (int i = 0; i < results->n_rows; i++) {
+		const rr__row_result *row = &results->rows[i];
+		if (!plotted(row, phase))
+			continue;
+		double x = log2((double)row->cols);
+		a.x_lo = x < a.x_lo ? x : a.x_lo;
+		a.x_hi = x > a.x_hi ? x : a.x_hi;
+		a.y_hi = row->phases[phase].tbps > a.y_hi ? row->phases[phase].tbps : a.y_hi;
+	}
+	for (int c = 0; c < RR__CEILING_COUNT; c++) {
+		const rr__ceiling_result *ceiling = &results->ceilings[c];
+		if (results->info.ceilings_requested && ceiling->measured &&
+		    ceiling->phases[phase].available && ceiling->phases[phase].tbps > a.y_hi)
+			a.y_hi = ceiling->phases[phase].tbps;
+	}
+	if (!isfinite(a.x_lo)) {
+		a.x_lo = 7;
+		a.x_hi = 17;
+	}
+	a.x_lo = floor(a.x_lo) - 0.5;
+	a.x_hi = ceil(a.x_hi) + 0.5;
+	a.y_hi = a.y_hi > 0 ? a.y_hi * 1.12 : 1;
+	return a;
+}
+
+rr_status rr__results_write_svg(const rr__results *results, const char *path)
+{
+	rr__phase_id phase = rr__results_headline_phase(results);
+	axes a = fit_axes(results, phase);
+	rr__buf buf = {0};
+	rr__buf_printf(&buf, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+			     "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n"
+			     "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+		       WIDTH, HEIGHT, WIDTH, HEIGHT);
+	draw_axes(&buf, &a, rr__phase_name(phase), results->info.device_description);
+	int series = 0;
+	for (int i = 0; i < results->n_rows; i++)
+		if (is_series_head(results, i, phase)) {
+			draw_series(&buf, &a, results, i, phase, colors[series % N_COLORS],
+				    series + 2);
+			series++;
+		}
+	if (series == 0)
+		rr__buf_printf(&buf, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">no timed "
+				     "configuration to plot</text>\n",
+			       (LEFT + WIDTH - RIGHT) / 2, (TOP + HEIGHT - BOTTOM) / 2);
+	draw_ceiling(&buf, &a, results, RR_CEILING_COPY, phase, "#c00000");
+	draw_ceiling(&buf, &a, results, RR_CEILING_READ, phase, "#e08000");
+	rr__buf_printf(&buf, "</svg>\n");
+	if (buf.failed) {
+		rr__buf_free(&buf);
+		return rr__fail(RR_ERR_NOMEM, "out of memory drawing '%s'", path);
+	}
+	rr_status status = rr__write_file_atomic(path, buf.data, buf.length);
+	rr__buf_free(&buf);
+	return status;
+}
