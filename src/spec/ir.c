@@ -224,3 +224,89 @@ void rr__ir_print_expr(const rr_kernel *kernel, int id, FILE *out)
 {
 	print_expr(kernel, id, out, 1);
 }
+
+void rr__ir_format_number(double value, char out[32])
+{
+	for (int digits = 1; digits <= 17; digits++) {
+		snprintf(out, 32, "%.*g", digits, value);
+		if (strtod(out, NULL) == value || value != value)
+			return;
+	}
+}
+
+/* Binding strength: sums 1, products 2, unary minus (and negative numbers) 3, the rest 4. */
+static int precedence(const rr__node *node)
+{
+	switch (node->op) {
+	case RR_OP_ADD:
+	case RR_OP_SUB: return 1;
+	case RR_OP_MUL:
+	case RR_OP_DIV: return 2;
+	case RR_OP_NEG: return 3;
+	case RR_OP_CONST: return signbit(node->value) ? 3 : 4;
+	default: return 4;
+	}
+}
+
+static void print_tidy(const rr_kernel *kernel, int id, FILE *out, int top, int min_precedence)
+{
+	const rr__node *node = &kernel->nodes[id];
+	const char *bound = top ? NULL : binding_name(kernel, id);
+	if (bound) {
+		fputs(bound, out);
+		return;
+	}
+	int own = precedence(node);
+	if (own < min_precedence)
+		fputc('(', out);
+	char number[32];
+	switch (node->op) {
+	case RR_OP_CONST:
+		rr__ir_format_number(node->value, number);
+		fputs(number, out);
+		break;
+	case RR_OP_NEG:
+		fputc('-', out);
+		print_tidy(kernel, node->a, out, 0, 3);
+		break;
+	case RR_OP_ADD:
+	case RR_OP_SUB:
+	case RR_OP_MUL:
+	case RR_OP_DIV:
+		print_tidy(kernel, node->a, out, 0, own);
+		fprintf(out, " %s ", rr__op_name(node->op));
+		print_tidy(kernel, node->b, out, 0, own + 1);
+		break;
+	case RR_OP_EXP:
+	case RR_OP_LOG:
+	case RR_OP_SQRT:
+	case RR_OP_RSQRT:
+	case RR_OP_ABS:
+	case RR_OP_TANH:
+		fprintf(out, "%s(", rr__op_name(node->op));
+		print_tidy(kernel, node->a, out, 0, 0);
+		fputc(')', out);
+		break;
+	case RR_OP_MAX:
+	case RR_OP_MIN:
+		fprintf(out, "%s(", rr__op_name(node->op));
+		print_tidy(kernel, node->a, out, 0, 0);
+		fputs(", ", out);
+		print_tidy(kernel, node->b, out, 0, 0);
+		fputc(')', out);
+		break;
+	case RR_OP_REDUCE:
+		fprintf(out, "%s(", rr__reduce_name(node->reduce));
+		print_tidy(kernel, node->a, out, 0, 0);
+		fputs(node->exact ? ", exact)" : ")", out);
+		break;
+	default: print_expr(kernel, id, out, top); break;
+	}
+	if (own < min_precedence)
+		fputc(')', out);
+}
+
+void rr__ir_print_expr_tidy(const rr_kernel *kernel, int id, FILE *out)
+{
+	print_tidy(kernel, id, out, 1, 0);
+}

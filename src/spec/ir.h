@@ -125,5 +125,10 @@ const char *rr__op_name(rr__op op);
 const char *rr__reduce_name(rr__reduce reduce);
 /* Writes node `id` as an expression in the kernel language (inputs by name, bindings inlined). */
 void rr__ir_print_expr(const rr_kernel *kernel, int id, FILE *out);
+/* As rr__ir_print_expr, with only the parentheses that precedence needs and numbers in their
+ * shortest exact form: "d * inv * w + b" rather than "((((d * inv) * w)) + b)". */
+void rr__ir_print_expr_tidy(const rr_kernel *kernel, int id, FILE *out);
+/* The shortest "%g" text that reads back as exactly `value` ("1e-06", "0.5", "3"). */
+void rr__ir_format_number(double value, char out[32]);
 
 #endif
