@@ -68,7 +68,7 @@ static double tick_step(double top)
 	return 10 * power;
 }
 
-static void draw_axes(rr__buf *buf, const axes *a, const char *phase, const char *backend)
+static void draw_axes(rr__buf *buf, const axes *a, const char *phase, const char *device)
 {
 	double bottom = HEIGHT - BOTTOM, right = WIDTH - RIGHT;
 	rr__buf_printf(buf, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" "
@@ -101,8 +101,10 @@ static void draw_axes(rr__buf *buf, const axes *a, const char *phase, const char
 			    "text-anchor=\"middle\">TB/s (%s phase, minimal bytes / median)</text>\n",
 		       (TOP + bottom) / 2, phase);
 	rr__buf_printf(buf, "<text x=\"%d\" y=\"30\" font-size=\"16\">rowreduce bench: bandwidth "
-			    "against row length (%s)</text>\n",
-		       LEFT, backend);
+			    "against row length (",
+		       LEFT);
+	xml_text(buf, device);
+	rr__buf_printf(buf, ")</text>\n");
 }
 
 static void draw_ceiling(rr__buf *buf, const axes *a, const rr__results *results,
