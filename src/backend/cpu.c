@@ -1,0 +1,493 @@
+/* The cpu backend: emits C for a plan, compiles it with the system C compiler ($RR_CC) into a
+ * shared object cached by the hash of source, compiler and flags, loads it with dlopen, and
+ * spreads rows over threads. Device memory is host memory. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <spawn.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "backend/backend.h"
+#include "backend/cpu.h"
+#include "codegen/c_emit.h"
+
+extern char **environ;
+
+#define CPU_MAX_WORDS 64
+#define CPU_MAX_THREADS 512
+#define CPU_OUTPUT_LIMIT 65536
+
+/* Fixed flags: no reassociation beyond the plan (never -ffast-math), no fused multiply-add. */
+static const char *const base_flags[] = {"-O3",   "-march=native", "-ffp-contract=off", "-fPIC",
+					 "-shared", "-std=c11"};
+
+static atomic_long compiler_runs;
+static atomic_long temp_counter;
+
+typedef struct cpu_impl {
+	int threads;
+	pthread_mutex_t lock;     /* guards the two fields below */
+	char identity_cc[512];    /* the $RR_CC the identity was taken from */
+	char identity[256];       /* first line of `$RR_CC --version` */
+} cpu_impl;
+
+typedef struct cpu_module {
+	void *handle;
+	rr__cpu_kernel_fn kernel;
+	rr__cpu_scratch_fn scratch_floats;
+} cpu_module;
+
+long rr__cpu_compiler_runs(void)
+{
+	return atomic_load(&compiler_runs);
+}
+
+void rr__cpu_cache_dir(char *out, size_t size)
+{
+	const char *dir = getenv("RR_CACHE_DIR");
+	const char *home = getenv("HOME");
+	if (dir && dir[0])
+		snprintf(out, size, "%s/cpu", dir);
+	else if (home && home[0])
+		snprintf(out, size, "%s/.cache/rowreduce/cpu", home);
+	else
+		snprintf(out, size, "/tmp/rowreduce-cache/cpu");
+}
+
+static const char *compiler_command(void)
+{
+	const char *cc = getenv("RR_CC");
+	return cc && cc[0] ? cc : "cc";
+}
+
+/* Splits `text` on blanks into words[] (pointing into storage); returns the count. */
+static int split_words(const char *text, char *storage, size_t size, char **words, int max)
+{
+	snprintf(storage, size, "%s", text ? text : "");
+	int count = 0;
+	char *save = NULL;
+	for (char *word = strtok_r(storage, " \t\n", &save); word && count < max;
+	     word = strtok_r(NULL, " \t\n", &save))
+		words[count++] = word;
+	return count;
+}
+
+/* Runs argv[0] (searched in PATH) with stdout and stderr captured into `output`. An executable
+ * that cannot be started is RR_ERR_COMPILE naming it; otherwise *exit_status is its status. */
+static rr_status run_captured(char *const argv[], rr__buf *output, int *exit_status)
+{
+	int fds[2];
+	if (pipe(fds) != 0)
+		return rr__fail(RR_ERR_COMPILE, "cannot create a pipe for the C compiler: %s",
+				strerror(errno));
+	/* Only the dup2'ed copies reach the compiler. */
+	fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+	fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+	posix_spawn_file_actions_t actions;
+	posix_spawn_file_actions_init(&actions);
+	posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+	posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
+	pid_t pid;
+	int error = posix_spawnp(&pid, argv[0], &actions, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&actions);
+	close(fds[1]);
+	if (error != 0) {
+		close(fds[0]);
+		return rr__fail(RR_ERR_COMPILE,
+				"cannot run the C compiler '%s': %s (set RR_CC to a working C compiler)",
+				argv[0], strerror(error));
+	}
+	char chunk[4096];
+	ssize_t n;
+	while ((n = read(fds[0], chunk, sizeof chunk)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (output->length < CPU_OUTPUT_LIMIT)
+			rr__buf_append(output, chunk, (size_t)n);
+	}
+	close(fds[0]);
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	*exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return RR_OK;
+}
+
+/* The first line of `$RR_CC --version`, remembered per device while $RR_CC stays the same. */
+static void compiler_identity(cpu_impl *impl, const char *cc, char *out, size_t size)
+{
+	pthread_mutex_lock(&impl->lock);
+	if (impl->identity[0] && strcmp(impl->identity_cc, cc) == 0) {
+		snprintf(out, size, "%s", impl->identity);
+		pthread_mutex_unlock(&impl->lock);
+		return;
+	}
+	pthread_mutex_unlock(&impl->lock);
+	char storage[1024];
+	char *words[CPU_MAX_WORDS + 2];
+	int count = split_words(cc, storage, sizeof storage, words, CPU_MAX_WORDS);
+	words[count++] = "--version";
+	words[count] = NULL;
+	rr__buf text = {0};
+	int exit_status = 0;
+	char identity[256] = "unknown compiler";
+	if (run_captured(words, &text, &exit_status) == RR_OK && text.data) {
+		size_t length = strcspn(text.data, "\n");
+		snprintf(identity, sizeof identity, "%.*s", (int)length, text.data);
+	}
+	rr__buf_free(&text);
+	rr__clear_error();
+	pthread_mutex_lock(&impl->lock);
+	snprintf(impl->identity_cc, sizeof impl->identity_cc, "%s", cc);
+	snprintf(impl->identity, sizeof impl->identity, "%s", identity);
+	pthread_mutex_unlock(&impl->lock);
+	snprintf(out, size, "%s", identity);
+}
+
+/* ---------------------------------------------------------------- open and close */
+
+static void cpu_model(char *out, size_t size)
+{
+	snprintf(out, size, "CPU");
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	if (!f)
+		return;
+	char text[512];
+	while (fgets(text, sizeof text, f)) {
+		if (strncmp(text, "model name", 10) != 0)
+			continue;
+		char *colon = strchr(text, ':');
+		if (!colon)
+			continue;
+		colon += 1 + strspn(colon + 1, " \t");
+		colon[strcspn(colon, "\n")] = 0;
+		snprintf(out, size, "%s", colon);
+		break;
+	}
+	fclose(f);
+}
+
+static int online_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > CPU_MAX_THREADS ? CPU_MAX_THREADS : (int)n;
+}
+
+static rr_status cpu_open(rr_device *device)
+{
+	cpu_impl *impl = calloc(1, sizeof *impl);
+	if (!impl)
+		return rr__fail(RR_ERR_NOMEM, "out of memory opening the cpu backend");
+	pthread_mutex_init(&impl->lock, NULL);
+	impl->threads = online_cpus();
+	device->impl = impl;
+	rr__target_cpu(&device->target);
+	char model[128];
+	cpu_model(model, sizeof model);
+	snprintf(device->name, sizeof device->name, "%s (%d threads)", model, impl->threads);
+	return RR_OK;
+}
+
+static void cpu_close(rr_device *device)
+{
+	cpu_impl *impl = device->impl;
+	if (!impl)
+		return;
+	pthread_mutex_destroy(&impl->lock);
+	free(impl);
+	device->impl = NULL;
+}
+
+static rr_status cpu_emit(rr_device *device, const rr_program *program, rr__buf *source)
+{
+	(void)device;
+	return rr__c_emit(program, source);
+}
+
+/* ---------------------------------------------------------------- compile and load */
+
+static rr_status load_module(rr_program *program, const char *so_path)
+{
+	cpu_module *module = calloc(1, sizeof *module);
+	if (!module)
+		return rr__fail(RR_ERR_NOMEM, "out of memory loading '%s'", so_path);
+	module->handle = dlopen(so_path, RTLD_NOW | RTLD_LOCAL);
+	if (!module->handle) {
+		const char *why = dlerror();
+		free(module);
+		return rr__fail(RR_ERR_COMPILE, "cannot load the compiled kernel '%s': %s", so_path,
+				why ? why : "unknown reason");
+	}
+	module->kernel = (rr__cpu_kernel_fn)dlsym(module->handle, RR_CPU_KERNEL_SYMBOL);
+	module->scratch_floats = (rr__cpu_scratch_fn)dlsym(module->handle, RR_CPU_SCRATCH_SYMBOL);
+	if (!module->kernel || !module->scratch_floats) {
+		dlclose(module->handle);
+		free(module);
+		return rr__fail(RR_ERR_COMPILE, "the compiled kernel '%s' lacks %s or %s", so_path,
+				RR_CPU_KERNEL_SYMBOL, RR_CPU_SCRATCH_SYMBOL);
+	}
+	rr_status status = rr__sha256_file(so_path, program->binary_hash);
+	if (status != RR_OK) {
+		dlclose(module->handle);
+		free(module);
+		return status;
+	}
+	program->module = module;
+	return RR_OK;
+}
+
+/* Runs the compiler on `c_path` into `so_path` (through a temporary and a rename, so that
+ * concurrent processes never load half a file). */
+static rr_status run_compiler(const rr_program *program, char **words, int count,
+			      const char *c_path, const char *so_path)
+{
+	char temp[4200];
+	snprintf(temp, sizeof temp, "%s.tmp.%ld.%ld", so_path, (long)getpid(),
+		 atomic_fetch_add(&temp_counter, 1));
+	words[count++] = "-o";
+	words[count++] = temp;
+	words[count++] = (char *)c_path;
+	words[count++] = "-lm";
+	words[count] = NULL;
+	rr__buf output = {0};
+	int exit_status = 0;
+	atomic_fetch_add(&compiler_runs, 1);
+	rr_status status = run_captured(words, &output, &exit_status);
+	if (status == RR_OK && exit_status != 0) {
+		status = rr__fail(RR_ERR_COMPILE,
+				  "the C compiler '%s' rejected the generated source of kernel '%s' "
+				  "(exit status %d; source kept at %s)%s%s",
+				  words[0], program->kernel->name, exit_status, c_path,
+				  output.length ? ":\n" : " and printed nothing",
+				  output.data ? output.data : "");
+	}
+	rr__buf_free(&output);
+	if (status == RR_OK && rename(temp, so_path) != 0)
+		status = rr__fail(RR_ERR_IO, "cannot move the compiled kernel into place at '%s': %s",
+				  so_path, strerror(errno));
+	if (status != RR_OK)
+		unlink(temp);
+	return status;
+}
+
+static rr_status cpu_compile(rr_device *device, rr_program *program)
+{
+	cpu_impl *impl = device->impl;
+	const char *cc = compiler_command();
+	char cc_storage[1024], flag_storage[1024];
+	char *words[2 * CPU_MAX_WORDS + 16];
+	int count = split_words(cc, cc_storage, sizeof cc_storage, words, CPU_MAX_WORDS);
+	if (count == 0)
+		return rr__fail(RR_ERR_COMPILE, "RR_CC is blank: set it to a C compiler, e.g. cc");
+	for (size_t k = 0; k < sizeof base_flags / sizeof base_flags[0]; k++)
+		words[count++] = (char *)base_flags[k];
+	count += split_words(getenv("RR_CFLAGS"), flag_storage, sizeof flag_storage, words + count,
+			     CPU_MAX_WORDS);
+
+	/* The key: the source, the compiler's identity and every flag. */
+	char identity[256];
+	compiler_identity(impl, cc, identity, sizeof identity);
+	rr__buf key_text = {0};
+	rr__buf_printf(&key_text, "%s\n--\n%s\n", program->source, identity);
+	for (int k = 0; k < count; k++)
+		rr__buf_printf(&key_text, "%s%s", k ? " " : "", words[k]);
+	if (key_text.failed) {
+		rr__buf_free(&key_text);
+		return rr__fail(RR_ERR_NOMEM, "out of memory compiling kernel '%s'", program->kernel->name);
+	}
+	char key[65];
+	rr__sha256_hex(key_text.data, key_text.length, key);
+	rr__buf_free(&key_text);
+
+	char dir[4096], c_path[4200], so_path[4200];
+	rr__cpu_cache_dir(dir, sizeof dir);
+	rr_status status = rr__mkdir_p(dir);
+	if (status != RR_OK)
+		return rr__fail_context(status, "cannot create the cpu compile cache (set RR_CACHE_DIR)");
+	snprintf(c_path, sizeof c_path, "%s/%s.c", dir, key);
+	snprintf(so_path, sizeof so_path, "%s/%s.so", dir, key);
+	if (access(so_path, R_OK) == 0) {
+		if (load_module(program, so_path) == RR_OK)
+			return RR_OK;
+		unlink(so_path); /* unloadable: compile it again */
+	}
+	status = rr__write_file_atomic(c_path, program->source, strlen(program->source));
+	if (status != RR_OK)
+		return status;
+	status = run_compiler(program, words, count, c_path, so_path);
+	if (status != RR_OK)
+		return status;
+	return load_module(program, so_path);
+}
+
+static void cpu_unload(rr_device *device, rr_program *program)
+{
+	(void)device;
+	cpu_module *module = program->module;
+	if (!module)
+		return;
+	dlclose(module->handle);
+	free(module);
+	program->module = NULL;
+}
+
+/* ---------------------------------------------------------------- launch */
+
+typedef struct cpu_task {
+	rr__cpu_kernel_fn kernel;
+	int64_t begin, end, cols;
+	const void *const *inputs;
+	const double *params;
+	void *const *outputs;
+	float *scratch;
+} cpu_task;
+
+static void *run_task(void *arg)
+{
+	const cpu_task *task = arg;
+	task->kernel(task->begin, task->end, task->cols, task->inputs, task->params, task->outputs,
+		     task->scratch);
+	return NULL;
+}
+
+static int launch_threads(const cpu_impl *impl, int64_t rows)
+{
+	int threads = impl->threads;
+	const char *env = getenv("RR_THREADS");
+	if (env && atoi(env) > 0 && atoi(env) < threads)
+		threads = atoi(env);
+	if (rows < threads)
+		threads = (int)rows;
+	return threads < 1 ? 1 : threads;
+}
+
+static rr_status cpu_launch(rr_device *device, rr_program *program, int64_t rows,
+			    const rr_arg *inputs, void *const *outputs, void *stream)
+{
+	(void)stream;
+	const cpu_module *module = program->module;
+	const void *pointers[RR_MAX_IO] = {0};
+	double params[RR_MAX_IO] = {0};
+	for (int k = 0; k < program->kernel->n_inputs; k++) {
+		pointers[k] = inputs[k].data;
+		params[k] = inputs[k].value;
+	}
+	int threads = launch_threads(device->impl, rows);
+	int64_t floats = module->scratch_floats(program->cols);
+	/* Each thread's scratch starts on its own 64-byte line. */
+	int64_t stride = (floats + 15) / 16 * 16;
+	float *scratch = NULL;
+	if (stride > 0 && !(scratch = malloc((size_t)(stride * threads) * sizeof *scratch)))
+		return rr__fail(RR_ERR_NOMEM, "out of memory for %lld private slots per thread",
+				(long long)floats);
+	cpu_task tasks[CPU_MAX_THREADS];
+	pthread_t ids[CPU_MAX_THREADS];
+	int started[CPU_MAX_THREADS] = {0};
+	for (int t = 0; t < threads; t++) {
+		tasks[t] = (cpu_task){
+			.kernel = module->kernel,
+			.begin = rows * t / threads,
+			.end = rows * (t + 1) / threads,
+			.cols = program->cols,
+			.inputs = pointers,
+			.params = params,
+			.outputs = outputs,
+			.scratch = scratch ? scratch + stride * t : NULL,
+		};
+		if (t > 0)
+			started[t] = pthread_create(&ids[t], NULL, run_task, &tasks[t]) == 0;
+	}
+	run_task(&tasks[0]);
+	for (int t = 1; t < threads; t++) {
+		if (started[t])
+			pthread_join(ids[t], NULL);
+		else
+			run_task(&tasks[t]); /* no thread to spare: do its rows here */
+	}
+	free(scratch);
+	return RR_OK;
+}
+
+/* ---------------------------------------------------------------- memory */
+
+static rr_status cpu_alloc(rr_device *device, size_t bytes, void **out)
+{
+	(void)device;
+	void *ptr = NULL;
+	if (posix_memalign(&ptr, 64, bytes ? bytes : 64) != 0)
+		return rr__fail(RR_ERR_NOMEM, "out of memory allocating %zu bytes", bytes);
+	*out = ptr;
+	return RR_OK;
+}
+
+static void cpu_free(rr_device *device, void *ptr)
+{
+	(void)device;
+	free(ptr);
+}
+
+static rr_status cpu_copy_bytes(rr_device *device, void *dst, const void *src, size_t bytes)
+{
+	(void)device;
+	if (bytes)
+		memmove(dst, src, bytes);
+	return RR_OK;
+}
+
+static rr_status cpu_copy(rr_device *device, void *dst, const void *src, size_t bytes,
+			  void *stream)
+{
+	(void)stream;
+	return cpu_copy_bytes(device, dst, src, bytes);
+}
+
+static rr_status cpu_synchronize(rr_device *device)
+{
+	(void)device;
+	return RR_OK; /* launches return when their rows are done */
+}
+
+static rr_status cpu_properties(rr_device *device, rr__device_properties *out)
+{
+	cpu_impl *impl = device->impl;
+	memset(out, 0, sizeof *out);
+	cpu_model(out->name, sizeof out->name);
+	out->multiprocessors = impl->threads;
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	out->memory_bytes = pages > 0 && page > 0 ? (int64_t)pages * page : 0;
+#ifdef _SC_LEVEL2_CACHE_SIZE
+	long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+	out->l2_bytes = l2 > 0 ? l2 : 0;
+#endif
+	compiler_identity(impl, compiler_command(), out->compiler_version,
+			  sizeof out->compiler_version);
+	return RR_OK;
+}
+
+const rr__backend_ops rr__cpu_backend = {
+	.version = RR_BACKEND_OPS_VERSION,
+	.name = "cpu",
+	.open = cpu_open,
+	.close = cpu_close,
+	.emit = cpu_emit,
+	.compile = cpu_compile,
+	.unload = cpu_unload,
+	.launch = cpu_launch,
+	.alloc = cpu_alloc,
+	.free = cpu_free,
+	.upload = cpu_copy_bytes,
+	.download = cpu_copy_bytes,
+	.copy = cpu_copy,
+	.synchronize = cpu_synchronize,
+	.properties = cpu_properties,
+};

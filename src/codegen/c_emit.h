@@ -1,0 +1,30 @@
+/* The C emitter: the source of a plan for the cpu backend, as readable C11. The generated code
+ * follows the ownership map of DESIGN.md §4 literally and keeps N a run-time argument, so one
+ * shared object serves every row length of a (kernel, dtype, layout). */
+#ifndef RR_CODEGEN_C_EMIT_H
+#define RR_CODEGEN_C_EMIT_H
+
+#include <stdint.h>
+
+#include "backend/backend.h"
+
+/* The two functions every generated source exports. */
+#define RR_CPU_KERNEL_SYMBOL "rr_cpu_kernel"
+#define RR_CPU_SCRATCH_SYMBOL "rr_cpu_scratch_floats"
+
+/* Runs rows [row_begin, row_end) of N elements. inputs[k] follow the kernel's inputs (row and
+ * col arrays in the dtype, rowscalar in the dtype, index int64; NULL for params); params[k] is
+ * the value of input k when it is a param; outputs[j] follow the kernel's outputs. scratch holds
+ * rr_cpu_scratch_floats(N) floats private to the calling thread (NULL when that is 0). */
+typedef void (*rr__cpu_kernel_fn)(int64_t row_begin, int64_t row_end, int64_t N,
+				  const void *const *inputs, const double *params,
+				  void *const *outputs, float *scratch);
+/* Floats of scratch one thread needs at row length N (the private slots kept between rounds). */
+typedef int64_t (*rr__cpu_scratch_fn)(int64_t N);
+
+/* Appends the C source of program->kernel for program->dtype under program->layout (complete
+ * and legal; the tree uses program->device->target.warp_size, 32 when there is no device).
+ * RR_ERR_INVALID_ARG for a dtype other than f32/bf16/f16, RR_ERR_NOMEM when out grows no more. */
+rr_status rr__c_emit(const rr_program *program, rr__buf *out);
+
+#endif

@@ -1,0 +1,76 @@
+/* Validation (DESIGN.md §7): random inputs for a kernel, poisoned output buffers, and the full
+ * comparison of a backend's outputs against the float64 reference, element by element.
+ *
+ * Tolerances. An element passes when |got - want| <= atol * scale + rtol * |want|, where scale
+ * is the largest |want| over that output (at least 1e-30); NaN (or infinity against a finite
+ * reference) never passes. Defaults by element type, set by the rounding of one output value
+ * plus the f32 arithmetic of long rows:
+ *   f32   rtol 1e-4   atol 1e-5
+ *   f16   rtol 4e-3   atol 2e-3
+ *   bf16  rtol 2e-2   atol 1.6e-2
+ */
+#ifndef RR_VALIDATE_H
+#define RR_VALIDATE_H
+
+#include <stdint.h>
+
+#include "spec/ir.h"
+
+/* Host copies of a kernel's inputs in launch order: args[k] for input k (arrays in the dtype,
+ * index inputs int64, params with their value). */
+typedef struct rr__host_inputs {
+	int count;
+	rr_arg args[RR_MAX_IO];
+	void *owned[RR_MAX_IO]; /* the array behind args[k].data, NULL for params */
+	size_t bytes[RR_MAX_IO];
+} rr__host_inputs;
+
+/* Fresh random inputs from `seed`: row and rowscalar values uniform in [-3, 3] with |v| >= 1e-3
+ * (never zero, after rounding to the dtype), col values uniform in [0.5, 1.5], index values
+ * uniform in [0, cols) as int64, params at their defaults unless `overrides` (NULL-terminated
+ * "name=value" strings, may be NULL) names them. RR_ERR_INVALID_ARG for an unknown or malformed
+ * override (the message lists the kernel's params), a bad shape or a dtype other than
+ * f32/bf16/f16. */
+rr_status rr__inputs_make(const rr_kernel *kernel, int64_t rows, int64_t cols, rr_dtype dtype,
+			  uint64_t seed, const char *const *overrides, rr__host_inputs *out);
+void rr__inputs_free(rr__host_inputs *inputs);
+
+/* Elements of output j for rows × cols (rows · cols for a row output, rows for a rowscalar). */
+int64_t rr__output_elements(const rr_kernel *kernel, int j, int64_t rows, int64_t cols);
+/* Fills `count` elements of `data` with a NaN bit pattern of the dtype, so an element a kernel
+ * never wrote fails validation. */
+void rr__poison(void *data, rr_dtype dtype, int64_t count);
+
+typedef struct rr__tolerance {
+	double rtol, atol;
+} rr__tolerance;
+
+/* The default tolerance of a dtype (the table above). */
+rr__tolerance rr__tolerance_default(rr_dtype dtype);
+
+/* What one output's comparison found. first_row is -1 when every element passed. */
+typedef struct rr__output_check {
+	char name[RR_MAX_NAME];
+	int64_t elements, failures;
+	double scale;                        /* largest |want| (>= 1e-30): atol's unit */
+	double max_abs_error, max_rel_error; /* over the finite comparisons */
+	int64_t first_row, first_col;
+	double first_got, first_want;
+} rr__output_check;
+
+typedef struct rr__validation {
+	rr__tolerance tolerance;
+	int total;     /* outputs compared */
+	int validated; /* outputs whose every element passed */
+	rr__output_check outputs[RR_MAX_IO];
+} rr__validation;
+
+/* Computes the float64 reference of `kernel` on `inputs` and compares every element of every
+ * output (host arrays in `dtype`). tolerance NULL = the dtype's default. Fills `report` in any
+ * case; RR_ERR_VALIDATION (message naming the first failing element) when an output fails,
+ * another status when the reference itself cannot run. */
+rr_status rr__validate_outputs(const rr_kernel *kernel, int64_t rows, int64_t cols, rr_dtype dtype,
+			       const rr__host_inputs *inputs, void *const *outputs,
+			       const rr__tolerance *tolerance, rr__validation *report);
+
+#endif
