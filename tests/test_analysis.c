@@ -1,6 +1,6 @@
 /* Tests of the analysis: rounds, the online max/sum rewrite, exact counts, and the per-round
  * views (elem nodes needed, inputs read, scalars ready, storage need) on the built-ins and on
- * hand-built kernels that probe the edges (exact sum, three rounds, a pair at level 2). */
+ * small kernel texts that probe the edges (exact reductions, three rounds, a pair at level 2). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,101 +8,38 @@
 #include "harness.h"
 #include "spec/ir.h"
 
-/* ---------------------------------------------------------------- hand-built kernels */
+/* ---------------------------------------------------------------- kernels */
 
-static int add_input(rr_kernel *k, const char *name, rr_kind kind)
+static rr_kernel *load_builtin(const char *name)
 {
-	int i = k->n_inputs++;
-	snprintf(k->inputs[i].name, RR_MAX_NAME, "%s", name);
-	k->inputs[i].kind = kind;
-	k->inputs[i].node = rr__ir_input(k, i);
-	return k->inputs[i].node;
-}
-
-static void add_output(rr_kernel *k, const char *name, rr_kind kind, int node)
-{
-	int j = k->n_outputs++;
-	snprintf(k->outputs[j].name, RR_MAX_NAME, "%s", name);
-	k->outputs[j].kind = kind;
-	k->outputs[j].node = node;
-}
-
-static void free_kernel(rr_kernel *k)
-{
-	if (!k)
-		return;
-	rr__analysis_free(&k->analysis);
-	free(k->nodes);
-	free(k->bindings);
-	free(k->text);
-	free(k);
-}
-
-#define BIN(op, a, b) rr__ir_binary(k, RR_OP_##op, (a), (b))
-#define UN(op, a) rr__ir_unary(k, RR_OP_##op, (a))
-#define RED(r, exact, a) rr__ir_reduce(k, RR_REDUCE_##r, (exact), (a))
-
-/* Shared by layernorm and add_layernorm: y = (h - mean) * rsqrt(var + eps) * w + b */
-static int layer_norm_body(rr_kernel *k, int h, int w, int b, int eps)
-{
-	int n = rr__ir_n(k);
-	int mean = BIN(DIV, RED(SUM, 0, h), n);
-	int d = BIN(SUB, h, mean);
-	int var = BIN(DIV, RED(SUM, 0, BIN(MUL, d, d)), n);
-	int inv = UN(RSQRT, BIN(ADD, var, eps));
-	return BIN(ADD, BIN(MUL, BIN(MUL, d, inv), w), b);
-}
-
-/* The six built-in specs (the files of the specs folder), built node by node. */
-static rr_kernel *build_builtin(const char *name)
-{
-	rr_kernel *k = rr__kernel_new(name);
-	if (strcmp(name, "sum") == 0) {
-		int x = add_input(k, "x", RR_KIND_ROW);
-		add_output(k, "s", RR_KIND_ROWSCALAR, RED(SUM, 0, x));
-	} else if (strcmp(name, "softmax") == 0) {
-		int x = add_input(k, "x", RR_KIND_ROW);
-		int m = RED(MAX, 0, x);
-		int e = UN(EXP, BIN(SUB, x, m));
-		add_output(k, "y", RR_KIND_ROW, BIN(DIV, e, RED(SUM, 0, e)));
-	} else if (strcmp(name, "rmsnorm") == 0) {
-		int x = add_input(k, "x", RR_KIND_ROW);
-		int w = add_input(k, "w", RR_KIND_COL);
-		int eps = add_input(k, "eps", RR_KIND_PARAM);
-		int ss = RED(SUM, 0, BIN(MUL, x, x));
-		int inv = UN(RSQRT, BIN(ADD, BIN(DIV, ss, rr__ir_n(k)), eps));
-		add_output(k, "y", RR_KIND_ROW, BIN(MUL, BIN(MUL, x, inv), w));
-	} else if (strcmp(name, "layernorm") == 0) {
-		int x = add_input(k, "x", RR_KIND_ROW);
-		int w = add_input(k, "w", RR_KIND_COL);
-		int b = add_input(k, "b", RR_KIND_COL);
-		int eps = add_input(k, "eps", RR_KIND_PARAM);
-		add_output(k, "y", RR_KIND_ROW, layer_norm_body(k, x, w, b, eps));
-	} else if (strcmp(name, "add_layernorm") == 0) {
-		int x = add_input(k, "x", RR_KIND_ROW);
-		int r = add_input(k, "r", RR_KIND_ROW);
-		int w = add_input(k, "w", RR_KIND_COL);
-		int b = add_input(k, "b", RR_KIND_COL);
-		int eps = add_input(k, "eps", RR_KIND_PARAM);
-		int h = BIN(ADD, x, r);
-		add_output(k, "y", RR_KIND_ROW, layer_norm_body(k, h, w, b, eps));
-		add_output(k, "h", RR_KIND_ROW, h);
-	} else if (strcmp(name, "cross_entropy") == 0) {
-		int x = add_input(k, "x", RR_KIND_ROW);
-		add_input(k, "t", RR_KIND_INDEX);
-		int m = RED(MAX, 0, x);
-		int s = RED(SUM, 0, UN(EXP, BIN(SUB, x, m)));
-		int g = rr__ir_gather(k, 0, 1);
-		add_output(k, "loss", RR_KIND_ROWSCALAR, BIN(SUB, BIN(ADD, m, UN(LOG, s)), g));
-	}
+	rr_kernel *k = NULL;
+	rr_status status = rr_kernel_load_builtin(name, &k);
+	CHECKF(status == RR_OK, "loading built-in %s: %s", name, rr_last_error());
 	return k;
 }
 
-static rr_kernel *analysed(rr_kernel *k)
+static rr_kernel *load_text(const char *text)
 {
-	rr_status status = rr__analyze(k);
-	CHECKF(status == RR_OK, "rr__analyze(%s) failed: %d", k->name, (int)status);
+	rr_kernel *k = NULL;
+	rr_status status = rr_kernel_load_string(text, strlen(text), "<test>", &k);
+	CHECKF(status == RR_OK, "loading test kernel: %s", rr_last_error());
 	return k;
+}
+
+/* The node of a named intermediate, input or output. */
+static int node_of(const rr_kernel *k, const char *name)
+{
+	for (int i = 0; i < k->n_bindings; i++)
+		if (strcmp(k->bindings[i].name, name) == 0)
+			return k->bindings[i].node;
+	for (int i = 0; i < k->n_inputs; i++)
+		if (strcmp(k->inputs[i].name, name) == 0)
+			return k->inputs[i].node;
+	for (int i = 0; i < k->n_outputs; i++)
+		if (strcmp(k->outputs[i].name, name) == 0)
+			return k->outputs[i].node;
+	CHECKF(0, "kernel %s has no name '%s'", k->name, name);
+	return 0;
 }
 
 /* ---------------------------------------------------------------- views as bit strings */
@@ -145,7 +82,7 @@ static int count_marked(const unsigned char *marks, int n)
 
 static void check_counts(const char *name, int rounds, int rewrites, int reductions, int storage)
 {
-	rr_kernel *k = analysed(build_builtin(name));
+	rr_kernel *k = load_builtin(name);
 	const rr__analysis *a = &k->analysis;
 	CHECKF(a->rounds == rounds, "%s: rounds %d, expected %d", name, a->rounds, rounds);
 	CHECKF(a->online_rewrites == rewrites, "%s: rewrites %d, expected %d", name,
@@ -158,7 +95,7 @@ static void check_counts(const char *name, int rounds, int rewrites, int reducti
 	/* Recomputing gives the same answer (and frees the old arrays: ASan would see a leak). */
 	CHECK(rr__analyze(k) == RR_OK);
 	CHECK(k->analysis.rounds == rounds && k->analysis.online_rewrites == rewrites);
-	free_kernel(k);
+	rr_kernel_free(k);
 }
 
 static void test_builtin_counts(void)
@@ -173,7 +110,7 @@ static void test_builtin_counts(void)
 
 static void test_softmax_views(void)
 {
-	rr_kernel *k = analysed(build_builtin("softmax"));
+	rr_kernel *k = load_builtin("softmax");
 	unsigned char needed[RR_MAX_NODES];
 	int x = k->inputs[0].node;
 	/* Round 1 accumulates (max, sum) from x alone: exp(x - m) is not evaluated there. */
@@ -194,12 +131,12 @@ static void test_softmax_views(void)
 	}
 	CHECK(rr__analysis_elem_needs(k, 0, needed) == 0);
 	CHECK(rr__analysis_elem_needs(k, 3, needed) == 0);
-	free_kernel(k);
+	rr_kernel_free(k);
 }
 
 static void test_rmsnorm_views(void)
 {
-	rr_kernel *k = analysed(build_builtin("rmsnorm"));
+	rr_kernel *k = load_builtin("rmsnorm");
 	unsigned char needed[RR_MAX_NODES], ready[RR_MAX_NODES];
 	CHECK_READS(k, 1, "x");
 	CHECK_READS(k, 2, "x,w");
@@ -217,12 +154,12 @@ static void test_rmsnorm_views(void)
 			CHECK(k->nodes[id].shape == RR_SHAPE_SCALAR &&
 			      k->nodes[id].op != RR_OP_REDUCE);
 	CHECK(rr__analysis_scalars_after(k, 2, ready) == 0);
-	free_kernel(k);
+	rr_kernel_free(k);
 }
 
 static void test_add_layernorm_views(void)
 {
-	rr_kernel *k = analysed(build_builtin("add_layernorm"));
+	rr_kernel *k = load_builtin("add_layernorm");
 	unsigned char needed[RR_MAX_NODES], ready[RR_MAX_NODES];
 	CHECK_READS(k, 1, "x,r");
 	CHECK_READS(k, 2, "x,r");
@@ -240,12 +177,12 @@ static void test_add_layernorm_views(void)
 		int operand_level = k->analysis.level[k->nodes[id].a];
 		CHECK(k->analysis.level[id] == operand_level + 1);
 	}
-	free_kernel(k);
+	rr_kernel_free(k);
 }
 
 static void test_cross_entropy_views(void)
 {
-	rr_kernel *k = analysed(build_builtin("cross_entropy"));
+	rr_kernel *k = load_builtin("cross_entropy");
 	unsigned char needed[RR_MAX_NODES], ready[RR_MAX_NODES];
 	CHECK_READS(k, 1, "x");
 	CHECK_READS(k, 2, ""); /* no row output: nothing elementwise after the pass */
@@ -257,88 +194,72 @@ static void test_cross_entropy_views(void)
 			CHECK(k->nodes[id].op == RR_OP_GATHER);
 	CHECK(rr__analysis_scalars_after(k, 1, ready) == 3); /* log(s), m + log(s), loss */
 	CHECK(ready[k->outputs[0].node]);
-	free_kernel(k);
+	rr_kernel_free(k);
 }
 
 /* ---------------------------------------------------------------- edges */
 
 static void test_exact(void)
 {
-	rr_kernel *k = rr__kernel_new("exact_sum");
-	int x = add_input(k, "x", RR_KIND_ROW);
-	add_output(k, "s", RR_KIND_ROWSCALAR, RED(SUM, 1, x));
-	analysed(k);
+	rr_kernel *k = load_text("kernel exact_sum\n in x : row\n out s : rowscalar\n"
+	                         " s = sum(x, exact)\n");
 	CHECK(k->analysis.exact_reductions == 1 && k->analysis.rounds == 1);
-	CHECK(k->analysis.reductions == 1);
-	free_kernel(k);
+	CHECK(k->analysis.reductions == 1 && k->analysis.online_rewrites == 0);
+	rr_kernel_free(k);
 
 	/* An exact sum may not be reordered into an online pair: two rounds, no rewrite. */
-	k = rr__kernel_new("exact_softmax_sum");
-	x = add_input(k, "x", RR_KIND_ROW);
-	int m = RED(MAX, 0, x);
-	int s = RED(SUM, 1, UN(EXP, BIN(SUB, x, m)));
-	add_output(k, "s", RR_KIND_ROWSCALAR, s);
-	analysed(k);
+	k = load_text("kernel exact_softmax_sum\n in x : row\n out s : rowscalar\n"
+	              " m = max(x)\n s = sum(exp(x - m), exact)\n");
+	int m = node_of(k, "m"), s = node_of(k, "s");
 	CHECK(k->analysis.online_rewrites == 0);
 	CHECK(k->analysis.rounds == 2);
 	CHECK(k->analysis.reductions == 2);
 	CHECK(k->analysis.exact_reductions == 1);
 	CHECK(k->analysis.online_partner[m] == -1 && k->analysis.online_partner[s] == -1);
 	CHECK(k->analysis.level[m] == 1 && k->analysis.level[s] == 2);
+	CHECK_READS(k, 1, "x");
+	CHECK_READS(k, 2, "x");
 	CHECK(rr__analysis_needs_storage(k) == 1); /* x is read in both rounds */
-	free_kernel(k);
+	rr_kernel_free(k);
 
 	/* Nor may an exact max. */
-	k = rr__kernel_new("exact_max");
-	x = add_input(k, "x", RR_KIND_ROW);
-	m = RED(MAX, 1, x);
-	add_output(k, "s", RR_KIND_ROWSCALAR, RED(SUM, 0, UN(EXP, BIN(SUB, x, m))));
-	analysed(k);
+	k = load_text("kernel exact_max\n in x : row\n out s : rowscalar\n"
+	              " m = max(x, exact)\n s = sum(exp(x - m))\n");
 	CHECK(k->analysis.online_rewrites == 0 && k->analysis.rounds == 2);
-	free_kernel(k);
+	CHECK(k->analysis.exact_reductions == 1);
+	rr_kernel_free(k);
 }
 
 static void test_not_a_pair(void)
 {
 	/* sum(exp(y - max(x))): the max is of another row, so no online pair. */
-	rr_kernel *k = rr__kernel_new("other_row");
-	int x = add_input(k, "x", RR_KIND_ROW);
-	int y = add_input(k, "y", RR_KIND_ROW);
-	int m = RED(MAX, 0, x);
-	add_output(k, "s", RR_KIND_ROWSCALAR, RED(SUM, 0, UN(EXP, BIN(SUB, y, m))));
-	analysed(k);
+	rr_kernel *k = load_text("kernel other_row\n in x : row\n in y : row\n out s : rowscalar\n"
+	                         " m = max(x)\n s = sum(exp(y - m))\n");
 	CHECK(k->analysis.online_rewrites == 0 && k->analysis.rounds == 2);
 	CHECK(k->analysis.reductions == 2);
 	CHECK_READS(k, 1, "x");
 	CHECK_READS(k, 2, "y");
-	CHECK(rr__analysis_needs_storage(k) == 0); /* each row input read in one round only */
-	free_kernel(k);
+	CHECK(rr__analysis_needs_storage(k) == 0); /* each row input is read in one round only */
+	rr_kernel_free(k);
 
 	/* sum(exp(m - x)) has the operands the other way round. */
-	k = rr__kernel_new("reversed");
-	x = add_input(k, "x", RR_KIND_ROW);
-	m = RED(MAX, 0, x);
-	add_output(k, "s", RR_KIND_ROWSCALAR, RED(SUM, 0, UN(EXP, BIN(SUB, m, x))));
-	analysed(k);
+	k = load_text("kernel reversed\n in x : row\n out s : rowscalar\n"
+	              " m = max(x)\n s = sum(exp(m - x))\n");
 	CHECK(k->analysis.online_rewrites == 0 && k->analysis.rounds == 2);
-	free_kernel(k);
+	rr_kernel_free(k);
 }
 
-/* mean = sum(x); c = x - mean; (max, sum(exp(c - m))) fuse at level 2; then a third round. */
+/* mean = sum(x) / N; c = x - mean; (max, sum(exp(c - m))) fuse at level 2; then a third round. */
 static void test_three_rounds(void)
 {
-	rr_kernel *k = rr__kernel_new("three");
-	int x = add_input(k, "x", RR_KIND_ROW);
-	int w = add_input(k, "w", RR_KIND_COL);
-	int mean = BIN(DIV, RED(SUM, 0, x), rr__ir_n(k));
-	int c = BIN(SUB, x, mean);
-	int m = RED(MAX, 0, c);
-	int s = RED(SUM, 0, UN(EXP, BIN(SUB, c, m)));
-	int p = BIN(MUL, BIN(DIV, UN(EXP, BIN(SUB, c, m)), s), w);
-	int q = RED(MIN, 0, p);
-	add_output(k, "y", RR_KIND_ROW, BIN(SUB, p, q));
-	add_output(k, "q", RR_KIND_ROWSCALAR, q);
-	analysed(k);
+	rr_kernel *k = load_text("kernel three\n in x : row\n in w : col\n"
+	                         " out y : row\n out q : rowscalar\n"
+	                         " mean = sum(x) / N\n c = x - mean\n m = max(c)\n"
+	                         " s = sum(exp(c - m))\n p = exp(c - m) / s * w\n"
+	                         " q = min(p)\n y = p - q\n");
+	int x = node_of(k, "x"), w = node_of(k, "w"), mean = node_of(k, "mean");
+	int c = node_of(k, "c"), m = node_of(k, "m"), s = node_of(k, "s");
+	int p = node_of(k, "p"), q = node_of(k, "q");
 	const rr__analysis *a = &k->analysis;
 	CHECK(a->rounds == 3);
 	CHECK(a->online_rewrites == 1 && a->reductions == 3);
@@ -348,8 +269,10 @@ static void test_three_rounds(void)
 	unsigned char needed[RR_MAX_NODES];
 	CHECK(rr__analysis_elem_needs(k, 1, needed) == 1 && needed[x]);
 	CHECK(rr__analysis_elem_needs(k, 2, needed) == 2 && needed[x] && needed[c]);
+	/* p = exp(c - m) / s * w: p, the division, exp, c - m, c, x, w */
 	CHECK(rr__analysis_elem_needs(k, 3, needed) == 7 && needed[p] && needed[w]);
 	CHECK(rr__analysis_elem_needs(k, 4, needed) == 8);
+	CHECK(count_marked(needed, k->n_nodes) == 8);
 	CHECK_READS(k, 1, "x");
 	CHECK_READS(k, 2, "x");
 	CHECK_READS(k, 3, "x,w");
@@ -358,21 +281,30 @@ static void test_three_rounds(void)
 	CHECK(rr__analysis_scalars_after(k, 1, ready) == 1 && ready[mean]);
 	CHECK(rr__analysis_scalars_after(k, 3, ready) == 0);
 	CHECK(rr__analysis_needs_storage(k) == 1);
-	CHECK(count_marked(needed, k->n_nodes) == 8);
-	free_kernel(k);
+	rr_kernel_free(k);
 }
 
 static void test_no_reduction(void)
 {
-	rr_kernel *k = rr__kernel_new("scale");
-	int x = add_input(k, "x", RR_KIND_ROW);
-	int alpha = add_input(k, "alpha", RR_KIND_PARAM);
-	add_output(k, "y", RR_KIND_ROW, BIN(MUL, x, alpha));
-	analysed(k);
+	rr_kernel *k = load_text("kernel scale\n in x : row\n param alpha = 2\n out y : row\n"
+	                         " y = x * alpha\n");
 	CHECK(k->analysis.rounds == 0 && k->analysis.reductions == 0);
 	CHECK_READS(k, 1, "x"); /* round 1 is the output phase */
 	CHECK(rr__analysis_needs_storage(k) == 0);
-	free_kernel(k);
+	rr_kernel_free(k);
+}
+
+/* Hand-built kernels with operands after their users are refused, not read out of bounds. */
+static void test_malformed(void)
+{
+	rr_kernel *k = load_builtin("sum");
+	rr__node saved = k->nodes[0];
+	k->nodes[0].a = k->n_nodes - 1;
+	CHECK(rr__analyze(k) == RR_ERR_INTERNAL);
+	CHECK(k->analysis.level == NULL);
+	k->nodes[0] = saved;
+	CHECK(rr__analyze(k) == RR_OK && k->analysis.rounds == 1);
+	rr_kernel_free(k);
 }
 
 int main(void)
@@ -386,5 +318,6 @@ int main(void)
 	test_not_a_pair();
 	test_three_rounds();
 	test_no_reduction();
+	test_malformed();
 	return rr_test_finish("test_analysis");
 }

@@ -6,99 +6,19 @@
 #include <string.h>
 #include <time.h>
 
-#include "analysis/analysis.h"
 #include "harness.h"
 #include "spec/ir.h"
 #include "util/util.h"
 
 static unsigned long long rng;
 
-/* ---------------------------------------------------------------- hand-built kernels */
+/* ---------------------------------------------------------------- kernels */
 
-static int add_input(rr_kernel *k, const char *name, rr_kind kind)
+static rr_kernel *load_builtin(const char *name)
 {
-	int i = k->n_inputs++;
-	snprintf(k->inputs[i].name, RR_MAX_NAME, "%s", name);
-	k->inputs[i].kind = kind;
-	k->inputs[i].node = rr__ir_input(k, i);
-	return k->inputs[i].node;
-}
-
-static void add_output(rr_kernel *k, const char *name, rr_kind kind, int node)
-{
-	int j = k->n_outputs++;
-	snprintf(k->outputs[j].name, RR_MAX_NAME, "%s", name);
-	k->outputs[j].kind = kind;
-	k->outputs[j].node = node;
-}
-
-static void free_kernel(rr_kernel *k)
-{
-	if (!k)
-		return;
-	rr__analysis_free(&k->analysis);
-	free(k->nodes);
-	free(k->bindings);
-	free(k->text);
-	free(k);
-}
-
-#define BIN(op, a, b) rr__ir_binary(k, RR_OP_##op, (a), (b))
-#define UN(op, a) rr__ir_unary(k, RR_OP_##op, (a))
-#define RED(r, a) rr__ir_reduce(k, RR_REDUCE_##r, 0, (a))
-
-static int layer_norm_body(rr_kernel *k, int h, int w, int b, int eps)
-{
-	int n = rr__ir_n(k);
-	int mean = BIN(DIV, RED(SUM, h), n);
-	int d = BIN(SUB, h, mean);
-	int var = BIN(DIV, RED(SUM, BIN(MUL, d, d)), n);
-	int inv = UN(RSQRT, BIN(ADD, var, eps));
-	return BIN(ADD, BIN(MUL, BIN(MUL, d, inv), w), b);
-}
-
-/* The six built-in specs, built node by node. */
-static rr_kernel *build_builtin(const char *name)
-{
-	rr_kernel *k = rr__kernel_new(name);
-	if (strcmp(name, "sum") == 0) {
-		int x = add_input(k, "x", RR_KIND_ROW);
-		add_output(k, "s", RR_KIND_ROWSCALAR, RED(SUM, x));
-	} else if (strcmp(name, "softmax") == 0) {
-		int x = add_input(k, "x", RR_KIND_ROW);
-		int e = UN(EXP, BIN(SUB, x, RED(MAX, x)));
-		add_output(k, "y", RR_KIND_ROW, BIN(DIV, e, RED(SUM, e)));
-	} else if (strcmp(name, "rmsnorm") == 0) {
-		int x = add_input(k, "x", RR_KIND_ROW);
-		int w = add_input(k, "w", RR_KIND_COL);
-		int eps = add_input(k, "eps", RR_KIND_PARAM);
-		int ss = RED(SUM, BIN(MUL, x, x));
-		int inv = UN(RSQRT, BIN(ADD, BIN(DIV, ss, rr__ir_n(k)), eps));
-		add_output(k, "y", RR_KIND_ROW, BIN(MUL, BIN(MUL, x, inv), w));
-	} else if (strcmp(name, "layernorm") == 0) {
-		int x = add_input(k, "x", RR_KIND_ROW);
-		int w = add_input(k, "w", RR_KIND_COL);
-		int b = add_input(k, "b", RR_KIND_COL);
-		int eps = add_input(k, "eps", RR_KIND_PARAM);
-		add_output(k, "y", RR_KIND_ROW, layer_norm_body(k, x, w, b, eps));
-	} else if (strcmp(name, "add_layernorm") == 0) {
-		int x = add_input(k, "x", RR_KIND_ROW);
-		int r = add_input(k, "r", RR_KIND_ROW);
-		int w = add_input(k, "w", RR_KIND_COL);
-		int b = add_input(k, "b", RR_KIND_COL);
-		int eps = add_input(k, "eps", RR_KIND_PARAM);
-		int h = BIN(ADD, x, r);
-		add_output(k, "y", RR_KIND_ROW, layer_norm_body(k, h, w, b, eps));
-		add_output(k, "h", RR_KIND_ROW, h);
-	} else if (strcmp(name, "cross_entropy") == 0) {
-		int x = add_input(k, "x", RR_KIND_ROW);
-		add_input(k, "t", RR_KIND_INDEX);
-		int m = RED(MAX, x);
-		int s = RED(SUM, UN(EXP, BIN(SUB, x, m)));
-		add_output(k, "loss", RR_KIND_ROWSCALAR,
-		           BIN(SUB, BIN(ADD, m, UN(LOG, s)), rr__ir_gather(k, 0, 1)));
-	}
-	rr__analyze(k);
+	rr_kernel *k = NULL;
+	rr_status status = rr_kernel_load_builtin(name, &k);
+	CHECKF(status == RR_OK, "loading built-in %s: %s", name, rr_last_error());
 	return k;
 }
 
@@ -262,7 +182,9 @@ static double max_error(const double *got, const double *expect, size_t count)
 
 static void compare_builtin(const char *name, int64_t rows, int64_t cols, rr_dtype dtype)
 {
-	rr_kernel *k = build_builtin(name);
+	rr_kernel *k = load_builtin(name);
+	if (!k)
+		return;
 	problem p = make_problem(rows, cols, dtype);
 	size_t mn = (size_t)(rows * cols);
 	double *y = malloc(mn * sizeof *y), *h = malloc(mn * sizeof *h);
@@ -291,7 +213,7 @@ static void compare_builtin(const char *name, int64_t rows, int64_t cols, rr_dty
 	free(h);
 	free(scalar);
 	free_problem(&p);
-	free_kernel(k);
+	rr_kernel_free(k);
 }
 
 static const char *const builtins[] = {"sum",       "softmax",       "rmsnorm",
@@ -320,17 +242,17 @@ static void test_dtypes(void)
 /* Every operator once, against a plain loop: a rowscalar input, min reductions, unary ops. */
 static void test_all_ops(void)
 {
-	rr_kernel *k = rr__kernel_new("all_ops");
-	int x = add_input(k, "x", RR_KIND_ROW);
-	int a = add_input(k, "a", RR_KIND_ROWSCALAR);
-	int ax = UN(ABS, x);
-	int e = BIN(MUL, UN(TANH, x), UN(SQRT, BIN(ADD, ax, rr__ir_const(k, 1.0))));
-	e = BIN(ADD, BIN(SUB, e, BIN(MIN, x, a)), BIN(MAX, UN(NEG, x), a));
-	int lo = RED(MIN, x);
-	add_output(k, "y", RR_KIND_ROW, BIN(DIV, e, UN(EXP, lo)));
-	add_output(k, "z", RR_KIND_ROWSCALAR, BIN(MUL, UN(LOG, RED(SUM, ax)), lo));
-	rr__analyze(k);
-
+	static const char text[] =
+	    "kernel all_ops\n in x : row\n in a : rowscalar\n"
+	    " out y : row\n out z : rowscalar\n"
+	    " ax = abs(x)\n lo = min(x)\n"
+	    " y = (tanh(x) * sqrt(ax + 1) - min(x, a) + max(-x, a)) / exp(lo)\n"
+	    " z = log(sum(ax)) * lo\n";
+	rr_kernel *k = NULL;
+	CHECKF(rr_kernel_load_string(text, strlen(text), "<all_ops>", &k) == RR_OK, "%s",
+	       rr_last_error());
+	if (!k)
+		return;
 	int64_t rows = 5, cols = 77;
 	typed xt = random_typed(RR_F32, (size_t)(rows * cols), -3, 3);
 	typed at = random_typed(RR_F64, (size_t)rows, -1, 1);
@@ -360,12 +282,14 @@ static void test_all_ops(void)
 	free(y);
 	free_typed(&xt);
 	free_typed(&at);
-	free_kernel(k);
+	rr_kernel_free(k);
 }
 
 static void test_bad_arguments(void)
 {
-	rr_kernel *k = build_builtin("cross_entropy");
+	rr_kernel *k = load_builtin("cross_entropy");
+	if (!k)
+		return;
 	problem p = make_problem(3, 40, RR_F32);
 	rr_arg args[2];
 	double loss[3];
@@ -405,7 +329,7 @@ static void test_bad_arguments(void)
 	CHECK(rr_reference_run(k, 3, 40, args, outputs) == RR_ERR_INVALID_ARG);
 	CHECK(strstr(rr_last_error(), "'x'") != NULL);
 	free_problem(&p);
-	free_kernel(k);
+	rr_kernel_free(k);
 }
 
 int main(void)
