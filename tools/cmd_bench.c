@@ -1,9 +1,501 @@
-/* rowreduce bench: placeholder until its issue lands. */
+/* rowreduce bench: measures kernels over shapes and dtypes under the measurement contract
+ * (validation first, phases sampled separately, ceilings in the same run) and writes
+ * results.json, results.md and plot.svg into --out. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "commands.h"
+#include "measure/measure.h"
+#include "rowreduce.h"
+#include "util/util.h"
+
+#define MAX_KERNELS 64
+#define MAX_DTYPES 3
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: rowreduce bench --kernels K[,K...]|all (--suite NAME|FILE | --shapes MxN[,MxN...])\n"
+		"                       --out DIR [--dtypes f32,bf16[,f16]] [--backend auto|cpu|cuda]\n"
+		"                       [--plan auto|tuned|W=..,V=..,...] [--samples 7] [--sample-ms 20]\n"
+		"                       [--warmup-ms 150] [--l2 hot|cold] [--seed S]\n"
+		"                       [--capture-sources] [--no-ceilings]\n"
+		"\n"
+		"Measures every kernel x dtype x shape. Each configuration is built, its outputs\n"
+		"poisoned, run once per buffer set and validated element by element against the\n"
+		"float64 reference; only then is it timed. Compilation, uploads and validation are\n"
+		"never inside a sample. A configuration that fails validation is reported with its\n"
+		"first failing element and never timed.\n"
+		"\n"
+		"  --kernels LIST       built-in names or kernel files, comma-separated; all = the six\n"
+		"                       built-ins\n"
+		"  --suite NAME|FILE    shapes from bench/suites/NAME.txt (seed, large) or a file with\n"
+		"                       one MxN per line ('#' comments)\n"
+		"  --shapes LIST        shapes MxN, comma-separated (e.g. 64x4096,1024x1024)\n"
+		"  --dtypes LIST        element types among f32, bf16, f16 (default f32,bf16)\n"
+		"  --backend B          auto (default: cuda when a GPU answers, else cpu), cpu or cuda\n"
+		"  --plan P             auto (default: the planner's choice), or a layout such as\n"
+		"                       W=32,V=4,U=1,R=1 (fields left out are chosen by the planner);\n"
+		"                       tuned needs the tuning database, which is not built yet\n"
+		"  --samples K          samples per phase, 1..100000 (default 7)\n"
+		"  --sample-ms T        target duration of one sample in ms; the batch size is\n"
+		"                       calibrated to it (default 20)\n"
+		"  --warmup-ms T        warm-up launches before the samples, in ms (default 150)\n"
+		"  --l2 hot|cold        hot (default): one buffer set, reused; cold: identical sets\n"
+		"                       rotated so the working set exceeds twice the L2 (the device's\n"
+		"                       L2; 64 MiB on cpu), at most 131072 sets\n"
+		"  --seed S             seed of the random inputs (default 1)\n"
+		"  --capture-sources    write each generated source to DIR/sources/\n"
+		"                       <kernel>-<dtype>-<M>x<N>.c (cpu) or .cu (cuda)\n"
+		"  --no-ceilings        skip the copy and read ceilings\n"
+		"  --out DIR            results folder, created if needed; checked for writing before\n"
+		"                       anything is measured\n"
+		"  -h, --help           this text\n"
+		"\n"
+		"Phases, each sampled separately and never subtracted from one another (µs per op):\n"
+		"  gpu         device events around a batch of launches on one stream, / batch\n"
+		"  gpu_graph   the batch captured once as a graph and replayed, events, / batch\n"
+		"  e2e         host wall time of the batch including launches and a final sync, / batch\n"
+		"  single      one launch + synchronize, host wall; a sample is the p50 of many\n"
+		"  single_gpu  the same launches timed by device events\n"
+		"On cpu only e2e and single exist; the others are recorded unavailable, never estimated.\n"
+		"\n"
+		"Ceilings (same phases, same run): a device-to-device copy (2 GiB on cuda, 256 MiB on\n"
+		"cpu; bytes read + written) for kernels that write a row output, and the built-in sum\n"
+		"over a 16384x32768 (cuda) or 2048x16384 (cpu) f32 matrix (bytes read) for the others.\n"
+		"TB/s = bytes_min / median, where bytes_min reads each input once and writes each\n"
+		"output once; the fraction of ceiling divides it by the same phase of the ceiling.\n"
+		"\n"
+		"Writes DIR/results.json (raw samples and provenance; docs/results-schema.md),\n"
+		"DIR/results.md (the tables) and DIR/plot.svg (TB/s against N). Progress goes to stderr.\n"
+		"\n"
+		"exit status: 0 every configuration validated and timed, 1 a validation failure,\n"
+		"2 bad usage or input (flag, suite, kernel, --out), a device error or a configuration\n"
+		"that could not be built or run (it is recorded in the results)\n");
+}
+
+typedef struct bench_options {
+	const char *kernels, *suite, *shapes, *dtypes, *backend, *plan, *l2, *out;
+	long samples;
+	double sample_ms, warmup_ms;
+	unsigned long long seed;
+	int capture_sources, no_ceilings;
+} bench_options;
+
+/* "--name value" or "--name=value"; the value, or NULL when argv[*i] is not --name. */
+static const char *option_value(int argc, char **argv, int *i, const char *name, int *missing)
+{
+	size_t length = strlen(name);
+	if (strncmp(argv[*i], name, length) != 0)
+		return NULL;
+	if (argv[*i][length] == '=')
+		return argv[*i] + length + 1;
+	if (argv[*i][length] != 0)
+		return NULL;
+	if (*i + 1 >= argc) {
+		*missing = 1;
+		return NULL;
+	}
+	return argv[++*i];
+}
+
+static int parse_number(const char *flag, const char *text, double lo, double hi, double *out)
+{
+	char *end = NULL;
+	errno = 0;
+	double value = strtod(text, &end);
+	if (!*text || *end || errno || !(value >= lo && value <= hi))
+		return rr_tool_fail(2, "%s '%s' is not a number from %g to %g", flag, text, lo, hi);
+	*out = value;
+	return 0;
+}
+
+static int parse_value(bench_options *o, const char *flag, const char *v)
+{
+	double number = 0;
+	if (strcmp(flag, "--samples") == 0) {
+		if (parse_number(flag, v, 1, 100000, &number))
+			return 2;
+		if (number != floor(number))
+			return rr_tool_fail(2, "--samples '%s' is not a whole number", v);
+		o->samples = (long)number;
+	} else if (strcmp(flag, "--sample-ms") == 0) {
+		if (parse_number(flag, v, 0.001, 60000, &o->sample_ms))
+			return 2;
+	} else if (strcmp(flag, "--warmup-ms") == 0) {
+		if (parse_number(flag, v, 0, 600000, &o->warmup_ms))
+			return 2;
+	} else if (strcmp(flag, "--seed") == 0) {
+		char *end = NULL;
+		errno = 0;
+		o->seed = strtoull(v, &end, 10);
+		if (!*v || *end || errno || v[0] == '-')
+			return rr_tool_fail(2, "--seed '%s' is not a non-negative integer", v);
+	}
+	return 0;
+}
+
+static int parse_options(int argc, char **argv, bench_options *o)
+{
+	static const char *const with_value[] = {"--kernels", "--suite", "--shapes", "--dtypes",
+						 "--backend", "--plan", "--l2", "--out", "--samples",
+						 "--sample-ms", "--warmup-ms", "--seed"};
+	const char **slots[] = {&o->kernels, &o->suite, &o->shapes, &o->dtypes,
+				&o->backend, &o->plan, &o->l2, &o->out};
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--capture-sources") == 0) {
+			o->capture_sources = 1;
+			continue;
+		}
+		if (strcmp(argv[i], "--no-ceilings") == 0) {
+			o->no_ceilings = 1;
+			continue;
+		}
+		int matched = 0, missing = 0;
+		for (size_t f = 0; f < sizeof with_value / sizeof *with_value && !matched; f++) {
+			const char *v = option_value(argc, argv, &i, with_value[f], &missing);
+			if (missing)
+				return rr_tool_fail(2, "%s needs a value (see rowreduce bench --help)",
+						    with_value[f]);
+			if (!v)
+				continue;
+			matched = 1;
+			if (f < sizeof slots / sizeof *slots)
+				*slots[f] = v;
+			else if (parse_value(o, with_value[f], v))
+				return 2;
+		}
+		if (!matched)
+			return rr_tool_fail(2, "unknown option '%s' (see rowreduce bench --help)", argv[i]);
+	}
+	if (!o->kernels || !o->out || (!o->suite == !o->shapes))
+		return rr_tool_fail(2, "bench needs --kernels, exactly one of --suite and --shapes, and "
+				       "--out (see rowreduce bench --help)");
+	if (strcmp(o->l2, "hot") != 0 && strcmp(o->l2, "cold") != 0)
+		return rr_tool_fail(2, "--l2 '%s' is not hot or cold", o->l2);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- what to measure */
+
+typedef struct bench_plan {
+	rr_kernel *kernels[MAX_KERNELS];
+	int n_kernels;
+	rr_dtype dtypes[MAX_DTYPES];
+	int n_dtypes;
+	rr__shape_list shapes;
+	int has_layout;
+	rr_layout layout;
+} bench_plan;
+
+static void plan_free(bench_plan *p)
+{
+	for (int k = 0; k < p->n_kernels; k++)
+		rr_kernel_free(p->kernels[k]);
+	rr__shape_list_free(&p->shapes);
+}
+
+static int load_kernel(bench_plan *p, const char *name)
+{
+	if (p->n_kernels == MAX_KERNELS)
+		return rr_tool_fail(2, "at most %d kernels per bench", MAX_KERNELS);
+	for (int k = 0; k < p->n_kernels; k++)
+		if (strcmp(rr_kernel_name(p->kernels[k]), name) == 0)
+			return 0; /* listed twice: measure once */
+	if (rr_kernel_load(name, &p->kernels[p->n_kernels]) != RR_OK)
+		return rr_tool_fail(2, "cannot load kernel '%s': %s", name, rr_last_error());
+	p->n_kernels++;
+	return 0;
+}
+
+static int load_kernels(bench_plan *p, const char *list)
+{
+	if (strcmp(list, "all") == 0) {
+		for (const char *const *name = rr_builtin_names(); *name; name++)
+			if (load_kernel(p, *name))
+				return 2;
+		return 0;
+	}
+	char *copy = strdup(list), *save = NULL;
+	if (!copy)
+		return rr_tool_fail(2, "out of memory");
+	int code = 0;
+	for (char *name = strtok_r(copy, ",", &save); name && !code; name = strtok_r(NULL, ",", &save))
+		code = load_kernel(p, name);
+	free(copy);
+	if (!code && p->n_kernels == 0)
+		code = rr_tool_fail(2, "--kernels '%s' names no kernel", list);
+	return code;
+}
+
+static int parse_dtypes(bench_plan *p, const char *list)
+{
+	char *copy = strdup(list), *save = NULL;
+	if (!copy)
+		return rr_tool_fail(2, "out of memory");
+	int code = 0;
+	for (char *name = strtok_r(copy, ",", &save); name && !code; name = strtok_r(NULL, ",", &save)) {
+		rr_dtype dtype;
+		if (rr_dtype_parse(name, &dtype) != RR_OK ||
+		    (dtype != RR_F32 && dtype != RR_BF16 && dtype != RR_F16)) {
+			code = rr_tool_fail(2, "--dtypes: '%s' is not one of f32, bf16, f16", name);
+			break;
+		}
+		int seen = 0;
+		for (int d = 0; d < p->n_dtypes; d++)
+			seen |= p->dtypes[d] == dtype;
+		if (!seen)
+			p->dtypes[p->n_dtypes++] = dtype;
+	}
+	free(copy);
+	if (!code && p->n_dtypes == 0)
+		code = rr_tool_fail(2, "--dtypes '%s' names no dtype (allowed: f32, bf16, f16)", list);
+	return code;
+}
+
+static int prepare(bench_plan *p, const bench_options *o)
+{
+	if (strcmp(o->plan, "tuned") == 0)
+		return rr_tool_fail(2, "tuned plans need the tuning database (not built yet); use "
+				       "--plan auto or a layout such as W=32,V=4");
+	if (strcmp(o->plan, "auto") != 0) {
+		if (rr_layout_parse(o->plan, &p->layout) != RR_OK)
+			return rr_tool_fail(2, "--plan '%s': %s", o->plan, rr_last_error());
+		p->has_layout = 1;
+	}
+	if (load_kernels(p, o->kernels) || parse_dtypes(p, o->dtypes))
+		return 2;
+	rr_status status = o->suite ? rr__suite_load(o->suite, &p->shapes, NULL, 0)
+				    : rr__shapes_parse(o->shapes, &p->shapes);
+	if (status != RR_OK)
+		return rr_tool_fail(2, "%s: %s", o->suite ? "--suite" : "--shapes", rr_last_error());
+	return 0;
+}
+
+/* The results folder must take files before anything is measured. */
+static int check_out(const bench_options *o)
+{
+	char probe[4200];
+	if (rr__mkdir_p(o->out) != RR_OK)
+		return rr_tool_fail(2, "--out '%s' cannot be used: %s", o->out, rr_last_error());
+	snprintf(probe, sizeof probe, "%s/.rowreduce-write-probe", o->out);
+	if (rr__write_file_atomic(probe, "", 0) != RR_OK)
+		return rr_tool_fail(2, "--out '%s' is not writable: %s", o->out, rr_last_error());
+	unlink(probe);
+	if (o->capture_sources) {
+		snprintf(probe, sizeof probe, "%s/sources", o->out);
+		if (rr__mkdir_p(probe) != RR_OK)
+			return rr_tool_fail(2, "cannot create '%s': %s", probe, rr_last_error());
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- progress */
+
+typedef struct progress {
+	double start, rows_start, last_print;
+	int index, total, tty;
+	char label[160];
+} progress;
+
+static void progress_line(progress *g, const char *what)
+{
+	double now = rr__now(), elapsed = now - g->start;
+	if (!g->tty && now - g->last_print < 2.0)
+		return; /* logs get a line every few seconds, not every phase */
+	g->last_print = now;
+	char left[48] = "";
+	if (g->index > 0 && g->total > g->index)
+		snprintf(left, sizeof left, ", ~%.0f s left",
+			 (now - g->rows_start) / g->index * (g->total - g->index));
+	fprintf(stderr, "%s%s: %s, %.1f s elapsed%s%s", g->tty ? "\r\033[K" : "", g->label, what,
+		elapsed, left, g->tty ? "" : "\n");
+	fflush(stderr);
+}
+
+static void on_phase(void *context, const char *phase)
+{
+	char what[64];
+	snprintf(what, sizeof what, "%s phase", phase);
+	progress_line(context, what);
+}
+
+static void progress_end(progress *g)
+{
+	if (g->tty && g->last_print > 0)
+		fputs("\r\033[K", stderr);
+}
+
+/* ---------------------------------------------------------------- the run */
+
+static void capture_source(const bench_options *o, rr_device *device, rr_program *program,
+			   rr__row_result *row)
+{
+	char path[4400];
+	snprintf(row->source_file, sizeof row->source_file, "sources/%s-%s-%lldx%lld.%s",
+		 row->kernel, rr_dtype_name(row->dtype), (long long)row->rows,
+		 (long long)row->cols, strcmp(device->ops->name, "cuda") == 0 ? "cu" : "c");
+	snprintf(path, sizeof path, "%s/%s", o->out, row->source_file);
+	const char *source = rr_program_source(program);
+	if (rr__write_file_atomic(path, source, strlen(source)) != RR_OK) {
+		fprintf(stderr, "rowreduce: %s\n", rr_last_error());
+		row->source_file[0] = 0;
+	}
+}
+
+static void report_row(const rr__row_result *row)
+{
+	if (row->state == RR_ROW_INVALID)
+		fprintf(stderr,
+			"rowreduce: %s %s %lldx%lld FAILED validation (not timed): output '%s' of "
+			"set %d at row %lld, column %lld: got %.9g, expected %.9g (tolerance %.3g)\n",
+			row->kernel, rr_dtype_name(row->dtype), (long long)row->rows,
+			(long long)row->cols, row->validation.failed_output, row->validation.failed_set,
+			(long long)row->validation.failed_row, (long long)row->validation.failed_col,
+			row->validation.failed_got, row->validation.failed_expected,
+			row->validation.failed_tolerance);
+	else if (row->state == RR_ROW_ERROR)
+		fprintf(stderr, "rowreduce: %s %s %lldx%lld not measured: %s\n", row->kernel,
+			rr_dtype_name(row->dtype), (long long)row->rows, (long long)row->cols,
+			row->error);
+}
+
+static rr_status bench_one(const bench_options *o, const bench_plan *p, rr_device *device,
+			   const rr__bench_options *options, rr_kernel *kernel, rr_dtype dtype,
+			   int64_t rows, int64_t cols, rr__row_result *row)
+{
+	rr_program *program = NULL;
+	rr_status status = rr_program_build(device, kernel, dtype, rows, cols,
+					    p->has_layout ? &p->layout : NULL, &program);
+	if (status != RR_OK) {
+		snprintf(row->kernel, sizeof row->kernel, "%s", rr_kernel_name(kernel));
+		snprintf(row->kernel_hash, sizeof row->kernel_hash, "%s",
+			 rr_kernel_source_hash(kernel));
+		row->dtype = dtype;
+		row->rows = rows;
+		row->cols = cols;
+		row->bytes_min = rr__bytes_min(kernel, dtype, rows, cols);
+		row->ceiling = rr__kernel_writes_row(kernel) ? RR_CEILING_COPY : RR_CEILING_READ;
+		row->state = RR_ROW_ERROR;
+		snprintf(row->error, sizeof row->error, "%s", rr_last_error());
+		for (int ph = 0; ph < RR__PHASE_COUNT; ph++)
+			rr__phase_result_unavailable(&row->phases[ph], "not built");
+		return status;
+	}
+	status = rr__bench_program(device, program, rows, options, row);
+	if (o->capture_sources)
+		capture_source(o, device, program, row);
+	rr_program_free(program);
+	return status;
+}
+
+static int run_rows(const bench_options *o, const bench_plan *p, rr_device *device,
+		    const rr__bench_options *options, rr__results *results, progress *g)
+{
+	g->total = p->n_kernels * p->n_dtypes * p->shapes.count;
+	g->rows_start = rr__now();
+	for (int k = 0; k < p->n_kernels; k++)
+		for (int d = 0; d < p->n_dtypes; d++)
+			for (int s = 0; s < p->shapes.count; s++) {
+				rr__row_result *row = rr__results_add_row(results);
+				if (!row)
+					return rr_tool_fail(2, "%s", rr_last_error());
+				snprintf(g->label, sizeof g->label, "[%d/%d] %s %s %lldx%lld",
+					 g->index + 1, g->total, rr_kernel_name(p->kernels[k]),
+					 rr_dtype_name(p->dtypes[d]), (long long)p->shapes.rows[s],
+					 (long long)p->shapes.cols[s]);
+				progress_line(g, "build and validation");
+				bench_one(o, p, device, options, p->kernels[k], p->dtypes[d],
+					  p->shapes.rows[s], p->shapes.cols[s], row);
+				report_row(row);
+				g->index++;
+			}
+	return 0;
+}
+
+static int write_results(const bench_options *o, rr__results *results)
+{
+	char path[4200];
+	const char *names[] = {"results.json", "results.md", "plot.svg"};
+	rr_status (*writers[])(const rr__results *, const char *) = {
+		rr__results_write_json, rr__results_write_md, rr__results_write_svg};
+	for (int i = 0; i < 3; i++) {
+		snprintf(path, sizeof path, "%s/%s", o->out, names[i]);
+		if (writers[i](results, path) != RR_OK)
+			return rr_tool_fail(2, "%s", rr_last_error());
+	}
+	int counts[3] = {0, 0, 0};
+	for (int i = 0; i < results->n_rows; i++)
+		counts[results->rows[i].state]++;
+	printf("%d configurations: %d validated and timed, %d failed validation, %d not measured\n",
+	       results->n_rows, counts[RR_ROW_MEASURED], counts[RR_ROW_INVALID],
+	       counts[RR_ROW_ERROR]);
+	printf("wrote %s/results.json, %s/results.md and %s/plot.svg\n", o->out, o->out, o->out);
+	return counts[RR_ROW_ERROR] ? 2 : counts[RR_ROW_INVALID] ? 1 : 0;
+}
+
+static int run(int argc, char **argv, const bench_options *o, const bench_plan *p)
+{
+	rr_device *device = NULL;
+	if (rr_device_open(o->backend, &device) != RR_OK)
+		return rr_tool_fail(2, "cannot open backend '%s': %s", o->backend, rr_last_error());
+	rr__results results = {0};
+	rr__run_info *info = &results.info;
+	rr__run_info_collect(info, device, argc, argv);
+	progress g = {.start = rr__now(), .tty = isatty(2)};
+	rr__bench_options options = {
+		.measure = {.samples = (int)o->samples, .sample_ms = o->sample_ms,
+			    .warmup_ms = o->warmup_ms, .on_phase = on_phase, .on_phase_context = &g},
+		.l2_cold = strcmp(o->l2, "cold") == 0,
+		.l2_bytes = rr__bench_l2_bytes(device),
+		.seed = o->seed};
+	info->samples = (int)o->samples;
+	info->sample_ms = o->sample_ms;
+	info->warmup_ms = o->warmup_ms;
+	info->seed = o->seed;
+	info->l2_cold = options.l2_cold;
+	info->l2_bytes_used = options.l2_bytes;
+	info->ceilings_requested = !o->no_ceilings;
+	snprintf(info->plan_request, sizeof info->plan_request, "%s", o->plan);
+	if (!o->no_ceilings) {
+		snprintf(g.label, sizeof g.label, "[ceilings]");
+		rr__bench_ceilings(device, &options, results.ceilings);
+		for (int c = 0; c < RR__CEILING_COUNT; c++)
+			if (!results.ceilings[c].measured)
+				fprintf(stderr, "rowreduce: the %s ceiling was not measured: %s\n",
+					rr__ceiling_name((rr__ceiling_id)c), results.ceilings[c].error);
+	}
+	int code = run_rows(o, p, device, &options, &results, &g);
+	progress_end(&g);
+	info->wall_seconds = rr__now() - g.start;
+	rr__results_apply_ceilings(&results);
+	if (code == 0)
+		code = write_results(o, &results);
+	rr__results_free(&results);
+	rr_device_close(device);
+	return code;
+}
 
 int rr_cmd_bench(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return rr_tool_fail(2, "'bench' is not built yet");
+	if (rr_tool_wants_help(argc, argv)) {
+		usage(stdout);
+		return 0;
+	}
+	bench_options o = {.dtypes = "f32,bf16", .backend = "auto", .plan = "auto", .l2 = "hot",
+			   .samples = 7, .sample_ms = 20, .warmup_ms = 150, .seed = 1};
+	if (parse_options(argc, argv, &o))
+		return 2;
+	bench_plan p = {0};
+	int code = prepare(&p, &o);
+	if (code == 0)
+		code = check_out(&o);
+	if (code == 0)
+		code = run(argc, argv, &o, &p);
+	plan_free(&p);
+	return code;
 }

@@ -129,7 +129,8 @@ typedef struct rr__row_result {
 	char source_hash[65];  /* generated source */
 	char binary_hash[65];  /* compiled cubin or shared object */
 	char source_file[300]; /* relative to the results folder; "" unless captured */
-	int buffer_sets;
+	int buffer_sets;          /* identical input/output sets the launches rotate through */
+	int64_t working_set_bytes; /* bytes_min x buffer_sets */
 	rr__validation_summary validation;
 	int64_t bytes_min;
 	rr__ceiling_id ceiling; /* copy for kernels that write a row output, else read */
@@ -139,7 +140,7 @@ typedef struct rr__row_result {
 typedef struct rr__ceiling_result {
 	int measured;
 	char error[256]; /* why it is missing when !measured */
-	char description[256];
+	char description[512];
 	int64_t bytes;   /* bytes counted per operation */
 	int64_t rows, cols; /* the read ceiling's matrix; 0 for the copy */
 	rr__phase_result phases[RR__PHASE_COUNT];
@@ -165,6 +166,7 @@ typedef struct rr__run_info {
 	int library_static; /* the library is linked into the binary (same hash) */
 	int samples;
 	double sample_ms, warmup_ms;
+	uint64_t seed;
 	int l2_cold;
 	int64_t l2_bytes_used; /* the L2 size the cold rotation is sized against */
 	int ceilings_requested;
@@ -196,6 +198,35 @@ rr_status rr__results_write_md(const rr__results *results, const char *path);
 rr_status rr__results_write_svg(const rr__results *results, const char *path);
 /* The results.md text (the caller frees buf). */
 rr_status rr__results_format_md(const rr__results *results, rr__buf *buf);
+
+/* ---------------------------------------------------------------- benchmarking (bench.c) */
+
+typedef struct rr__bench_options {
+	rr__measure_config measure;
+	int l2_cold;      /* rotate buffer sets past twice the L2 */
+	int64_t l2_bytes; /* the L2 size the rotation is sized against (rr__bench_l2_bytes) */
+	uint64_t seed;    /* random inputs */
+} rr__bench_options;
+
+/* Minimal bytes of one launch, from the kernel's declared inputs and outputs: each row, col,
+ * rowscalar and index input read once (a col input once, not once per row), each output
+ * written once; params move nothing. */
+int64_t rr__bytes_min(const rr_kernel *kernel, rr_dtype dtype, int64_t rows, int64_t cols);
+/* 1 when the kernel writes a row output (its ceiling is the copy), else 0 (the read pass). */
+int rr__kernel_writes_row(const rr_kernel *kernel);
+/* The L2 size cold mode sizes against: the device's, or 64 MiB on cpu (and when unknown). */
+int64_t rr__bench_l2_bytes(rr_device *device);
+
+/* Benchmarks a built program over `rows` rows: allocates the buffer sets, validates every set's
+ * outputs in full (poisoned beforehand) and, only if all pass, times every phase. Fills `row`.
+ * RR_OK when the row was measured or found invalid (row->state says which); otherwise the
+ * status, with row->state RR_ROW_ERROR and row->error set. */
+rr_status rr__bench_program(rr_device *device, rr_program *program, int64_t rows,
+			    const rr__bench_options *options, rr__row_result *row);
+/* Measures the copy and read ceilings with the same phases; a ceiling that cannot be measured
+ * is recorded with measured = 0 and the reason. */
+void rr__bench_ceilings(rr_device *device, const rr__bench_options *options,
+			rr__ceiling_result ceilings[RR__CEILING_COUNT]);
 
 /* ---------------------------------------------------------------- shapes and suites (suite.c) */
 

@@ -291,8 +291,9 @@ static json_t *protocol_json(const rr__run_info *info)
 	json_t *l2 = json_pack("{s:s, s:I, s:I}", "mode", info->l2_cold ? "cold" : "hot", "l2_bytes",
 			       (json_int_t)info->l2_bytes_used, "working_set_target_bytes",
 			       (json_int_t)(info->l2_cold ? 2 * info->l2_bytes_used : 0));
-	return json_pack("{s:i, s:o, s:o, s:s, s:o, s:o, s:s, s:s}", "samples", info->samples,
+	return json_pack("{s:i, s:o, s:o, s:I, s:s, s:o, s:o, s:s, s:s}", "samples", info->samples,
 			 "sample_ms", number(info->sample_ms), "warmup_ms", number(info->warmup_ms),
+			 "seed", (json_int_t)info->seed,
 			 "plan", info->plan_request[0] ? info->plan_request : "auto", "phases", names,
 			 "l2", l2, "sample_unit", "us_per_op", "statistic",
 			 "median over samples; single and single_gpu samples are each the p50 of "
@@ -348,9 +349,10 @@ static json_t *row_json(const rr__row_result *row, const rr__run_info *info)
 	json_object_set_new(object, "source_sha256", text_or_null(row->source_hash));
 	json_object_set_new(object, "binary_sha256", text_or_null(row->binary_hash));
 	json_object_set_new(object, "source_file", text_or_null(row->source_file));
-	json_object_set_new(object, "l2", json_pack("{s:s, s:i}", "mode",
-						    info->l2_cold ? "cold" : "hot", "buffer_sets",
-						    row->buffer_sets));
+	json_object_set_new(object, "l2",
+			    json_pack("{s:s, s:i, s:I}", "mode", info->l2_cold ? "cold" : "hot",
+				      "buffer_sets", row->buffer_sets, "working_set_bytes",
+				      (json_int_t)row->working_set_bytes));
 	json_object_set_new(object, "validation", validation_json(&row->validation));
 	json_object_set_new(object, "bytes_min", json_integer(row->bytes_min));
 	json_object_set_new(object, "ceiling", json_string(rr__ceiling_name(row->ceiling)));

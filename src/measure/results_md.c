@@ -116,7 +116,7 @@ static void ceilings_table(rr__buf *buf, const rr__results *results, const int u
 			if (used[p])
 				phase_cell(buf, &ceiling->phases[p]);
 		if (ceiling->phases[headline].available)
-			rr__buf_printf(buf, " %.3f |\n", ceiling->phases[headline].tbps);
+			rr__buf_printf(buf, " %.3g |\n", ceiling->phases[headline].tbps);
 		else
 			rr__buf_printf(buf, " — |\n");
 	}
@@ -158,11 +158,11 @@ static void row_line(rr__buf *buf, const rr__row_result *row, const int used[],
 			phase_cell(buf, &row->phases[p]);
 	const rr__phase_result *main_phase = &row->phases[headline];
 	if (main_phase->available)
-		rr__buf_printf(buf, " %.3f |", main_phase->tbps);
+		rr__buf_printf(buf, " %.3g |", main_phase->tbps);
 	else
 		rr__buf_printf(buf, " — |");
 	if (main_phase->available && main_phase->fraction >= 0)
-		rr__buf_printf(buf, " %.2f (%s) |", main_phase->fraction,
+		rr__buf_printf(buf, " %.3g (%s) |", main_phase->fraction,
 			       rr__ceiling_name(row->ceiling));
 	else
 		rr__buf_printf(buf, " — |");
