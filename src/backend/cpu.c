@@ -25,17 +25,17 @@ extern char **environ;
 #define CPU_OUTPUT_LIMIT 65536
 
 /* Fixed flags: no reassociation beyond the plan (never -ffast-math), no fused multiply-add. */
-static const char *const base_flags[] = {"-O3",   "-march=native", "-ffp-contract=off", "-fPIC",
-					 "-shared", "-std=c11"};
+static const char *const base_flags[] = {"-O3",   "-march=native", "-ffp-contract=off",
+                                         "-fPIC", "-shared",       "-std=c11"};
 
 static atomic_long compiler_runs;
 static atomic_long temp_counter;
 
 typedef struct cpu_impl {
 	int threads;
-	pthread_mutex_t lock;     /* guards the two fields below */
-	char identity_cc[512];    /* the $RR_CC the identity was taken from */
-	char identity[256];       /* first line of `$RR_CC --version` */
+	pthread_mutex_t lock;  /* guards the two fields below */
+	char identity_cc[512]; /* the $RR_CC the identity was taken from */
+	char identity[256];    /* first line of `$RR_CC --version` */
 } cpu_impl;
 
 typedef struct cpu_module {
@@ -86,7 +86,7 @@ static rr_status run_captured(char *const argv[], rr__buf *output, int *exit_sta
 	int fds[2];
 	if (pipe(fds) != 0)
 		return rr__fail(RR_ERR_COMPILE, "cannot create a pipe for the C compiler: %s",
-				strerror(errno));
+		                strerror(errno));
 	/* Only the dup2'ed copies reach the compiler. */
 	fcntl(fds[0], F_SETFD, FD_CLOEXEC);
 	fcntl(fds[1], F_SETFD, FD_CLOEXEC);
@@ -100,9 +100,10 @@ static rr_status run_captured(char *const argv[], rr__buf *output, int *exit_sta
 	close(fds[1]);
 	if (error != 0) {
 		close(fds[0]);
-		return rr__fail(RR_ERR_COMPILE,
-				"cannot run the C compiler '%s': %s (set RR_CC to a working C compiler)",
-				argv[0], strerror(error));
+		return rr__fail(
+		    RR_ERR_COMPILE,
+		    "cannot run the C compiler '%s': %s (set RR_CC to a working C compiler)",
+		    argv[0], strerror(error));
 	}
 	char chunk[4096];
 	ssize_t n;
@@ -226,7 +227,7 @@ static rr_status load_module(rr_program *program, const char *so_path)
 		const char *why = dlerror();
 		free(module);
 		return rr__fail(RR_ERR_COMPILE, "cannot load the compiled kernel '%s': %s", so_path,
-				why ? why : "unknown reason");
+		                why ? why : "unknown reason");
 	}
 	module->kernel = (rr__cpu_kernel_fn)dlsym(module->handle, RR_CPU_KERNEL_SYMBOL);
 	module->scratch_floats = (rr__cpu_scratch_fn)dlsym(module->handle, RR_CPU_SCRATCH_SYMBOL);
@@ -234,7 +235,7 @@ static rr_status load_module(rr_program *program, const char *so_path)
 		dlclose(module->handle);
 		free(module);
 		return rr__fail(RR_ERR_COMPILE, "the compiled kernel '%s' lacks %s or %s", so_path,
-				RR_CPU_KERNEL_SYMBOL, RR_CPU_SCRATCH_SYMBOL);
+		                RR_CPU_KERNEL_SYMBOL, RR_CPU_SCRATCH_SYMBOL);
 	}
 	rr_status status = rr__sha256_file(so_path, program->binary_hash);
 	if (status != RR_OK) {
@@ -249,11 +250,11 @@ static rr_status load_module(rr_program *program, const char *so_path)
 /* Runs the compiler on `c_path` into `so_path` (through a temporary and a rename, so that
  * concurrent processes never load half a file). */
 static rr_status run_compiler(const rr_program *program, char **words, int count,
-			      const char *c_path, const char *so_path)
+                              const char *c_path, const char *so_path)
 {
 	char temp[4200];
 	snprintf(temp, sizeof temp, "%s.tmp.%ld.%ld", so_path, (long)getpid(),
-		 atomic_fetch_add(&temp_counter, 1));
+	         atomic_fetch_add(&temp_counter, 1));
 	words[count++] = "-o";
 	words[count++] = temp;
 	words[count++] = (char *)c_path;
@@ -264,17 +265,18 @@ static rr_status run_compiler(const rr_program *program, char **words, int count
 	atomic_fetch_add(&compiler_runs, 1);
 	rr_status status = run_captured(words, &output, &exit_status);
 	if (status == RR_OK && exit_status != 0) {
-		status = rr__fail(RR_ERR_COMPILE,
-				  "the C compiler '%s' rejected the generated source of kernel '%s' "
-				  "(exit status %d; source kept at %s)%s%s",
-				  words[0], program->kernel->name, exit_status, c_path,
-				  output.length ? ":\n" : " and printed nothing",
-				  output.data ? output.data : "");
+		status = rr__fail(
+		    RR_ERR_COMPILE,
+		    "the C compiler '%s' rejected the generated source of kernel '%s' "
+		    "(exit status %d; source kept at %s)%s%s",
+		    words[0], program->kernel->name, exit_status, c_path,
+		    output.length ? ":\n" : " and printed nothing", output.data ? output.data : "");
 	}
 	rr__buf_free(&output);
 	if (status == RR_OK && rename(temp, so_path) != 0)
-		status = rr__fail(RR_ERR_IO, "cannot move the compiled kernel into place at '%s': %s",
-				  so_path, strerror(errno));
+		status =
+		    rr__fail(RR_ERR_IO, "cannot move the compiled kernel into place at '%s': %s",
+		             so_path, strerror(errno));
 	if (status != RR_OK)
 		unlink(temp);
 	return status;
@@ -292,7 +294,7 @@ static rr_status cpu_compile(rr_device *device, rr_program *program)
 	for (size_t k = 0; k < sizeof base_flags / sizeof base_flags[0]; k++)
 		words[count++] = (char *)base_flags[k];
 	count += split_words(getenv("RR_CFLAGS"), flag_storage, sizeof flag_storage, words + count,
-			     CPU_MAX_WORDS);
+	                     CPU_MAX_WORDS);
 
 	/* The key: the source, the compiler's identity and every flag. */
 	char identity[256];
@@ -303,7 +305,8 @@ static rr_status cpu_compile(rr_device *device, rr_program *program)
 		rr__buf_printf(&key_text, "%s%s", k ? " " : "", words[k]);
 	if (key_text.failed) {
 		rr__buf_free(&key_text);
-		return rr__fail(RR_ERR_NOMEM, "out of memory compiling kernel '%s'", program->kernel->name);
+		return rr__fail(RR_ERR_NOMEM, "out of memory compiling kernel '%s'",
+		                program->kernel->name);
 	}
 	char key[65];
 	rr__sha256_hex(key_text.data, key_text.length, key);
@@ -313,7 +316,8 @@ static rr_status cpu_compile(rr_device *device, rr_program *program)
 	rr__cpu_cache_dir(dir, sizeof dir);
 	rr_status status = rr__mkdir_p(dir);
 	if (status != RR_OK)
-		return rr__fail_context(status, "cannot create the cpu compile cache (set RR_CACHE_DIR)");
+		return rr__fail_context(status,
+		                        "cannot create the cpu compile cache (set RR_CACHE_DIR)");
 	snprintf(c_path, sizeof c_path, "%s/%s.c", dir, key);
 	snprintf(so_path, sizeof so_path, "%s/%s.so", dir, key);
 	if (access(so_path, R_OK) == 0) {
@@ -356,7 +360,7 @@ static void *run_task(void *arg)
 {
 	const cpu_task *task = arg;
 	task->kernel(task->begin, task->end, task->cols, task->inputs, task->params, task->outputs,
-		     task->scratch);
+	             task->scratch);
 	return NULL;
 }
 
@@ -372,7 +376,7 @@ static int launch_threads(const cpu_impl *impl, int64_t rows)
 }
 
 static rr_status cpu_launch(rr_device *device, rr_program *program, int64_t rows,
-			    const rr_arg *inputs, void *const *outputs, void *stream)
+                            const rr_arg *inputs, void *const *outputs, void *stream)
 {
 	(void)stream;
 	const cpu_module *module = program->module;
@@ -389,20 +393,20 @@ static rr_status cpu_launch(rr_device *device, rr_program *program, int64_t rows
 	float *scratch = NULL;
 	if (stride > 0 && !(scratch = malloc((size_t)(stride * threads) * sizeof *scratch)))
 		return rr__fail(RR_ERR_NOMEM, "out of memory for %lld private slots per thread",
-				(long long)floats);
+		                (long long)floats);
 	cpu_task tasks[CPU_MAX_THREADS];
 	pthread_t ids[CPU_MAX_THREADS];
 	int started[CPU_MAX_THREADS] = {0};
 	for (int t = 0; t < threads; t++) {
 		tasks[t] = (cpu_task){
-			.kernel = module->kernel,
-			.begin = rows * t / threads,
-			.end = rows * (t + 1) / threads,
-			.cols = program->cols,
-			.inputs = pointers,
-			.params = params,
-			.outputs = outputs,
-			.scratch = scratch ? scratch + stride * t : NULL,
+		    .kernel = module->kernel,
+		    .begin = rows * t / threads,
+		    .end = rows * (t + 1) / threads,
+		    .cols = program->cols,
+		    .inputs = pointers,
+		    .params = params,
+		    .outputs = outputs,
+		    .scratch = scratch ? scratch + stride * t : NULL,
 		};
 		if (t > 0)
 			started[t] = pthread_create(&ids[t], NULL, run_task, &tasks[t]) == 0;
@@ -444,8 +448,7 @@ static rr_status cpu_copy_bytes(rr_device *device, void *dst, const void *src, s
 	return RR_OK;
 }
 
-static rr_status cpu_copy(rr_device *device, void *dst, const void *src, size_t bytes,
-			  void *stream)
+static rr_status cpu_copy(rr_device *device, void *dst, const void *src, size_t bytes, void *stream)
 {
 	(void)stream;
 	return cpu_copy_bytes(device, dst, src, bytes);
@@ -470,24 +473,24 @@ static rr_status cpu_properties(rr_device *device, rr__device_properties *out)
 	out->l2_bytes = l2 > 0 ? l2 : 0;
 #endif
 	compiler_identity(impl, compiler_command(), out->compiler_version,
-			  sizeof out->compiler_version);
+	                  sizeof out->compiler_version);
 	return RR_OK;
 }
 
 const rr__backend_ops rr__cpu_backend = {
-	.version = RR_BACKEND_OPS_VERSION,
-	.name = "cpu",
-	.open = cpu_open,
-	.close = cpu_close,
-	.emit = cpu_emit,
-	.compile = cpu_compile,
-	.unload = cpu_unload,
-	.launch = cpu_launch,
-	.alloc = cpu_alloc,
-	.free = cpu_free,
-	.upload = cpu_copy_bytes,
-	.download = cpu_copy_bytes,
-	.copy = cpu_copy,
-	.synchronize = cpu_synchronize,
-	.properties = cpu_properties,
+    .version = RR_BACKEND_OPS_VERSION,
+    .name = "cpu",
+    .open = cpu_open,
+    .close = cpu_close,
+    .emit = cpu_emit,
+    .compile = cpu_compile,
+    .unload = cpu_unload,
+    .launch = cpu_launch,
+    .alloc = cpu_alloc,
+    .free = cpu_free,
+    .upload = cpu_copy_bytes,
+    .download = cpu_copy_bytes,
+    .copy = cpu_copy,
+    .synchronize = cpu_synchronize,
+    .properties = cpu_properties,
 };

@@ -3,6 +3,6 @@
 #include "backend/backend.h"
 
 const rr__backend_ops *const rr__backends[] = {
-	&rr__cpu_backend,
-	NULL,
+    &rr__cpu_backend,
+    NULL,
 };

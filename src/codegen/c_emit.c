@@ -1,6 +1,7 @@
 /* The C emitter: one plan (kernel, dtype, layout) as readable C11 for the cpu backend. Each row
  * is processed the way the plan says a GPU group would: W workers visit their private slots in
- * slot order, then the fixed xor tree combines their partials, so sums match the GPU bit for bit. */
+ * slot order, then the fixed xor tree combines their partials, so sums match the GPU bit for bit.
+ */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +29,8 @@ typedef struct emitter {
 	unsigned char needed[RR_MAX_NODES];
 } emitter;
 
-static void line(emitter *em, int depth, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void line(emitter *em, int depth, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 static void line(emitter *em, int depth, const char *fmt, ...)
 {
@@ -118,8 +120,10 @@ static void emit_header(emitter *em, const int *offsets, int steps)
 	line(em, 0, " * dtype    %s in memory, f32 arithmetic and accumulation",
 	     rr_dtype_name(em->dtype));
 	line(em, 0, " * plan     %s", plan);
-	line(em, 0, " * map      element i = (chunk * W + worker) * V + e, private slot = chunk * V + e,");
-	line(em, 0, " *          valid iff i < N; complete packs unguarded, one guarded partial pack");
+	line(em, 0,
+	     " * map      element i = (chunk * W + worker) * V + e, private slot = chunk * V + e,");
+	line(em, 0,
+	     " *          valid iff i < N; complete packs unguarded, one guarded partial pack");
 	rr__buf_printf(em->out, " * tree     xor offsets");
 	for (int k = 0; k < steps; k++)
 		rr__buf_printf(em->out, " %d", offsets[k]);
@@ -129,17 +133,18 @@ static void emit_header(emitter *em, const int *offsets, int steps)
 		if (kernel->nodes[id].op != RR_OP_REDUCE)
 			continue;
 		char prefix[96];
-		snprintf(prefix, sizeof prefix, "  round %d: s%d = %s", kernel->analysis.level[id], id,
-			 kernel->analysis.online_partner[id] >= 0 ? "(online pair) " : "");
+		snprintf(prefix, sizeof prefix, "  round %d: s%d = %s", kernel->analysis.level[id],
+		         id, kernel->analysis.online_partner[id] >= 0 ? "(online pair) " : "");
 		comment_expr(em, prefix, id);
 	}
 	for (int k = 0; k < kernel->n_inputs; k++)
 		if (em->kept[k] >= 0)
-			line(em, 0, " * storage  %s kept in private slots after round %d", kernel->inputs[k].name,
-			     em->first_round[k]);
+			line(em, 0, " * storage  %s kept in private slots after round %d",
+			     kernel->inputs[k].name, em->first_round[k]);
 	line(em, 0, " *");
 	line(em, 0, " * kernel text:");
-	comment_text(em, "  ", kernel->text ? kernel->text : "", kernel->text ? kernel->text_length : 0);
+	comment_text(em, "  ", kernel->text ? kernel->text : "",
+	             kernel->text ? kernel->text_length : 0);
 	line(em, 0, " */");
 }
 
@@ -149,7 +154,8 @@ static void emit_io_helpers(emitter *em)
 {
 	switch (em->dtype) {
 	case RR_BF16:
-		line(em, 0, "/* bfloat16 in memory; conversions round to nearest even, NaN stays NaN. */");
+		line(em, 0,
+		     "/* bfloat16 in memory; conversions round to nearest even, NaN stays NaN. */");
 		line(em, 0, "typedef uint16_t io_t;");
 		line(em, 0, "static inline float load_io(const io_t *p, int64_t i)\n{");
 		line(em, 1, "uint32_t bits = (uint32_t)p[i] << 16;");
@@ -164,12 +170,15 @@ static void emit_io_helpers(emitter *em)
 		line(em, 1, "return (io_t)((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);\n}");
 		return;
 	case RR_F16:
-		line(em, 0, "/* IEEE half in memory; conversions round to nearest even, NaN stays NaN. */");
+		line(
+		    em, 0,
+		    "/* IEEE half in memory; conversions round to nearest even, NaN stays NaN. */");
 		line(em, 0, "typedef uint16_t io_t;");
 		line(em, 0, "static inline float load_io(const io_t *p, int64_t i)\n{");
 		line(em, 1, "const uint32_t h = p[i];");
-		line(em, 1, "const uint32_t sign = (h & 0x8000u) << 16, exponent = (h >> 10) & 0x1fu, "
-			    "mantissa = h & 0x3ffu;");
+		line(em, 1,
+		     "const uint32_t sign = (h & 0x8000u) << 16, exponent = (h >> 10) & 0x1fu, "
+		     "mantissa = h & 0x3ffu;");
 		line(em, 1, "uint32_t bits;");
 		line(em, 1, "if (exponent == 0) {");
 		line(em, 2, "const float sub = ldexpf((float)mantissa, -24);");
@@ -185,7 +194,9 @@ static void emit_io_helpers(emitter *em)
 		line(em, 0, "static inline io_t store_io(float v)\n{");
 		line(em, 1, "uint32_t bits;");
 		line(em, 1, "memcpy(&bits, &v, sizeof bits);");
-		line(em, 1, "const uint32_t sign = (bits >> 16) & 0x8000u, exponent = (bits >> 23) & 0xffu;");
+		line(em, 1,
+		     "const uint32_t sign = (bits >> 16) & 0x8000u, exponent = (bits >> 23) & "
+		     "0xffu;");
 		line(em, 1, "uint32_t mantissa = bits & 0x7fffffu;");
 		line(em, 1, "if (exponent == 0xff)");
 		line(em, 2, "return (io_t)(sign | 0x7c00u | (mantissa ? 0x200u : 0u));");
@@ -198,7 +209,9 @@ static void emit_io_helpers(emitter *em)
 		line(em, 2, "mantissa |= 0x800000u;");
 		line(em, 2, "const int shift = 14 - e;");
 		line(em, 2, "uint32_t half = mantissa >> shift;");
-		line(em, 2, "const uint32_t rest = mantissa & ((1u << shift) - 1), midpoint = 1u << (shift - 1);");
+		line(em, 2,
+		     "const uint32_t rest = mantissa & ((1u << shift) - 1), midpoint = 1u << "
+		     "(shift - 1);");
 		line(em, 2, "if (rest > midpoint || (rest == midpoint && (half & 1u)))");
 		line(em, 3, "half++;");
 		line(em, 2, "return (io_t)(sign | half);");
@@ -206,12 +219,14 @@ static void emit_io_helpers(emitter *em)
 		line(em, 1, "uint32_t half = sign | ((uint32_t)e << 10) | (mantissa >> 13);");
 		line(em, 1, "const uint32_t rest = mantissa & 0x1fffu;");
 		line(em, 1, "if (rest > 0x1000u || (rest == 0x1000u && (half & 1u)))");
-		line(em, 2, "half++; /* a carry into the exponent rounds up, to infinity at most */");
+		line(em, 2,
+		     "half++; /* a carry into the exponent rounds up, to infinity at most */");
 		line(em, 1, "return (io_t)half;\n}");
 		return;
 	default:
 		line(em, 0, "typedef float io_t;");
-		line(em, 0, "static inline float load_io(const io_t *p, int64_t i)\n{\n\treturn p[i];\n}");
+		line(em, 0,
+		     "static inline float load_io(const io_t *p, int64_t i)\n{\n\treturn p[i];\n}");
 		line(em, 0, "static inline io_t store_io(float v)\n{\n\treturn v;\n}");
 		return;
 	}
@@ -224,10 +239,12 @@ static void emit_prelude(emitter *em, const int *offsets, int steps)
 	line(em, 0, "#include <stdint.h>");
 	line(em, 0, "#include <string.h>\n");
 	line(em, 0, "#define W %d /* workers per row */", layout->workers_per_row);
-	line(em, 0, "#define V %d /* consecutive elements per worker access (a pack) */", layout->vec);
+	line(em, 0, "#define V %d /* consecutive elements per worker access (a pack) */",
+	     layout->vec);
 	line(em, 0, "#define U %d /* chunks per loop iteration */", layout->unroll);
 	line(em, 0, "#define R %d /* rows per group */", layout->rows_per_group);
-	line(em, 0, "#define KEPT_INPUTS %d /* row inputs kept in private slots between rounds */\n",
+	line(em, 0,
+	     "#define KEPT_INPUTS %d /* row inputs kept in private slots between rounds */\n",
 	     em->n_kept);
 	if (steps > 0) {
 		rr__buf_printf(em->out, "static const int tree_offsets[%d] = {", steps);
@@ -237,11 +254,13 @@ static void emit_prelude(emitter *em, const int *offsets, int steps)
 	}
 	emit_io_helpers(em);
 	rr__buf_append(em->out, "\n", 1);
-	line(em, 0, "/* Private slots per worker: floor(N / (W * V)) * V + min(N %% (W * V), V). */");
+	line(em, 0,
+	     "/* Private slots per worker: floor(N / (W * V)) * V + min(N %% (W * V), V). */");
 	line(em, 0, "static inline int64_t slot_bound(int64_t N)\n{");
 	line(em, 1, "const int64_t rest = N %% ((int64_t)W * V);");
 	line(em, 1, "return N / ((int64_t)W * V) * V + (rest < V ? rest : V);\n}\n");
-	line(em, 0, "/* Packs p = chunk * W + worker with all V elements valid: those with p < N / V. */");
+	line(em, 0,
+	     "/* Packs p = chunk * W + worker with all V elements valid: those with p < N / V. */");
 	line(em, 0, "static inline int64_t complete_packs(int64_t N, int worker)\n{");
 	line(em, 1, "const int64_t packs = N / V;");
 	line(em, 1, "return packs > worker ? (packs - worker + W - 1) / W : 0;\n}\n");
@@ -261,26 +280,31 @@ static void emit_row_setup(emitter *em)
 		const rr__io *io = &kernel->inputs[k];
 		switch (io->kind) {
 		case RR_KIND_ROW:
-			line(em, 1, "const io_t *in%d = (const io_t *)inputs[%d] + row * N; /* %s: row */", k,
-			     k, io->name);
+			line(em, 1,
+			     "const io_t *in%d = (const io_t *)inputs[%d] + row * N; /* %s: row */",
+			     k, k, io->name);
 			break;
 		case RR_KIND_COL:
-			line(em, 1, "const io_t *in%d = (const io_t *)inputs[%d]; /* %s: col */", k, k,
-			     io->name);
+			line(em, 1, "const io_t *in%d = (const io_t *)inputs[%d]; /* %s: col */", k,
+			     k, io->name);
 			break;
 		case RR_KIND_INDEX:
-			line(em, 1, "const int64_t idx%d = ((const int64_t *)inputs[%d])[row]; /* %s: index */",
+			line(em, 1,
+			     "const int64_t idx%d = ((const int64_t *)inputs[%d])[row]; /* %s: "
+			     "index */",
 			     k, k, io->name);
 			break;
 		case RR_KIND_ROWSCALAR:
 			if (io->node >= 0)
-				line(em, 1, "const float s%d = load_io((const io_t *)inputs[%d], row); /* %s */",
+				line(em, 1,
+				     "const float s%d = load_io((const io_t *)inputs[%d], row); /* "
+				     "%s */",
 				     io->node, k, io->name);
 			break;
 		case RR_KIND_PARAM:
 			if (io->node >= 0)
-				line(em, 1, "const float s%d = (float)params[%d]; /* %s */", io->node, k,
-				     io->name);
+				line(em, 1, "const float s%d = (float)params[%d]; /* %s */",
+				     io->node, k, io->name);
 			break;
 		}
 	}
@@ -305,8 +329,10 @@ static void emit_scalars(emitter *em, int round)
 			continue;
 		const rr__node *node = &kernel->nodes[id];
 		if (node->op == RR_OP_GATHER) {
-			line(em, 1, "const float s%d = idx%d >= 0 && idx%d < N ? load_io(in%d, idx%d) : NAN;"
-				    " /* %s[%s] */",
+			line(em, 1,
+			     "const float s%d = idx%d >= 0 && idx%d < N ? load_io(in%d, idx%d) : "
+			     "NAN;"
+			     " /* %s[%s] */",
 			     id, node->index, node->index, node->input, node->index,
 			     kernel->inputs[node->input].name, kernel->inputs[node->index].name);
 			continue;
@@ -382,12 +408,12 @@ static void emit_element(emitter *em, int depth, int round)
 			rr__buf_printf(em->out, "acc%d = acc%d + ", id, id);
 		else
 			rr__buf_printf(em->out, "acc%d = %s(acc%d, ", id,
-				       node->reduce == RR_REDUCE_MAX ? "fmaxf" : "fminf", id);
+			               node->reduce == RR_REDUCE_MAX ? "fmaxf" : "fminf", id);
 		value_ref(em, node->a);
-		rr__buf_printf(em->out, "%s;\n",
-			       kernel->analysis.online_partner[id] < 0 && node->reduce != RR_REDUCE_SUM
-				       ? ")"
-				       : "");
+		rr__buf_printf(
+		    em->out, "%s;\n",
+		    kernel->analysis.online_partner[id] < 0 && node->reduce != RR_REDUCE_SUM ? ")"
+		                                                                             : "");
 	}
 }
 
@@ -447,7 +473,8 @@ static void emit_worker_begin(emitter *em, int round)
 			continue;
 		int partner = kernel->analysis.online_partner[id];
 		if (partner >= 0)
-			line(em, 2, "float m%d = -INFINITY, z%d = 0.0f; /* online max s%d, sum s%d */", id,
+			line(em, 2,
+			     "float m%d = -INFINITY, z%d = 0.0f; /* online max s%d, sum s%d */", id,
 			     partner, id, partner);
 		else
 			line(em, 2, "float acc%d = %s; /* %s */", id,
@@ -456,7 +483,9 @@ static void emit_worker_begin(emitter *em, int round)
 	}
 	for (int k = 0; k < kernel->n_inputs; k++)
 		if (em->kept[k] >= 0 && em->read[round][k])
-			line(em, 2, "float *keep%d = scratch + ((int64_t)%d * W + worker) * slots; /* %s */",
+			line(em, 2,
+			     "float *keep%d = scratch + ((int64_t)%d * W + worker) * slots; /* %s "
+			     "*/",
 			     k, em->kept[k], kernel->inputs[k].name);
 }
 
@@ -510,8 +539,9 @@ static void emit_traversal(emitter *em, int round)
 static void emit_tree(emitter *em, int round)
 {
 	const rr_kernel *kernel = em->kernel;
-	line(em, 1, "for (int step = 0; step < (int)(sizeof tree_offsets / sizeof tree_offsets[0]); "
-		    "step++) {");
+	line(em, 1,
+	     "for (int step = 0; step < (int)(sizeof tree_offsets / sizeof tree_offsets[0]); "
+	     "step++) {");
 	line(em, 2, "const int o = tree_offsets[step];");
 	for (int id = 0; id < kernel->n_nodes; id++) {
 		if (!reduced_in(em, id, round))
@@ -527,18 +557,28 @@ static void emit_tree(emitter *em, int round)
 			continue;
 		int partner = kernel->analysis.online_partner[id];
 		if (partner >= 0) {
-			line(em, 3, "const float m1_%d = part%d[w], m2_%d = part%d[w ^ o];", id, id, id, id);
+			line(em, 3, "const float m1_%d = part%d[w], m2_%d = part%d[w ^ o];", id, id,
+			     id, id);
 			line(em, 3, "const float m_%d = fmaxf(m1_%d, m2_%d);", id, id, id);
 			line(em, 3, "next%d[w] = m_%d;", id, id);
-			line(em, 3, "next%d[w] = m_%d == -INFINITY ? part%d[w]", partner, id, partner);
-			line(em, 3, "\t: part%d[w] * expf(m1_%d - m_%d) + part%d[w ^ o] * expf(m2_%d - m_%d);",
+			line(em, 3, "next%d[w] = m_%d == -INFINITY ? part%d[w]", partner, id,
+			     partner);
+			line(em, 3,
+			     "\t: part%d[w] * expf(m1_%d - m_%d) + part%d[w ^ o] * expf(m2_%d - "
+			     "m_%d);",
 			     partner, id, id, partner, id, id);
 			continue;
 		}
 		switch (kernel->nodes[id].reduce) {
-		case RR_REDUCE_SUM: line(em, 3, "next%d[w] = part%d[w] + part%d[w ^ o];", id, id, id); break;
-		case RR_REDUCE_MAX: line(em, 3, "next%d[w] = fmaxf(part%d[w], part%d[w ^ o]);", id, id, id); break;
-		case RR_REDUCE_MIN: line(em, 3, "next%d[w] = fminf(part%d[w], part%d[w ^ o]);", id, id, id); break;
+		case RR_REDUCE_SUM:
+			line(em, 3, "next%d[w] = part%d[w] + part%d[w ^ o];", id, id, id);
+			break;
+		case RR_REDUCE_MAX:
+			line(em, 3, "next%d[w] = fmaxf(part%d[w], part%d[w ^ o]);", id, id, id);
+			break;
+		case RR_REDUCE_MIN:
+			line(em, 3, "next%d[w] = fminf(part%d[w], part%d[w ^ o]);", id, id, id);
+			break;
 		}
 	}
 	line(em, 2, "}");
@@ -548,7 +588,8 @@ static void emit_tree(emitter *em, int round)
 		int partner = kernel->analysis.online_partner[id];
 		line(em, 2, "memcpy(part%d, next%d, sizeof next%d);", id, id, id);
 		if (partner >= 0)
-			line(em, 2, "memcpy(part%d, next%d, sizeof next%d);", partner, partner, partner);
+			line(em, 2, "memcpy(part%d, next%d, sizeof next%d);", partner, partner,
+			     partner);
 	}
 	line(em, 1, "}");
 }
@@ -600,8 +641,9 @@ static void emit_outputs(emitter *em)
 
 static void emit_row_function(emitter *em)
 {
-	line(em, 0, "static void one_row(int64_t row, int64_t N, const void *const *inputs, "
-		    "const double *params,");
+	line(em, 0,
+	     "static void one_row(int64_t row, int64_t N, const void *const *inputs, "
+	     "const double *params,");
 	line(em, 0, "\t\t    void *const *outputs, float *scratch)\n{");
 	line(em, 1, "(void)params;");
 	line(em, 1, "(void)scratch;");
@@ -611,8 +653,9 @@ static void emit_row_function(emitter *em)
 		emit_round(em, round);
 	emit_outputs(em);
 	line(em, 0, "}\n");
-	line(em, 0, "void " RR_CPU_KERNEL_SYMBOL "(int64_t row_begin, int64_t row_end, int64_t N, "
-		    "const void *const *inputs,");
+	line(em, 0,
+	     "void " RR_CPU_KERNEL_SYMBOL "(int64_t row_begin, int64_t row_end, int64_t N, "
+	     "const void *const *inputs,");
 	line(em, 0, "\t\t   const double *params, void *const *outputs, float *scratch)\n{");
 	line(em, 1, "/* groups of R rows; the grouping never changes a row's arithmetic */");
 	line(em, 1, "for (int64_t group = row_begin; group < row_end; group += R)");
@@ -648,10 +691,11 @@ rr_status rr__c_emit(const rr_program *program, rr__buf *out)
 	const rr_kernel *kernel = program->kernel;
 	if (program->dtype != RR_F32 && program->dtype != RR_BF16 && program->dtype != RR_F16)
 		return rr__fail(RR_ERR_INVALID_ARG,
-				"the cpu backend cannot emit dtype %s: allowed are f32, bf16, f16",
-				rr_dtype_name(program->dtype));
+		                "the cpu backend cannot emit dtype %s: allowed are f32, bf16, f16",
+		                rr_dtype_name(program->dtype));
 	if (!kernel->analysis.level)
-		return rr__fail(RR_ERR_INVALID_ARG, "kernel '%s' has not been analysed", kernel->name);
+		return rr__fail(RR_ERR_INVALID_ARG, "kernel '%s' has not been analysed",
+		                kernel->name);
 	emitter *em = calloc(1, sizeof *em);
 	if (!em)
 		return rr__fail(RR_ERR_NOMEM, "out of memory emitting kernel '%s'", kernel->name);
@@ -661,8 +705,8 @@ rr_status rr__c_emit(const rr_program *program, rr__buf *out)
 	em->dtype = program->dtype;
 	em->rounds = kernel->analysis.rounds;
 	em->warp_size = program->device && program->device->target.warp_size > 0
-				? program->device->target.warp_size
-				: 32;
+	                    ? program->device->target.warp_size
+	                    : 32;
 	em->read = calloc((size_t)em->rounds + 2, sizeof *em->read);
 	if (!em->read) {
 		free(em);

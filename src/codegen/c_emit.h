@@ -17,8 +17,8 @@
  * the value of input k when it is a param; outputs[j] follow the kernel's outputs. scratch holds
  * rr_cpu_scratch_floats(N) floats private to the calling thread (NULL when that is 0). */
 typedef void (*rr__cpu_kernel_fn)(int64_t row_begin, int64_t row_end, int64_t N,
-				  const void *const *inputs, const double *params,
-				  void *const *outputs, float *scratch);
+                                  const void *const *inputs, const double *params,
+                                  void *const *outputs, float *scratch);
 /* Floats of scratch one thread needs at row length N (the private slots kept between rounds). */
 typedef int64_t (*rr__cpu_scratch_fn)(int64_t N);
 

@@ -51,31 +51,31 @@ static rr_status apply_override(const rr_kernel *kernel, const char *text, rr__h
 		for (int k = 0; k < kernel->n_inputs && used < sizeof names; k++)
 			if (kernel->inputs[k].kind == RR_KIND_PARAM)
 				used += (size_t)snprintf(names + used, sizeof names - used, "%s%s",
-							 used ? ", " : "", kernel->inputs[k].name);
+				                         used ? ", " : "", kernel->inputs[k].name);
 		return rr__fail(RR_ERR_INVALID_ARG,
-				"param override '%s' is not NAME=VALUE with a param of kernel '%s' "
-				"(its params: %s)",
-				text, kernel->name, used ? names : "none");
+		                "param override '%s' is not NAME=VALUE with a param of kernel '%s' "
+		                "(its params: %s)",
+		                text, kernel->name, used ? names : "none");
 	}
 	char *end = NULL;
 	errno = 0;
 	double value = strtod(eq + 1, &end);
 	if (eq[1] == 0 || *end != 0 || errno == ERANGE || !isfinite(value))
 		return rr__fail(RR_ERR_INVALID_ARG,
-				"param override '%s': '%s' is not a finite number (e.g. %s=1e-5)", text,
-				eq + 1, kernel->inputs[found].name);
+		                "param override '%s': '%s' is not a finite number (e.g. %s=1e-5)",
+		                text, eq + 1, kernel->inputs[found].name);
 	out->args[found].value = value;
 	return RR_OK;
 }
 
 static rr_status fill_input(const rr_kernel *kernel, int k, int64_t rows, int64_t cols,
-			    rr_dtype dtype, uint64_t seed, rr__host_inputs *out)
+                            rr_dtype dtype, uint64_t seed, rr__host_inputs *out)
 {
 	const rr__io *io = &kernel->inputs[k];
 	rr_arg *arg = &out->args[k];
-	int64_t count = io->kind == RR_KIND_ROW ? rows * cols
-			: io->kind == RR_KIND_COL ? cols
-						  : rows;
+	int64_t count = io->kind == RR_KIND_ROW   ? rows * cols
+	                : io->kind == RR_KIND_COL ? cols
+	                                          : rows;
 	arg->dtype = io->kind == RR_KIND_INDEX ? RR_I64 : dtype;
 	arg->value = io->kind == RR_KIND_PARAM ? io->default_value : 0.0;
 	if (io->kind == RR_KIND_PARAM)
@@ -84,7 +84,7 @@ static rr_status fill_input(const rr_kernel *kernel, int k, int64_t rows, int64_
 	void *data = malloc(bytes ? bytes : 1);
 	if (!data)
 		return rr__fail(RR_ERR_NOMEM, "out of memory for %lld values of input '%s'",
-				(long long)count, io->name);
+		                (long long)count, io->name);
 	uint64_t state = seed * 0x2545f4914f6cdd1dull + (uint64_t)k * 0x9e3779b97f4a7c15ull + 1;
 	for (int64_t i = 0; i < count; i++) {
 		if (io->kind == RR_KIND_INDEX)
@@ -101,19 +101,20 @@ static rr_status fill_input(const rr_kernel *kernel, int k, int64_t rows, int64_
 }
 
 rr_status rr__inputs_make(const rr_kernel *kernel, int64_t rows, int64_t cols, rr_dtype dtype,
-			  uint64_t seed, const char *const *overrides, rr__host_inputs *out)
+                          uint64_t seed, const char *const *overrides, rr__host_inputs *out)
 {
 	memset(out, 0, sizeof *out);
 	if (!kernel)
 		return rr__fail(RR_ERR_INVALID_ARG, "random inputs: the kernel is NULL");
 	if (rows < 1 || cols < 1 || rows > INT64_MAX / cols)
-		return rr__fail(RR_ERR_INVALID_ARG,
-				"random inputs for '%s': the shape %lldx%lld must have M >= 1 and N >= 1",
-				kernel->name, (long long)rows, (long long)cols);
+		return rr__fail(
+		    RR_ERR_INVALID_ARG,
+		    "random inputs for '%s': the shape %lldx%lld must have M >= 1 and N >= 1",
+		    kernel->name, (long long)rows, (long long)cols);
 	if (dtype != RR_F32 && dtype != RR_BF16 && dtype != RR_F16)
 		return rr__fail(RR_ERR_INVALID_ARG,
-				"random inputs for '%s': dtype %s is not one of f32, bf16, f16",
-				kernel->name, rr_dtype_name(dtype));
+		                "random inputs for '%s': dtype %s is not one of f32, bf16, f16",
+		                kernel->name, rr_dtype_name(dtype));
 	out->count = kernel->n_inputs;
 	for (int k = 0; k < kernel->n_inputs; k++) {
 		rr_status status = fill_input(kernel, k, rows, cols, dtype, seed, out);

@@ -10,15 +10,18 @@
 rr__tolerance rr__tolerance_default(rr_dtype dtype)
 {
 	switch (dtype) {
-	case RR_F16: return (rr__tolerance){.rtol = 4e-3, .atol = 2e-3};
-	case RR_BF16: return (rr__tolerance){.rtol = 2e-2, .atol = 1.6e-2};
-	default: return (rr__tolerance){.rtol = 1e-4, .atol = 1e-5};
+	case RR_F16:
+		return (rr__tolerance){.rtol = 4e-3, .atol = 2e-3};
+	case RR_BF16:
+		return (rr__tolerance){.rtol = 2e-2, .atol = 1.6e-2};
+	default:
+		return (rr__tolerance){.rtol = 1e-4, .atol = 1e-5};
 	}
 }
 
-static void compare_output(const double *want, const void *got_data, rr_dtype dtype,
-			   int64_t count, int64_t cols, int row_kind, const rr__tolerance *tol,
-			   rr__output_check *check)
+static void compare_output(const double *want, const void *got_data, rr_dtype dtype, int64_t count,
+                           int64_t cols, int row_kind, const rr__tolerance *tol,
+                           rr__output_check *check)
 {
 	double scale = 1e-30;
 	for (int64_t i = 0; i < count; i++)
@@ -56,28 +59,31 @@ static void compare_output(const double *want, const void *got_data, rr_dtype dt
 }
 
 rr_status rr__validate_outputs(const rr_kernel *kernel, int64_t rows, int64_t cols, rr_dtype dtype,
-			       const rr__host_inputs *inputs, void *const *outputs,
-			       const rr__tolerance *tolerance, rr__validation *report)
+                               const rr__host_inputs *inputs, void *const *outputs,
+                               const rr__tolerance *tolerance, rr__validation *report)
 {
 	memset(report, 0, sizeof *report);
 	if (!kernel || !inputs || !outputs)
-		return rr__fail(RR_ERR_INVALID_ARG, "validation: kernel, inputs and outputs are required");
+		return rr__fail(RR_ERR_INVALID_ARG,
+		                "validation: kernel, inputs and outputs are required");
 	report->tolerance = tolerance ? *tolerance : rr__tolerance_default(dtype);
 	double *reference[RR_MAX_IO] = {0};
 	rr_status status = RR_OK;
 	for (int j = 0; j < kernel->n_outputs && status == RR_OK; j++) {
-		reference[j] = malloc((size_t)rr__output_elements(kernel, j, rows, cols) * sizeof(double));
+		reference[j] =
+		    malloc((size_t)rr__output_elements(kernel, j, rows, cols) * sizeof(double));
 		if (!reference[j])
-			status = rr__fail(RR_ERR_NOMEM, "out of memory for the reference of output '%s'",
-					  kernel->outputs[j].name);
+			status =
+			    rr__fail(RR_ERR_NOMEM, "out of memory for the reference of output '%s'",
+			             kernel->outputs[j].name);
 	}
 	if (status == RR_OK)
 		status = rr_reference_run(kernel, rows, cols, inputs->args, reference);
 	if (status != RR_OK) {
 		for (int j = 0; j < kernel->n_outputs; j++)
 			free(reference[j]);
-		return rr__fail_context(status, "validation of '%s' could not compute the reference",
-					kernel->name);
+		return rr__fail_context(
+		    status, "validation of '%s' could not compute the reference", kernel->name);
 	}
 	report->total = kernel->n_outputs;
 	const rr__output_check *first_failed = NULL;
@@ -86,8 +92,8 @@ rr_status rr__validate_outputs(const rr_kernel *kernel, int64_t rows, int64_t co
 		snprintf(check->name, sizeof check->name, "%s", kernel->outputs[j].name);
 		int row_kind = kernel->outputs[j].kind == RR_KIND_ROW;
 		compare_output(reference[j], outputs[j], dtype,
-			       rr__output_elements(kernel, j, rows, cols), cols, row_kind,
-			       &report->tolerance, check);
+		               rr__output_elements(kernel, j, rows, cols), cols, row_kind,
+		               &report->tolerance, check);
 		if (check->failures == 0)
 			report->validated++;
 		else if (!first_failed)
@@ -96,13 +102,14 @@ rr_status rr__validate_outputs(const rr_kernel *kernel, int64_t rows, int64_t co
 	}
 	if (!first_failed)
 		return RR_OK;
-	return rr__fail(RR_ERR_VALIDATION,
-			"output '%s' of '%s' (%s) differs from the float64 reference in %lld of %lld "
-			"elements; first at row %lld, column %lld: got %.9g, want %.9g (allowed error "
-			"%.3g·%.3g + %.3g·|want|)",
-			first_failed->name, kernel->name, rr_dtype_name(dtype),
-			(long long)first_failed->failures, (long long)first_failed->elements,
-			(long long)first_failed->first_row, (long long)first_failed->first_col,
-			first_failed->first_got, first_failed->first_want, report->tolerance.atol,
-			first_failed->scale, report->tolerance.rtol);
+	return rr__fail(
+	    RR_ERR_VALIDATION,
+	    "output '%s' of '%s' (%s) differs from the float64 reference in %lld of %lld "
+	    "elements; first at row %lld, column %lld: got %.9g, want %.9g (allowed error "
+	    "%.3g·%.3g + %.3g·|want|)",
+	    first_failed->name, kernel->name, rr_dtype_name(dtype),
+	    (long long)first_failed->failures, (long long)first_failed->elements,
+	    (long long)first_failed->first_row, (long long)first_failed->first_col,
+	    first_failed->first_got, first_failed->first_want, report->tolerance.atol,
+	    first_failed->scale, report->tolerance.rtol);
 }

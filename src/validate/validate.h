@@ -32,7 +32,7 @@ typedef struct rr__host_inputs {
  * override (the message lists the kernel's params), a bad shape or a dtype other than
  * f32/bf16/f16. */
 rr_status rr__inputs_make(const rr_kernel *kernel, int64_t rows, int64_t cols, rr_dtype dtype,
-			  uint64_t seed, const char *const *overrides, rr__host_inputs *out);
+                          uint64_t seed, const char *const *overrides, rr__host_inputs *out);
 void rr__inputs_free(rr__host_inputs *inputs);
 
 /* Elements of output j for rows × cols (rows · cols for a row output, rows for a rowscalar). */
@@ -70,7 +70,7 @@ typedef struct rr__validation {
  * case; RR_ERR_VALIDATION (message naming the first failing element) when an output fails,
  * another status when the reference itself cannot run. */
 rr_status rr__validate_outputs(const rr_kernel *kernel, int64_t rows, int64_t cols, rr_dtype dtype,
-			       const rr__host_inputs *inputs, void *const *outputs,
-			       const rr__tolerance *tolerance, rr__validation *report);
+                               const rr__host_inputs *inputs, void *const *outputs,
+                               const rr__tolerance *tolerance, rr__validation *report);
 
 #endif

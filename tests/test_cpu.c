@@ -1,0 +1,261 @@
+/* The cpu backend: sums equal bit for bit an independent "private sums in slot order, then the
+ * butterfly tree" for each plan; the compile cache is reused; a compiler that fails or is
+ * missing is a clear RR_ERR_COMPILE; launch and open reject bad arguments. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <unistd.h>
+
+#include "backend/backend.h"
+#include "backend/cpu.h"
+#include "harness.h"
+#include "rowreduce.h"
+#include "validate/validate.h"
+
+static unsigned long long rng = 0x1234abcdull;
+
+/* DESIGN.md §4 written out again: worker w sums the elements it owns in slot order (chunk by
+ * chunk, element by element), then for each xor offset (within a warp of 32 from the largest
+ * down, then across warps from the largest down) every worker adds its partner's partial. */
+static float expected_sum(const float *x, int64_t n, int W, int V)
+{
+	float part[1024], next[1024];
+	for (int w = 0; w < W; w++) {
+		float acc = 0.0f;
+		for (int64_t chunk = 0; (chunk * W + w) * V < n; chunk++)
+			for (int e = 0; e < V; e++) {
+				int64_t i = (chunk * W + w) * V + e;
+				if (i < n)
+					acc = acc + x[i];
+			}
+		part[w] = acc;
+	}
+	int offsets[32], steps = 0;
+	for (int o = (W < 32 ? W : 32) / 2; o >= 1; o /= 2)
+		offsets[steps++] = o;
+	for (int o = W / 2; o >= 32; o /= 2)
+		offsets[steps++] = o;
+	for (int s = 0; s < steps; s++) {
+		for (int w = 0; w < W; w++)
+			next[w] = part[w] + part[w ^ offsets[s]];
+		memcpy(part, next, (size_t)W * sizeof *part);
+	}
+	return part[0];
+}
+
+static void test_sum_bitwise(rr_device *device, const rr_kernel *sum)
+{
+	static const int plans[][3] = {{1, 1, 1},   {1, 4, 3},  {2, 2, 2},  {4, 8, 1},
+	                               {32, 4, 1},  {32, 1, 3}, {64, 2, 1}, {128, 4, 2},
+	                               {128, 1, 1}, {16, 16, 8}};
+	static const int64_t lengths[] = {1, 7, 33, 100, 257, 1031, 4103};
+	const int64_t rows = 3;
+	int compared = 0;
+	for (size_t p = 0; p < sizeof plans / sizeof plans[0]; p++) {
+		for (size_t k = 0; k < sizeof lengths / sizeof lengths[0]; k++) {
+			int64_t n = lengths[k];
+			rr_layout layout = {.workers_per_row = plans[p][0],
+			                    .vec = plans[p][1],
+			                    .unroll = plans[p][2],
+			                    .rows_per_group = 1};
+			rr_program *program = NULL;
+			rr_status status =
+			    rr_program_build(device, sum, RR_F32, rows, n, &layout, &program);
+			CHECKF(status == RR_OK, "W=%d V=%d U=%d N=%lld: %s", plans[p][0],
+			       plans[p][1], plans[p][2], (long long)n, rr_last_error());
+			if (status != RR_OK)
+				continue;
+			const rr_layout *used = rr_program_layout(program);
+			CHECK(used->workers_per_row == plans[p][0] && used->vec == plans[p][1] &&
+			      used->unroll == plans[p][2]);
+			float *x = malloc((size_t)(rows * n) * sizeof *x);
+			float out[3];
+			for (int64_t i = 0; i < rows * n; i++)
+				x[i] = (float)rr_test_uniform(&rng, -3.0, 3.0);
+			rr__poison(out, RR_F32, rows);
+			rr_arg arg = {.data = x, .dtype = RR_F32};
+			void *outputs[1] = {out};
+			CHECK(rr_program_launch(program, rows, &arg, outputs, NULL) == RR_OK);
+			for (int64_t r = 0; r < rows; r++) {
+				float want = expected_sum(x + r * n, n, plans[p][0], plans[p][1]);
+				CHECKF(memcmp(&want, &out[r], sizeof want) == 0,
+				       "W=%d V=%d U=%d N=%lld row %lld: got %.9g, want %.9g bit "
+				       "for bit",
+				       plans[p][0], plans[p][1], plans[p][2], (long long)n,
+				       (long long)r, (double)out[r], (double)want);
+				compared++;
+			}
+			free(x);
+			rr_program_free(program);
+		}
+	}
+	CHECK(compared ==
+	      (int)(sizeof plans / sizeof plans[0] * sizeof lengths / sizeof lengths[0]) * 3);
+}
+
+/* Files in `dir` whose name ends with `suffix`. */
+static int count_files(const char *dir, const char *suffix)
+{
+	DIR *d = opendir(dir);
+	int count = 0;
+	if (!d)
+		return -1;
+	for (struct dirent *entry; (entry = readdir(d));) {
+		size_t length = strlen(entry->d_name), tail = strlen(suffix);
+		count += length > tail && strcmp(entry->d_name + length - tail, suffix) == 0;
+	}
+	closedir(d);
+	return count;
+}
+
+/* Removes the test's cache folder: <cache>/cpu/<files>, then the folders. */
+static void remove_cache(const char *cache)
+{
+	char dir[4096], path[4400];
+	snprintf(dir, sizeof dir, "%s/cpu", cache);
+	DIR *d = opendir(dir);
+	for (struct dirent *entry; d && (entry = readdir(d));) {
+		if (entry->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, entry->d_name);
+		unlink(path);
+	}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+	CHECK(rmdir(cache) == 0);
+}
+
+/* A program built twice runs the compiler once; the shared object is in the cache folder. */
+static void test_cache_reuse(rr_device *device, const rr_kernel *kernel, const char *cache)
+{
+	setenv("RR_CACHE_DIR", cache, 1);
+	rr_layout layout = {.workers_per_row = 8, .vec = 2, .unroll = 2, .rows_per_group = 1};
+	long before = rr__cpu_compiler_runs();
+	rr_program *first = NULL, *second = NULL;
+	CHECK(rr_program_build(device, kernel, RR_F16, 4, 300, &layout, &first) == RR_OK);
+	CHECK(rr__cpu_compiler_runs() == before + 1);
+	/* A different N shares the object: N is a run-time argument. */
+	CHECK(rr_program_build(device, kernel, RR_F16, 4, 301, &layout, &second) == RR_OK);
+	CHECK(rr__cpu_compiler_runs() == before + 1);
+	if (first && second) {
+		CHECK(strcmp(rr_program_source_hash(first), rr_program_source_hash(second)) == 0);
+		CHECK(strcmp(rr_program_binary_hash(first), rr_program_binary_hash(second)) == 0);
+		CHECK(strlen(rr_program_binary_hash(first)) == 64);
+		char dir[4096];
+		rr__cpu_cache_dir(dir, sizeof dir);
+		CHECK(strncmp(dir, cache, strlen(cache)) == 0);
+		CHECK(count_files(dir, ".so") == 1);
+	}
+	rr_program_free(first);
+	rr_program_free(second);
+}
+
+static void expect_compile_error(rr_device *device, const rr_kernel *kernel, const char *cc,
+                                 const char *cflags, const char *needle)
+{
+	setenv("RR_CC", cc, 1);
+	setenv("RR_CFLAGS", cflags, 1);
+	rr_layout layout = {.workers_per_row = 2, .vec = 1, .unroll = 1, .rows_per_group = 1};
+	rr_program *program = NULL;
+	rr_status status = rr_program_build(device, kernel, RR_F32, 1, 10, &layout, &program);
+	CHECKF(status == RR_ERR_COMPILE, "RR_CC=%s RR_CFLAGS=%s: status %s", cc, cflags,
+	       rr_status_string(status));
+	CHECKF(strstr(rr_last_error(), needle) != NULL, "message lacks '%s': %s", needle,
+	       rr_last_error());
+	CHECK(program == NULL);
+	rr_program_free(program);
+}
+
+static void test_compile_errors(rr_device *device, const rr_kernel *kernel)
+{
+	const char *cc = getenv("RR_CC");
+	char saved_cc[512] = "";
+	if (cc)
+		snprintf(saved_cc, sizeof saved_cc, "%s", cc);
+	expect_compile_error(device, kernel, "/nonexistent/rr-cc", "-O1", "/nonexistent/rr-cc");
+	expect_compile_error(device, kernel, "false", "-O1", "rejected");
+	expect_compile_error(device, kernel, saved_cc[0] ? saved_cc : "cc",
+	                     "-O1 -include /nonexistent/rr-header.h", "rr-header.h");
+	if (saved_cc[0])
+		setenv("RR_CC", saved_cc, 1);
+	else
+		unsetenv("RR_CC");
+	setenv("RR_CFLAGS", "-O1", 1);
+}
+
+static void test_arguments(rr_device *device)
+{
+	rr_device *bad = NULL;
+	CHECK(rr_device_open("tpu", &bad) == RR_ERR_INVALID_ARG && bad == NULL);
+	CHECKF(strstr(rr_last_error(), "cpu") != NULL, "%s", rr_last_error());
+	CHECK(strcmp(rr_device_backend(device), "cpu") == 0);
+	CHECK(strlen(rr_device_name(device)) > 0);
+
+	rr_kernel *ce = NULL;
+	CHECK(rr_kernel_load("cross_entropy", &ce) == RR_OK);
+	rr_program *program = NULL;
+	CHECK(rr_program_build(device, ce, RR_F64, 1, 10, NULL, &program) == RR_ERR_INVALID_ARG);
+	CHECK(rr_program_build(device, ce, RR_F32, 1, 0, NULL, &program) == RR_ERR_INVALID_ARG);
+	CHECK(rr_program_build(device, ce, RR_F32, 4, 10, NULL, &program) == RR_OK);
+	if (program) {
+		float x[40], loss[4];
+		int64_t t[4] = {0, 9, 3, 4};
+		for (int i = 0; i < 40; i++)
+			x[i] = (float)rr_test_uniform(&rng, -3.0, 3.0);
+		rr_arg args[2] = {{.data = x, .dtype = RR_F32}, {.data = t, .dtype = RR_I64}};
+		void *outputs[1] = {loss};
+		CHECK(rr_program_launch(program, 0, args, outputs, NULL) == RR_ERR_INVALID_ARG);
+		args[1].dtype = RR_F32;
+		CHECK(rr_program_launch(program, 4, args, outputs, NULL) == RR_ERR_INVALID_ARG);
+		CHECKF(strstr(rr_last_error(), "i64") != NULL, "%s", rr_last_error());
+		args[1].dtype = RR_I64;
+		args[0].data = NULL;
+		CHECK(rr_program_launch(program, 4, args, outputs, NULL) == RR_ERR_INVALID_ARG);
+		args[0].data = x;
+		CHECK(rr_program_launch(program, 4, args, outputs, NULL) == RR_OK);
+		/* The loss of row 1 by hand: logsumexp minus the target's value. */
+		double m = -INFINITY, s = 0;
+		for (int i = 10; i < 20; i++)
+			m = fmax(m, x[i]);
+		for (int i = 10; i < 20; i++)
+			s += exp(x[i] - m);
+		double want = m + log(s) - x[10 + 9];
+		CHECKF(fabs(loss[1] - want) < 1e-5 * fmax(1.0, fabs(want)), "loss %g want %g",
+		       (double)loss[1], want);
+		const char *source = rr_program_source(program);
+		CHECK(strstr(source, "plan     W=") != NULL);
+		CHECK(strstr(source, "kernel cross_entropy") != NULL);
+		CHECK(strlen(rr_program_source_hash(program)) == 64);
+	}
+	rr_program_free(program);
+	rr_kernel_free(ce);
+}
+
+int main(void)
+{
+	char cache[] = "/tmp/rr-test-cpu-XXXXXX";
+	if (!mkdtemp(cache)) {
+		fprintf(stderr, "cannot create a temporary cache folder\n");
+		return 1;
+	}
+	if (!getenv("RR_CACHE_DIR"))
+		setenv("RR_CACHE_DIR", cache, 1);
+	setenv("RR_CFLAGS", "-O1", 1);
+	rr_device *device = NULL;
+	CHECK(rr_device_open("cpu", &device) == RR_OK);
+	rr_kernel *sum = NULL;
+	CHECK(rr_kernel_load("sum", &sum) == RR_OK);
+	if (device && sum) {
+		test_sum_bitwise(device, sum);
+		test_arguments(device);
+		test_cache_reuse(device, sum, cache);
+		test_compile_errors(device, sum);
+	}
+	rr_kernel_free(sum);
+	rr_device_close(device);
+	remove_cache(cache);
+	return rr_test_finish("test_cpu");
+}
