@@ -59,8 +59,8 @@ static rr_kernel *norm_kernel(int residual)
 	int mean = rr__ir_binary(k, RR_OP_DIV, rr__ir_reduce(k, RR_REDUCE_SUM, 0, h), n);
 	int d = rr__ir_binary(k, RR_OP_SUB, h, mean);
 	int sq = rr__ir_reduce(k, RR_REDUCE_SUM, 0, rr__ir_binary(k, RR_OP_MUL, d, d));
-	int inv = rr__ir_unary(k, RR_OP_RSQRT,
-			       rr__ir_binary(k, RR_OP_ADD, rr__ir_binary(k, RR_OP_DIV, sq, n), eps));
+	int inv = rr__ir_unary(
+	    k, RR_OP_RSQRT, rr__ir_binary(k, RR_OP_ADD, rr__ir_binary(k, RR_OP_DIV, sq, n), eps));
 	add_output(k, "y", RR_KIND_ROW, rr__ir_binary(k, RR_OP_MUL, d, inv));
 	CHECK(rr__analyze(k) == RR_OK);
 	return k;
@@ -189,7 +189,7 @@ static void test_tree(void)
 /* ---------------------------------------------------------------- legality */
 
 static void expect(const rr_kernel *k, int64_t cols, rr_layout l, const rr__target *t,
-		   rr__illegal want, const char *phrase)
+                   rr__illegal want, const char *phrase)
 {
 	char detail[512];
 	rr__illegal got = rr__layout_check(k, cols, 4, &l, t, detail, sizeof detail);
@@ -206,7 +206,8 @@ static void test_legality(void)
 	rr__target cpu, gpu;
 	rr__target_cpu(&cpu);
 	cuda_like(&gpu);
-	CHECK(strcmp(cpu.backend, "cpu") == 0 && cpu.multiprocessors >= 1 && cpu.max_workers == 1024);
+	CHECK(strcmp(cpu.backend, "cpu") == 0 && cpu.multiprocessors >= 1 &&
+	      cpu.max_workers == 1024);
 	CHECK(cpu.smem_per_group == 0 && !cpu.has_clusters && cpu.register_slots == 64);
 	rr_kernel *sum = sum_kernel(0), *exact = sum_kernel(1);
 	rr_kernel *norm = norm_kernel(0), *add_norm = norm_kernel(1);
@@ -263,7 +264,7 @@ static void test_legality(void)
 		CHECK(strlen(rr__illegal_name((rr__illegal)a)) > 10);
 		for (int b = RR_LEGAL; b < a; b++)
 			CHECK(strcmp(rr__illegal_name((rr__illegal)a),
-				     rr__illegal_name((rr__illegal)b)) != 0);
+			             rr__illegal_name((rr__illegal)b)) != 0);
 	}
 	int phases[RR_MAX_IO];
 	CHECK(rr__layout_kept_inputs(sum, phases) == 0 && phases[0] == 1);
@@ -295,8 +296,8 @@ static void test_text(void)
 	CHECK(l.workers_per_row == 32 && l.vec == 4 && l.unroll == 1 && l.rows_per_group == 1);
 	CHECK(l.blocks_per_row == 0 && l.storage == RR_STORAGE_AUTO && l.grid == RR_GRID_AUTO);
 	CHECK(rr_layout_parse(" workers = 64 , Vec=8,unroll=2,ROWS=1,blocks=2,storage=Cluster,"
-			      "grid=persistent ",
-			      &l) == RR_OK);
+	                      "grid=persistent ",
+	                      &l) == RR_OK);
 	CHECK(l.workers_per_row == 64 && l.vec == 8 && l.unroll == 2 && l.blocks_per_row == 2);
 	CHECK(l.storage == RR_STORAGE_CLUSTER && l.grid == RR_GRID_PERSISTENT);
 	CHECK(rr_layout_format(&l, text, sizeof text) == (int)strlen(text));
@@ -311,12 +312,13 @@ static void test_text(void)
 
 	unsigned long long state = 7;
 	static const rr_storage storages[] = {RR_STORAGE_AUTO, RR_STORAGE_REGS, RR_STORAGE_SMEM,
-					      RR_STORAGE_CLUSTER, RR_STORAGE_REREAD};
+	                                      RR_STORAGE_CLUSTER, RR_STORAGE_REREAD};
 	for (int trial = 0; trial < 200; trial++) {
-		rr_layout in = make((int)random_int(&state, 1, 1024), (int)random_int(&state, 0, 16),
-				    (int)random_int(&state, 1, 9), (int)random_int(&state, 0, 64),
-				    (int)random_int(&state, 0, 8), storages[random_int(&state, 0, 4)],
-				    (rr_grid)random_int(&state, 0, 2));
+		rr_layout in =
+		    make((int)random_int(&state, 1, 1024), (int)random_int(&state, 0, 16),
+		         (int)random_int(&state, 1, 9), (int)random_int(&state, 0, 64),
+		         (int)random_int(&state, 0, 8), storages[random_int(&state, 0, 4)],
+		         (rr_grid)random_int(&state, 0, 2));
 		rr_layout out;
 		rr_layout_format(&in, text, sizeof text);
 		CHECKF(rr_layout_parse(text, &out) == RR_OK && memcmp(&in, &out, sizeof in) == 0,

@@ -68,24 +68,30 @@ void rr__target_cpu(rr__target *target)
 const char *rr__illegal_name(rr__illegal reason)
 {
 	switch (reason) {
-	case RR_LEGAL: return "the layout is legal";
+	case RR_LEGAL:
+		return "the layout is legal";
 	case RR_ILLEGAL_WIDTH_NOT_POW2:
 		return "the workers per row W must be a power of two (allowed: 1, 2, 4, ..., 1024)";
 	case RR_ILLEGAL_WIDTH_OVER_DEVICE:
 		return "the group's W·R workers exceed the device's threads per group";
-	case RR_ILLEGAL_VEC: return "the vector width V must be 1, 2, 4, 8 or 16";
-	case RR_ILLEGAL_UNROLL: return "the unroll U must be between 1 and 8";
+	case RR_ILLEGAL_VEC:
+		return "the vector width V must be 1, 2, 4, 8 or 16";
+	case RR_ILLEGAL_UNROLL:
+		return "the unroll U must be between 1 and 8";
 	case RR_ILLEGAL_ROWS:
-		return "the rows per group R must be at least 1, and 1 when a row spans several blocks";
+		return "the rows per group R must be at least 1, and 1 when a row spans several "
+		       "blocks";
 	case RR_ILLEGAL_SLOTS_OVER_BUDGET:
 		return "the private slots a worker keeps exceed the register budget";
 	case RR_ILLEGAL_SMEM_OVER_LIMIT:
 		return "the shared memory a group needs exceeds the device's limit";
 	case RR_ILLEGAL_EXACT_REASSOC:
-		return "an exact reduction would be reassociated (it needs W = 1 and one block per row)";
+		return "an exact reduction would be reassociated (it needs W = 1 and one block per "
+		       "row)";
 	case RR_ILLEGAL_NO_CLUSTER:
 		return "blocks per row C must be a power of two within the device's cluster size";
-	case RR_ILLEGAL_STORAGE: return "the storage mode cannot be used by this backend or layout";
+	case RR_ILLEGAL_STORAGE:
+		return "the storage mode cannot be used by this backend or layout";
 	case RR_ILLEGAL_INCOMPLETE:
 		return "a layout field was left unset (the check needs a complete layout)";
 	}
@@ -131,11 +137,16 @@ int rr__layout_kept_inputs(const rr_kernel *kernel, int phases_read[RR_MAX_IO])
 static const char *storage_name(rr_storage storage)
 {
 	switch (storage) {
-	case RR_STORAGE_AUTO: return "auto";
-	case RR_STORAGE_REGS: return "regs";
-	case RR_STORAGE_SMEM: return "smem";
-	case RR_STORAGE_CLUSTER: return "cluster";
-	case RR_STORAGE_REREAD: return "reread";
+	case RR_STORAGE_AUTO:
+		return "auto";
+	case RR_STORAGE_REGS:
+		return "regs";
+	case RR_STORAGE_SMEM:
+		return "smem";
+	case RR_STORAGE_CLUSTER:
+		return "cluster";
+	case RR_STORAGE_REREAD:
+		return "reread";
 	}
 	return "?";
 }
@@ -144,14 +155,14 @@ static const char *storage_name(rr_storage storage)
 
 static rr__illegal check_complete(const rr_layout *l, char *detail, size_t detail_size)
 {
-	const char *field = l->workers_per_row == 0  ? "W (workers per row)"
-			    : l->vec == 0            ? "V (vector width)"
-			    : l->unroll == 0         ? "U (unroll)"
-			    : l->rows_per_group == 0 ? "R (rows per group)"
-			    : l->blocks_per_row == 0 ? "C (blocks per row)"
-			    : l->storage == RR_STORAGE_AUTO ? "S (storage)"
-			    : l->grid == RR_GRID_AUTO       ? "G (grid)"
-							    : NULL;
+	const char *field = l->workers_per_row == 0         ? "W (workers per row)"
+	                    : l->vec == 0                   ? "V (vector width)"
+	                    : l->unroll == 0                ? "U (unroll)"
+	                    : l->rows_per_group == 0        ? "R (rows per group)"
+	                    : l->blocks_per_row == 0        ? "C (blocks per row)"
+	                    : l->storage == RR_STORAGE_AUTO ? "S (storage)"
+	                    : l->grid == RR_GRID_AUTO       ? "G (grid)"
+	                                                    : NULL;
 	if (!field)
 		return RR_LEGAL;
 	SAY("layout field %s is unset: the legality check needs a complete layout (let the planner "
@@ -162,18 +173,20 @@ static rr__illegal check_complete(const rr_layout *l, char *detail, size_t detai
 
 /* The shape fields: W, W·R, V, U, R, C, in the order the design lists them. */
 static rr__illegal check_shape(const rr_layout *l, const rr__target *t, char *detail,
-			       size_t detail_size)
+                               size_t detail_size)
 {
 	int W = l->workers_per_row, V = l->vec, U = l->unroll, R = l->rows_per_group;
 	int C = l->blocks_per_row;
 	if (!is_pow2(W) || W > 1024) {
-		SAY("W = %d workers per row is not a power of two in 1..1024 (allowed: 1, 2, 4, ..., "
+		SAY("W = %d workers per row is not a power of two in 1..1024 (allowed: 1, 2, 4, "
+		    "..., "
 		    "1024)",
 		    W);
 		return RR_ILLEGAL_WIDTH_NOT_POW2;
 	}
 	if ((int64_t)W * R > t->max_workers) {
-		SAY("W·R = %d·%d = %lld workers per group exceeds the %s limit of %d threads per group",
+		SAY("W·R = %d·%d = %lld workers per group exceeds the %s limit of %d threads per "
+		    "group",
 		    W, R, (long long)W * R, t->backend, t->max_workers);
 		return RR_ILLEGAL_WIDTH_OVER_DEVICE;
 	}
@@ -197,11 +210,13 @@ static rr__illegal check_shape(const rr_layout *l, const rr__target *t, char *de
 	int max_cluster = t->has_clusters && t->max_cluster > 1 ? t->max_cluster : 1;
 	if (!is_pow2(C) || C > max_cluster) {
 		if (C > 1 && !t->has_clusters)
-			SAY("C = %d blocks per row needs thread-block clusters, which the %s backend does "
+			SAY("C = %d blocks per row needs thread-block clusters, which the %s "
+			    "backend does "
 			    "not have (allowed: C = 1)",
 			    C, t->backend);
 		else
-			SAY("C = %d blocks per row is not a power of two in 1..%d (the device's cluster "
+			SAY("C = %d blocks per row is not a power of two in 1..%d (the device's "
+			    "cluster "
 			    "size)",
 			    C, max_cluster);
 		return RR_ILLEGAL_NO_CLUSTER;
@@ -218,7 +233,7 @@ static int64_t smem_bytes(const rr_layout *l, int64_t share, int kept, const rr_
 }
 
 static rr__illegal check_storage(const rr_layout *l, int64_t cols, int kept, const rr__target *t,
-				 char *detail, size_t detail_size)
+                                 char *detail, size_t detail_size)
 {
 	int C = l->blocks_per_row;
 	int64_t share = ceil_div(cols, C);
@@ -226,7 +241,8 @@ static rr__illegal check_storage(const rr_layout *l, int64_t cols, int kept, con
 	if (kept == 0)
 		return RR_LEGAL; /* nothing is kept between phases: the storage mode is ignored */
 	if (C > 1 && l->storage != RR_STORAGE_CLUSTER && l->storage != RR_STORAGE_REREAD) {
-		SAY("C = %d splits each row over several blocks, so its %d kept row input(s) must be "
+		SAY("C = %d splits each row over several blocks, so its %d kept row input(s) must "
+		    "be "
 		    "shared through the cluster (S=cluster) or re-read (S=reread), not S=%s",
 		    C, kept, name);
 		return RR_ILLEGAL_STORAGE;
@@ -235,7 +251,8 @@ static rr__illegal check_storage(const rr_layout *l, int64_t cols, int kept, con
 		int64_t slots = rr__slot_bound(share, l->workers_per_row, l->vec);
 		if (slots * kept > t->register_slots) {
 			SAY("S=regs keeps %d row input(s) × %lld private slots = %lld per worker "
-			    "(N = %lld over W = %d, V = %d), over the register budget of %d slots; use "
+			    "(N = %lld over W = %d, V = %d), over the register budget of %d slots; "
+			    "use "
 			    "a larger W or V, S=smem or S=reread",
 			    kept, (long long)slots, (long long)(slots * kept), (long long)share,
 			    l->workers_per_row, l->vec, t->register_slots);
@@ -252,7 +269,8 @@ static rr__illegal check_storage(const rr_layout *l, int64_t cols, int kept, con
 		return RR_ILLEGAL_STORAGE;
 	}
 	if (l->storage == RR_STORAGE_CLUSTER && !t->has_clusters) {
-		SAY("S=cluster needs thread-block clusters, which the %s backend does not have (use "
+		SAY("S=cluster needs thread-block clusters, which the %s backend does not have "
+		    "(use "
 		    "S=regs or S=reread)",
 		    t->backend);
 		return RR_ILLEGAL_NO_CLUSTER;
@@ -265,7 +283,8 @@ static rr__illegal check_storage(const rr_layout *l, int64_t cols, int kept, con
 	int64_t bytes = smem_bytes(l, share, kept, t);
 	if (bytes > t->smem_per_group) {
 		SAY("S=%s needs %lld bytes of shared memory per group (R = %d × %lld elements × 4 "
-		    "bytes × %d kept input(s), plus reduction scratch), over the device's %lld; use a "
+		    "bytes × %d kept input(s), plus reduction scratch), over the device's %lld; "
+		    "use a "
 		    "larger C with S=cluster, or S=reread",
 		    name, (long long)bytes, l->rows_per_group, (long long)share, kept,
 		    (long long)t->smem_per_group);
@@ -275,8 +294,8 @@ static rr__illegal check_storage(const rr_layout *l, int64_t cols, int kept, con
 }
 
 rr__illegal rr__layout_check(const rr_kernel *kernel, int64_t cols, int elem_bytes,
-			     const rr_layout *layout, const rr__target *target, char *detail,
-			     size_t detail_size)
+                             const rr_layout *layout, const rr__target *target, char *detail,
+                             size_t detail_size)
 {
 	char scratch[8];
 	if (!detail || detail_size == 0) {

@@ -18,9 +18,9 @@ typedef enum field { F_W, F_V, F_U, F_R, F_C, F_S, F_G, F_COUNT } field;
 static const struct {
 	const char *key, *long_name;
 } keys[F_COUNT] = {
-	[F_W] = {"W", "workers"}, [F_V] = {"V", "vec"},	   [F_U] = {"U", "unroll"},
-	[F_R] = {"R", "rows"},	  [F_C] = {"C", "blocks"}, [F_S] = {"S", "storage"},
-	[F_G] = {"G", "grid"},
+    [F_W] = {"W", "workers"}, [F_V] = {"V", "vec"},    [F_U] = {"U", "unroll"},
+    [F_R] = {"R", "rows"},    [F_C] = {"C", "blocks"}, [F_S] = {"S", "storage"},
+    [F_G] = {"G", "grid"},
 };
 
 static const char *const storage_names[] = {"auto", "regs", "smem", "cluster", "reread"};
@@ -51,10 +51,11 @@ static rr_status parse_int(const char *text, const char *key, int *out)
 	errno = 0;
 	long value = strtol(text, &end, 10);
 	if (!*text || *end || errno || value < 1 || value > INT_MAX)
-		return rr__fail(RR_ERR_INVALID_ARG,
-				"layout field %s = '%s' is not a whole number of at least 1 (leave the "
-				"key out to let the planner choose)",
-				key, text);
+		return rr__fail(
+		    RR_ERR_INVALID_ARG,
+		    "layout field %s = '%s' is not a whole number of at least 1 (leave the "
+		    "key out to let the planner choose)",
+		    key, text);
 	*out = (int)value;
 	return RR_OK;
 }
@@ -64,8 +65,9 @@ static rr_status parse_item(char *item, rr_layout *out, int seen[F_COUNT])
 {
 	char *equals = strchr(item, '=');
 	if (!equals)
-		return rr__fail(RR_ERR_INVALID_ARG, "layout item '%s' has no '=': write KEY=VALUE; %s",
-				item, ALLOWED_KEYS);
+		return rr__fail(RR_ERR_INVALID_ARG,
+		                "layout item '%s' has no '=': write KEY=VALUE; %s", item,
+		                ALLOWED_KEYS);
 	char *key_end = equals;
 	while (key_end > item && isspace((unsigned char)key_end[-1]))
 		key_end--;
@@ -75,30 +77,31 @@ static rr_status parse_item(char *item, rr_layout *out, int seen[F_COUNT])
 	int f = find_key(item, (size_t)(key_end - item));
 	*key_end = 0;
 	if (f < 0)
-		return rr__fail(RR_ERR_INVALID_ARG, "unknown layout key '%s'; %s", item, ALLOWED_KEYS);
+		return rr__fail(RR_ERR_INVALID_ARG, "unknown layout key '%s'; %s", item,
+		                ALLOWED_KEYS);
 	if (seen[f]++)
 		return rr__fail(RR_ERR_INVALID_ARG, "layout key %s is given twice; %s", keys[f].key,
-				ALLOWED_KEYS);
+		                ALLOWED_KEYS);
 	if (f == F_S || f == F_G) {
-		int index = f == F_S ? find_name(storage_names, 5, value)
-				     : find_name(grid_names, 3, value);
+		int index =
+		    f == F_S ? find_name(storage_names, 5, value) : find_name(grid_names, 3, value);
 		if (index < 0)
 			return rr__fail(RR_ERR_INVALID_ARG,
-					"layout %s = '%s' is not allowed (%s: %s)", keys[f].key, value,
-					f == F_S ? "storage" : "grid",
-					f == F_S ? "regs, smem, cluster, reread, auto"
-						 : "rows, persistent, auto");
+			                "layout %s = '%s' is not allowed (%s: %s)", keys[f].key,
+			                value, f == F_S ? "storage" : "grid",
+			                f == F_S ? "regs, smem, cluster, reread, auto"
+			                         : "rows, persistent, auto");
 		if (f == F_S)
 			out->storage = (rr_storage)index;
 		else
 			out->grid = (rr_grid)index;
 		return RR_OK;
 	}
-	int *slot = f == F_W ? &out->workers_per_row
-		    : f == F_V ? &out->vec
-		    : f == F_U ? &out->unroll
-		    : f == F_R ? &out->rows_per_group
-			       : &out->blocks_per_row;
+	int *slot = f == F_W   ? &out->workers_per_row
+	            : f == F_V ? &out->vec
+	            : f == F_U ? &out->unroll
+	            : f == F_R ? &out->rows_per_group
+	                       : &out->blocks_per_row;
 	return parse_int(value, keys[f].key, slot);
 }
 
@@ -130,16 +133,16 @@ rr_status rr_layout_parse(const char *text, rr_layout *out)
 			items++;
 		} else if (comma || items > 0) {
 			status = rr__fail(RR_ERR_INVALID_ARG,
-					  "layout '%s' has an empty item between commas; %s", text,
-					  ALLOWED_KEYS);
+			                  "layout '%s' has an empty item between commas; %s", text,
+			                  ALLOWED_KEYS);
 		}
 		cursor = comma ? comma + 1 : NULL;
 	}
 	free(copy);
 	if (status == RR_OK && items == 0)
 		status = rr__fail(RR_ERR_INVALID_ARG,
-				  "the layout text is empty: write e.g. W=128,V=4,U=1,R=1; %s",
-				  ALLOWED_KEYS);
+		                  "the layout text is empty: write e.g. W=128,V=4,U=1,R=1; %s",
+		                  ALLOWED_KEYS);
 	if (status == RR_OK)
 		*out = layout;
 	return status;
@@ -149,14 +152,14 @@ int rr_layout_format(const rr_layout *layout, char *buf, size_t size)
 {
 	rr__buf text = {0};
 	const int numbers[] = {layout->workers_per_row, layout->vec, layout->unroll,
-			       layout->rows_per_group, layout->blocks_per_row};
+	                       layout->rows_per_group, layout->blocks_per_row};
 	for (int f = F_W; f <= F_C; f++)
 		if (numbers[f] != 0)
 			rr__buf_printf(&text, "%s%s=%d", text.length ? "," : "", keys[f].key,
-				       numbers[f]);
+			               numbers[f]);
 	if (layout->storage > RR_STORAGE_AUTO && layout->storage <= RR_STORAGE_REREAD)
 		rr__buf_printf(&text, "%sS=%s", text.length ? "," : "",
-			       storage_names[layout->storage]);
+		               storage_names[layout->storage]);
 	if (layout->grid > RR_GRID_AUTO && layout->grid <= RR_GRID_PERSISTENT)
 		rr__buf_printf(&text, "%sG=%s", text.length ? "," : "", grid_names[layout->grid]);
 	int length = text.failed ? -1 : (int)text.length;

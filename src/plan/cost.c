@@ -1,0 +1,324 @@
+/* The default cost model: predicts a layout's time in microseconds from features (bytes, waves,
+ * live lanes, access width, rounds, barriers, serial work, launch). One branch per backend: the
+ * GPU is bandwidth- and latency-bound; the CPU runs the W workers one after another. */
+#include <math.h>
+#include <string.h>
+
+#include "plan/plan.h"
+
+/* Assumptions of the GPU branch (an H100/H200-class device). */
+#define ASSUMED_ROWS 4096.0        /* M when the request does not say */
+#define GPU_BANDWIDTH 4.0e12       /* B/s reachable from device memory */
+#define GPU_CACHE_BANDWIDTH 7.0e12 /* B/s from L2 */
+#define GPU_SMEM_BANDWIDTH 30.0e12 /* B/s of shared memory, all SMs together */
+#define GPU_THREADS_PER_SM 2048.0
+#define GPU_GROUPS_PER_SM 32.0
+#define GPU_REGISTERS_PER_SM 65536.0
+#define GPU_INFLIGHT_NEEDED 32768.0 /* bytes in flight per SM to cover the memory latency */
+#define GPU_MEMORY_LATENCY_US 0.6
+#define GPU_CACHE_LATENCY_US 0.35
+#define GPU_CYCLES_PER_US 1800.0
+#define GPU_LAUNCH_US 2.0
+#define GPU_BLOCK_US 0.1             /* prologue of one group */
+#define GPU_DISPATCH_US 0.02         /* an SM's scheduler starting one more group */
+#define GPU_CONTIGUOUS_NEEDED 4096.0 /* bytes one group access should cover (DRAM pages) */
+
+/* Assumptions of the CPU branch. */
+#define CPU_BANDWIDTH_PER_THREAD 8.0e9 /* B/s of device memory per thread */
+#define CPU_PACK_NS 0.4                /* one vector operation on up to 32 bytes */
+#define CPU_WORKER_NS 2.0              /* setting up one simulated worker in a pass */
+#define CPU_GROUP_NS 40.0              /* taking one group of rows off the queue */
+#define CPU_CACHED_ROW_BYTES (256.0 * 1024.0)
+#define CPU_LAUNCH_US 5.0
+
+/* What the kernel reads and writes, independent of the layout. */
+typedef struct io_facts {
+	int kept, max_passes;
+	int row_inputs, col_inputs, index_inputs, rowscalar_inputs, gathers;
+	int row_outputs, rowscalar_outputs;
+} io_facts;
+
+static void io_facts_of(const rr_kernel *kernel, io_facts *io)
+{
+	int phases[RR_MAX_IO];
+	memset(io, 0, sizeof *io);
+	io->kept = rr__layout_kept_inputs(kernel, phases);
+	io->max_passes = 1;
+	for (int i = 0; i < kernel->n_inputs; i++) {
+		switch (kernel->inputs[i].kind) {
+		case RR_KIND_ROW:
+			io->row_inputs++;
+			io->max_passes = phases[i] > io->max_passes ? phases[i] : io->max_passes;
+			break;
+		case RR_KIND_COL:
+			io->col_inputs++;
+			break;
+		case RR_KIND_INDEX:
+			io->index_inputs++;
+			break;
+		case RR_KIND_ROWSCALAR:
+			io->rowscalar_inputs++;
+			break;
+		case RR_KIND_PARAM:
+			break;
+		}
+	}
+	for (int id = 0; id < kernel->n_nodes; id++)
+		io->gathers += kernel->nodes[id].op == RR_OP_GATHER;
+	for (int j = 0; j < kernel->n_outputs; j++) {
+		io->row_outputs += kernel->outputs[j].kind == RR_KIND_ROW;
+		io->rowscalar_outputs += kernel->outputs[j].kind == RR_KIND_ROWSCALAR;
+	}
+}
+
+static double ceil_div(double a, double b)
+{
+	return ceil(a / b);
+}
+
+/* Fields every branch shares: the shape of the ownership map and the minimal bytes. */
+static void common_features(const rr__plan_request *req, const rr_layout *l, const io_facts *io,
+                            rr__plan_features *f)
+{
+	double elem = (double)rr_dtype_size(req->dtype);
+	double M = req->rows > 0 ? (double)req->rows : ASSUMED_ROWS;
+	double N = (double)req->cols;
+	double WV = (double)l->workers_per_row * l->vec;
+	f->rows = M;
+	f->row_share = ceil_div(N, l->blocks_per_row);
+	f->chunks_per_worker = ceil_div(f->row_share, WV);
+	f->live_lanes = f->row_share / (f->chunks_per_worker * WV);
+	f->slots = (double)rr__slot_bound((int64_t)f->row_share, l->workers_per_row, l->vec);
+	f->access_bytes = l->vec * elem;
+	f->threads_per_group = (double)l->workers_per_row * l->rows_per_group;
+	f->groups = ceil_div(M, l->rows_per_group) * l->blocks_per_row;
+	f->rounds = req->kernel->analysis.rounds > 0 ? req->kernel->analysis.rounds : 1;
+	f->kept_inputs = io->kept;
+	f->passes = io->kept > 0 && l->storage == RR_STORAGE_REREAD ? io->max_passes : 1;
+	f->minimal_bytes = (io->row_inputs + io->row_outputs) * M * N * elem +
+	                   io->col_inputs * N * elem + io->index_inputs * M * 8.0 +
+	                   (io->rowscalar_inputs + io->gathers + io->rowscalar_outputs) * M * elem;
+	f->dram_bytes = f->minimal_bytes;
+}
+
+/* ---------------------------------------------------------------- GPU */
+
+static double log2_of(double x)
+{
+	return x > 1 ? log2(x) : 0;
+}
+
+static void gpu_occupancy(const rr__plan_request *req, const rr_layout *l, const io_facts *io,
+                          rr__plan_features *f)
+{
+	const rr__target *t = req->target;
+	double elem = (double)rr_dtype_size(req->dtype);
+	double warp = t->warp_size > 0 ? t->warp_size : 32;
+	int on_chip = io->kept > 0 && l->storage != RR_STORAGE_REREAD;
+	double in_flight = fmin(l->unroll, f->chunks_per_worker);
+	double regs = 24 + in_flight * fmax(1, l->vec * elem / 4) * fmax(1, io->row_inputs) +
+	              (l->workers_per_row > warp ? 4 : 0);
+	if (on_chip && l->storage == RR_STORAGE_REGS)
+		regs += f->slots * io->kept;
+	f->registers_per_thread = fmin(255, fmax(32, 8 * ceil(regs / 8)));
+	f->smem_per_group = 0;
+	if (on_chip && (l->storage == RR_STORAGE_SMEM || l->storage == RR_STORAGE_CLUSTER))
+		f->smem_per_group = (double)l->rows_per_group * f->row_share * 4 * io->kept;
+	if (l->workers_per_row > warp)
+		f->smem_per_group += l->rows_per_group * ceil(l->workers_per_row / warp) * 8;
+	double T = f->threads_per_group;
+	double fit = fmin(floor(GPU_THREADS_PER_SM / T), GPU_GROUPS_PER_SM);
+	fit = fmin(fit, floor(GPU_REGISTERS_PER_SM / (f->registers_per_thread * T)));
+	if (f->smem_per_group > 0 && t->smem_per_group > 0)
+		fit = fmin(fit,
+		           floor((double)(t->smem_per_group + 1024) / (f->smem_per_group + 1024)));
+	f->groups_per_sm = fmax(1, fit);
+}
+
+static double access_efficiency(double bytes)
+{
+	if (bytes >= 16)
+		return 1.0 - 0.06 * log2(bytes / 16); /* wider than 16 B: more registers per load */
+	return bytes >= 8 ? 0.85 : bytes >= 4 ? 0.7 : bytes >= 2 ? 0.55 : 0.45;
+}
+
+/* The time one group takes from its first load to its last store, without contention. */
+static double gpu_group_us(const rr_layout *l, const io_facts *io, const rr__plan_features *f,
+                           double depth, double cached_share, double warp)
+{
+	double W = l->workers_per_row;
+	double chunks = f->chunks_per_worker, U = fmin(l->unroll, chunks);
+	double reduce_cycles = log2_of(fmin(W, warp)) * 30;
+	if (W > warp)
+		reduce_cycles +=
+		    250 + log2_of(W / warp) * 30; /* barrier and a shared-memory stage */
+	double per_round = reduce_cycles / GPU_CYCLES_PER_US + (l->blocks_per_row > 1 ? 0.5 : 0);
+	double later = 0;
+	if (io->kept > 0) {
+		switch (l->storage) {
+		case RR_STORAGE_REGS:
+			later = chunks * 0.002;
+			break;
+		case RR_STORAGE_SMEM:
+		case RR_STORAGE_CLUSTER:
+			later = ceil(chunks / U) * 0.03 + 0.05;
+			break;
+		default:
+			later = ceil(chunks / U) * (cached_share * GPU_CACHE_LATENCY_US +
+			                            (1 - cached_share) * GPU_MEMORY_LATENCY_US);
+		}
+		later *= io->max_passes - 1;
+	}
+	double output = io->row_outputs > 0 ? ceil(chunks / U) * 0.05 : 0;
+	return GPU_BLOCK_US + ceil(chunks / depth) * GPU_MEMORY_LATENCY_US + later +
+	       f->rounds * per_round + output;
+}
+
+static void gpu_features(const rr__plan_request *req, const rr_layout *l, const io_facts *io,
+                         rr__plan_features *f)
+{
+	const rr__target *t = req->target;
+	double elem = (double)rr_dtype_size(req->dtype);
+	double sms = t->multiprocessors > 0 ? t->multiprocessors : 1;
+	double warp = t->warp_size > 0 ? t->warp_size : 32;
+	gpu_occupancy(req, l, io, f);
+	double resident = sms * f->groups_per_sm;
+	f->waves = f->groups / resident;
+	/* Only a partial last wave idles SMs; a single partial wave is counted by `active` and
+	 * the bytes in flight instead. */
+	f->tail_efficiency = f->waves > 1 ? f->waves / ceil(f->waves) : 1;
+	double active = fmin(1, f->groups / sms);
+	double threads_per_sm = fmin(f->groups_per_sm, f->groups / sms) * f->threads_per_group;
+	int regs_kept = io->kept > 0 && l->storage == RR_STORAGE_REGS;
+	/* Rows kept in registers are loaded at once; otherwise U chunks are in flight. */
+	double depth = regs_kept ? f->chunks_per_worker : fmin(l->unroll, f->chunks_per_worker);
+	f->serial_steps = ceil(f->chunks_per_worker / depth);
+	f->inflight_per_sm =
+	    threads_per_sm * f->live_lanes * f->access_bytes * depth * fmax(1, io->row_inputs);
+	/* One access of a group covers W·V elements of a row, or R whole rows when a chunk holds
+	 * the row: short contiguous pieces from many groups spread over more DRAM pages. */
+	double contiguous = (f->chunks_per_worker == 1 ? l->rows_per_group * f->row_share
+	                                               : (double)l->workers_per_row * l->vec) *
+	                    elem;
+	f->bandwidth_efficiency =
+	    access_efficiency(f->access_bytes) *
+	    (0.85 + 0.15 * fmin(1, contiguous / GPU_CONTIGUOUS_NEEDED)) *
+	    (0.5 + 0.5 * f->live_lanes) * fmin(1, f->inflight_per_sm / GPU_INFLIGHT_NEEDED) *
+	    (0.95 + 0.05 * fmin(1, threads_per_sm / GPU_THREADS_PER_SM)) *
+	    (0.5 + 0.5 * f->tail_efficiency) * active *
+	    (1 - 0.02 * log2_of(l->blocks_per_row)); /* clusters constrain placement */
+
+	/* Col inputs come from L2 once per group (once per resident group when persistent). */
+	double col_groups = l->grid == RR_GRID_PERSISTENT ? fmin(f->groups, resident) : f->groups;
+	f->cache_bytes = io->col_inputs * col_groups * f->row_share * elem;
+	double cached_share = 0; /* of the re-read bytes, the part still in L2 */
+	if (f->passes > 1) {
+		double working =
+		    fmin(f->groups, resident) * l->rows_per_group * f->row_share * elem * io->kept;
+		double extra = (f->passes - 1) * io->kept * f->rows * (double)req->cols * elem;
+		cached_share = fmin(1, (double)t->l2_bytes / 2 / working);
+		f->cache_bytes += extra * cached_share;
+		f->dram_bytes += extra * (1 - cached_share);
+	}
+	f->barriers =
+	    f->rounds * (l->workers_per_row > warp) + (l->blocks_per_row > 1 ? f->rounds : 0) +
+	    (io->kept > 0 && (l->storage == RR_STORAGE_SMEM || l->storage == RR_STORAGE_CLUSTER));
+	/* Rows kept in shared memory are written once and read back in every later phase. */
+	double staged = 0;
+	if (io->kept > 0 && (l->storage == RR_STORAGE_SMEM || l->storage == RR_STORAGE_CLUSTER))
+		staged = io->max_passes * io->kept * f->rows * (double)req->cols * 4;
+	f->memory_us = f->dram_bytes / (GPU_BANDWIDTH * f->bandwidth_efficiency) * 1e6 +
+	               f->cache_bytes / (GPU_CACHE_BANDWIDTH * fmax(active, 0.05)) * 1e6 +
+	               staged / (GPU_SMEM_BANDWIDTH * fmax(active, 0.05)) * 1e6;
+	double group_us = gpu_group_us(l, io, f, depth, cached_share, warp);
+	if (l->grid == RR_GRID_PERSISTENT) /* groups loop over rows: one prologue each */
+		f->latency_us = GPU_BLOCK_US + ceil(f->waves) * (group_us - GPU_BLOCK_US + 0.02) +
+		                ceil(fmin(f->groups, resident) / sms) * GPU_DISPATCH_US;
+	else
+		f->latency_us = ceil(f->waves) * group_us + ceil(f->groups / sms) * GPU_DISPATCH_US;
+	f->launch_us = GPU_LAUNCH_US + (l->blocks_per_row > 1 ? 0.5 : 0);
+}
+
+/* ---------------------------------------------------------------- CPU */
+
+static void cpu_features(const rr__plan_request *req, const rr_layout *l, const io_facts *io,
+                         rr__plan_features *f)
+{
+	double threads = req->target->multiprocessors > 0 ? req->target->multiprocessors : 1;
+	double elem = (double)rr_dtype_size(req->dtype);
+	double W = l->workers_per_row, U = fmin(l->unroll, f->chunks_per_worker);
+	/* One pass over a row: every worker's packs in turn (a pack of up to 32 bytes is one
+	 * vector operation), plus each worker's setup and the tree's steps. */
+	double pack_ns = CPU_PACK_NS * fmax(1, f->access_bytes / 32);
+	double ilp = U >= 4 ? 0.8 : U >= 2 ? 0.9 : 1.0;
+	double pass_ns = f->chunks_per_worker * W * pack_ns * ilp + W * CPU_WORKER_NS + log2_of(W);
+	double later_ns = 0;
+	int cached = f->row_share * elem * io->kept <= CPU_CACHED_ROW_BYTES;
+	if (io->kept > 0) {
+		/* Kept rows are read back from the workers' arrays; re-read rows from the cache, or
+		 * from memory when they do not fit (counted in the bytes). */
+		later_ns =
+		    (io->max_passes - 1) * pass_ns * (l->storage == RR_STORAGE_REREAD ? 1.0 : 0.9);
+		if (f->passes > 1 && !cached)
+			f->dram_bytes += (f->passes - 1) * io->kept * f->rows * req->cols * elem;
+	}
+	double row_ns = pass_ns + later_ns;
+	double groups_per_thread = ceil(f->groups / threads);
+	f->groups_per_sm = 1;
+	f->registers_per_thread = f->slots * io->kept;
+	f->waves = f->groups / threads;
+	f->tail_efficiency = f->waves / ceil(f->waves);
+	f->serial_steps = ceil(f->chunks_per_worker / U) * W;
+	f->bandwidth_efficiency = fmin(1, f->groups / threads);
+	f->memory_us =
+	    f->dram_bytes / (threads * CPU_BANDWIDTH_PER_THREAD * f->bandwidth_efficiency) * 1e6;
+	f->latency_us = groups_per_thread * (l->rows_per_group * row_ns + CPU_GROUP_NS) / 1000;
+	f->launch_us = CPU_LAUNCH_US;
+}
+
+/* ---------------------------------------------------------------- entry points */
+
+void rr__plan_features_compute(const rr__plan_request *req, const rr_layout *layout,
+                               rr__plan_features *features)
+{
+	io_facts io;
+	memset(features, 0, sizeof *features);
+	if (!rr__layout_is_complete(layout) || req->cols < 1) {
+		features->predicted_us = INFINITY; /* nothing to predict for an unfinished layout */
+		return;
+	}
+	io_facts_of(req->kernel, &io);
+	common_features(req, layout, &io, features);
+	if (strcmp(req->target->backend, "cpu") == 0)
+		cpu_features(req, layout, &io, features);
+	else
+		gpu_features(req, layout, &io, features);
+	double slow = fmax(features->memory_us, features->latency_us);
+	double fast = fmin(features->memory_us, features->latency_us);
+	/* Memory and latency overlap, but not perfectly. */
+	features->predicted_us = features->launch_us + slow + 0.25 * fast;
+}
+
+double rr__cost_default(const rr__plan_request *req, const rr_layout *layout, void *ctx)
+{
+	rr__plan_features features;
+	(void)ctx;
+	rr__plan_features_compute(req, layout, &features);
+	return features.predicted_us;
+}
+
+double rr__plan_resident_groups(const rr__plan_request *req, const rr_layout *layout)
+{
+	if (strcmp(req->target->backend, "cpu") == 0)
+		return req->target->multiprocessors > 0 ? req->target->multiprocessors : 1;
+	if (!rr__layout_is_complete(layout) || req->cols < 1)
+		return 0;
+	io_facts io;
+	rr__plan_features features;
+	memset(&features, 0, sizeof features);
+	io_facts_of(req->kernel, &io);
+	common_features(req, layout, &io, &features);
+	gpu_occupancy(req, layout, &io, &features);
+	return features.groups_per_sm *
+	       (req->target->multiprocessors > 0 ? req->target->multiprocessors : 1);
+}

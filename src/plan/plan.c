@@ -1,0 +1,370 @@
+/* Candidates and the automatic mapper: the product of the plan dimensions, canonicalised,
+ * pruned by the legality check and deduplicated; the pick is the cost model's lowest. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/plan.h"
+#include "util/util.h"
+
+#define TIE_TOLERANCE 0.005
+
+static int64_t next_pow2(int64_t x)
+{
+	int64_t p = 1;
+	while (p < x)
+		p *= 2;
+	return p;
+}
+
+int rr__layout_is_complete(const rr_layout *l)
+{
+	return l->workers_per_row > 0 && l->vec > 0 && l->unroll > 0 && l->rows_per_group > 0 &&
+	       l->blocks_per_row > 0 && l->storage != RR_STORAGE_AUTO && l->grid != RR_GRID_AUTO;
+}
+
+static void canonical_shape(const rr__plan_request *req, const rr_layout *fixed, int kept,
+                            rr_layout *l)
+{
+	if (l->workers_per_row < 1 || l->vec < 1 || l->blocks_per_row < 1 || req->cols < 1)
+		return; /* not a shape yet: the legality check will say which field is missing */
+	int64_t share = (req->cols + l->blocks_per_row - 1) / l->blocks_per_row;
+	int64_t cover = next_pow2(share);
+	if (!fixed->vec)
+		while (l->vec > 1 && (int64_t)l->workers_per_row * l->vec > cover)
+			l->vec /= 2;
+	int64_t span = (int64_t)l->workers_per_row * l->vec;
+	int64_t chunks = (share + span - 1) / span;
+	if (!fixed->unroll && l->unroll > chunks)
+		l->unroll = (int)chunks;
+	if (!fixed->storage && kept == 0)
+		l->storage = RR_STORAGE_REGS; /* nothing is kept: storage is never used */
+}
+
+static void canonical_grid(const rr__plan_request *req, const rr_layout *fixed, rr_layout *l)
+{
+	if (fixed->grid || req->rows <= 0 || !rr__layout_is_complete(l))
+		return;
+	double groups =
+	    (double)((req->rows + l->rows_per_group - 1) / l->rows_per_group) * l->blocks_per_row;
+	if (groups <= rr__plan_resident_groups(req, l))
+		l->grid = RR_GRID_ROWS; /* every group is resident at once: nothing to loop over */
+}
+
+void rr__plan_canonical(const rr__plan_request *req, const rr_layout *fixed, rr_layout *layout)
+{
+	static const rr_layout none;
+	int phases[RR_MAX_IO];
+	if (!fixed)
+		fixed = &none;
+	canonical_shape(req, fixed, rr__layout_kept_inputs(req->kernel, phases), layout);
+	canonical_grid(req, fixed, layout);
+}
+
+static int compare_layouts(const void *pa, const void *pb)
+{
+	const rr_layout *a = pa, *b = pb;
+	const int ka[7] = {a->workers_per_row, a->vec,          a->unroll,   a->rows_per_group,
+	                   a->blocks_per_row,  (int)a->storage, (int)a->grid};
+	const int kb[7] = {b->workers_per_row, b->vec,          b->unroll,   b->rows_per_group,
+	                   b->blocks_per_row,  (int)b->storage, (int)b->grid};
+	for (int i = 0; i < 7; i++)
+		if (ka[i] != kb[i])
+			return ka[i] < kb[i] ? -1 : 1;
+	return 0;
+}
+
+/* 1 when a is the simpler kernel: one block per row, no persistent loop, less unrolling, fewer
+ * rows per group, narrower vectors, fewer workers, in that order of importance. */
+static int simpler(const rr_layout *a, const rr_layout *b)
+{
+	const int ka[6] = {a->blocks_per_row, (int)a->grid, a->unroll,
+	                   a->rows_per_group, a->vec,       a->workers_per_row};
+	const int kb[6] = {b->blocks_per_row, (int)b->grid, b->unroll,
+	                   b->rows_per_group, b->vec,       b->workers_per_row};
+	for (int i = 0; i < 6; i++)
+		if (ka[i] != kb[i])
+			return ka[i] < kb[i];
+	return 0;
+}
+
+/* The values one dimension takes: the fixed one, or the listed ones. */
+typedef struct values {
+	int v[16];
+	int n;
+} values;
+
+static values list_of(int fixed, const int *all, int count)
+{
+	values out = {{0}, 0};
+	if (fixed) {
+		out.v[out.n++] = fixed;
+		return out;
+	}
+	for (int i = 0; i < count && out.n < 16; i++)
+		out.v[out.n++] = all[i];
+	return out;
+}
+
+static values widths(int fixed)
+{
+	values out = {{0}, 0};
+	if (fixed) {
+		out.v[out.n++] = fixed;
+		return out;
+	}
+	for (int W = 1; W <= 1024; W *= 2)
+		out.v[out.n++] = W;
+	return out;
+}
+
+/* R > 1 only where a group's row is short: W below a warp, or one chunk covering the row. */
+static values rows_per_group(const rr__plan_request *req, int fixed, int W, int V)
+{
+	values out = {{0}, 0};
+	if (fixed) {
+		out.v[out.n++] = fixed;
+		return out;
+	}
+	int warp = req->target->warp_size > 0 ? req->target->warp_size : 32;
+	int short_row = W < warp || req->cols <= (int64_t)W * V;
+	for (int64_t R = 1; R * W <= req->target->max_workers && out.n < 16; R *= 2) {
+		if (R > 1 && (!short_row || (req->rows > 0 && R / 2 >= req->rows)))
+			break;
+		out.v[out.n++] = (int)R;
+	}
+	if (out.n == 0)
+		out.v[out.n++] = 1; /* W alone is over the device: let the check say so */
+	return out;
+}
+
+/* C > 1 on a target with clusters, for one row per group, when each block gets a chunk. */
+static values blocks(const rr__plan_request *req, int fixed, int W, int V, int R)
+{
+	values out = {{0}, 0};
+	out.v[out.n++] = fixed ? fixed : 1;
+	if (fixed || !req->target->has_clusters || R > 1)
+		return out;
+	for (int C = 2; C <= req->target->max_cluster && C <= 8; C *= 2)
+		if (req->cols >= (int64_t)C * W * V)
+			out.v[out.n++] = C;
+	return out;
+}
+
+static values storages(const rr__plan_request *req, int fixed, int kept)
+{
+	values out = {{0}, 0};
+	if (fixed) {
+		out.v[out.n++] = fixed;
+		return out;
+	}
+	out.v[out.n++] = RR_STORAGE_REGS;
+	if (kept == 0)
+		return out;
+	if (req->target->smem_per_group > 0)
+		out.v[out.n++] = RR_STORAGE_SMEM;
+	if (req->target->has_clusters)
+		out.v[out.n++] = RR_STORAGE_CLUSTER;
+	out.v[out.n++] = RR_STORAGE_REREAD;
+	return out;
+}
+
+static rr_status push(rr__candidates *c, int *capacity, const rr_layout *l)
+{
+	if (c->count == *capacity) {
+		int grown = *capacity ? 2 * *capacity : 256;
+		rr_layout *items = realloc(c->items, (size_t)grown * sizeof *items);
+		if (!items)
+			return rr__fail(RR_ERR_NOMEM, "out of memory listing %d candidate layouts",
+			                grown);
+		c->items = items;
+		*capacity = grown;
+	}
+	c->items[c->count++] = *l;
+	return RR_OK;
+}
+
+static rr_status check_request(const rr__plan_request *req)
+{
+	if (!req || !req->kernel || !req->target || !req->target->backend)
+		return rr__fail(RR_ERR_INVALID_ARG, "a plan request needs a kernel and a target");
+	if (req->cols < 1 || req->rows < 0)
+		return rr__fail(
+		    RR_ERR_INVALID_ARG,
+		    "cannot plan %s for M = %lld rows of N = %lld: N must be at least 1 and "
+		    "M at least 0 (0 = unknown)",
+		    req->kernel->name, (long long)req->rows, (long long)req->cols);
+	return RR_OK;
+}
+
+/* One raw layout of the product: canonicalise, check, keep. */
+static rr_status consider(const rr__plan_request *req, const rr_layout *fixed, int kept,
+                          rr_layout l, rr__candidates *out, int *capacity)
+{
+	char detail[256];
+	out->considered++;
+	canonical_shape(req, fixed, kept, &l);
+	rr__illegal reason =
+	    rr__layout_check(req->kernel, req->cols, (int)rr_dtype_size(req->dtype), &l,
+	                     req->target, detail, sizeof detail);
+	if (reason != RR_LEGAL) {
+		if (out->rejected++ == 0)
+			snprintf(out->first_rejection, sizeof out->first_rejection, "%s", detail);
+		out->rejected_by_reason[(int)reason & 15]++;
+		return RR_OK;
+	}
+	canonical_grid(req, fixed, &l);
+	return push(out, capacity, &l);
+}
+
+rr_status rr__plan_enumerate(const rr__plan_request *req, const rr_layout *fixed,
+                             rr__candidates *out)
+{
+	static const rr_layout none;
+	static const int all_vec[] = {1, 2, 4, 8, 16}, all_unroll[] = {1, 2, 4};
+	static const int all_grid[] = {RR_GRID_ROWS, RR_GRID_PERSISTENT};
+	int phases[RR_MAX_IO], capacity = 0;
+	rr_status status = check_request(req);
+	memset(out, 0, sizeof *out);
+	if (status != RR_OK)
+		return status;
+	if (!fixed)
+		fixed = &none;
+	int kept = rr__layout_kept_inputs(req->kernel, phases);
+	values Ws = widths(fixed->workers_per_row), Vs = list_of(fixed->vec, all_vec, 5);
+	values Us = list_of(fixed->unroll, all_unroll, 3), Gs = list_of(fixed->grid, all_grid, 2);
+	values Ss = storages(req, fixed->storage, kept);
+	for (int w = 0; w < Ws.n; w++)
+		for (int v = 0; v < Vs.n; v++) {
+			values Rs = rows_per_group(req, fixed->rows_per_group, Ws.v[w], Vs.v[v]);
+			for (int r = 0; r < Rs.n; r++) {
+				values Cs =
+				    blocks(req, fixed->blocks_per_row, Ws.v[w], Vs.v[v], Rs.v[r]);
+				for (int u = 0; u < Us.n; u++)
+					for (int c = 0; c < Cs.n; c++)
+						for (int s = 0; s < Ss.n; s++)
+							for (int g = 0; g < Gs.n && status == RR_OK;
+							     g++) {
+								rr_layout l = {Ws.v[w],
+								               Vs.v[v],
+								               Us.v[u],
+								               Rs.v[r],
+								               Cs.v[c],
+								               (rr_storage)Ss.v[s],
+								               (rr_grid)Gs.v[g]};
+								status =
+								    consider(req, fixed, kept, l,
+								             out, &capacity);
+							}
+			}
+		}
+	if (status != RR_OK) {
+		rr__candidates_free(out);
+		return status;
+	}
+	if (out->count > 1)
+		qsort(out->items, (size_t)out->count, sizeof *out->items, compare_layouts);
+	int distinct = 0;
+	for (int i = 0; i < out->count; i++)
+		if (distinct == 0 ||
+		    compare_layouts(&out->items[distinct - 1], &out->items[i]) != 0)
+			out->items[distinct++] = out->items[i];
+	out->merged = out->count - distinct;
+	out->count = distinct;
+	return RR_OK;
+}
+
+void rr__candidates_free(rr__candidates *candidates)
+{
+	if (!candidates)
+		return;
+	free(candidates->items);
+	candidates->items = NULL;
+	candidates->count = 0;
+}
+
+static rr_status check_requested(const rr__plan_request *req, const rr_layout *requested,
+                                 rr_layout *out)
+{
+	char detail[512];
+	rr__illegal reason =
+	    rr__layout_check(req->kernel, req->cols, (int)rr_dtype_size(req->dtype), requested,
+	                     req->target, detail, sizeof detail);
+	if (reason != RR_LEGAL) {
+		char text[128];
+		rr_layout_format(requested, text, sizeof text);
+		return rr__fail(RR_ERR_ILLEGAL_LAYOUT, "layout %s: %s", text, detail);
+	}
+	*out = *requested;
+	return RR_OK;
+}
+
+static rr_status none_legal(const rr__plan_request *req, const rr_layout *requested,
+                            const rr__candidates *c)
+{
+	char text[128] = "";
+	if (requested)
+		rr_layout_format(requested, text, sizeof text);
+	return rr__fail(
+	    RR_ERR_ILLEGAL_LAYOUT,
+	    "no legal layout for kernel '%s' (%s, N = %lld) on %s%s%s: all %d candidates "
+	    "were rejected, the first because %s",
+	    req->kernel->name, rr_dtype_name(req->dtype), (long long)req->cols,
+	    req->target->backend, text[0] ? " with the fixed fields " : "", text, c->considered,
+	    c->first_rejection);
+}
+
+rr_status rr__plan_choose(const rr__plan_request *req, const rr_layout *requested, rr__cost_fn cost,
+                          void *ctx, rr_layout *out, rr__candidates *stats_out)
+{
+	rr__candidates c;
+	rr_status status = check_request(req);
+	if (stats_out)
+		memset(stats_out, 0, sizeof *stats_out);
+	if (status != RR_OK)
+		return status;
+	if (requested && rr__layout_is_complete(requested))
+		return check_requested(req, requested, out);
+	status = rr__plan_enumerate(req, requested, &c);
+	if (status != RR_OK)
+		return status;
+	if (c.count == 0) {
+		status = none_legal(req, requested, &c);
+		rr__candidates_free(&c);
+		return status;
+	}
+	if (!cost)
+		cost = rr__cost_default;
+	double *costs = malloc((size_t)c.count * sizeof *costs);
+	if (!costs) {
+		rr__candidates_free(&c);
+		return rr__fail(RR_ERR_NOMEM, "out of memory scoring %d layouts", c.count);
+	}
+	double lowest = INFINITY;
+	for (int i = 0; i < c.count; i++) {
+		costs[i] = cost(req, &c.items[i], ctx);
+		if (isfinite(costs[i]) && costs[i] < lowest)
+			lowest = costs[i];
+	}
+	/* Costs within TIE_TOLERANCE of the lowest are a tie the model cannot split: the simplest
+	 * of them wins. */
+	int best = -1;
+	for (int i = 0; i < c.count; i++)
+		if (isfinite(costs[i]) && costs[i] <= lowest + fabs(lowest) * TIE_TOLERANCE &&
+		    (best < 0 || simpler(&c.items[i], &c.items[best])))
+			best = i;
+	free(costs);
+	if (best < 0) {
+		rr__candidates_free(&c);
+		return rr__fail(RR_ERR_INTERNAL,
+		                "the cost model gave no finite cost for any of %d "
+		                "legal layouts of kernel '%s'",
+		                c.count, req->kernel->name);
+	}
+	*out = c.items[best];
+	if (stats_out)
+		*stats_out = c;
+	else
+		rr__candidates_free(&c);
+	return RR_OK;
+}

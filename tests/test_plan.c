@@ -1,0 +1,380 @@
+/* Tests of the planner: candidate counts add up, no duplicates survive, every candidate is legal
+ * and canonical, the mapper honours fixed fields and returns legal layouts for every built-in
+ * and shape on a cpu and a cuda-like target, and the default model prefers the layouts fast
+ * public kernels use. RR_PLAN_SHOW=1 prints the model's picks. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/analysis.h"
+#include "harness.h"
+#include "plan/plan.h"
+#include "spec/ir.h"
+#include "util/util.h"
+
+/* ---------------------------------------------------------------- the built-ins, by hand */
+
+static int add_input(rr_kernel *k, const char *name, rr_kind kind)
+{
+	int i = k->n_inputs++;
+	snprintf(k->inputs[i].name, RR_MAX_NAME, "%s", name);
+	k->inputs[i].kind = kind;
+	k->inputs[i].node = rr__ir_input(k, i);
+	return k->inputs[i].node;
+}
+
+static void add_output(rr_kernel *k, const char *name, rr_kind kind, int node)
+{
+	int j = k->n_outputs++;
+	snprintf(k->outputs[j].name, RR_MAX_NAME, "%s", name);
+	k->outputs[j].kind = kind;
+	k->outputs[j].node = node;
+}
+
+#define BIN(op, a, b) rr__ir_binary(k, RR_OP_##op, (a), (b))
+#define RED(r, a) rr__ir_reduce(k, RR_REDUCE_##r, 0, (a))
+
+/* (h - mean) * rsqrt(var + eps) * w + b, two rounds */
+static int normalise(rr_kernel *k, int h, int w, int b, int eps)
+{
+	int n = rr__ir_n(k);
+	int d = BIN(SUB, h, BIN(DIV, RED(SUM, h), n));
+	int var = BIN(DIV, RED(SUM, BIN(MUL, d, d)), n);
+	int inv = rr__ir_unary(k, RR_OP_RSQRT, BIN(ADD, var, eps));
+	return BIN(ADD, BIN(MUL, BIN(MUL, d, inv), w), b);
+}
+
+static const char *const builtins[] = {"sum",       "softmax",       "rmsnorm",
+                                       "layernorm", "add_layernorm", "cross_entropy"};
+
+static rr_kernel *builtin(const char *name)
+{
+	rr_kernel *k = rr__kernel_new(name);
+	int x = add_input(k, "x", RR_KIND_ROW);
+	if (strcmp(name, "sum") == 0) {
+		add_output(k, "s", RR_KIND_ROWSCALAR, RED(SUM, x));
+	} else if (strcmp(name, "softmax") == 0) {
+		int e = rr__ir_unary(k, RR_OP_EXP, BIN(SUB, x, RED(MAX, x)));
+		add_output(k, "y", RR_KIND_ROW, BIN(DIV, e, RED(SUM, e)));
+	} else if (strcmp(name, "rmsnorm") == 0) {
+		int w = add_input(k, "w", RR_KIND_COL), eps = add_input(k, "eps", RR_KIND_PARAM);
+		int ss = BIN(DIV, RED(SUM, BIN(MUL, x, x)), rr__ir_n(k));
+		int inv = rr__ir_unary(k, RR_OP_RSQRT, BIN(ADD, ss, eps));
+		add_output(k, "y", RR_KIND_ROW, BIN(MUL, BIN(MUL, x, inv), w));
+	} else if (strcmp(name, "layernorm") == 0) {
+		int w = add_input(k, "w", RR_KIND_COL), b = add_input(k, "b", RR_KIND_COL);
+		int eps = add_input(k, "eps", RR_KIND_PARAM);
+		add_output(k, "y", RR_KIND_ROW, normalise(k, x, w, b, eps));
+	} else if (strcmp(name, "add_layernorm") == 0) {
+		int h = BIN(ADD, x, add_input(k, "r", RR_KIND_ROW));
+		int w = add_input(k, "w", RR_KIND_COL), b = add_input(k, "b", RR_KIND_COL);
+		int eps = add_input(k, "eps", RR_KIND_PARAM);
+		add_output(k, "y", RR_KIND_ROW, normalise(k, h, w, b, eps));
+		add_output(k, "h", RR_KIND_ROW, h);
+	} else if (strcmp(name, "cross_entropy") == 0) {
+		int t = k->n_inputs;
+		add_input(k, "t", RR_KIND_INDEX);
+		int m = RED(MAX, x);
+		int s = RED(SUM, rr__ir_unary(k, RR_OP_EXP, BIN(SUB, x, m)));
+		int loss =
+		    BIN(SUB, BIN(ADD, m, rr__ir_unary(k, RR_OP_LOG, s)), rr__ir_gather(k, 0, t));
+		add_output(k, "loss", RR_KIND_ROWSCALAR, loss);
+	}
+	CHECKF(rr__analyze(k) == RR_OK, "analysis of %s: %s", name, rr_last_error());
+	return k;
+}
+
+static void free_kernel(rr_kernel *k)
+{
+	rr__analysis_free(&k->analysis);
+	free(k->nodes);
+	free(k->bindings);
+	free(k->text);
+	free(k);
+}
+
+static void cuda_like(rr__target *t)
+{
+	memset(t, 0, sizeof *t);
+	t->backend = "cuda";
+	t->max_workers = 1024;
+	t->warp_size = 32;
+	t->register_slots = 64;
+	t->smem_per_group = 227 * 1024;
+	t->has_clusters = 1;
+	t->max_cluster = 8;
+	t->multiprocessors = 132;
+	t->l2_bytes = 50 * 1000 * 1000;
+	t->cc_major = 9;
+}
+
+static const char *show(const rr_layout *l)
+{
+	static char text[128];
+	rr_layout_format(l, text, sizeof text);
+	return text;
+}
+
+/* ---------------------------------------------------------------- candidates */
+
+static void check_candidates(const rr__plan_request *req, const rr_layout *fixed)
+{
+	rr__candidates c;
+	CHECKF(rr__plan_enumerate(req, fixed, &c) == RR_OK, "%s", rr_last_error());
+	int by_reason = 0, bad = 0;
+	for (int r = 0; r < 16; r++)
+		by_reason += c.rejected_by_reason[r];
+	CHECKF(c.count + c.merged + c.rejected == c.considered && by_reason == c.rejected,
+	       "%s N=%lld on %s: %d kept + %d merged + %d rejected != %d considered",
+	       req->kernel->name, (long long)req->cols, req->target->backend, c.count, c.merged,
+	       c.rejected, c.considered);
+	CHECK(c.count > 0 && c.considered >= c.count);
+	for (int i = 0; i < c.count; i++) {
+		const rr_layout *l = &c.items[i];
+		char detail[256];
+		rr_layout canonical = *l;
+		rr__plan_canonical(req, fixed, &canonical);
+		bad += !rr__layout_is_complete(l);
+		bad += rr__layout_check(req->kernel, req->cols, (int)rr_dtype_size(req->dtype), l,
+		                        req->target, detail, sizeof detail) != RR_LEGAL;
+		bad += memcmp(&canonical, l, sizeof canonical) != 0;
+		bad += i > 0 && memcmp(&c.items[i - 1], l, sizeof *l) == 0;
+	}
+	CHECKF(bad == 0, "%s N=%lld on %s: %d bad candidates", req->kernel->name,
+	       (long long)req->cols, req->target->backend, bad);
+	rr__candidates_free(&c);
+}
+
+/* ---------------------------------------------------------------- the mapper */
+
+static rr_layout choose(const rr__plan_request *req, const rr_layout *requested)
+{
+	rr_layout out = {0};
+	rr_status status = rr__plan_choose(req, requested, NULL, NULL, &out, NULL);
+	CHECKF(status == RR_OK, "%s N=%lld on %s: %s", req->kernel->name, (long long)req->cols,
+	       req->target->backend, rr_last_error());
+	char detail[256];
+	CHECKF(rr__layout_check(req->kernel, req->cols, (int)rr_dtype_size(req->dtype), &out,
+	                        req->target, detail, sizeof detail) == RR_LEGAL,
+	       "%s picked %s: %s", req->kernel->name, show(&out), detail);
+	return out;
+}
+
+/* Fixes a random subset of a legal layout's fields and checks the pick keeps them. */
+static void check_fixed(const rr__plan_request *req, const rr_layout *legal,
+                        unsigned long long *state)
+{
+	rr_layout fixed = {0};
+	int mask = (int)rr_test_uniform(state, 1, 127);
+	if (mask & 1)
+		fixed.workers_per_row = legal->workers_per_row;
+	if (mask & 2)
+		fixed.vec = legal->vec;
+	if (mask & 4)
+		fixed.unroll = legal->unroll;
+	if (mask & 8)
+		fixed.rows_per_group = legal->rows_per_group;
+	if (mask & 16)
+		fixed.blocks_per_row = legal->blocks_per_row;
+	if (mask & 32)
+		fixed.storage = legal->storage;
+	if (mask & 64)
+		fixed.grid = legal->grid;
+	rr_layout out = choose(req, &fixed);
+	int kept = (!fixed.workers_per_row || out.workers_per_row == fixed.workers_per_row) &&
+	           (!fixed.vec || out.vec == fixed.vec) &&
+	           (!fixed.unroll || out.unroll == fixed.unroll) &&
+	           (!fixed.rows_per_group || out.rows_per_group == fixed.rows_per_group) &&
+	           (!fixed.blocks_per_row || out.blocks_per_row == fixed.blocks_per_row) &&
+	           (!fixed.storage || out.storage == fixed.storage) &&
+	           (!fixed.grid || out.grid == fixed.grid);
+	char want[128];
+	rr_layout_format(&fixed, want, sizeof want);
+	CHECKF(kept, "%s N=%lld: fixed %s, picked %s", req->kernel->name, (long long)req->cols,
+	       want, show(&out));
+}
+
+static void test_all_builtins(const rr__target *cpu, const rr__target *gpu)
+{
+	static const int64_t lengths[] = {1, 127, 4096, 131072};
+	unsigned long long state = 0x5eed ^ (unsigned long long)rr__now();
+	const rr__target *targets[] = {cpu, gpu};
+	for (int b = 0; b < 6; b++) {
+		rr_kernel *k = builtin(builtins[b]);
+		for (int t = 0; t < 2; t++)
+			for (int n = 0; n < 4; n++) {
+				rr__plan_request req = {k, n % 2 ? RR_BF16 : RR_F32, 0, lengths[n],
+				                        targets[t]};
+				req.rows = n == 1 ? 3 : 0;
+				check_candidates(&req, NULL);
+				rr_layout picked = choose(&req, NULL);
+				check_fixed(&req, &picked, &state);
+				/* A random legal candidate, partly fixed, must stay reachable. */
+				rr__candidates c;
+				if (rr__plan_enumerate(&req, NULL, &c) == RR_OK && c.count > 0) {
+					int i = (int)rr_test_uniform(&state, 0, c.count);
+					check_fixed(&req, &c.items[i], &state);
+					rr_layout complete = choose(&req, &c.items[i]);
+					CHECK(memcmp(&complete, &c.items[i], sizeof complete) == 0);
+				}
+				rr__candidates_free(&c);
+			}
+		free_kernel(k);
+	}
+}
+
+/* ---------------------------------------------------------------- failures */
+
+static double prefer_narrow(const rr__plan_request *req, const rr_layout *l, void *ctx)
+{
+	(void)req;
+	++*(int *)ctx;
+	return l->workers_per_row * 100.0 + l->vec;
+}
+
+static double no_answer(const rr__plan_request *req, const rr_layout *l, void *ctx)
+{
+	(void)req, (void)l, (void)ctx;
+	return NAN;
+}
+
+static void test_errors(const rr__target *gpu)
+{
+	rr_kernel *k = builtin("layernorm");
+	rr__plan_request req = {k, RR_F32, 1024, 4096, gpu};
+	rr_layout out;
+	rr_layout bad = {3, 4, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS};
+	CHECK(rr__plan_choose(&req, &bad, NULL, NULL, &out, NULL) == RR_ERR_ILLEGAL_LAYOUT);
+	CHECKF(strstr(rr_last_error(), "layout W=3,V=4,U=1,R=1,C=1,S=regs,G=rows: W = 3"), "%s",
+	       rr_last_error());
+	rr_layout partial = {3, 0, 0, 0, 0, RR_STORAGE_AUTO, RR_GRID_AUTO};
+	rr__candidates stats;
+	CHECK(rr__plan_choose(&req, &partial, NULL, NULL, &out, &stats) == RR_ERR_ILLEGAL_LAYOUT);
+	CHECKF(strstr(rr_last_error(), "fixed fields W=3") && strstr(rr_last_error(), "W = 3"),
+	       "%s", rr_last_error());
+	CHECK(stats.items == NULL && stats.count == 0);
+	rr_layout smem_too_big = {1024, 4, 1, 1, 1, RR_STORAGE_SMEM, RR_GRID_AUTO};
+	req.cols = 131072;
+	CHECK(rr__plan_choose(&req, &smem_too_big, NULL, NULL, &out, NULL) ==
+	      RR_ERR_ILLEGAL_LAYOUT);
+	CHECKF(strstr(rr_last_error(), "shared memory"), "%s", rr_last_error());
+	req.cols = 0;
+	CHECK(rr__plan_choose(&req, NULL, NULL, NULL, &out, NULL) == RR_ERR_INVALID_ARG);
+	req.cols = 4096;
+
+	/* A caller's model is used, with its context, and ties go to the first candidate. */
+	int calls = 0;
+	CHECK(rr__plan_choose(&req, NULL, prefer_narrow, &calls, &out, &stats) == RR_OK);
+	CHECK(calls == stats.count && out.workers_per_row == stats.items[0].workers_per_row);
+	CHECK(out.vec == stats.items[0].vec && out.vec <= 16);
+	rr__candidates_free(&stats);
+	CHECK(rr__plan_choose(&req, NULL, no_answer, NULL, &out, NULL) == RR_ERR_INTERNAL);
+	free_kernel(k);
+}
+
+/* ---------------------------------------------------------------- the model */
+
+static void test_features(const rr__target *gpu, const rr__target *cpu)
+{
+	rr_kernel *k = builtin("layernorm");
+	rr__plan_request req = {k, RR_F32, 4096, 131072, gpu};
+	rr__plan_features kept_f, reread_f;
+	rr_layout cluster = {1024, 4, 2, 1, 4, RR_STORAGE_CLUSTER, RR_GRID_ROWS};
+	rr_layout reread = {1024, 4, 2, 1, 4, RR_STORAGE_REREAD, RR_GRID_ROWS};
+	rr__plan_features_compute(&req, &cluster, &kept_f);
+	rr__plan_features_compute(&req, &reread, &reread_f);
+	double row_bytes = 4096.0 * 131072 * 4;
+	CHECK(fabs(kept_f.minimal_bytes - (2 * row_bytes + 2 * 131072 * 4.0)) < 1);
+	CHECK(kept_f.passes == 1 && reread_f.passes == 3 && kept_f.kept_inputs == 1);
+	CHECK(reread_f.dram_bytes + reread_f.cache_bytes >= kept_f.dram_bytes + 2 * row_bytes - 1);
+	CHECK(kept_f.predicted_us == rr__cost_default(&req, &cluster, NULL));
+	CHECK(kept_f.predicted_us < reread_f.predicted_us && kept_f.predicted_us > 0);
+	CHECK(kept_f.row_share == 32768 && kept_f.live_lanes == 1.0 && kept_f.groups == 4096 * 4);
+	/* Half the lanes idle: N = 96 over W·V = 128. */
+	rr_layout wide = {32, 4, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS};
+	req.cols = 96;
+	rr__plan_features_compute(&req, &wide, &kept_f);
+	CHECK(kept_f.live_lanes == 0.75 && kept_f.access_bytes == 16);
+	req.target = cpu;
+	rr__plan_features_compute(&req, &wide, &kept_f);
+	CHECK(kept_f.predicted_us > 0 && isfinite(kept_f.predicted_us));
+	free_kernel(k);
+}
+
+/* The defaults the design asks for, as public fast kernels choose them. */
+static void test_defaults(const rr__target *gpu, const rr__target *cpu)
+{
+	rr_kernel *rms = builtin("rmsnorm"), *ln = builtin("layernorm"), *sm = builtin("softmax");
+	rr__plan_request req = {rms, RR_F32, 0, 4096, gpu};
+	rr_layout l = choose(&req, NULL);
+	CHECKF(l.workers_per_row >= 128 && l.workers_per_row <= 256 && l.vec == 4,
+	       "rmsnorm f32 N=4096: %s", show(&l));
+	req.dtype = RR_BF16;
+	l = choose(&req, NULL);
+	CHECKF(l.vec * 2 >= 16, "rmsnorm bf16 N=4096: %s", show(&l));
+	req.dtype = RR_F32;
+	req.cols = 128;
+	l = choose(&req, NULL);
+	CHECKF(l.workers_per_row <= 32 && l.rows_per_group > 1, "rmsnorm N=128: %s", show(&l));
+	req.kernel = ln;
+	req.cols = 131072;
+	l = choose(&req, NULL);
+	CHECKF(l.workers_per_row == 1024 &&
+	           (l.storage == RR_STORAGE_SMEM || l.storage == RR_STORAGE_CLUSTER),
+	       "layernorm N=131072: %s", show(&l));
+	req.kernel = sm;
+	req.cols = 4096;
+	req.target = cpu;
+	l = choose(&req, NULL);
+	CHECKF(l.workers_per_row <= 8 && l.vec == 8, "cpu softmax N=4096: %s", show(&l));
+	free_kernel(rms);
+	free_kernel(ln);
+	free_kernel(sm);
+}
+
+static void show_choices(const rr__target *cpu, const rr__target *gpu)
+{
+	static const int64_t lengths[] = {1,    64,    127,   128,   512,    1024,  4096,
+	                                  8192, 16384, 32768, 65536, 131072, 262144};
+	const rr__target *targets[] = {gpu, cpu};
+	for (int t = 0; t < 2; t++)
+		for (int b = 0; b < 6; b++) {
+			rr_kernel *k = builtin(builtins[b]);
+			for (int d = 0; d < 2; d++)
+				for (size_t n = 0; n < sizeof lengths / sizeof lengths[0]; n++) {
+					rr__plan_request req = {k, d ? RR_BF16 : RR_F32, 0,
+					                        lengths[n], targets[t]};
+					rr__candidates c;
+					rr_layout l;
+					rr__plan_features f;
+					if (rr__plan_choose(&req, NULL, NULL, NULL, &l, &c) !=
+					    RR_OK)
+						continue;
+					rr__plan_features_compute(&req, &l, &f);
+					printf("%-4s %-13s %-4s N=%-7lld %-44s %9.2f us %5.1f%% bw "
+					       "(%d of %d)\n",
+					       targets[t]->backend, k->name,
+					       rr_dtype_name(req.dtype), (long long)req.cols,
+					       show(&l), f.predicted_us,
+					       100 * f.bandwidth_efficiency, c.count, c.considered);
+					rr__candidates_free(&c);
+				}
+			free_kernel(k);
+		}
+}
+
+int main(void)
+{
+	rr__target cpu, gpu;
+	rr__target_cpu(&cpu);
+	cuda_like(&gpu);
+	if (getenv("RR_PLAN_SHOW")) {
+		show_choices(&cpu, &gpu);
+		return 0;
+	}
+	test_all_builtins(&cpu, &gpu);
+	test_errors(&gpu);
+	test_features(&gpu, &cpu);
+	test_defaults(&gpu, &cpu);
+	return rr_test_finish("test_plan");
+}
