@@ -1,9 +1,18 @@
 #!/usr/bin/env bash
-# The main job of `make run`: check every built-in kernel and list them.
-set -euo pipefail
+# The main job of `make run`: a short bench of the six built-in kernels on the default backend
+# (cuda when a GPU answers, else the embedded cpu backend), every configuration validated before
+# it is timed; prints the results table and where results.json went (under the build folder).
+set -uo pipefail
 rowreduce=${1:-build/rowreduce}
-"$rowreduce" ops
-for name in sum softmax rmsnorm layernorm add_layernorm cross_entropy; do
+out=${RR_MAIN_JOB_OUT:-$(dirname "$rowreduce")/main-job/bench-$(date -u +%Y%m%dT%H%M%SZ)}
+"$rowreduce" bench --kernels all --backend auto --shapes 64x4096,1024x1024 --dtypes f32,bf16 \
+	--samples 5 --sample-ms 10 --warmup-ms 20 --out "$out"
+status=$?
+if [ -f "$out/results.md" ]; then
 	echo
-	"$rowreduce" check "$name"
-done
+	cat "$out/results.md"
+	echo
+	echo "results.json: $out/results.json"
+	echo "plot:         $out/plot.svg"
+fi
+exit $status

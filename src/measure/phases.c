@@ -119,7 +119,7 @@ static rr_status warm_up_and_calibrate(session *s)
 			return status;
 		double took = rr__now() - t0;
 		s->per_op_seconds = took / (double)chunk;
-		int long_enough = took >= target / 8 || chunk >= MAX_BATCH;
+		int long_enough = took >= target / 2 || chunk >= MAX_BATCH;
 		if (rr__now() - begin >= warmup && long_enough && chunk > 1)
 			break;
 		if (rr__now() - begin >= warmup && took >= target)
