@@ -143,16 +143,16 @@ static int search_upward(const char *dir, const char *name, char *found, size_t 
 		return 0;
 	snprintf(at, sizeof at, "%s", dir);
 	for (;;) {
-		snprintf(found, size, "%s/bench/suites/%s.txt", at, name);
-		if (is_file(found))
+		int length = snprintf(found, size, "%s/bench/suites/%s.txt", at, name);
+		if (length > 0 && (size_t)length < size && is_file(found))
 			return 1;
 		char *slash = strrchr(at, '/');
 		if (!slash || slash == at)
 			break;
 		*slash = 0;
 	}
-	snprintf(found, size, "/bench/suites/%s.txt", name);
-	return is_file(found);
+	int length = snprintf(found, size, "/bench/suites/%s.txt", name);
+	return length > 0 && (size_t)length < size && is_file(found);
 }
 
 /* The source tree this file was compiled from (the build passes absolute paths). */
