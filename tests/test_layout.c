@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/analysis.h"
 #include "harness.h"
 #include "layout/layout.h"
 #include "spec/ir.h"
@@ -11,59 +10,33 @@
 
 /* ---------------------------------------------------------------- kernels and targets */
 
-static int add_input(rr_kernel *k, const char *name, rr_kind kind)
+static rr_kernel *load(const char *text)
 {
-	int i = k->n_inputs++;
-	snprintf(k->inputs[i].name, RR_MAX_NAME, "%s", name);
-	k->inputs[i].kind = kind;
-	k->inputs[i].node = rr__ir_input(k, i);
-	return k->inputs[i].node;
-}
-
-static void add_output(rr_kernel *k, const char *name, rr_kind kind, int node)
-{
-	int j = k->n_outputs++;
-	snprintf(k->outputs[j].name, RR_MAX_NAME, "%s", name);
-	k->outputs[j].kind = kind;
-	k->outputs[j].node = node;
-}
-
-static void free_kernel(rr_kernel *k)
-{
-	rr__analysis_free(&k->analysis);
-	free(k->nodes);
-	free(k->bindings);
-	free(k->text);
-	free(k);
+	rr_kernel *k = NULL;
+	rr_status status = rr_kernel_load_string(text, strlen(text), "<test>", &k);
+	CHECKF(status == RR_OK, "kernel does not load: %s", rr_last_error());
+	return k;
 }
 
 /* s = sum(x), or sum(x, exact) */
 static rr_kernel *sum_kernel(int exact)
 {
-	rr_kernel *k = rr__kernel_new(exact ? "sum_exact" : "sum");
-	int x = add_input(k, "x", RR_KIND_ROW);
-	add_output(k, "s", RR_KIND_ROWSCALAR, rr__ir_reduce(k, RR_REDUCE_SUM, exact, x));
-	CHECK(rr__analyze(k) == RR_OK);
-	return k;
+	return load(exact
+	                ? "kernel sum_exact\n in x : row\n out s : rowscalar\n s = sum(x, exact)\n"
+	                : "kernel sum\n in x : row\n out s : rowscalar\n s = sum(x)\n");
 }
 
-/* h = x + r; mean; var of the centred row; y = d * rsqrt(var + eps): x and r are kept. */
+/* Two rounds and an output phase over h: x is kept, and r too with the residual. */
 static rr_kernel *norm_kernel(int residual)
 {
-	rr_kernel *k = rr__kernel_new(residual ? "add_norm" : "norm");
-	int h = add_input(k, "x", RR_KIND_ROW);
-	if (residual)
-		h = rr__ir_binary(k, RR_OP_ADD, h, add_input(k, "r", RR_KIND_ROW));
-	int eps = add_input(k, "eps", RR_KIND_PARAM);
-	int n = rr__ir_n(k);
-	int mean = rr__ir_binary(k, RR_OP_DIV, rr__ir_reduce(k, RR_REDUCE_SUM, 0, h), n);
-	int d = rr__ir_binary(k, RR_OP_SUB, h, mean);
-	int sq = rr__ir_reduce(k, RR_REDUCE_SUM, 0, rr__ir_binary(k, RR_OP_MUL, d, d));
-	int inv = rr__ir_unary(
-	    k, RR_OP_RSQRT, rr__ir_binary(k, RR_OP_ADD, rr__ir_binary(k, RR_OP_DIV, sq, n), eps));
-	add_output(k, "y", RR_KIND_ROW, rr__ir_binary(k, RR_OP_MUL, d, inv));
-	CHECK(rr__analyze(k) == RR_OK);
-	return k;
+	char text[512];
+	snprintf(text, sizeof text,
+	         "kernel %s\n in x : row\n%s param eps = 1e-5\n out y : row\n h = %s\n"
+	         " mean = sum(h) / N\n d = h - mean\n var = sum(d * d) / N\n"
+	         " y = d * rsqrt(var + eps)\n",
+	         residual ? "add_norm" : "norm", residual ? " in r : row\n" : "",
+	         residual ? "x + r" : "x * 2");
+	return load(text);
 }
 
 static void cuda_like(rr__target *t)
@@ -270,10 +243,10 @@ static void test_legality(void)
 	CHECK(rr__layout_kept_inputs(sum, phases) == 0 && phases[0] == 1);
 	CHECK(rr__layout_kept_inputs(norm, phases) == 1 && phases[0] == 3);
 	CHECK(rr__layout_kept_inputs(add_norm, phases) == 2);
-	free_kernel(sum);
-	free_kernel(exact);
-	free_kernel(norm);
-	free_kernel(add_norm);
+	rr_kernel_free(sum);
+	rr_kernel_free(exact);
+	rr_kernel_free(norm);
+	rr_kernel_free(add_norm);
 }
 
 /* ---------------------------------------------------------------- text form */

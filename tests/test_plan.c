@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/analysis.h"
 #include "harness.h"
 #include "plan/plan.h"
 #include "spec/ir.h"
@@ -14,83 +13,14 @@
 
 /* ---------------------------------------------------------------- the built-ins, by hand */
 
-static int add_input(rr_kernel *k, const char *name, rr_kind kind)
-{
-	int i = k->n_inputs++;
-	snprintf(k->inputs[i].name, RR_MAX_NAME, "%s", name);
-	k->inputs[i].kind = kind;
-	k->inputs[i].node = rr__ir_input(k, i);
-	return k->inputs[i].node;
-}
-
-static void add_output(rr_kernel *k, const char *name, rr_kind kind, int node)
-{
-	int j = k->n_outputs++;
-	snprintf(k->outputs[j].name, RR_MAX_NAME, "%s", name);
-	k->outputs[j].kind = kind;
-	k->outputs[j].node = node;
-}
-
-#define BIN(op, a, b) rr__ir_binary(k, RR_OP_##op, (a), (b))
-#define RED(r, a) rr__ir_reduce(k, RR_REDUCE_##r, 0, (a))
-
-/* (h - mean) * rsqrt(var + eps) * w + b, two rounds */
-static int normalise(rr_kernel *k, int h, int w, int b, int eps)
-{
-	int n = rr__ir_n(k);
-	int d = BIN(SUB, h, BIN(DIV, RED(SUM, h), n));
-	int var = BIN(DIV, RED(SUM, BIN(MUL, d, d)), n);
-	int inv = rr__ir_unary(k, RR_OP_RSQRT, BIN(ADD, var, eps));
-	return BIN(ADD, BIN(MUL, BIN(MUL, d, inv), w), b);
-}
-
 static const char *const builtins[] = {"sum",       "softmax",       "rmsnorm",
                                        "layernorm", "add_layernorm", "cross_entropy"};
 
 static rr_kernel *builtin(const char *name)
 {
-	rr_kernel *k = rr__kernel_new(name);
-	int x = add_input(k, "x", RR_KIND_ROW);
-	if (strcmp(name, "sum") == 0) {
-		add_output(k, "s", RR_KIND_ROWSCALAR, RED(SUM, x));
-	} else if (strcmp(name, "softmax") == 0) {
-		int e = rr__ir_unary(k, RR_OP_EXP, BIN(SUB, x, RED(MAX, x)));
-		add_output(k, "y", RR_KIND_ROW, BIN(DIV, e, RED(SUM, e)));
-	} else if (strcmp(name, "rmsnorm") == 0) {
-		int w = add_input(k, "w", RR_KIND_COL), eps = add_input(k, "eps", RR_KIND_PARAM);
-		int ss = BIN(DIV, RED(SUM, BIN(MUL, x, x)), rr__ir_n(k));
-		int inv = rr__ir_unary(k, RR_OP_RSQRT, BIN(ADD, ss, eps));
-		add_output(k, "y", RR_KIND_ROW, BIN(MUL, BIN(MUL, x, inv), w));
-	} else if (strcmp(name, "layernorm") == 0) {
-		int w = add_input(k, "w", RR_KIND_COL), b = add_input(k, "b", RR_KIND_COL);
-		int eps = add_input(k, "eps", RR_KIND_PARAM);
-		add_output(k, "y", RR_KIND_ROW, normalise(k, x, w, b, eps));
-	} else if (strcmp(name, "add_layernorm") == 0) {
-		int h = BIN(ADD, x, add_input(k, "r", RR_KIND_ROW));
-		int w = add_input(k, "w", RR_KIND_COL), b = add_input(k, "b", RR_KIND_COL);
-		int eps = add_input(k, "eps", RR_KIND_PARAM);
-		add_output(k, "y", RR_KIND_ROW, normalise(k, h, w, b, eps));
-		add_output(k, "h", RR_KIND_ROW, h);
-	} else if (strcmp(name, "cross_entropy") == 0) {
-		int t = k->n_inputs;
-		add_input(k, "t", RR_KIND_INDEX);
-		int m = RED(MAX, x);
-		int s = RED(SUM, rr__ir_unary(k, RR_OP_EXP, BIN(SUB, x, m)));
-		int loss =
-		    BIN(SUB, BIN(ADD, m, rr__ir_unary(k, RR_OP_LOG, s)), rr__ir_gather(k, 0, t));
-		add_output(k, "loss", RR_KIND_ROWSCALAR, loss);
-	}
-	CHECKF(rr__analyze(k) == RR_OK, "analysis of %s: %s", name, rr_last_error());
+	rr_kernel *k = NULL;
+	CHECKF(rr_kernel_load_builtin(name, &k) == RR_OK, "%s: %s", name, rr_last_error());
 	return k;
-}
-
-static void free_kernel(rr_kernel *k)
-{
-	rr__analysis_free(&k->analysis);
-	free(k->nodes);
-	free(k->bindings);
-	free(k->text);
-	free(k);
 }
 
 static void cuda_like(rr__target *t)
@@ -219,7 +149,7 @@ static void test_all_builtins(const rr__target *cpu, const rr__target *gpu)
 				}
 				rr__candidates_free(&c);
 			}
-		free_kernel(k);
+		rr_kernel_free(k);
 	}
 }
 
@@ -269,7 +199,7 @@ static void test_errors(const rr__target *gpu)
 	CHECK(out.vec == stats.items[0].vec && out.vec <= 16);
 	rr__candidates_free(&stats);
 	CHECK(rr__plan_choose(&req, NULL, no_answer, NULL, &out, NULL) == RR_ERR_INTERNAL);
-	free_kernel(k);
+	rr_kernel_free(k);
 }
 
 /* ---------------------------------------------------------------- the model */
@@ -298,7 +228,7 @@ static void test_features(const rr__target *gpu, const rr__target *cpu)
 	req.target = cpu;
 	rr__plan_features_compute(&req, &wide, &kept_f);
 	CHECK(kept_f.predicted_us > 0 && isfinite(kept_f.predicted_us));
-	free_kernel(k);
+	rr_kernel_free(k);
 }
 
 /* The defaults the design asks for, as public fast kernels choose them. */
@@ -327,9 +257,9 @@ static void test_defaults(const rr__target *gpu, const rr__target *cpu)
 	req.target = cpu;
 	l = choose(&req, NULL);
 	CHECKF(l.workers_per_row <= 8 && l.vec == 8, "cpu softmax N=4096: %s", show(&l));
-	free_kernel(rms);
-	free_kernel(ln);
-	free_kernel(sm);
+	rr_kernel_free(rms);
+	rr_kernel_free(ln);
+	rr_kernel_free(sm);
 }
 
 static void show_choices(const rr__target *cpu, const rr__target *gpu)
@@ -359,7 +289,7 @@ static void show_choices(const rr__target *cpu, const rr__target *gpu)
 					       100 * f.bandwidth_efficiency, c.count, c.considered);
 					rr__candidates_free(&c);
 				}
-			free_kernel(k);
+			rr_kernel_free(k);
 		}
 }
 
