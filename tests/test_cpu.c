@@ -2,6 +2,7 @@
  * butterfly tree" for each plan; the compile cache is reused; a compiler that fails or is
  * missing is a clear RR_ERR_COMPILE; launch and open reject bad arguments. */
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "backend/cpu.h"
 #include "harness.h"
 #include "rowreduce.h"
+#include "util/util.h"
 #include "validate/validate.h"
 
 static unsigned long long rng = 0x1234abcdull;
@@ -140,6 +142,10 @@ static void test_cache_reuse(rr_device *device, const rr_kernel *kernel, const c
 	/* A different N shares the object: N is a run-time argument. */
 	CHECK(rr_program_build(device, kernel, RR_F16, 4, 301, &layout, &second) == RR_OK);
 	CHECK(rr__cpu_compiler_runs() == before + 1);
+	rr_program *third = NULL;
+	CHECK(rr_program_build(device, kernel, RR_F16, 4, 300, &layout, &third) == RR_OK);
+	CHECK(rr__cpu_compiler_runs() == before + 1);
+	rr_program_free(third);
 	if (first && second) {
 		CHECK(strcmp(rr_program_source_hash(first), rr_program_source_hash(second)) == 0);
 		CHECK(strcmp(rr_program_binary_hash(first), rr_program_binary_hash(second)) == 0);
@@ -151,6 +157,86 @@ static void test_cache_reuse(rr_device *device, const rr_kernel *kernel, const c
 	}
 	rr_program_free(first);
 	rr_program_free(second);
+}
+
+typedef struct build_job {
+	rr_device *device;
+	const rr_kernel *kernel;
+	rr_status status;
+	char binary_hash[65];
+} build_job;
+
+static void *build_in_thread(void *arg)
+{
+	build_job *job = arg;
+	rr_layout layout = {.workers_per_row = 16, .vec = 4, .unroll = 3, .rows_per_group = 2};
+	rr_program *program = NULL;
+	job->status =
+	    rr_program_build(job->device, job->kernel, RR_BF16, 8, 999, &layout, &program);
+	if (program)
+		snprintf(job->binary_hash, sizeof job->binary_hash, "%s",
+		         rr_program_binary_hash(program));
+	rr_program_free(program);
+	return NULL;
+}
+
+/* Two threads building one new program at once both succeed and load the same object. */
+static void test_concurrent_builds(rr_device *device, const rr_kernel *kernel)
+{
+	build_job jobs[2] = {{.device = device, .kernel = kernel},
+	                     {.device = device, .kernel = kernel}};
+	pthread_t threads[2];
+	for (int t = 0; t < 2; t++)
+		CHECK(pthread_create(&threads[t], NULL, build_in_thread, &jobs[t]) == 0);
+	for (int t = 0; t < 2; t++)
+		pthread_join(threads[t], NULL);
+	CHECK(jobs[0].status == RR_OK && jobs[1].status == RR_OK);
+	CHECK(strcmp(jobs[0].binary_hash, jobs[1].binary_hash) == 0);
+}
+
+/* The generated code's half-precision conversions give the bits of util.h's for every finite
+ * or infinite input pattern: y = x * 1.5 rounds one f32 product per element. */
+static void test_conversions(rr_device *device)
+{
+	static const char text[] = "kernel scale\n  in x : row\n  out y : row\n  y = x * 1.5\n";
+	rr_kernel *kernel = NULL;
+	CHECK(rr_kernel_load_string(text, strlen(text), "<scale>", &kernel) == RR_OK);
+	if (!kernel)
+		return;
+	const int64_t n = 65536;
+	uint16_t *x = malloc((size_t)n * sizeof *x), *y = malloc((size_t)n * sizeof *y);
+	for (int64_t i = 0; i < n; i++)
+		x[i] = (uint16_t)i;
+	rr_dtype dtypes[2] = {RR_BF16, RR_F16};
+	for (int d = 0; d < 2; d++) {
+		rr_layout layout = {
+		    .workers_per_row = 4, .vec = 8, .unroll = 2, .rows_per_group = 1};
+		rr_program *program = NULL;
+		CHECK(rr_program_build(device, kernel, dtypes[d], 1, n, &layout, &program) ==
+		      RR_OK);
+		if (!program)
+			continue;
+		rr_arg arg = {.data = x, .dtype = dtypes[d]};
+		void *outputs[1] = {y};
+		CHECK(rr_program_launch(program, 1, &arg, outputs, NULL) == RR_OK);
+		int mismatches = 0;
+		for (int64_t i = 0; i < n; i++) {
+			float v =
+			    dtypes[d] == RR_BF16 ? rr__bf16_to_f32(x[i]) : rr__f16_to_f32(x[i]);
+			if (isnan(v))
+				continue;
+			float product = v * 1.5f;
+			uint16_t want = dtypes[d] == RR_BF16 ? rr__f32_to_bf16(product)
+			                                     : rr__f32_to_f16(product);
+			mismatches += y[i] != want;
+		}
+		CHECKF(mismatches == 0, "%s: %d elements differ from util.h's rounding",
+		       rr_dtype_name(dtypes[d]), mismatches);
+		rr_program_free(program);
+	}
+	free(x);
+	free(y);
+	rr_kernel_free(kernel);
 }
 
 static void expect_compile_error(rr_device *device, const rr_kernel *kernel, const char *cc,
@@ -225,6 +311,11 @@ static void test_arguments(rr_device *device)
 		double want = m + log(s) - x[10 + 9];
 		CHECKF(fabs(loss[1] - want) < 1e-5 * fmax(1.0, fabs(want)), "loss %g want %g",
 		       (double)loss[1], want);
+		/* A gathered index outside [0, N) reads NaN, never memory. */
+		int64_t outside[4] = {-1, 10, 1000000, 2};
+		args[1].data = outside;
+		CHECK(rr_program_launch(program, 4, args, outputs, NULL) == RR_OK);
+		CHECK(isnan(loss[0]) && isnan(loss[1]) && isnan(loss[2]) && !isnan(loss[3]));
 		const char *source = rr_program_source(program);
 		CHECK(strstr(source, "plan     W=") != NULL);
 		CHECK(strstr(source, "kernel cross_entropy") != NULL);
@@ -251,7 +342,9 @@ int main(void)
 	if (device && sum) {
 		test_sum_bitwise(device, sum);
 		test_arguments(device);
+		test_conversions(device);
 		test_cache_reuse(device, sum, cache);
+		test_concurrent_builds(device, sum);
 		test_compile_errors(device, sum);
 	}
 	rr_kernel_free(sum);

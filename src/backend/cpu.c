@@ -247,38 +247,54 @@ static rr_status load_module(rr_program *program, const char *so_path)
 	return RR_OK;
 }
 
-/* Runs the compiler on `c_path` into `so_path` (through a temporary and a rename, so that
- * concurrent processes never load half a file). */
+/* Writes <key>.c and compiles it into <key>.so. Each file is first written under a name of this
+ * process and call, then renamed, so concurrent builds (threads or processes) of one program
+ * never see half a file; the compiler always reads <key>.c, whose name ends up in the object,
+ * so the object's bytes (and binary_hash) do not depend on who built it. */
 static rr_status run_compiler(const rr_program *program, char **words, int count,
-                              const char *c_path, const char *so_path)
+                              const char *key_path)
 {
-	char temp[4200];
-	snprintf(temp, sizeof temp, "%s.tmp.%ld.%ld", so_path, (long)getpid(),
+	char unique[4300], temp_source[4400], temp_so[4400], source[4400], so_path[4400];
+	snprintf(unique, sizeof unique, "%s.%ld.%ld", key_path, (long)getpid(),
 	         atomic_fetch_add(&temp_counter, 1));
+	snprintf(temp_source, sizeof temp_source, "%s.c.tmp", unique);
+	snprintf(temp_so, sizeof temp_so, "%s.so.tmp", unique);
+	snprintf(source, sizeof source, "%s.c", key_path);
+	snprintf(so_path, sizeof so_path, "%s.so", key_path);
+	rr_status status =
+	    rr__write_file_atomic(temp_source, program->source, strlen(program->source));
+	if (status == RR_OK && rename(temp_source, source) != 0)
+		status =
+		    rr__fail(RR_ERR_IO, "cannot move the generated source into place at '%s': %s",
+		             source, strerror(errno));
+	if (status != RR_OK) {
+		unlink(temp_source);
+		return status;
+	}
 	words[count++] = "-o";
-	words[count++] = temp;
-	words[count++] = (char *)c_path;
+	words[count++] = temp_so;
+	words[count++] = source;
 	words[count++] = "-lm";
 	words[count] = NULL;
 	rr__buf output = {0};
 	int exit_status = 0;
 	atomic_fetch_add(&compiler_runs, 1);
-	rr_status status = run_captured(words, &output, &exit_status);
+	status = run_captured(words, &output, &exit_status);
 	if (status == RR_OK && exit_status != 0) {
 		status = rr__fail(
 		    RR_ERR_COMPILE,
 		    "the C compiler '%s' rejected the generated source of kernel '%s' "
 		    "(exit status %d; source kept at %s)%s%s",
-		    words[0], program->kernel->name, exit_status, c_path,
+		    words[0], program->kernel->name, exit_status, source,
 		    output.length ? ":\n" : " and printed nothing", output.data ? output.data : "");
 	}
 	rr__buf_free(&output);
-	if (status == RR_OK && rename(temp, so_path) != 0)
+	if (status == RR_OK && rename(temp_so, so_path) != 0)
 		status =
 		    rr__fail(RR_ERR_IO, "cannot move the compiled kernel into place at '%s': %s",
 		             so_path, strerror(errno));
 	if (status != RR_OK)
-		unlink(temp);
+		unlink(temp_so);
 	return status;
 }
 
@@ -312,23 +328,20 @@ static rr_status cpu_compile(rr_device *device, rr_program *program)
 	rr__sha256_hex(key_text.data, key_text.length, key);
 	rr__buf_free(&key_text);
 
-	char dir[4096], c_path[4200], so_path[4200];
+	char dir[4096], key_path[4200], so_path[4300];
 	rr__cpu_cache_dir(dir, sizeof dir);
 	rr_status status = rr__mkdir_p(dir);
 	if (status != RR_OK)
 		return rr__fail_context(status,
 		                        "cannot create the cpu compile cache (set RR_CACHE_DIR)");
-	snprintf(c_path, sizeof c_path, "%s/%s.c", dir, key);
-	snprintf(so_path, sizeof so_path, "%s/%s.so", dir, key);
+	snprintf(key_path, sizeof key_path, "%s/%s", dir, key);
+	snprintf(so_path, sizeof so_path, "%s.so", key_path);
 	if (access(so_path, R_OK) == 0) {
 		if (load_module(program, so_path) == RR_OK)
 			return RR_OK;
 		unlink(so_path); /* unloadable: compile it again */
 	}
-	status = rr__write_file_atomic(c_path, program->source, strlen(program->source));
-	if (status != RR_OK)
-		return status;
-	status = run_compiler(program, words, count, c_path, so_path);
+	status = run_compiler(program, words, count, key_path);
 	if (status != RR_OK)
 		return status;
 	return load_module(program, so_path);
