@@ -36,6 +36,9 @@ typedef struct cpu_impl {
 	pthread_mutex_t lock;  /* guards the two fields below */
 	char identity_cc[512]; /* the $RR_CC the identity was taken from */
 	char identity[256];    /* first line of `$RR_CC --version` */
+	/* SHA-256 of the CPU model and feature flags: objects built with -march=native run only
+	 * where these match, so they are part of the cache key. */
+	char machine[65];
 } cpu_impl;
 
 typedef struct cpu_module {
@@ -157,25 +160,34 @@ static void compiler_identity(cpu_impl *impl, const char *cc, char *out, size_t 
 
 /* ---------------------------------------------------------------- open and close */
 
-static void cpu_model(char *out, size_t size)
+/* The value of the first "field : value" line of /proc/cpuinfo ("" when absent). */
+static void cpuinfo_field(const char *field, char *out, size_t size)
 {
-	snprintf(out, size, "CPU");
+	out[0] = 0;
 	FILE *f = fopen("/proc/cpuinfo", "r");
 	if (!f)
 		return;
-	char text[512];
-	while (fgets(text, sizeof text, f)) {
-		if (strncmp(text, "model name", 10) != 0)
+	char *text = NULL;
+	size_t capacity = 0;
+	size_t length = strlen(field);
+	while (getline(&text, &capacity, f) > 0) {
+		if (strncmp(text, field, length) != 0 || !strchr(text, ':'))
 			continue;
-		char *colon = strchr(text, ':');
-		if (!colon)
-			continue;
-		colon += 1 + strspn(colon + 1, " \t");
-		colon[strcspn(colon, "\n")] = 0;
-		snprintf(out, size, "%s", colon);
+		char *value = strchr(text, ':') + 1;
+		value += strspn(value, " \t");
+		value[strcspn(value, "\n")] = 0;
+		snprintf(out, size, "%s", value);
 		break;
 	}
+	free(text);
 	fclose(f);
+}
+
+static void cpu_model(char *out, size_t size)
+{
+	cpuinfo_field("model name", out, size);
+	if (!out[0])
+		snprintf(out, size, "CPU");
 }
 
 static int online_cpus(void)
@@ -195,6 +207,12 @@ static rr_status cpu_open(rr_device *device)
 	rr__target_cpu(&device->target);
 	char model[128];
 	cpu_model(model, sizeof model);
+	char flags[8192];
+	cpuinfo_field("flags", flags, sizeof flags);
+	rr__buf machine = {0};
+	rr__buf_printf(&machine, "%s\n%s", model, flags);
+	rr__sha256_hex(machine.data ? machine.data : "", machine.length, impl->machine);
+	rr__buf_free(&machine);
 	snprintf(device->name, sizeof device->name, "%s (%d threads)", model, impl->threads);
 	return RR_OK;
 }
@@ -316,7 +334,7 @@ static rr_status cpu_compile(rr_device *device, rr_program *program)
 	char identity[256];
 	compiler_identity(impl, cc, identity, sizeof identity);
 	rr__buf key_text = {0};
-	rr__buf_printf(&key_text, "%s\n--\n%s\n", program->source, identity);
+	rr__buf_printf(&key_text, "%s\n--\n%s\n%s\n", program->source, identity, impl->machine);
 	for (int k = 0; k < count; k++)
 		rr__buf_printf(&key_text, "%s%s", k ? " " : "", words[k]);
 	if (key_text.failed) {
