@@ -3,6 +3,7 @@
 #include "backend/backend.h"
 
 const rr__backend_ops *const rr__backends[] = {
+    &rr__cuda_backend,
     &rr__cpu_backend,
     NULL,
 };

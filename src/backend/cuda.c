@@ -1,0 +1,577 @@
+/* The cuda backend: CUDA C from the emitter, compiled by NVRTC for the device's exact
+ * architecture (cached), loaded and launched with the driver API (cuLaunchKernelEx, clusters
+ * when the plan splits a row over blocks). Caller-owned device pointers and streams are used
+ * as they are, so framework tensors run in place. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/backend.h"
+#include "backend/cuda_shim.h"
+#include "codegen/cuda_emit.h"
+
+typedef struct cuda_device {
+	const rr__cuda_driver *driver;
+	CUdevice device;
+	CUcontext context;
+	char arch[16];
+	CUstream capture; /* a stream graph_begin created for a NULL one; graph_end destroys it */
+} cuda_device;
+
+typedef struct cuda_module {
+	CUmodule module;
+	CUfunction vec;    /* NULL when the plan has only the scalar entry */
+	CUfunction scalar;
+	rr__cuda_geometry geometry;
+	int64_t resident_groups; /* groups resident at once: the persistent grid's size */
+} cuda_module;
+
+static cuda_device *impl_of(rr_device *device)
+{
+	return (cuda_device *)device->impl;
+}
+
+/* The driver calls of a thread go to the context that is current there. */
+static rr_status bind(rr_device *device)
+{
+	cuda_device *cu = impl_of(device);
+	return rr__cuda_check(cu->driver, cu->driver->cuCtxSetCurrent(cu->context),
+			      "making the CUDA context current");
+}
+
+/* ---------------------------------------------------------------- open and close */
+
+static int attribute(const cuda_device *cu, int which)
+{
+	int value = 0;
+	if (cu->driver->cuDeviceGetAttribute(&value, which, cu->device) != RR_CUDA_SUCCESS)
+		return 0;
+	return value;
+}
+
+static void fill_target(rr_device *device)
+{
+	cuda_device *cu = impl_of(device);
+	rr__target *t = &device->target;
+	memset(t, 0, sizeof *t);
+	t->backend = "cuda";
+	t->max_workers = attribute(cu, RR_CU_ATTR_MAX_THREADS_PER_BLOCK);
+	if (t->max_workers <= 0 || t->max_workers > 1024)
+		t->max_workers = 1024;
+	t->warp_size = 32;
+	t->register_slots = 64;
+	t->smem_per_group = attribute(cu, RR_CU_ATTR_SMEM_PER_BLOCK_OPTIN);
+	t->cc_major = attribute(cu, RR_CU_ATTR_CC_MAJOR);
+	t->cc_minor = attribute(cu, RR_CU_ATTR_CC_MINOR);
+	t->has_clusters = t->cc_major >= 9 && attribute(cu, RR_CU_ATTR_CLUSTER_LAUNCH) != 0;
+	t->max_cluster = t->has_clusters ? 8 : 1;
+	t->multiprocessors = attribute(cu, RR_CU_ATTR_MULTIPROCESSOR_COUNT);
+	t->l2_bytes = attribute(cu, RR_CU_ATTR_L2_CACHE_SIZE);
+	snprintf(cu->arch, sizeof cu->arch, "sm_%d%d", t->cc_major, t->cc_minor);
+}
+
+static rr_status cuda_open(rr_device *device)
+{
+	const rr__cuda_driver *driver = NULL;
+	rr_status status = rr__cuda_driver_get(&driver);
+	if (status != RR_OK)
+		return status;
+	CUresult result = driver->cuInit(0);
+	if (result != RR_CUDA_SUCCESS) {
+		rr__cuda_check(driver, result, "cuInit");
+		return rr__fail_context(RR_ERR_NO_DEVICE, "CUDA is not available: the driver does not "
+							  "start (no usable GPU on this machine?)");
+	}
+	int count = 0;
+	if (driver->cuDeviceGetCount(&count) != RR_CUDA_SUCCESS || count < 1)
+		return rr__fail(RR_ERR_NO_DEVICE, "CUDA is not available: the driver sees no GPU");
+	const rr__nvrtc *nvrtc = NULL;
+	status = rr__nvrtc_get(&nvrtc);
+	if (status != RR_OK)
+		return rr__fail_context(RR_ERR_NO_DEVICE, "the cuda backend cannot compile kernels");
+	cuda_device *cu = calloc(1, sizeof *cu);
+	if (!cu)
+		return rr__fail(RR_ERR_NOMEM, "out of memory opening the cuda backend");
+	cu->driver = driver;
+	status = rr__cuda_check(driver, driver->cuDeviceGet(&cu->device, 0), "cuDeviceGet(0)");
+	if (status == RR_OK)
+		status = rr__cuda_check(driver, driver->cuDevicePrimaryCtxRetain(&cu->context, cu->device),
+					"retaining the primary context");
+	if (status != RR_OK) {
+		free(cu);
+		return status;
+	}
+	device->impl = cu;
+	status = bind(device);
+	if (status != RR_OK) {
+		driver->cuDevicePrimaryCtxRelease(cu->device);
+		free(cu);
+		device->impl = NULL;
+		return status;
+	}
+	fill_target(device);
+	char name[128] = "NVIDIA GPU";
+	driver->cuDeviceGetName(name, (int)sizeof name, cu->device);
+	snprintf(device->name, sizeof device->name, "%s (%s, %d SMs)", name, cu->arch,
+		 device->target.multiprocessors);
+	return RR_OK;
+}
+
+static void cuda_close(rr_device *device)
+{
+	cuda_device *cu = impl_of(device);
+	if (!cu)
+		return;
+	cu->driver->cuDevicePrimaryCtxRelease(cu->device);
+	free(cu);
+	device->impl = NULL;
+}
+
+/* ---------------------------------------------------------------- programs */
+
+static rr_status cuda_emit(rr_device *device, const rr_program *program, rr__buf *source)
+{
+	return rr__cuda_emit(program, &device->target, source);
+}
+
+/* Functions need their dynamic shared memory raised above the 48 KiB default. */
+static rr_status load_functions(rr_device *device, cuda_module *m)
+{
+	const rr__cuda_driver *d = impl_of(device)->driver;
+	const rr__cuda_geometry *g = &m->geometry;
+	rr_status status = rr__cuda_check(
+		d, d->cuModuleGetFunction(&m->scalar, m->module, g->entry_scalar), g->entry_scalar);
+	if (status == RR_OK && g->has_vec_entry)
+		status = rr__cuda_check(d, d->cuModuleGetFunction(&m->vec, m->module, g->entry_vec),
+					g->entry_vec);
+	CUfunction functions[2] = {m->scalar, m->vec};
+	for (int i = 0; i < 2 && status == RR_OK; i++)
+		if (functions[i] && g->dynamic_smem > 0)
+			status = rr__cuda_check(
+				d, d->cuFuncSetAttribute(functions[i],
+							 RR_CU_FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+							 (int)g->dynamic_smem),
+				"raising the dynamic shared memory limit");
+	return status;
+}
+
+/* How many row groups fit on the device at once: the persistent grid's size. */
+static void size_persistent_grid(rr_device *device, cuda_module *m)
+{
+	const rr__cuda_driver *d = impl_of(device)->driver;
+	const rr__cuda_geometry *g = &m->geometry;
+	int per_sm = 0, clusters = 0;
+	CUfunction f = m->vec ? m->vec : m->scalar;
+	if (d->cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, g->threads,
+							   (size_t)g->dynamic_smem) != RR_CUDA_SUCCESS)
+		per_sm = 1;
+	m->resident_groups = (int64_t)(per_sm > 0 ? per_sm : 1) * device->target.multiprocessors /
+			     g->blocks_per_row;
+	if (g->blocks_per_row > 1 && d->cuOccupancyMaxActiveClusters) {
+		rr__cu_launch_attribute cluster = {.id = RR_CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION};
+		cluster.value.cluster_dim.x = (unsigned)g->blocks_per_row;
+		cluster.value.cluster_dim.y = cluster.value.cluster_dim.z = 1;
+		rr__cu_launch_config config = {
+			.grid_x = (unsigned)g->blocks_per_row * 1024, .grid_y = 1, .grid_z = 1,
+			.block_x = (unsigned)g->threads, .block_y = 1, .block_z = 1,
+			.shared_mem_bytes = (unsigned)g->dynamic_smem, .attrs = &cluster, .num_attrs = 1};
+		if (d->cuOccupancyMaxActiveClusters(&clusters, f, &config) == RR_CUDA_SUCCESS &&
+		    clusters > 0)
+			m->resident_groups = clusters;
+	}
+	if (m->resident_groups < 1)
+		m->resident_groups = 1;
+}
+
+static rr_status cuda_compile(rr_device *device, rr_program *program)
+{
+	cuda_device *cu = impl_of(device);
+	cuda_module *m = calloc(1, sizeof *m);
+	if (!m)
+		return rr__fail(RR_ERR_NOMEM, "out of memory loading a CUDA kernel");
+	rr_status status = rr__cuda_geometry_of(program, &device->target, &m->geometry);
+	rr__cuda_compiled compiled;
+	memset(&compiled, 0, sizeof compiled);
+	if (status == RR_OK)
+		status = rr__cuda_compile(program->source, cu->arch, 0, &compiled);
+	if (status == RR_OK)
+		rr__sha256_hex(compiled.cubin, compiled.cubin_size, program->binary_hash);
+	if (status == RR_OK)
+		status = bind(device);
+	if (status == RR_OK)
+		status = rr__cuda_check(cu->driver, cu->driver->cuModuleLoadData(&m->module, compiled.cubin),
+					"loading the compiled module");
+	rr__cuda_compiled_free(&compiled);
+	if (status == RR_OK)
+		status = load_functions(device, m);
+	if (status == RR_OK)
+		size_persistent_grid(device, m);
+	if (status != RR_OK) {
+		if (m->module)
+			cu->driver->cuModuleUnload(m->module);
+		free(m);
+		return rr__fail_context(status, "while compiling kernel '%s' for %s",
+					program->kernel->name, cu->arch);
+	}
+	program->module = m;
+	return RR_OK;
+}
+
+static void cuda_unload(rr_device *device, rr_program *program)
+{
+	cuda_module *m = program->module;
+	if (!m)
+		return;
+	if (bind(device) == RR_OK)
+		impl_of(device)->driver->cuModuleUnload(m->module);
+	free(m);
+	program->module = NULL;
+}
+
+/* The vectorised entry needs every row, col and row-output array aligned to its access width
+ * (row pitches are, by construction of the plan); otherwise the scalar entry runs. */
+static int arrays_aligned(const rr_program *program, const rr_arg *inputs, void *const *outputs,
+			  int bytes)
+{
+	const rr_kernel *kernel = program->kernel;
+	for (int k = 0; k < kernel->n_inputs; k++) {
+		rr_kind kind = kernel->inputs[k].kind;
+		if ((kind == RR_KIND_ROW || kind == RR_KIND_COL) &&
+		    (uintptr_t)inputs[k].data % (uintptr_t)bytes != 0)
+			return 0;
+	}
+	for (int j = 0; j < kernel->n_outputs; j++)
+		if (kernel->outputs[j].kind == RR_KIND_ROW && (uintptr_t)outputs[j] % (uintptr_t)bytes != 0)
+			return 0;
+	return 1;
+}
+
+static rr_status cuda_launch(rr_device *device, rr_program *program, int64_t rows,
+			     const rr_arg *inputs, void *const *outputs, void *stream)
+{
+	cuda_module *m = program->module;
+	const rr__cuda_geometry *g = &m->geometry;
+	const rr_kernel *kernel = program->kernel;
+	int64_t groups = (rows + g->rows_per_group - 1) / g->rows_per_group;
+	if (g->persistent && groups > m->resident_groups)
+		groups = m->resident_groups;
+	if (groups * g->blocks_per_row > 0x7fffffff)
+		return rr__fail(RR_ERR_INVALID_ARG,
+				"M = %lld rows need %lld blocks, over the grid limit of 2^31 - 1; use a "
+				"persistent grid (G=persistent) or a larger R",
+				(long long)rows, (long long)(groups * g->blocks_per_row));
+	CUdeviceptr pointers[2 * RR_MAX_IO];
+	float values[RR_MAX_IO];
+	long long row_count = rows;
+	void *params[2 * RR_MAX_IO + 1];
+	int n = 0;
+	for (int k = 0; k < kernel->n_inputs; k++) {
+		if (kernel->inputs[k].kind == RR_KIND_PARAM) {
+			values[k] = (float)inputs[k].value;
+			params[n++] = &values[k];
+		} else {
+			pointers[k] = (CUdeviceptr)(uintptr_t)inputs[k].data;
+			params[n++] = &pointers[k];
+		}
+	}
+	for (int j = 0; j < kernel->n_outputs; j++) {
+		pointers[RR_MAX_IO + j] = (CUdeviceptr)(uintptr_t)outputs[j];
+		params[n++] = &pointers[RR_MAX_IO + j];
+	}
+	params[n++] = &row_count;
+	CUfunction f = m->vec && arrays_aligned(program, inputs, outputs, g->access_bytes) ? m->vec
+											  : m->scalar;
+	rr__cu_launch_attribute cluster = {.id = RR_CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION};
+	cluster.value.cluster_dim.x = (unsigned)g->blocks_per_row;
+	cluster.value.cluster_dim.y = cluster.value.cluster_dim.z = 1;
+	rr__cu_launch_config config = {
+		.grid_x = (unsigned)(groups * g->blocks_per_row), .grid_y = 1, .grid_z = 1,
+		.block_x = (unsigned)g->threads, .block_y = 1, .block_z = 1,
+		.shared_mem_bytes = (unsigned)g->dynamic_smem, .stream = (CUstream)stream,
+		.attrs = g->blocks_per_row > 1 ? &cluster : NULL,
+		.num_attrs = g->blocks_per_row > 1 ? 1 : 0};
+	rr_status status = bind(device);
+	if (status != RR_OK)
+		return status;
+	return rr__cuda_check(impl_of(device)->driver,
+			      impl_of(device)->driver->cuLaunchKernelEx(&config, f, params, NULL),
+			      "launching the kernel");
+}
+
+/* ---------------------------------------------------------------- memory */
+
+static rr_status cuda_alloc(rr_device *device, size_t bytes, void **out)
+{
+	cuda_device *cu = impl_of(device);
+	CUdeviceptr ptr = 0;
+	rr_status status = bind(device);
+	if (status == RR_OK)
+		status = rr__cuda_check(cu->driver, cu->driver->cuMemAlloc(&ptr, bytes ? bytes : 256),
+					"allocating device memory");
+	if (status != RR_OK)
+		return rr__fail_context(status == RR_ERR_DEVICE ? RR_ERR_NOMEM : status,
+					"cannot allocate %zu bytes on the GPU", bytes);
+	*out = (void *)(uintptr_t)ptr;
+	return RR_OK;
+}
+
+static void cuda_free(rr_device *device, void *ptr)
+{
+	if (ptr && bind(device) == RR_OK)
+		impl_of(device)->driver->cuMemFree((CUdeviceptr)(uintptr_t)ptr);
+}
+
+static rr_status cuda_upload(rr_device *device, void *dst, const void *src, size_t bytes)
+{
+	cuda_device *cu = impl_of(device);
+	rr_status status = bind(device);
+	if (status != RR_OK || bytes == 0)
+		return status;
+	return rr__cuda_check(cu->driver,
+			      cu->driver->cuMemcpyHtoD((CUdeviceptr)(uintptr_t)dst, src, bytes),
+			      "copying to the GPU");
+}
+
+/* Waits for all work first: kernels on the caller's non-blocking streams included. */
+static rr_status cuda_download(rr_device *device, void *dst, const void *src, size_t bytes)
+{
+	cuda_device *cu = impl_of(device);
+	rr_status status = bind(device);
+	if (status == RR_OK)
+		status = rr__cuda_check(cu->driver, cu->driver->cuCtxSynchronize(),
+					"waiting for the GPU before a copy back");
+	if (status != RR_OK || bytes == 0)
+		return status;
+	return rr__cuda_check(cu->driver,
+			      cu->driver->cuMemcpyDtoH(dst, (CUdeviceptr)(uintptr_t)src, bytes),
+			      "copying from the GPU");
+}
+
+static rr_status cuda_copy(rr_device *device, void *dst, const void *src, size_t bytes,
+			   void *stream)
+{
+	cuda_device *cu = impl_of(device);
+	rr_status status = bind(device);
+	if (status != RR_OK || bytes == 0)
+		return status;
+	return rr__cuda_check(cu->driver,
+			      cu->driver->cuMemcpyDtoDAsync((CUdeviceptr)(uintptr_t)dst,
+							    (CUdeviceptr)(uintptr_t)src, bytes,
+							    (CUstream)stream),
+			      "copying on the GPU");
+}
+
+static rr_status cuda_synchronize(rr_device *device)
+{
+	rr_status status = bind(device);
+	if (status != RR_OK)
+		return status;
+	return rr__cuda_check(impl_of(device)->driver, impl_of(device)->driver->cuCtxSynchronize(),
+			      "waiting for the GPU");
+}
+
+/* ---------------------------------------------------------------- provenance */
+
+/* The kernel module's version ("580.95.05"), the first dotted number after "Module" in the
+ * driver's proc file; "" when there is none. */
+static void kernel_driver_version(char *out, size_t size)
+{
+	out[0] = 0;
+	FILE *f = fopen("/proc/driver/nvidia/version", "r");
+	if (!f)
+		return;
+	char line[512] = "";
+	const char *p = fgets(line, sizeof line, f) ? strstr(line, "Module") : NULL;
+	fclose(f);
+	while (p && *p && !(*p >= '0' && *p <= '9'))
+		p++;
+	size_t n = 0;
+	while (p && n + 1 < size && ((p[n] >= '0' && p[n] <= '9') || p[n] == '.')) {
+		out[n] = p[n];
+		n++;
+	}
+	out[n] = 0;
+}
+
+static rr_status cuda_properties(rr_device *device, rr__device_properties *out)
+{
+	cuda_device *cu = impl_of(device);
+	const rr__cuda_driver *d = cu->driver;
+	memset(out, 0, sizeof *out);
+	d->cuDeviceGetName(out->name, (int)sizeof out->name, cu->device);
+	rr__cu_uuid uuid;
+	if (d->cuDeviceGetUuid && d->cuDeviceGetUuid(&uuid, cu->device) == RR_CUDA_SUCCESS) {
+		const unsigned char *b = uuid.bytes;
+		snprintf(out->uuid, sizeof out->uuid,
+			 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+			 b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+			 b[14], b[15]);
+	}
+	out->cc_major = device->target.cc_major;
+	out->cc_minor = device->target.cc_minor;
+	out->multiprocessors = device->target.multiprocessors;
+	size_t memory = 0;
+	if (d->cuDeviceTotalMem(&memory, cu->device) == RR_CUDA_SUCCESS)
+		out->memory_bytes = (int64_t)memory;
+	out->l2_bytes = device->target.l2_bytes;
+	out->sm_clock_mhz = attribute(cu, RR_CU_ATTR_CLOCK_RATE) / 1000;
+	out->mem_clock_mhz = attribute(cu, RR_CU_ATTR_MEMORY_CLOCK_RATE) / 1000;
+	int version = 0;
+	d->cuDriverGetVersion(&version);
+	char module[64];
+	kernel_driver_version(module, sizeof module);
+	char text[160];
+	snprintf(text, sizeof text, "%s%sCUDA %d.%d", module, module[0] ? " / " : "",
+		 version / 1000, (version % 1000) / 10);
+	snprintf(out->driver_version, sizeof out->driver_version, "%.63s", text);
+	const rr__nvrtc *nvrtc = NULL;
+	if (rr__nvrtc_get(&nvrtc) == RR_OK)
+		snprintf(out->compiler_version, sizeof out->compiler_version, "NVRTC %d.%d (%s)",
+			 nvrtc->major, nvrtc->minor, nvrtc->library);
+	return RR_OK;
+}
+
+/* ---------------------------------------------------------------- events, graphs, streams */
+
+static rr_status cuda_event_create(rr_device *device, void **event)
+{
+	CUevent e = NULL;
+	rr_status status = bind(device);
+	if (status == RR_OK)
+		status = rr__cuda_check(impl_of(device)->driver, impl_of(device)->driver->cuEventCreate(&e, 0),
+					"creating an event");
+	*event = e;
+	return status;
+}
+
+static void cuda_event_destroy(rr_device *device, void *event)
+{
+	if (event && bind(device) == RR_OK)
+		impl_of(device)->driver->cuEventDestroy((CUevent)event);
+}
+
+static rr_status cuda_event_record(rr_device *device, void *event, void *stream)
+{
+	rr_status status = bind(device);
+	if (status != RR_OK)
+		return status;
+	return rr__cuda_check(impl_of(device)->driver,
+			      impl_of(device)->driver->cuEventRecord((CUevent)event, (CUstream)stream),
+			      "recording an event");
+}
+
+static rr_status cuda_event_elapsed_ms(rr_device *device, void *start, void *end, float *ms)
+{
+	const rr__cuda_driver *d = impl_of(device)->driver;
+	rr_status status = bind(device);
+	if (status == RR_OK)
+		status = rr__cuda_check(d, d->cuEventSynchronize((CUevent)end), "waiting for an event");
+	if (status == RR_OK)
+		status = rr__cuda_check(d, d->cuEventElapsedTime(ms, (CUevent)start, (CUevent)end),
+					"reading the time between two events");
+	return status;
+}
+
+static rr_status cuda_stream_create(rr_device *device, void **stream)
+{
+	CUstream s = NULL;
+	rr_status status = bind(device);
+	if (status == RR_OK)
+		status = rr__cuda_check(impl_of(device)->driver,
+					impl_of(device)->driver->cuStreamCreate(&s, RR_CU_STREAM_NON_BLOCKING),
+					"creating a stream");
+	*stream = s;
+	return status;
+}
+
+static void cuda_stream_destroy(rr_device *device, void *stream)
+{
+	if (stream && bind(device) == RR_OK)
+		impl_of(device)->driver->cuStreamDestroy((CUstream)stream);
+}
+
+/* The legacy default stream cannot be captured: a NULL stream is replaced by a new one, which
+ * graph_end destroys. */
+static rr_status cuda_graph_begin(rr_device *device, void **stream)
+{
+	rr_status status = RR_OK;
+	if (!*stream) {
+		status = cuda_stream_create(device, stream);
+		impl_of(device)->capture = (CUstream)*stream;
+	}
+	if (status == RR_OK)
+		status = bind(device);
+	if (status == RR_OK)
+		status = rr__cuda_check(impl_of(device)->driver,
+					impl_of(device)->driver->cuStreamBeginCapture(
+						(CUstream)*stream, RR_CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+					"starting a graph capture");
+	return status;
+}
+
+static rr_status cuda_graph_end(rr_device *device, void *stream, void **graph)
+{
+	const rr__cuda_driver *d = impl_of(device)->driver;
+	CUgraph captured = NULL;
+	CUgraphExec exec = NULL;
+	*graph = NULL;
+	rr_status status = bind(device);
+	if (status == RR_OK)
+		status = rr__cuda_check(d, d->cuStreamEndCapture((CUstream)stream, &captured),
+					"ending a graph capture");
+	if (status == RR_OK)
+		status = rr__cuda_check(d, d->cuGraphInstantiateWithFlags(&exec, captured, 0),
+					"instantiating the captured graph");
+	if (captured)
+		d->cuGraphDestroy(captured);
+	if (stream && (CUstream)stream == impl_of(device)->capture) {
+		d->cuStreamDestroy((CUstream)stream);
+		impl_of(device)->capture = NULL;
+	}
+	*graph = exec;
+	return status;
+}
+
+static rr_status cuda_graph_launch(rr_device *device, void *graph, void *stream)
+{
+	rr_status status = bind(device);
+	if (status != RR_OK)
+		return status;
+	return rr__cuda_check(impl_of(device)->driver,
+			      impl_of(device)->driver->cuGraphLaunch((CUgraphExec)graph, (CUstream)stream),
+			      "launching a graph");
+}
+
+static void cuda_graph_destroy(rr_device *device, void *graph)
+{
+	if (graph && bind(device) == RR_OK)
+		impl_of(device)->driver->cuGraphExecDestroy((CUgraphExec)graph);
+}
+
+const rr__backend_ops rr__cuda_backend = {
+	.version = RR_BACKEND_OPS_VERSION,
+	.name = "cuda",
+	.open = cuda_open,
+	.close = cuda_close,
+	.emit = cuda_emit,
+	.compile = cuda_compile,
+	.unload = cuda_unload,
+	.launch = cuda_launch,
+	.alloc = cuda_alloc,
+	.free = cuda_free,
+	.upload = cuda_upload,
+	.download = cuda_download,
+	.copy = cuda_copy,
+	.synchronize = cuda_synchronize,
+	.properties = cuda_properties,
+	.event_create = cuda_event_create,
+	.event_destroy = cuda_event_destroy,
+	.event_record = cuda_event_record,
+	.event_elapsed_ms = cuda_event_elapsed_ms,
+	.graph_begin = cuda_graph_begin,
+	.graph_end = cuda_graph_end,
+	.graph_launch = cuda_graph_launch,
+	.graph_destroy = cuda_graph_destroy,
+	.stream_create = cuda_stream_create,
+	.stream_destroy = cuda_stream_destroy,
+};

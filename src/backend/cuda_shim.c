@@ -1,0 +1,355 @@
+/* Opening the CUDA driver and NVRTC with dlopen, and compiling CUDA C to a cubin through a
+ * content-addressed cache. Nothing here needs a GPU: NVRTC alone compiles for any arch. */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend/cuda_shim.h"
+#include "util/util.h"
+
+/* ---------------------------------------------------------------- the driver */
+
+static rr__cuda_driver driver_table;
+static rr_status driver_status = RR_ERR_NO_DEVICE;
+static char driver_error[512];
+static pthread_once_t driver_once = PTHREAD_ONCE_INIT;
+
+/* Resolves `name` into *slot; a required entry that is missing fails the whole table. */
+static int resolve(void *handle, void *slot, const char *name, int required, char *missing,
+		   size_t missing_size)
+{
+	void *symbol = dlsym(handle, name);
+	memcpy(slot, &symbol, sizeof symbol);
+	if (!symbol && required && !missing[0])
+		snprintf(missing, missing_size, "%s", name);
+	return symbol != NULL;
+}
+
+#define NEED(field, symbol) resolve(h, &d->field, symbol, 1, missing, sizeof missing)
+#define WANT(field, symbol) resolve(h, &d->field, symbol, 0, missing, sizeof missing)
+
+static void driver_open_once(void)
+{
+	rr__cuda_driver *d = &driver_table;
+	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		snprintf(driver_error, sizeof driver_error,
+			 "CUDA is not available: libcuda.so.1 not found (no NVIDIA driver on this "
+			 "machine)");
+		return;
+	}
+	d->handle = h;
+	char missing[128] = "";
+	NEED(cuInit, "cuInit");
+	NEED(cuDriverGetVersion, "cuDriverGetVersion");
+	WANT(cuGetErrorString, "cuGetErrorString");
+	WANT(cuGetErrorName, "cuGetErrorName");
+	NEED(cuDeviceGetCount, "cuDeviceGetCount");
+	NEED(cuDeviceGet, "cuDeviceGet");
+	NEED(cuDeviceGetName, "cuDeviceGetName");
+	NEED(cuDeviceGetAttribute, "cuDeviceGetAttribute");
+	NEED(cuDeviceTotalMem, "cuDeviceTotalMem_v2");
+	if (!WANT(cuDeviceGetUuid, "cuDeviceGetUuid_v2"))
+		WANT(cuDeviceGetUuid, "cuDeviceGetUuid");
+	NEED(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
+	NEED(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2");
+	NEED(cuCtxSetCurrent, "cuCtxSetCurrent");
+	NEED(cuCtxSynchronize, "cuCtxSynchronize");
+	NEED(cuModuleLoadData, "cuModuleLoadData");
+	NEED(cuModuleUnload, "cuModuleUnload");
+	NEED(cuModuleGetFunction, "cuModuleGetFunction");
+	NEED(cuFuncSetAttribute, "cuFuncSetAttribute");
+	NEED(cuFuncGetAttribute, "cuFuncGetAttribute");
+	NEED(cuLaunchKernelEx, "cuLaunchKernelEx");
+	NEED(cuOccupancyMaxActiveBlocksPerMultiprocessor,
+	     "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+	WANT(cuOccupancyMaxActiveClusters, "cuOccupancyMaxActiveClusters");
+	NEED(cuMemAlloc, "cuMemAlloc_v2");
+	NEED(cuMemFree, "cuMemFree_v2");
+	NEED(cuMemcpyHtoD, "cuMemcpyHtoD_v2");
+	NEED(cuMemcpyDtoH, "cuMemcpyDtoH_v2");
+	NEED(cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2");
+	NEED(cuStreamCreate, "cuStreamCreate");
+	NEED(cuStreamDestroy, "cuStreamDestroy_v2");
+	NEED(cuStreamSynchronize, "cuStreamSynchronize");
+	NEED(cuEventCreate, "cuEventCreate");
+	NEED(cuEventDestroy, "cuEventDestroy_v2");
+	NEED(cuEventRecord, "cuEventRecord");
+	NEED(cuEventSynchronize, "cuEventSynchronize");
+	if (!WANT(cuEventElapsedTime, "cuEventElapsedTime_v2"))
+		NEED(cuEventElapsedTime, "cuEventElapsedTime");
+	NEED(cuStreamBeginCapture, "cuStreamBeginCapture_v2");
+	NEED(cuStreamEndCapture, "cuStreamEndCapture");
+	NEED(cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags");
+	NEED(cuGraphLaunch, "cuGraphLaunch");
+	NEED(cuGraphExecDestroy, "cuGraphExecDestroy");
+	NEED(cuGraphDestroy, "cuGraphDestroy");
+	if (missing[0]) {
+		snprintf(driver_error, sizeof driver_error,
+			 "CUDA is not available: the driver's libcuda.so.1 lacks %s (it is older than "
+			 "CUDA 12; update the NVIDIA driver)",
+			 missing);
+		return;
+	}
+	driver_status = RR_OK;
+}
+
+rr_status rr__cuda_driver_get(const rr__cuda_driver **out)
+{
+	pthread_once(&driver_once, driver_open_once);
+	*out = driver_status == RR_OK ? &driver_table : NULL;
+	if (driver_status != RR_OK)
+		return rr__fail(RR_ERR_NO_DEVICE, "%s", driver_error);
+	return RR_OK;
+}
+
+rr_status rr__cuda_check(const rr__cuda_driver *driver, CUresult result, const char *what)
+{
+	if (result == RR_CUDA_SUCCESS)
+		return RR_OK;
+	const char *name = NULL, *text = NULL;
+	if (driver && driver->cuGetErrorName)
+		driver->cuGetErrorName(result, &name);
+	if (driver && driver->cuGetErrorString)
+		driver->cuGetErrorString(result, &text);
+	return rr__fail(result == RR_CUDA_ERROR_NO_DEVICE ? RR_ERR_NO_DEVICE : RR_ERR_DEVICE,
+			"%s: CUDA error %d (%s: %s)", what, result, name ? name : "unknown",
+			text ? text : "no description");
+}
+
+/* ---------------------------------------------------------------- NVRTC */
+
+static rr__nvrtc nvrtc_table;
+static rr_status nvrtc_status = RR_ERR_NO_DEVICE;
+static pthread_once_t nvrtc_once = PTHREAD_ONCE_INIT;
+
+static void nvrtc_open_once(void)
+{
+	static const char *const names[] = {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12",
+					    "/usr/local/cuda/lib64/libnvrtc.so"};
+	rr__nvrtc *d = &nvrtc_table;
+	void *h = NULL;
+	const char *override = getenv("RR_NVRTC");
+	if (override && override[0]) {
+		h = dlopen(override, RTLD_NOW | RTLD_LOCAL);
+		snprintf(d->library, sizeof d->library, "%s", override);
+	}
+	for (size_t i = 0; !h && i < sizeof names / sizeof names[0]; i++) {
+		h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+		snprintf(d->library, sizeof d->library, "%s", names[i]);
+	}
+	if (!h)
+		return;
+	char missing[128] = "";
+	NEED(nvrtcVersion, "nvrtcVersion");
+	NEED(nvrtcGetErrorString, "nvrtcGetErrorString");
+	NEED(nvrtcCreateProgram, "nvrtcCreateProgram");
+	NEED(nvrtcDestroyProgram, "nvrtcDestroyProgram");
+	NEED(nvrtcCompileProgram, "nvrtcCompileProgram");
+	NEED(nvrtcGetProgramLogSize, "nvrtcGetProgramLogSize");
+	NEED(nvrtcGetProgramLog, "nvrtcGetProgramLog");
+	NEED(nvrtcGetPTXSize, "nvrtcGetPTXSize");
+	NEED(nvrtcGetPTX, "nvrtcGetPTX");
+	NEED(nvrtcGetCUBINSize, "nvrtcGetCUBINSize");
+	NEED(nvrtcGetCUBIN, "nvrtcGetCUBIN");
+	if (missing[0] || d->nvrtcVersion(&d->major, &d->minor) != 0) {
+		dlclose(h);
+		return;
+	}
+	d->handle = h;
+	nvrtc_status = RR_OK;
+}
+
+#undef NEED
+#undef WANT
+
+rr_status rr__nvrtc_get(const rr__nvrtc **out)
+{
+	pthread_once(&nvrtc_once, nvrtc_open_once);
+	*out = nvrtc_status == RR_OK ? &nvrtc_table : NULL;
+	if (nvrtc_status != RR_OK)
+		return rr__fail(RR_ERR_NO_DEVICE,
+				"NVRTC is not available: none of libnvrtc.so, libnvrtc.so.13, "
+				"libnvrtc.so.12 could be opened (install the CUDA toolkit's NVRTC, or "
+				"point RR_NVRTC at the library)");
+	return RR_OK;
+}
+
+/* ---------------------------------------------------------------- compile with a cache */
+
+static long nvrtc_runs;
+static pthread_mutex_t runs_lock = PTHREAD_MUTEX_INITIALIZER;
+
+long rr__cuda_nvrtc_runs(void)
+{
+	pthread_mutex_lock(&runs_lock);
+	long runs = nvrtc_runs;
+	pthread_mutex_unlock(&runs_lock);
+	return runs;
+}
+
+void rr__cuda_cache_dir(char *out, size_t size)
+{
+	const char *dir = getenv("RR_CACHE_DIR");
+	if (dir && dir[0]) {
+		snprintf(out, size, "%s/cuda", dir);
+		return;
+	}
+	const char *home = getenv("HOME");
+	snprintf(out, size, "%s/.cache/rowreduce/cuda", home && home[0] ? home : "/tmp");
+}
+
+void rr__cuda_compiled_free(rr__cuda_compiled *compiled)
+{
+	if (!compiled)
+		return;
+	free(compiled->cubin);
+	free(compiled->ptx);
+	free(compiled->log);
+	memset(compiled, 0, sizeof *compiled);
+}
+
+static void options_for(const char *arch, char *arch_option, size_t size, const char *options[4])
+{
+	snprintf(arch_option, size, "--gpu-architecture=%s", arch);
+	options[0] = arch_option;
+	options[1] = "-default-device";
+	options[2] = "--std=c++17";
+	options[3] = "--ptxas-options=-v";
+}
+
+static void cache_key(const rr__nvrtc *nv, const char *source, const char *const *options,
+		      int n_options, char key[65])
+{
+	rr__buf text = {0};
+	rr__buf_printf(&text, "nvrtc %d.%d\n", nv->major, nv->minor);
+	for (int i = 0; i < n_options; i++)
+		rr__buf_printf(&text, "%s\n", options[i]);
+	rr__buf_append(&text, source, strlen(source));
+	rr__sha256_hex(text.data ? text.data : "", text.length, key);
+	rr__buf_free(&text);
+}
+
+/* Loads <dir>/<key>.<ext> into *data; 0 when absent. */
+static int cache_read(const char *dir, const char *key, const char *ext, char **data, size_t *size)
+{
+	char path[1200];
+	snprintf(path, sizeof path, "%s/%s.%s", dir, key, ext);
+	if (access(path, R_OK) != 0)
+		return 0;
+	if (rr__read_file(path, data, size) != RR_OK) {
+		rr__clear_error();
+		return 0;
+	}
+	return 1;
+}
+
+/* A cache that cannot be written only costs a recompilation next time. */
+static void cache_write(const char *dir, const char *key, const char *ext, const void *data,
+			size_t size)
+{
+	char path[1200];
+	snprintf(path, sizeof path, "%s/%s.%s", dir, key, ext);
+	if (rr__mkdir_p(dir) != RR_OK || rr__write_file_atomic(path, data, size) != RR_OK)
+		rr__clear_error();
+}
+
+static char *program_log(const rr__nvrtc *nv, nvrtcProgram program)
+{
+	size_t size = 0;
+	if (nv->nvrtcGetProgramLogSize(program, &size) != 0)
+		size = 0;
+	char *log = calloc(size + 1, 1);
+	if (log && size > 0 && nv->nvrtcGetProgramLog(program, log) != 0)
+		log[0] = 0;
+	return log;
+}
+
+/* The first lines of a log that say what is wrong, for the one-line error. */
+static void log_head(const char *log, char *out, size_t size)
+{
+	size_t n = 0;
+	int lines = 0;
+	for (const char *p = log; *p && n + 1 < size && lines < 6; p++) {
+		out[n++] = *p == '\n' ? ' ' : *p;
+		lines += *p == '\n';
+	}
+	out[n] = 0;
+}
+
+static rr_status nvrtc_run(const rr__nvrtc *nv, const char *source, const char *const *options,
+			   int n_options, int want_ptx, rr__cuda_compiled *out)
+{
+	nvrtcProgram program = NULL;
+	int result = nv->nvrtcCreateProgram(&program, source, "rowreduce.cu", 0, NULL, NULL);
+	if (result != 0)
+		return rr__fail(RR_ERR_COMPILE, "NVRTC could not create a program: %s",
+				nv->nvrtcGetErrorString(result));
+	pthread_mutex_lock(&runs_lock);
+	nvrtc_runs++;
+	pthread_mutex_unlock(&runs_lock);
+	result = nv->nvrtcCompileProgram(program, n_options, options);
+	out->log = program_log(nv, program);
+	rr_status status = out->log ? RR_OK : rr__fail(RR_ERR_NOMEM, "out of memory for the log");
+	if (status == RR_OK && result != 0) {
+		char head[600];
+		log_head(out->log, head, sizeof head);
+		status = rr__fail(RR_ERR_COMPILE, "NVRTC rejected the generated CUDA C (%s): %s",
+				  nv->nvrtcGetErrorString(result), head);
+	}
+	size_t size = 0;
+	if (status == RR_OK && nv->nvrtcGetCUBINSize(program, &size) == 0 && size > 0) {
+		out->cubin = malloc(size);
+		out->cubin_size = size;
+		if (!out->cubin || nv->nvrtcGetCUBIN(program, out->cubin) != 0)
+			status = rr__fail(RR_ERR_COMPILE, "NVRTC produced no cubin");
+	} else if (status == RR_OK) {
+		status = rr__fail(RR_ERR_COMPILE, "NVRTC produced no cubin (is the arch a real "
+						  "sm_XY rather than compute_XY?)");
+	}
+	if (status == RR_OK && want_ptx && nv->nvrtcGetPTXSize(program, &size) == 0 && size > 0) {
+		out->ptx = calloc(size + 1, 1);
+		if (!out->ptx || nv->nvrtcGetPTX(program, out->ptx) != 0)
+			status = rr__fail(RR_ERR_COMPILE, "NVRTC produced no PTX");
+	}
+	nv->nvrtcDestroyProgram(&program);
+	return status;
+}
+
+rr_status rr__cuda_compile(const char *source, const char *arch, int want_ptx,
+			   rr__cuda_compiled *out)
+{
+	memset(out, 0, sizeof *out);
+	const rr__nvrtc *nv = NULL;
+	rr_status status = rr__nvrtc_get(&nv);
+	if (status != RR_OK)
+		return status;
+	char arch_option[64];
+	const char *options[4];
+	options_for(arch, arch_option, sizeof arch_option, options);
+	cache_key(nv, source, options, 4, out->cache_key);
+	char dir[1024];
+	rr__cuda_cache_dir(dir, sizeof dir);
+	size_t size = 0;
+	if (cache_read(dir, out->cache_key, "cubin", &out->cubin, &out->cubin_size)) {
+		if (!cache_read(dir, out->cache_key, "log", &out->log, &size))
+			out->log = calloc(1, 1);
+		if (!want_ptx || cache_read(dir, out->cache_key, "ptx", &out->ptx, &size)) {
+			out->from_cache = 1;
+			return out->log ? RR_OK : rr__fail(RR_ERR_NOMEM, "out of memory");
+		}
+		rr__cuda_compiled_free(out);
+		cache_key(nv, source, options, 4, out->cache_key);
+	}
+	status = nvrtc_run(nv, source, options, 4, want_ptx, out);
+	if (status != RR_OK)
+		return status; /* out->log keeps the compiler's words for the caller */
+	cache_write(dir, out->cache_key, "log", out->log, strlen(out->log));
+	if (out->ptx)
+		cache_write(dir, out->cache_key, "ptx", out->ptx, strlen(out->ptx));
+	cache_write(dir, out->cache_key, "cubin", out->cubin, out->cubin_size);
+	return RR_OK;
+}

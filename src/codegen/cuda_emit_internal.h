@@ -1,0 +1,51 @@
+/* Shared state of the CUDA C emitter's two files: cuda_emit.c (the plan's bookkeeping, the
+ * prelude and the entries) and cuda_emit_row.c (one row: the phases, the loads, the
+ * accumulation, the cross-worker tree and the outputs). */
+#ifndef RR_CODEGEN_CUDA_EMIT_INTERNAL_H
+#define RR_CODEGEN_CUDA_EMIT_INTERNAL_H
+
+#include "codegen/cuda_emit.h"
+#include "spec/ir.h"
+
+typedef struct rr__cu_emitter {
+	rr__buf *out;
+	const rr_kernel *kernel;
+	const rr_layout *layout;
+	const rr__target *target;
+	rr_dtype dtype;
+	rr__cuda_geometry geo;
+	int W, V, U, R, C;
+	int64_t n;
+	int rounds;      /* reduction rounds */
+	int phases;      /* rounds, plus the output phase when there are row outputs */
+	int row_outputs;
+	int warps;       /* warps per row when W > 32, else 1 */
+	int red_slots;   /* partial values combined across workers per row, over all rounds */
+	int offsets[16]; /* the fixed tree (rr__tree_offsets) */
+	int n_offsets;
+	int red_slot[RR_MAX_NODES];       /* first scratch slot of a reduction (a pair takes two) */
+	unsigned char rowdep[RR_MAX_NODES]; /* elem node that depends on a row input */
+	unsigned char kept[RR_MAX_NODES];   /* elem values kept from phase 1 to later phases */
+	int keep_ordinal[RR_MAX_NODES];
+	unsigned char eval[RR_MAX_NODES];   /* scratch: elem nodes evaluated in the current phase */
+} rr__cu_emitter;
+
+/* Appends one line at `depth` tabs. */
+void rr__cu_line(rr__cu_emitter *em, int depth, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Appends `depth` tabs (for a line finished with rr__buf_printf). */
+void rr__cu_indent(rr__cu_emitter *em, int depth);
+
+/* 1 for the sum of an online (max, sum) pair: it rides with its max. */
+int rr__cu_is_online_sum(const rr_kernel *kernel, int id);
+/* REDUCE nodes accumulated in round `round` (the sum of an online pair excluded). */
+int rr__cu_reduced_in(const rr_kernel *kernel, int id, int round);
+/* Marks in em->eval the elem nodes evaluated in `phase`: from that phase's roots (reduction
+ * operands, or row outputs in the output phase) down to inputs, stopping at kept values in
+ * phases after the first; phase 1 also evaluates every kept value. */
+void rr__cu_mark_phase(rr__cu_emitter *em, int phase);
+
+/* The body of `template <bool VEC, int LEN> rr_row(...)`: one row (or one block's segment). */
+void rr__cu_emit_row(rr__cu_emitter *em);
+
+#endif

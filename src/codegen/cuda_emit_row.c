@@ -1,0 +1,554 @@
+/* The CUDA C of one row (or one cluster block's segment of it): scalars known up front, then
+ * each phase — loads of the packs a worker owns, the elementwise values, the accumulation in
+ * slot order (or the output stores), the cross-worker tree — then the rowscalar outputs. One
+ * function per phase part, so a kernel engineer can change one without touching the others. */
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/analysis.h"
+#include "codegen/cuda_emit_internal.h"
+#include "codegen/expr.h"
+
+/* ---------------------------------------------------------------- names */
+
+static int keeping(const rr__cu_emitter *em)
+{
+	return em->geo.keep != RR_CUDA_KEEP_NONE;
+}
+
+/* A value kept from phase 1 and read back in `phase`. */
+static int from_storage(const rr__cu_emitter *em, int id, int phase)
+{
+	return phase > 1 && keeping(em) && em->kept[id] && em->eval[id];
+}
+
+/* An input element read from global memory in `phase`. */
+static int global_load(const rr__cu_emitter *em, int id, int phase)
+{
+	const rr__node *node = &em->kernel->nodes[id];
+	return em->eval[id] && node->op == RR_OP_INPUT && node->shape == RR_SHAPE_ELEM &&
+	       !from_storage(em, id, phase);
+}
+
+static void value_ref(rr__cu_emitter *em, int id, const char *suffix)
+{
+	const rr__node *node = &em->kernel->nodes[id];
+	if (node->op == RR_OP_CONST)
+		rr__emit_float(em->out, node->value);
+	else if (node->shape == RR_SHAPE_ELEM)
+		rr__buf_printf(em->out, "e%d%s", id, suffix);
+	else
+		rr__buf_printf(em->out, "s%d", id);
+}
+
+/* Elementwise exp uses the fast intrinsic (well inside the f32 tolerance); the rest is the
+ * shared expression emitter's. */
+static void elem_rhs(rr__cu_emitter *em, int id)
+{
+	const rr__node *node = &em->kernel->nodes[id];
+	if (node->op == RR_OP_EXP) {
+		rr__buf_printf(em->out, "__expf(");
+		value_ref(em, node->a, "[e]");
+		rr__buf_printf(em->out, ")");
+		return;
+	}
+	rr__emit_rhs(em->out, em->kernel, id, "[e]", RR_FLAVOR_CUDA);
+}
+
+static const char *reduce_fn(rr__reduce reduce)
+{
+	return reduce == RR_REDUCE_MAX ? "fmaxf" : "fminf";
+}
+
+/* ---------------------------------------------------------------- row setup */
+
+static void emit_pointers(rr__cu_emitter *em)
+{
+	const rr_kernel *kernel = em->kernel;
+	unsigned char used[RR_MAX_IO] = {0};
+	for (int phase = 1; phase <= em->phases; phase++) {
+		rr__cu_mark_phase(em, phase);
+		for (int id = 0; id < kernel->n_nodes; id++)
+			if (global_load(em, id, phase))
+				used[kernel->nodes[id].input] = 1;
+	}
+	for (int k = 0; k < kernel->n_inputs; k++) {
+		if (!used[k])
+			continue;
+		int row_kind = kernel->inputs[k].kind == RR_KIND_ROW;
+		rr__cu_line(em, 1, "const io_t *x%d = a.in%d + %sseg_begin; /* %s */", k, k,
+			    row_kind ? "row * N + " : "", kernel->inputs[k].name);
+	}
+	for (int j = 0; j < kernel->n_outputs; j++)
+		if (kernel->outputs[j].kind == RR_KIND_ROW)
+			rr__cu_line(em, 1, "io_t *y%d = a.out%d + row * N + seg_begin; /* %s */", j, j,
+				    kernel->outputs[j].name);
+}
+
+/* Params, rowscalar inputs, indices, gathers and scalars that need no reduction. */
+static void emit_scalars_before(rr__cu_emitter *em)
+{
+	const rr_kernel *kernel = em->kernel;
+	unsigned char ready[RR_MAX_NODES];
+	rr__analysis_scalars_after(kernel, 0, ready);
+	for (int k = 0; k < kernel->n_inputs; k++) {
+		const rr__io *io = &kernel->inputs[k];
+		if (io->kind == RR_KIND_PARAM && io->node >= 0)
+			rr__cu_line(em, 1, "const float s%d = a.in%d; /* %s */", io->node, k, io->name);
+		if (io->kind == RR_KIND_ROWSCALAR && io->node >= 0)
+			rr__cu_line(em, 1, "const float s%d = rr_in(__ldg(a.in%d + row)); /* %s */",
+				    io->node, k, io->name);
+		if (io->kind != RR_KIND_INDEX)
+			continue;
+		int gathered = 0;
+		for (int id = 0; id < kernel->n_nodes; id++)
+			gathered |= ready[id] && kernel->nodes[id].op == RR_OP_GATHER &&
+				    kernel->nodes[id].index == k;
+		if (gathered)
+			rr__cu_line(em, 1, "const long long t%d = __ldg(a.in%d + row); /* %s */", k, k,
+				    io->name);
+	}
+}
+
+/* Scalars known right after `round` (0: before any reduction), in id order. */
+static void emit_scalars_after(rr__cu_emitter *em, int round)
+{
+	const rr_kernel *kernel = em->kernel;
+	unsigned char ready[RR_MAX_NODES];
+	rr__analysis_scalars_after(kernel, round, ready);
+	for (int id = 0; id < kernel->n_nodes; id++) {
+		const rr__node *node = &kernel->nodes[id];
+		if (!ready[id] || node->op == RR_OP_CONST)
+			continue;
+		if (node->op == RR_OP_GATHER) {
+			rr__cu_line(em, 1, "const float s%d = t%d >= 0 && t%d < N ? rr_in(__ldg(a.in%d + "
+					   "row * N + t%d)) : NAN; /* %s[%s] */",
+				    id, node->index, node->index, node->input, node->index,
+				    kernel->inputs[node->input].name, kernel->inputs[node->index].name);
+			continue;
+		}
+		rr__buf_printf(em->out, "\tconst float s%d = ", id);
+		rr__emit_rhs(em->out, kernel, id, "", RR_FLAVOR_CUDA);
+		rr__buf_printf(em->out, ";\n");
+	}
+}
+
+static void emit_kept_arrays(rr__cu_emitter *em)
+{
+	if (em->geo.keep != RR_CUDA_KEEP_REGS)
+		return;
+	for (int id = 0; id < em->kernel->n_nodes; id++)
+		if (em->kept[id])
+			rr__cu_line(em, 1, "float k%d[CH > 0 ? CH : 1][V]; /* kept in registers */", id);
+}
+
+/* ---------------------------------------------------------------- one pack */
+
+static void emit_values(rr__cu_emitter *em, int depth, int phase, const char *u)
+{
+	const rr_kernel *kernel = em->kernel;
+	int any = 0;
+	for (int id = 0; id < kernel->n_nodes; id++) {
+		if (!em->eval[id] || kernel->nodes[id].shape != RR_SHAPE_ELEM)
+			continue;
+		if (!any)
+			rr__cu_indent(em, depth);
+		rr__buf_printf(em->out, "%se%d[V]", any ? ", " : "float ", id);
+		any = 1;
+	}
+	if (any)
+		rr__buf_printf(em->out, ";\n");
+	for (int id = 0; id < kernel->n_nodes; id++)
+		if (from_storage(em, id, phase) && em->geo.keep == RR_CUDA_KEEP_SMEM)
+			rr__cu_line(em, depth, "rr_keep_load(e%d, keep, %d, c);", id,
+				    em->keep_ordinal[id]);
+	rr__cu_line(em, depth, "#pragma unroll");
+	rr__cu_line(em, depth, "for (int e = 0; e < V; e++) {");
+	for (int id = 0; id < kernel->n_nodes; id++) {
+		if (!em->eval[id] || kernel->nodes[id].shape != RR_SHAPE_ELEM)
+			continue;
+		if (from_storage(em, id, phase)) {
+			if (em->geo.keep == RR_CUDA_KEEP_REGS)
+				rr__cu_line(em, depth + 1, "e%d[e] = k%d[c][e];", id, id);
+			continue;
+		}
+		if (global_load(em, id, phase)) {
+			rr__cu_line(em, depth + 1, "e%d[e] = ld%d[%s][e]; /* %s */", id, id, u,
+				    kernel->inputs[kernel->nodes[id].input].name);
+			continue;
+		}
+		rr__cu_indent(em, depth + 1);
+		rr__buf_printf(em->out, "e%d[e] = ", id);
+		elem_rhs(em, id);
+		rr__buf_printf(em->out, ";\n");
+	}
+	if (phase == 1 && em->geo.keep == RR_CUDA_KEEP_REGS)
+		for (int id = 0; id < kernel->n_nodes; id++)
+			if (em->kept[id])
+				rr__cu_line(em, depth + 1, "k%d[c][e] = e%d[e];", id, id);
+}
+
+/* Plain reductions accumulate inside the element loop (still open), in slot order; online
+ * pairs and shared-memory keeps work per pack after it. */
+static void emit_accumulate(rr__cu_emitter *em, int depth, int phase, int guarded)
+{
+	const rr_kernel *kernel = em->kernel;
+	for (int id = 0; id < kernel->n_nodes; id++) {
+		if (!rr__cu_reduced_in(kernel, id, phase) || kernel->analysis.online_partner[id] >= 0)
+			continue;
+		const rr__node *node = &kernel->nodes[id];
+		rr__cu_indent(em, depth + 1);
+		if (guarded)
+			rr__buf_printf(em->out, "if (e < valid) ");
+		if (node->reduce == RR_REDUCE_SUM)
+			rr__buf_printf(em->out, "acc%d = acc%d + ", id, id);
+		else
+			rr__buf_printf(em->out, "acc%d = %s(acc%d, ", id, reduce_fn(node->reduce), id);
+		value_ref(em, node->a, "[e]");
+		rr__buf_printf(em->out, "%s;\n", node->reduce == RR_REDUCE_SUM ? "" : ")");
+	}
+	rr__cu_line(em, depth, "}");
+	for (int id = 0; id < kernel->n_nodes; id++) {
+		if (!rr__cu_reduced_in(kernel, id, phase) || kernel->analysis.online_partner[id] < 0)
+			continue;
+		rr__cu_line(em, depth, "rr_online_add(m%d, z%d, e%d, %s);", id,
+			    kernel->analysis.online_partner[id], kernel->nodes[id].a,
+			    guarded ? "valid" : "V");
+	}
+}
+
+static void emit_stores(rr__cu_emitter *em, int depth, int guarded)
+{
+	const rr_kernel *kernel = em->kernel;
+	rr__cu_line(em, depth, "}");
+	for (int j = 0; j < kernel->n_outputs; j++) {
+		if (kernel->outputs[j].kind != RR_KIND_ROW)
+			continue;
+		int node = kernel->outputs[j].node;
+		char value[32];
+		snprintf(value, sizeof value, "e%d", node);
+		if (kernel->nodes[node].shape != RR_SHAPE_ELEM) {
+			snprintf(value, sizeof value, "o%d", j);
+			rr__cu_line(em, depth, "float o%d[V];", j);
+			rr__cu_line(em, depth, "#pragma unroll");
+			rr__cu_indent(em, depth);
+			rr__buf_printf(em->out, "for (int e = 0; e < V; e++)\n");
+			rr__cu_indent(em, depth + 1);
+			rr__buf_printf(em->out, "o%d[e] = ", j);
+			value_ref(em, node, "[e]");
+			rr__buf_printf(em->out, ";\n");
+		}
+		rr__cu_line(em, depth, "if (live)");
+		if (guarded)
+			rr__cu_line(em, depth + 1, "rr_store_tail<VEC>(y%d + at, %s, valid); /* %s */", j,
+				    value, kernel->outputs[j].name);
+		else
+			rr__cu_line(em, depth + 1, "rr_store<VEC>(y%d + at, %s); /* %s */", j, value,
+				    kernel->outputs[j].name);
+	}
+}
+
+/* One pack of chunk c: the phase's values, kept values stored, then accumulation or stores. */
+static void emit_pack(rr__cu_emitter *em, int depth, int phase, const char *u, int guarded)
+{
+	emit_values(em, depth, phase, u);
+	if (phase <= em->rounds)
+		emit_accumulate(em, depth, phase, guarded);
+	else
+		emit_stores(em, depth, guarded);
+	if (phase == 1 && em->geo.keep == RR_CUDA_KEEP_SMEM)
+		for (int id = 0; id < em->kernel->n_nodes; id++)
+			if (em->kept[id])
+				rr__cu_line(em, depth, "rr_keep_store(keep, %d, c, e%d);",
+					    em->keep_ordinal[id], id);
+}
+
+/* ---------------------------------------------------------------- chunks */
+
+static int phase_uses_chunk(const rr__cu_emitter *em, int phase)
+{
+	if (!keeping(em))
+		return 0;
+	if (phase == 1)
+		return 1;
+	for (int id = 0; id < em->kernel->n_nodes; id++)
+		if (from_storage(em, id, phase))
+			return 1;
+	return 0;
+}
+
+static int count_loads(const rr__cu_emitter *em, int phase)
+{
+	int count = 0;
+	for (int id = 0; id < em->kernel->n_nodes; id++)
+		count += global_load(em, id, phase);
+	return count;
+}
+
+/* Complete chunks: U packs' loads issued together, then their values in slot order. */
+static void emit_full_chunks(rr__cu_emitter *em, int phase)
+{
+	const rr_kernel *kernel = em->kernel;
+	int output_phase = phase > em->rounds;
+	rr__cu_line(em, 1, "#pragma unroll");
+	rr__cu_line(em, 1, "for (int c0 = 0; c0 < FULL; c0 += U) {");
+	if (count_loads(em, phase) > 0) {
+		for (int id = 0; id < kernel->n_nodes; id++)
+			if (global_load(em, id, phase))
+				rr__cu_line(em, 2, "float ld%d[U][V];", id);
+		rr__cu_line(em, 2, "#pragma unroll");
+		rr__cu_line(em, 2, "for (int u = 0; u < U; u++) {");
+		rr__cu_line(em, 3, "if (c0 + u < FULL) {");
+		rr__cu_line(em, 4, "const int at = ((c0 + u) * W + worker) * V;");
+		for (int id = 0; id < kernel->n_nodes; id++)
+			if (global_load(em, id, phase))
+				rr__cu_line(em, 4, "rr_load<VEC>(ld%d[u], x%d + at);", id,
+					    kernel->nodes[id].input);
+		rr__cu_line(em, 3, "}");
+		rr__cu_line(em, 2, "}");
+	}
+	rr__cu_line(em, 2, "#pragma unroll");
+	rr__cu_line(em, 2, "for (int u = 0; u < U; u++) {");
+	rr__cu_line(em, 3, "if (c0 + u < FULL) {");
+	if (phase_uses_chunk(em, phase))
+		rr__cu_line(em, 4, "const int c = c0 + u;");
+	if (output_phase)
+		rr__cu_line(em, 4, "const int at = ((c0 + u) * W + worker) * V;");
+	emit_pack(em, 4, phase, "u", 0);
+	rr__cu_line(em, 3, "}");
+	rr__cu_line(em, 2, "}");
+	rr__cu_line(em, 1, "}");
+}
+
+/* The last chunk when W·V does not divide the segment: a worker's pack there may be complete,
+ * partial (the one guarded pack), or absent. */
+static void emit_tail_chunk(rr__cu_emitter *em, int phase)
+{
+	const rr_kernel *kernel = em->kernel;
+	rr__cu_line(em, 1, "if constexpr (REM > 0) {");
+	rr__cu_line(em, 2, "if (worker * V < REM) {");
+	if (phase_uses_chunk(em, phase))
+		rr__cu_line(em, 3, "const int c = FULL;");
+	rr__cu_line(em, 3, "const int at = (FULL * W + worker) * V;");
+	rr__cu_line(em, 3, "const int valid = LEN - at; /* elements of this pack in the row */");
+	for (int id = 0; id < kernel->n_nodes; id++) {
+		if (!global_load(em, id, phase))
+			continue;
+		rr__cu_line(em, 3, "float ld%d[1][V];", id);
+		rr__cu_line(em, 3, "rr_load_tail<VEC>(ld%d[0], x%d + at, valid);", id,
+			    kernel->nodes[id].input);
+	}
+	emit_pack(em, 3, phase, "0", 1);
+	rr__cu_line(em, 2, "}");
+	rr__cu_line(em, 1, "}");
+}
+
+/* ---------------------------------------------------------------- the tree */
+
+static void emit_accumulators(rr__cu_emitter *em, int round)
+{
+	const rr_kernel *kernel = em->kernel;
+	for (int id = 0; id < kernel->n_nodes; id++) {
+		if (!rr__cu_reduced_in(kernel, id, round))
+			continue;
+		int partner = kernel->analysis.online_partner[id];
+		if (partner >= 0)
+			rr__cu_line(em, 1, "float m%d = -INFINITY, z%d = 0.0f; /* online max s%d, sum s%d */",
+				    id, partner, id, partner);
+		else
+			rr__cu_line(em, 1, "float acc%d = %s; /* %s */", id,
+				    rr__reduce_identity(kernel->nodes[id].reduce),
+				    rr__reduce_name(kernel->nodes[id].reduce));
+	}
+}
+
+/* Each partial of a round combined with its partner's, `other` printing the partner's value
+ * of a variable ("__shfl_xor_sync(RR_MASK, %s, 16)"). */
+static void emit_combine(rr__cu_emitter *em, int round, int depth, const char *other_fmt, int arg)
+{
+	const rr_kernel *kernel = em->kernel;
+	char m[32], z[32], other_m[96], other_z[96];
+	for (int id = 0; id < kernel->n_nodes; id++) {
+		if (!rr__cu_reduced_in(kernel, id, round))
+			continue;
+		int partner = kernel->analysis.online_partner[id];
+		if (partner >= 0) {
+			snprintf(m, sizeof m, "m%d", id);
+			snprintf(z, sizeof z, "z%d", partner);
+			snprintf(other_m, sizeof other_m, other_fmt, m, arg);
+			snprintf(other_z, sizeof other_z, other_fmt, z, arg);
+			rr__cu_line(em, depth, "rr_online_combine(%s, %s, %s, %s);", m, z, other_m,
+				    other_z);
+			continue;
+		}
+		snprintf(m, sizeof m, "acc%d", id);
+		snprintf(other_m, sizeof other_m, other_fmt, m, arg);
+		if (kernel->nodes[id].reduce == RR_REDUCE_SUM)
+			rr__cu_line(em, depth, "%s = %s + %s;", m, m, other_m);
+		else
+			rr__cu_line(em, depth, "%s = %s(%s, %s);", m, reduce_fn(kernel->nodes[id].reduce),
+				    m, other_m);
+	}
+}
+
+/* Calls `fn` on every partial variable of a round with its scratch slot. */
+static void for_each_partial(rr__cu_emitter *em, int round, int depth,
+			     void (*fn)(rr__cu_emitter *, int, const char *, int))
+{
+	const rr_kernel *kernel = em->kernel;
+	char name[32];
+	for (int id = 0; id < kernel->n_nodes; id++) {
+		if (!rr__cu_reduced_in(kernel, id, round))
+			continue;
+		int partner = kernel->analysis.online_partner[id];
+		snprintf(name, sizeof name, partner >= 0 ? "m%d" : "acc%d", id);
+		fn(em, depth, name, em->red_slot[id]);
+		if (partner >= 0) {
+			snprintf(name, sizeof name, "z%d", partner);
+			fn(em, depth, name, em->red_slot[id] + 1);
+		}
+	}
+}
+
+static void write_warp_partial(rr__cu_emitter *em, int depth, const char *name, int slot)
+{
+	rr__cu_line(em, depth, "red[((parity * RED_SLOTS + %d) * R + rig) * WARPS + (worker >> 5)] = %s;",
+		    slot, name);
+}
+
+static void read_warp_partial(rr__cu_emitter *em, int depth, const char *name, int slot)
+{
+	rr__cu_line(em, depth, "%s = red[((parity * RED_SLOTS + %d) * R + rig) * WARPS + (lane & "
+			       "(WARPS - 1))];", name, slot);
+}
+
+static void write_block_partial(rr__cu_emitter *em, int depth, const char *name, int slot)
+{
+	rr__cu_line(em, depth, "cl[parity * RED_SLOTS + %d] = %s;", slot, name);
+}
+
+static void emit_cluster_stage(rr__cu_emitter *em, int round)
+{
+	const rr_kernel *kernel = em->kernel;
+	rr__cu_line(em, 1, "/* across the cluster's C blocks, through distributed shared memory */");
+	rr__cu_line(em, 1, "if (threadIdx.x == 0) {");
+	for_each_partial(em, round, 2, write_block_partial);
+	rr__cu_line(em, 1, "}");
+	rr__cu_line(em, 1, "rr_cluster_sync();");
+	for (int id = 0; id < kernel->n_nodes; id++) {
+		if (!rr__cu_reduced_in(kernel, id, round))
+			continue;
+		int partner = kernel->analysis.online_partner[id];
+		if (partner >= 0)
+			rr__cu_line(em, 1, "rr_cluster_online(m%d, z%d, cl + parity * RED_SLOTS + %d);", id,
+				    partner, em->red_slot[id]);
+		else
+			rr__cu_line(em, 1, "acc%d = rr_cluster_reduce<%d>(cl + parity * RED_SLOTS + %d);",
+				    id, (int)kernel->nodes[id].reduce, em->red_slot[id]);
+	}
+}
+
+/* The fixed tree of rr__tree_offsets: xor shuffles below 32 within the warp; for W > 32 every
+ * warp then reads all warps' partials from shared memory and repeats the butterfly over them
+ * (lane offsets W/64 ... 1 are worker offsets W/2 ... 32), so every thread holds the result
+ * and no second barrier is needed. */
+static void emit_tree(rr__cu_emitter *em, int round)
+{
+	rr__buf_printf(em->out, "\t/* round %d across workers: xor", round);
+	for (int k = 0; k < em->n_offsets; k++)
+		rr__buf_printf(em->out, " %d", em->offsets[k]);
+	rr__buf_printf(em->out, "%s */\n", em->n_offsets ? "" : " (none: one worker)");
+	for (int k = 0; k < em->n_offsets; k++)
+		if (em->offsets[k] < 32)
+			emit_combine(em, round, 1, "__shfl_xor_sync(RR_MASK, %s, %d)", em->offsets[k]);
+	if (em->W > 32) {
+		rr__cu_line(em, 1, "if (lane == 0) {");
+		for_each_partial(em, round, 2, write_warp_partial);
+		rr__cu_line(em, 1, "}");
+		rr__cu_line(em, 1, "__syncthreads();");
+		for_each_partial(em, round, 1, read_warp_partial);
+		for (int k = 0; k < em->n_offsets; k++)
+			if (em->offsets[k] >= 32)
+				emit_combine(em, round, 1, "__shfl_xor_sync(RR_MASK, %s, %d)",
+					     em->offsets[k] / 32);
+	}
+	if (em->C > 1)
+		emit_cluster_stage(em, round);
+	const rr_kernel *kernel = em->kernel;
+	for (int id = 0; id < kernel->n_nodes; id++) {
+		if (!rr__cu_reduced_in(kernel, id, round))
+			continue;
+		int partner = kernel->analysis.online_partner[id];
+		if (partner >= 0) {
+			rr__cu_line(em, 1, "const float s%d = m%d;", id, id);
+			rr__cu_line(em, 1, "const float s%d = z%d;", partner, partner);
+		} else {
+			rr__cu_line(em, 1, "const float s%d = acc%d;", id, id);
+		}
+	}
+}
+
+/* ---------------------------------------------------------------- phases */
+
+static void emit_phase(rr__cu_emitter *em, int phase)
+{
+	int reduce = phase <= em->rounds;
+	rr__cu_mark_phase(em, phase);
+	if (reduce) {
+		rr__cu_line(em, 1, "/* round %d: each worker accumulates its slots in order */", phase);
+		emit_accumulators(em, phase);
+	} else {
+		rr__cu_line(em, 1, "/* output phase: each worker writes the elements it owns */");
+	}
+	emit_full_chunks(em, phase);
+	emit_tail_chunk(em, phase);
+	if (!reduce)
+		return;
+	emit_tree(em, phase);
+	emit_scalars_after(em, phase);
+}
+
+static void emit_rowscalar_outputs(rr__cu_emitter *em)
+{
+	const rr_kernel *kernel = em->kernel;
+	int any = 0;
+	for (int j = 0; j < kernel->n_outputs; j++)
+		any |= kernel->outputs[j].kind == RR_KIND_ROWSCALAR;
+	if (!any)
+		return;
+	rr__cu_line(em, 1, "if (live && worker == 0%s) {", em->C > 1 ? " && seg_begin == 0" : "");
+	for (int j = 0; j < kernel->n_outputs; j++) {
+		if (kernel->outputs[j].kind != RR_KIND_ROWSCALAR)
+			continue;
+		rr__buf_printf(em->out, "\t\ta.out%d[row] = rr_out(", j);
+		value_ref(em, kernel->outputs[j].node, "");
+		rr__buf_printf(em->out, "); /* %s */\n", kernel->outputs[j].name);
+	}
+	rr__cu_line(em, 1, "}");
+}
+
+void rr__cu_emit_row(rr__cu_emitter *em)
+{
+	rr__cu_line(em, 0, "/* One row, or the segment [seg_begin, seg_begin + LEN) of it that this "
+			   "block of a cluster owns. */");
+	rr__cu_line(em, 0, "template <bool VEC, int LEN>");
+	rr__cu_line(em, 0, "__device__ __forceinline__ void rr_row(const rr_args &a, const long long "
+			   "row, const bool live, const int worker,");
+	rr__cu_line(em, 0, "\t\t\t\t\t   const int rig, const int seg_begin, const int parity, "
+			   "float *red, float *cl, float *keep)\n{");
+	rr__cu_line(em, 1, "constexpr int FULL = LEN / (W * V); /* chunks where every worker has a "
+			   "complete pack */");
+	rr__cu_line(em, 1, "constexpr int REM = LEN %% (W * V); /* elements of the last, partial chunk */");
+	rr__cu_line(em, 1, "constexpr int CH = FULL + (REM > 0 ? 1 : 0); /* packs a worker owns at most */");
+	if (em->W > 32)
+		rr__cu_line(em, 1, "const int lane = threadIdx.x & 31;");
+	rr__cu_line(em, 1, "(void)rig, (void)parity, (void)red, (void)cl, (void)keep, (void)CH;");
+	emit_pointers(em);
+	emit_scalars_before(em);
+	emit_scalars_after(em, 0);
+	emit_kept_arrays(em);
+	for (int phase = 1; phase <= em->phases; phase++)
+		emit_phase(em, phase);
+	emit_rowscalar_outputs(em);
+	rr__cu_line(em, 0, "}\n");
+}
