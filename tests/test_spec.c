@@ -38,7 +38,8 @@ static int binding_node(const rr_kernel *kernel, const char *name)
 static void check_io(const rr_kernel *kernel, int output, int i, const char *name, rr_kind kind)
 {
 	rr_io_info info;
-	rr_status status = output ? rr_kernel_output(kernel, i, &info) : rr_kernel_input(kernel, i, &info);
+	rr_status status =
+	    output ? rr_kernel_output(kernel, i, &info) : rr_kernel_input(kernel, i, &info);
 	CHECK(status == RR_OK);
 	if (status != RR_OK)
 		return;
@@ -58,7 +59,7 @@ static void check_well_formed(const rr_kernel *kernel)
 			CHECK(kernel->nodes[node->a].shape == RR_SHAPE_ELEM);
 		} else if (node->op >= RR_OP_ADD && node->op <= RR_OP_MIN) {
 			int elem = kernel->nodes[node->a].shape == RR_SHAPE_ELEM ||
-				   kernel->nodes[node->b].shape == RR_SHAPE_ELEM;
+			           kernel->nodes[node->b].shape == RR_SHAPE_ELEM;
 			CHECK(node->shape == (elem ? RR_SHAPE_ELEM : RR_SHAPE_SCALAR));
 			CHECK(kernel->nodes[node->a].shape != RR_SHAPE_INDEX);
 			CHECK(kernel->nodes[node->b].shape != RR_SHAPE_INDEX);
@@ -72,22 +73,23 @@ static void check_well_formed(const rr_kernel *kernel)
 		int node = kernel->inputs[i].node;
 		CHECK(node >= 0 && node < kernel->n_nodes);
 		if (node >= 0 && node < kernel->n_nodes)
-			CHECK(kernel->nodes[node].op == RR_OP_INPUT && kernel->nodes[node].input == i);
+			CHECK(kernel->nodes[node].op == RR_OP_INPUT &&
+			      kernel->nodes[node].input == i);
 	}
 	for (int j = 0; j < kernel->n_outputs; j++) {
 		int node = kernel->outputs[j].node;
 		CHECK(node >= 0 && node < kernel->n_nodes);
 		if (node >= 0 && node < kernel->n_nodes)
 			CHECK(kernel->nodes[node].shape == (kernel->outputs[j].kind == RR_KIND_ROW
-								    ? RR_SHAPE_ELEM
-								    : RR_SHAPE_SCALAR));
+			                                        ? RR_SHAPE_ELEM
+			                                        : RR_SHAPE_SCALAR));
 	}
 }
 
 static void test_builtins(void)
 {
-	const char *expected[] = {"sum", "softmax", "rmsnorm", "layernorm", "add_layernorm",
-				  "cross_entropy"};
+	const char *expected[] = {"sum",       "softmax",       "rmsnorm",
+	                          "layernorm", "add_layernorm", "cross_entropy"};
 	const char *const *names = rr_builtin_names();
 	int count = 0;
 	while (names[count])
@@ -111,7 +113,8 @@ static void test_builtins(void)
 		rr_kernel *again = NULL;
 		CHECK(rr_kernel_load(names[i], &again) == RR_OK);
 		if (again)
-			CHECK(strcmp(rr_kernel_source_hash(again), rr_kernel_source_hash(kernel)) == 0);
+			CHECK(strcmp(rr_kernel_source_hash(again), rr_kernel_source_hash(kernel)) ==
+			      0);
 		rr_kernel_free(again);
 		rr_kernel_free(kernel);
 	}
@@ -140,7 +143,8 @@ static void test_rmsnorm(void)
 	CHECK(inv >= 0 && kernel->nodes[inv].op == RR_OP_RSQRT &&
 	      kernel->nodes[inv].shape == RR_SHAPE_SCALAR);
 	int y = output_node(kernel, "y");
-	CHECK(y >= 0 && kernel->nodes[y].op == RR_OP_MUL && kernel->nodes[y].shape == RR_SHAPE_ELEM);
+	CHECK(y >= 0 && kernel->nodes[y].op == RR_OP_MUL &&
+	      kernel->nodes[y].shape == RR_SHAPE_ELEM);
 	/* ss is written at line 7 (after the comment line), column 9 for sum(. */
 	CHECK(kernel->nodes[ss].line == 7 && kernel->nodes[ss].column == 9);
 	char sig[256];
@@ -168,7 +172,8 @@ static void test_cross_entropy_and_softmax(void)
 		CHECK(gathers == 1);
 		rr_analysis_info info;
 		CHECK(rr_kernel_analysis(kernel, &info) == RR_OK);
-		CHECK(info.online_rewrites == 1 && info.rowscalar_outputs == 1 && info.row_outputs == 0);
+		CHECK(info.online_rewrites == 1 && info.rowscalar_outputs == 1 &&
+		      info.row_outputs == 0);
 		rr_kernel_free(kernel);
 	}
 	CHECK(rr_kernel_load_builtin("softmax", &kernel) == RR_OK);
@@ -195,7 +200,7 @@ static void test_cross_entropy_and_softmax(void)
 		text[n] = 0;
 		fclose(out);
 		CHECKF(strstr(text, "online rewrite: m = max(x); s = sum(exp(x - m)) -> one online "
-				    "(max, sum) pass"),
+		                    "(max, sum) pass"),
 		       "%s", text);
 		CHECKF(strstr(text, "rounds: 1"), "%s", text);
 		CHECKF(strstr(text, "y : row = exp(x - m) / s"), "%s", text);
@@ -220,25 +225,26 @@ static void test_layernorm_defaults(void)
 	if (h >= 0 && mean >= 0)
 		CHECK(kernel->nodes[kernel->nodes[mean].a].a == h);
 	rr_analysis_info info;
-	CHECK(rr_kernel_analysis(kernel, &info) == RR_OK && info.rounds == 2 && info.row_outputs == 2);
+	CHECK(rr_kernel_analysis(kernel, &info) == RR_OK && info.rounds == 2 &&
+	      info.row_outputs == 2);
 	rr_kernel_free(kernel);
 }
 
 static void test_expressions(void)
 {
 	rr_kernel *kernel = load("kernel k\n"
-				 "  in x : row\n"
-				 "  param a = -2\n"
-				 "  param b = 0.5\n"
-				 "  param c = 3\n"
-				 "  out y : row\n"
-				 "  out s : rowscalar\n"
-				 "  p = x + 2 * x - -x / 3\n"
-				 "  q = x + 2 * x - -x / 3   # the same expression\n"
-				 "  mx = max(x)\n"
-				 "  e2 = max(x, a)\n"
-				 "  y = p * q + e2 + mx\n"
-				 "  s = sum(x, exact) + min(x, exact) + max(a, b) * c + N\n");
+	                         "  in x : row\n"
+	                         "  param a = -2\n"
+	                         "  param b = 0.5\n"
+	                         "  param c = 3\n"
+	                         "  out y : row\n"
+	                         "  out s : rowscalar\n"
+	                         "  p = x + 2 * x - -x / 3\n"
+	                         "  q = x + 2 * x - -x / 3   # the same expression\n"
+	                         "  mx = max(x)\n"
+	                         "  e2 = max(x, a)\n"
+	                         "  y = p * q + e2 + mx\n"
+	                         "  s = sum(x, exact) + min(x, exact) + max(a, b) * c + N\n");
 	if (!kernel)
 		return;
 	check_well_formed(kernel);
@@ -283,60 +289,59 @@ struct bad_case {
 };
 
 static const struct bad_case bad_cases[] = {
-	{"kernel k\n  in x : row\n  out y : row\n  y = xx * 2\n", RR_ERR_TYPE, "4:7",
-	 "unknown name 'xx'; expected an input, a param, N or an earlier assignment"},
-	{"kernel k\n in x : row\n out y : row\n a = x * 2\n a = x\n y = a\n", RR_ERR_TYPE, "5:2",
-	 "assigned twice"},
-	{"kernel k\n in x : row\n out s : rowscalar\n s = x * 2\n", RR_ERR_TYPE, "4:6",
-	 "row used where a scalar is needed"},
-	{"kernel k\n in x : row\n out y : row\n y = sum(x)\n", RR_ERR_TYPE, "4:6",
-	 "scalar assigned to row output 'y'; expected a row expression"},
-	{"kernel k\n in x : row\n out s : rowscalar\n inv = sum(x)\n s = sum(inv)\n", RR_ERR_TYPE,
-	 "5:6", "sum(...) of a per-row scalar"},
-	{"kernel k\n in x : row\n out y : row\n y = (x * 2\n", RR_ERR_PARSE, "4:12",
-	 "expected ')' to close the '(' at 4:6"},
-	{"kernel k\n in x : row\n out y : row\n y = x * 1e\n", RR_ERR_PARSE, "4:10", "bad number '1e'"},
-	{"kernel k\n in x : row\n out y : row\n y = x * 1.2.3\n", RR_ERR_PARSE, "4:10",
-	 "bad number '1.2.3'"},
-	{"", RR_ERR_PARSE, "1:1", "expected 'kernel NAME'"},
-	{"# only a comment\n\n", RR_ERR_PARSE, "3:1", "expected 'kernel NAME'"},
-	{"in x : row\n", RR_ERR_PARSE, "1:1", "found 'in'; expected 'kernel NAME'"},
-	{"kernel k\n in x : matrix\n out y : row\n y = x\n", RR_ERR_PARSE, "2:9",
-	 "found 'matrix'; expected an input kind"},
-	{"kernel k\n in x : row\n in x : col\n out y : row\n y = x\n", RR_ERR_TYPE, "3:5",
-	 "declared twice (first at 2:5)"},
-	{"kernel k\n in x : row\n out y : row\n out z : row\n y = x\n", RR_ERR_TYPE, "4:6",
-	 "output 'z' is never assigned"},
-	{"kernel k\n in x : row\n", RR_ERR_TYPE, "1:1", "declares no outputs"},
-	{"kernel k\n in x : row\n in w : col\n out s : rowscalar\n s = x[w]\n", RR_ERR_TYPE, "5:8",
-	 "expected the name of an index input"},
-	{"kernel k\n in w : col\n in t : index\n out s : rowscalar\n s = w[t]\n", RR_ERR_TYPE, "5:6",
-	 "expected a row input before '['"},
-	{"kernel k\n in x : row\n in t : index\n out y : row\n y = x + t\n", RR_ERR_TYPE, "5:10",
-	 "index input 't' used as a value"},
-	{"kernel k\n in x : row\n out y : row\n y = exp(x, x)\n", RR_ERR_TYPE, "4:6",
-	 "exp(...) with 2 arguments; expected exactly 1"},
-	{"kernel k\n in x : row\n out y : row\n y = x @ 2\n", RR_ERR_PARSE, "4:8",
-	 "unexpected character '@'"},
-	{"kernel k\n in x : row\n out y : row\n x = x * 2\n y = x\n", RR_ERR_TYPE, "4:2",
-	 "assignment to input 'x'"},
-	{"kernel k\n in x : row\n out y : row\n y = x\n in w : col\n", RR_ERR_PARSE, "5:2",
-	 "declarations in, param and out come before"},
-	{"kernel k\n in x : row\n out y : row\n y = exp(x, exact)\n", RR_ERR_TYPE, "4:6",
-	 "'exact' in exp(...)"},
-	{"kernel k\n in x : row\n out y : row\n y = x y\n", RR_ERR_PARSE, "4:8",
-	 "expected end of line"},
-	{"kernel k\n in x : row\n param e = x\n out y : row\n y = x\n", RR_ERR_PARSE, "3:12",
-	 "expected a number"},
-	{"kernel k\n in x : row\n out y : col\n y = x\n", RR_ERR_PARSE, "3:10",
-	 "expected an output kind: row or rowscalar"},
-	{"kernel k\n in x : row\n out y : row\n y = x\n kernel j\n", RR_ERR_PARSE, "5:2",
-	 "a second 'kernel' line"},
-	{"kernel k\n in x : row\n out y : row\n y = foo(x)\n", RR_ERR_TYPE, "4:6",
-	 "which is not a function"},
-	{"kernel k\n in sum : row\n out y : row\n y = x\n", RR_ERR_PARSE, "2:5",
-	 "not a reserved word"},
-	{"kernel k\n in x : row\n out y : row\n y = x * \x01\n", RR_ERR_PARSE, "4:10", "byte 0x01"},
+    {"kernel k\n  in x : row\n  out y : row\n  y = xx * 2\n", RR_ERR_TYPE, "4:7",
+     "unknown name 'xx'; expected an input, a param, N or an earlier assignment"},
+    {"kernel k\n in x : row\n out y : row\n a = x * 2\n a = x\n y = a\n", RR_ERR_TYPE, "5:2",
+     "assigned twice"},
+    {"kernel k\n in x : row\n out s : rowscalar\n s = x * 2\n", RR_ERR_TYPE, "4:6",
+     "row used where a scalar is needed"},
+    {"kernel k\n in x : row\n out y : row\n y = sum(x)\n", RR_ERR_TYPE, "4:6",
+     "scalar assigned to row output 'y'; expected a row expression"},
+    {"kernel k\n in x : row\n out s : rowscalar\n inv = sum(x)\n s = sum(inv)\n", RR_ERR_TYPE,
+     "5:6", "sum(...) of a per-row scalar"},
+    {"kernel k\n in x : row\n out y : row\n y = (x * 2\n", RR_ERR_PARSE, "4:12",
+     "expected ')' to close the '(' at 4:6"},
+    {"kernel k\n in x : row\n out y : row\n y = x * 1e\n", RR_ERR_PARSE, "4:10", "bad number '1e'"},
+    {"kernel k\n in x : row\n out y : row\n y = x * 1.2.3\n", RR_ERR_PARSE, "4:10",
+     "bad number '1.2.3'"},
+    {"", RR_ERR_PARSE, "1:1", "expected 'kernel NAME'"},
+    {"# only a comment\n\n", RR_ERR_PARSE, "3:1", "expected 'kernel NAME'"},
+    {"in x : row\n", RR_ERR_PARSE, "1:1", "found 'in'; expected 'kernel NAME'"},
+    {"kernel k\n in x : matrix\n out y : row\n y = x\n", RR_ERR_PARSE, "2:9",
+     "found 'matrix'; expected an input kind"},
+    {"kernel k\n in x : row\n in x : col\n out y : row\n y = x\n", RR_ERR_TYPE, "3:5",
+     "declared twice (first at 2:5)"},
+    {"kernel k\n in x : row\n out y : row\n out z : row\n y = x\n", RR_ERR_TYPE, "4:6",
+     "output 'z' is never assigned"},
+    {"kernel k\n in x : row\n", RR_ERR_TYPE, "1:1", "declares no outputs"},
+    {"kernel k\n in x : row\n in w : col\n out s : rowscalar\n s = x[w]\n", RR_ERR_TYPE, "5:8",
+     "expected the name of an index input"},
+    {"kernel k\n in w : col\n in t : index\n out s : rowscalar\n s = w[t]\n", RR_ERR_TYPE, "5:6",
+     "expected a row input before '['"},
+    {"kernel k\n in x : row\n in t : index\n out y : row\n y = x + t\n", RR_ERR_TYPE, "5:10",
+     "index input 't' used as a value"},
+    {"kernel k\n in x : row\n out y : row\n y = exp(x, x)\n", RR_ERR_TYPE, "4:6",
+     "exp(...) with 2 arguments; expected exactly 1"},
+    {"kernel k\n in x : row\n out y : row\n y = x @ 2\n", RR_ERR_PARSE, "4:8",
+     "unexpected character '@'"},
+    {"kernel k\n in x : row\n out y : row\n x = x * 2\n y = x\n", RR_ERR_TYPE, "4:2",
+     "assignment to input 'x'"},
+    {"kernel k\n in x : row\n out y : row\n y = x\n in w : col\n", RR_ERR_PARSE, "5:2",
+     "declarations in, param and out come before"},
+    {"kernel k\n in x : row\n out y : row\n y = exp(x, exact)\n", RR_ERR_TYPE, "4:6",
+     "'exact' in exp(...)"},
+    {"kernel k\n in x : row\n out y : row\n y = x y\n", RR_ERR_PARSE, "4:8",
+     "expected end of line"},
+    {"kernel k\n in x : row\n param e = x\n out y : row\n y = x\n", RR_ERR_PARSE, "3:12",
+     "expected a number"},
+    {"kernel k\n in x : row\n out y : col\n y = x\n", RR_ERR_PARSE, "3:10",
+     "expected an output kind: row or rowscalar"},
+    {"kernel k\n in x : row\n out y : row\n y = x\n kernel j\n", RR_ERR_PARSE, "5:2",
+     "a second 'kernel' line"},
+    {"kernel k\n in x : row\n out y : row\n y = foo(x)\n", RR_ERR_TYPE, "4:6",
+     "which is not a function"},
+    {"kernel k\n in sum : row\n out y : row\n y = x\n", RR_ERR_PARSE, "2:5", "not a reserved word"},
+    {"kernel k\n in x : row\n out y : row\n y = x * \x01\n", RR_ERR_PARSE, "4:10", "byte 0x01"},
 };
 
 static void test_errors(void)
@@ -344,15 +349,16 @@ static void test_errors(void)
 	for (size_t i = 0; i < sizeof bad_cases / sizeof bad_cases[0]; i++) {
 		const struct bad_case *c = &bad_cases[i];
 		rr_kernel *kernel = (rr_kernel *)1;
-		rr_status status = rr_kernel_load_string(c->text, strlen(c->text), "bad.rr", &kernel);
+		rr_status status =
+		    rr_kernel_load_string(c->text, strlen(c->text), "bad.rr", &kernel);
 		const char *message = rr_last_error();
 		char prefix[64];
 		snprintf(prefix, sizeof prefix, "bad.rr:%s: error: ", c->where);
 		CHECKF(status == c->status, "case %zu: status %s: %s", i, rr_status_string(status),
 		       message);
 		CHECK(kernel == NULL);
-		CHECKF(strncmp(message, prefix, strlen(prefix)) == 0, "case %zu: '%s' lacks '%s'", i,
-		       message, prefix);
+		CHECKF(strncmp(message, prefix, strlen(prefix)) == 0, "case %zu: '%s' lacks '%s'",
+		       i, message, prefix);
 		CHECKF(strstr(message, c->words) != NULL, "case %zu: '%s' lacks '%s'", i, message,
 		       c->words);
 		CHECKF(strstr(message, "; expected ") != NULL, "case %zu: '%s'", i, message);
@@ -360,7 +366,8 @@ static void test_errors(void)
 	/* NUL bytes are bad characters, not the end of the text. */
 	static const char with_nul[] = "kernel k\n in x : row\0\n out y : row\n y = x\n";
 	rr_kernel *kernel = NULL;
-	CHECK(rr_kernel_load_string(with_nul, sizeof with_nul - 1, "nul.rr", &kernel) == RR_ERR_PARSE);
+	CHECK(rr_kernel_load_string(with_nul, sizeof with_nul - 1, "nul.rr", &kernel) ==
+	      RR_ERR_PARSE);
 	CHECKF(strncmp(rr_last_error(), "nul.rr:2:12: error: unexpected byte 0x00", 40) == 0, "%s",
 	       rr_last_error());
 	CHECK(rr_kernel_load_string(NULL, 0, NULL, &kernel) == RR_ERR_PARSE);
@@ -386,7 +393,8 @@ static void test_loading(void)
 		rr_kernel *builtin = NULL;
 		CHECK(rr_kernel_load_builtin("layernorm", &builtin) == RR_OK);
 		if (kernel && builtin)
-			CHECK(strcmp(rr_kernel_source_hash(kernel), rr_kernel_source_hash(builtin)) == 0);
+			CHECK(strcmp(rr_kernel_source_hash(kernel),
+			             rr_kernel_source_hash(builtin)) == 0);
 		rr_kernel_free(builtin);
 		rr_kernel_free(kernel);
 	}
@@ -408,7 +416,13 @@ static void test_limits(void)
 		buf.length = 0;
 		rr__buf_printf(&buf, "kernel k\n in x : row\n out y : row\n y = ");
 		for (int i = 0; i < depth; i++)
-			rr__buf_append(&buf, i % 3 == 2 ? "-" : i % 3 ? "exp(" : "(", i % 3 == 2 ? 1 : i % 3 ? 4 : 1);
+			rr__buf_append(&buf,
+			               i % 3 == 2 ? "-"
+			               : i % 3    ? "exp("
+			                          : "(",
+			               i % 3 == 2 ? 1
+			               : i % 3    ? 4
+			                          : 1);
 		rr__buf_append(&buf, "x", 1);
 		for (int i = depth - 1; i >= 0; i--)
 			if (i % 3 != 2)
@@ -420,7 +434,7 @@ static void test_limits(void)
 			CHECKF(status == RR_OK, "depth %d: %s", depth, rr_last_error());
 		else
 			CHECKF(status == RR_ERR_PARSE &&
-				       strstr(rr_last_error(), "nested deeper than 256 levels"),
+			           strstr(rr_last_error(), "nested deeper than 256 levels"),
 			       "depth %d: %s", depth, rr_last_error());
 		rr_kernel_free(kernel);
 	}
@@ -453,9 +467,10 @@ static void test_limits(void)
 }
 
 static const char *const fragments[] = {
-	"kernel", "k",  "in",  "out", "param", "x", "t", "y", ":", "row", "col", "rowscalar", "index",
-	"=",      "+",  "-",   "*",   "/",     "(", ")", "[", "]", ",",   "sum", "max",       "min",
-	"exp",    "N",  "1e-6", "2",  "exact", "\n", " ", "#", "1e", "\x00", "\xff", "s",   "log"};
+    "kernel", "k",         "in",    "out", "param", "x",    "t",    "y", ":",    "row",
+    "col",    "rowscalar", "index", "=",   "+",     "-",    "*",    "/", "(",    ")",
+    "[",      "]",         ",",     "sum", "max",   "min",  "exp",  "N", "1e-6", "2",
+    "exact",  "\n",        " ",     "#",   "1e",    "\x00", "\xff", "s", "log"};
 
 /* Random token soups and byte flips of the built-ins: any status but a crash is fine, and a
  * failure always carries a positioned message. */
@@ -493,7 +508,7 @@ static void test_random_text(void)
 		CHECK(status == RR_OK || status == RR_ERR_PARSE || status == RR_ERR_TYPE);
 		if (status != RR_OK)
 			CHECKF(strncmp(rr_last_error(), "r.rr:", 5) == 0 &&
-				       strstr(rr_last_error(), ": error: "),
+			           strstr(rr_last_error(), ": error: "),
 			       "%s", rr_last_error());
 		else
 			check_well_formed(kernel);

@@ -10,13 +10,13 @@
 static void help(FILE *out)
 {
 	fprintf(out,
-		"usage: rowreduce check FILE|NAME...\n\n"
-		"Type-checks each kernel (a .rr file, or the name of a built-in: see 'rowreduce "
-		"ops')\nand prints its inputs, outputs, reductions with their rounds, the online "
-		"rewrites,\nthe number of rounds, exact reductions and whether the row must be "
-		"stored between\nrounds.\n\n"
-		"exit status: 0 every kernel checks, 2 a kernel has an error (printed as\n"
-		"FILE:LINE:COL: error: ... on stderr) or the usage is wrong\n");
+	        "usage: rowreduce check FILE|NAME...\n\n"
+	        "Type-checks each kernel (a .rr file, or the name of a built-in: see 'rowreduce "
+	        "ops')\nand prints its inputs, outputs, reductions with their rounds, the online "
+	        "rewrites,\nthe number of rounds, exact reductions and whether the row must be "
+	        "stored between\nrounds.\n\n"
+	        "exit status: 0 every kernel checks, 2 a kernel has an error (printed as\n"
+	        "FILE:LINE:COL: error: ... on stderr) or the usage is wrong\n");
 }
 
 int rr_cmd_check(int argc, char **argv)
@@ -32,8 +32,8 @@ int rr_cmd_check(int argc, char **argv)
 	int code = 0;
 	for (int i = 1; i < argc; i++) {
 		if (argv[i][0] == '-' && argv[i][1] != 0) {
-			code = rr_tool_fail(2, "unknown option '%s' for check; expected FILE or NAME",
-					    argv[i]);
+			code = rr_tool_fail(
+			    2, "unknown option '%s' for check; expected FILE or NAME", argv[i]);
 			continue;
 		}
 		rr_kernel *kernel = NULL;

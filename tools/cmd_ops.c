@@ -6,19 +6,20 @@
 
 static void help(FILE *out)
 {
-	fprintf(out, "usage: rowreduce ops\n\n"
-		     "Lists the built-in kernels with their signatures and a one-line analysis\n"
-		     "(rounds, reductions, online rewrites). 'rowreduce check NAME' prints the whole\n"
-		     "analysis of one of them.\n");
+	fprintf(out,
+	        "usage: rowreduce ops\n\n"
+	        "Lists the built-in kernels with their signatures and a one-line analysis\n"
+	        "(rounds, reductions, online rewrites). 'rowreduce check NAME' prints the whole\n"
+	        "analysis of one of them.\n");
 }
 
 static void summary(const rr_analysis_info *info, char *buf, size_t size)
 {
 	snprintf(buf, size, "%d round%s, %d reduction%s, %d online rewrite%s%s%s", info->rounds,
-		 info->rounds == 1 ? "" : "s", info->reductions, info->reductions == 1 ? "" : "s",
-		 info->online_rewrites, info->online_rewrites == 1 ? "" : "s",
-		 info->exact_reductions ? ", exact reductions: " : "",
-		 info->exact_reductions ? "yes" : "");
+	         info->rounds == 1 ? "" : "s", info->reductions, info->reductions == 1 ? "" : "s",
+	         info->online_rewrites, info->online_rewrites == 1 ? "" : "s",
+	         info->exact_reductions ? ", exact reductions: " : "",
+	         info->exact_reductions ? "yes" : "");
 }
 
 int rr_cmd_ops(int argc, char **argv)

@@ -13,12 +13,12 @@
 #define RR_NAME_SLOTS 16384 /* > 2 * (RR_MAX_BINDINGS + 2 * RR_MAX_IO), a power of two */
 #define RR_MEMO_SLOTS 16384 /* > 2 * RR_MAX_NODES, a power of two */
 
-static const char *const reserved_words[] = {"kernel", "in",  "param", "out", "N",
-					     "exact",  "sum", "max",   "min", "exp",
-					     "log",    "sqrt", "rsqrt", "abs", "tanh"};
+static const char *const reserved_words[] = {"kernel", "in",   "param", "out", "N",
+                                             "exact",  "sum",  "max",   "min", "exp",
+                                             "log",    "sqrt", "rsqrt", "abs", "tanh"};
 
 rr_status rr__parser_fail(rr__parser *p, rr_status status, const rr__token *at, const char *fmt,
-			  ...)
+                          ...)
 {
 	char message[1024];
 	va_list args;
@@ -83,13 +83,12 @@ rr__name *rr__scope_find(rr__parser *p, const char *text, size_t length)
 	}
 }
 
-rr_status rr__scope_add(rr__parser *p, const rr__token *at, rr__name_kind kind, int index,
-			int node)
+rr_status rr__scope_add(rr__parser *p, const rr__token *at, rr__name_kind kind, int index, int node)
 {
 	if (kind == RR_NAME_BINDING && p->n_bound++ >= RR_MAX_BINDINGS)
 		return rr__parser_fail(p, RR_ERR_PARSE, at,
-				       "more than %d assignments; expected at most %d",
-				       RR_MAX_BINDINGS, RR_MAX_BINDINGS);
+		                       "more than %d assignments; expected at most %d",
+		                       RR_MAX_BINDINGS, RR_MAX_BINDINGS);
 	for (uint64_t slot = hash_text(at->start, at->length);; slot++) {
 		rr__name *name = &p->names[slot & (RR_NAME_SLOTS - 1)];
 		if (name->kind != RR_NAME_NONE)
@@ -161,9 +160,9 @@ int rr__check_node(rr__parser *p, const rr__token *at, rr__node node)
 	if (id < 0) {
 		if (p->kernel->n_nodes >= RR_MAX_NODES)
 			rr__parser_fail(p, RR_ERR_PARSE, at,
-				       "expression needs more than %d distinct sub-expressions in "
-				       "the kernel; expected a smaller kernel",
-				       RR_MAX_NODES);
+			                "expression needs more than %d distinct sub-expressions in "
+			                "the kernel; expected a smaller kernel",
+			                RR_MAX_NODES);
 		else
 			p->failed = RR_ERR_NOMEM;
 		return -1;
@@ -192,9 +191,9 @@ int rr__check_binary(rr__parser *p, const rr__token *at, rr__op op, int a, int b
 	node.a = a;
 	node.b = b;
 	node.shape = (p->kernel->nodes[a].shape == RR_SHAPE_ELEM ||
-		      p->kernel->nodes[b].shape == RR_SHAPE_ELEM)
-			     ? RR_SHAPE_ELEM
-			     : RR_SHAPE_SCALAR;
+	              p->kernel->nodes[b].shape == RR_SHAPE_ELEM)
+	                 ? RR_SHAPE_ELEM
+	                 : RR_SHAPE_SCALAR;
 	return rr__check_node(p, at, node);
 }
 
@@ -203,9 +202,9 @@ int rr__check_reduce(rr__parser *p, const rr__token *at, rr__reduce reduce, int 
 	const char *name = rr__reduce_name(reduce);
 	if (p->kernel->nodes[a].shape != RR_SHAPE_ELEM) {
 		rr__parser_fail(p, RR_ERR_TYPE, at,
-			       "%s(...) of a per-row scalar; expected a row expression inside "
-			       "%s(...) (a scalar has nothing to reduce)",
-			       name, name);
+		                "%s(...) of a per-row scalar; expected a row expression inside "
+		                "%s(...) (a scalar has nothing to reduce)",
+		                name, name);
 		return -1;
 	}
 	rr__node node = rr__node_blank(RR_OP_REDUCE);
@@ -221,8 +220,8 @@ static int unknown_name(rr__parser *p, const rr__token *at)
 	char shown[48];
 	rr__token_describe(at, shown, sizeof shown);
 	rr__parser_fail(p, RR_ERR_TYPE, at,
-		       "unknown name %s; expected an input, a param, N or an earlier assignment",
-		       shown);
+	                "unknown name %s; expected an input, a param, N or an earlier assignment",
+	                shown);
 	return -1;
 }
 
@@ -233,11 +232,16 @@ static const char *what_is(const rr__parser *p, const rr__name *name)
 	if (name->kind == RR_NAME_BINDING)
 		return "an assigned name";
 	switch (p->kernel->inputs[name->index].kind) {
-	case RR_KIND_ROW: return "a row input";
-	case RR_KIND_COL: return "a col input";
-	case RR_KIND_ROWSCALAR: return "a rowscalar input";
-	case RR_KIND_INDEX: return "an index input";
-	case RR_KIND_PARAM: return "a param";
+	case RR_KIND_ROW:
+		return "a row input";
+	case RR_KIND_COL:
+		return "a col input";
+	case RR_KIND_ROWSCALAR:
+		return "a rowscalar input";
+	case RR_KIND_INDEX:
+		return "an index input";
+	case RR_KIND_PARAM:
+		return "a param";
 	}
 	return "a name";
 }
@@ -251,18 +255,18 @@ int rr__check_gather(rr__parser *p, const rr__token *row, const rr__token *index
 	if (x->kind != RR_NAME_INPUT || p->kernel->inputs[x->index].kind != RR_KIND_ROW) {
 		rr__token_describe(row, shown, sizeof shown);
 		rr__parser_fail(p, RR_ERR_TYPE, row,
-			       "gather from %s, %s; expected a row input before '[' as in "
-			       "x[t]",
-			       shown, what_is(p, x));
+		                "gather from %s, %s; expected a row input before '[' as in "
+		                "x[t]",
+		                shown, what_is(p, x));
 		return -1;
 	}
 	rr__token_describe(index, shown, sizeof shown);
-	rr__name *t = index->type == RR_TOK_NAME ? rr__scope_find(p, index->start, index->length)
-						  : NULL;
+	rr__name *t =
+	    index->type == RR_TOK_NAME ? rr__scope_find(p, index->start, index->length) : NULL;
 	if (!t || t->kind != RR_NAME_INPUT || p->kernel->inputs[t->index].kind != RR_KIND_INDEX) {
 		rr__parser_fail(p, RR_ERR_TYPE, index,
-			       "%s inside '[ ]'; expected the name of an index input as in x[t]",
-			       shown);
+		                "%s inside '[ ]'; expected the name of an index input as in x[t]",
+		                shown);
 		return -1;
 	}
 	rr__node node = rr__node_blank(RR_OP_GATHER);
@@ -277,17 +281,18 @@ static int reserved_as_value(rr__parser *p, const rr__token *at)
 	char shown[48];
 	rr__token_describe(at, shown, sizeof shown);
 	if (rr__token_is(at, "exact"))
-		rr__parser_fail(p, RR_ERR_PARSE, at,
-			       "found 'exact'; expected an expression ('exact' may only be the last "
-			       "argument of sum, max or min)");
+		rr__parser_fail(
+		    p, RR_ERR_PARSE, at,
+		    "found 'exact'; expected an expression ('exact' may only be the last "
+		    "argument of sum, max or min)");
 	else if (rr__token_is(at, "kernel") || rr__token_is(at, "in") ||
-		 rr__token_is(at, "param") || rr__token_is(at, "out"))
-		rr__parser_fail(p, RR_ERR_PARSE, at,
-			       "found the keyword %s; expected an expression", shown);
+	         rr__token_is(at, "param") || rr__token_is(at, "out"))
+		rr__parser_fail(p, RR_ERR_PARSE, at, "found the keyword %s; expected an expression",
+		                shown);
 	else
 		rr__parser_fail(p, RR_ERR_PARSE, at,
-			       "function %s without arguments; expected %.*s(...)", shown,
-			       (int)at->length, at->start);
+		                "function %s without arguments; expected %.*s(...)", shown,
+		                (int)at->length, at->start);
 	return -1;
 }
 
@@ -304,23 +309,26 @@ int rr__check_name_value(rr__parser *p, const rr__token *at)
 	case RR_NAME_INPUT:
 		if (p->kernel->inputs[name->index].kind == RR_KIND_INDEX) {
 			rr__parser_fail(p, RR_ERR_TYPE, at,
-				       "index input '%.*s' used as a value; expected it only "
-				       "inside a gather such as x[%.*s]",
-				       (int)at->length, at->start, (int)at->length, at->start);
+			                "index input '%.*s' used as a value; expected it only "
+			                "inside a gather such as x[%.*s]",
+			                (int)at->length, at->start, (int)at->length, at->start);
 			return -1;
 		}
 		return p->kernel->inputs[name->index].node;
 	case RR_NAME_OUTPUT:
 		if (!p->assigned[name->index]) {
-			rr__parser_fail(p, RR_ERR_TYPE, at,
-				       "output '%.*s' used before it is assigned; expected an input, "
-				       "a param, N or an earlier assignment",
-				       (int)at->length, at->start);
+			rr__parser_fail(
+			    p, RR_ERR_TYPE, at,
+			    "output '%.*s' used before it is assigned; expected an input, "
+			    "a param, N or an earlier assignment",
+			    (int)at->length, at->start);
 			return -1;
 		}
 		return p->kernel->outputs[name->index].node;
-	case RR_NAME_BINDING: return name->node;
-	case RR_NAME_NONE: break;
+	case RR_NAME_BINDING:
+		return name->node;
+	case RR_NAME_NONE:
+		break;
 	}
 	return unknown_name(p, at);
 }
@@ -344,22 +352,21 @@ static rr_status add_binding(rr__parser *p, const rr__token *at, int node)
 	return RR_OK;
 }
 
-static rr_status assign_output(rr__parser *p, const rr__name *name, const rr__token *expr,
-			       int node)
+static rr_status assign_output(rr__parser *p, const rr__name *name, const rr__token *expr, int node)
 {
 	rr__io *output = &p->kernel->outputs[name->index];
 	rr__shape shape = p->kernel->nodes[node].shape;
 	if (output->kind == RR_KIND_ROW && shape != RR_SHAPE_ELEM)
 		return rr__parser_fail(p, RR_ERR_TYPE, expr,
-				      "scalar assigned to row output '%s'; expected a row "
-				      "expression",
-				      output->name);
+		                       "scalar assigned to row output '%s'; expected a row "
+		                       "expression",
+		                       output->name);
 	if (output->kind == RR_KIND_ROWSCALAR && shape != RR_SHAPE_SCALAR)
 		return rr__parser_fail(p, RR_ERR_TYPE, expr,
-				      "row used where a scalar is needed: rowscalar output '%s' "
-				      "gets a row expression; expected a scalar (reduce the row "
-				      "with sum, max or min)",
-				      output->name);
+		                       "row used where a scalar is needed: rowscalar output '%s' "
+		                       "gets a row expression; expected a scalar (reduce the row "
+		                       "with sum, max or min)",
+		                       output->name);
 	output->node = node;
 	p->assigned[name->index] = 1;
 	return RR_OK;
@@ -370,15 +377,16 @@ rr_status rr__check_assign(rr__parser *p, const rr__token *at, const rr__token *
 	rr__name *name = rr__scope_find(p, at->start, at->length);
 	if (name && name->kind == RR_NAME_INPUT)
 		return rr__parser_fail(p, RR_ERR_TYPE, at,
-				      "assignment to input '%.*s' (declared at %d:%d); expected a "
-				      "new name (inputs and params are read-only)",
-				      (int)at->length, at->start, name->line, name->column);
+		                       "assignment to input '%.*s' (declared at %d:%d); expected a "
+		                       "new name (inputs and params are read-only)",
+		                       (int)at->length, at->start, name->line, name->column);
 	if (name && (name->kind == RR_NAME_BINDING ||
-		     (name->kind == RR_NAME_OUTPUT && p->assigned[name->index])))
-		return rr__parser_fail(p, RR_ERR_TYPE, at,
-				      "'%.*s' is assigned twice (first at %d:%d); expected each name "
-				      "to be assigned once",
-				      (int)at->length, at->start, name->line, name->column);
+	             (name->kind == RR_NAME_OUTPUT && p->assigned[name->index])))
+		return rr__parser_fail(
+		    p, RR_ERR_TYPE, at,
+		    "'%.*s' is assigned twice (first at %d:%d); expected each name "
+		    "to be assigned once",
+		    (int)at->length, at->start, name->line, name->column);
 	rr_status status;
 	if (name) {
 		status = assign_output(p, name, expr, node);
@@ -396,16 +404,17 @@ rr_status rr__check_finish(rr__parser *p)
 	rr_kernel *kernel = p->kernel;
 	if (kernel->n_outputs == 0)
 		return rr__spec_error(RR_ERR_TYPE, p->file, p->header_line, p->header_column,
-				      "kernel '%s' declares no outputs; expected at least one 'out "
-				      "NAME : row' or 'out NAME : rowscalar'",
-				      kernel->name);
+		                      "kernel '%s' declares no outputs; expected at least one 'out "
+		                      "NAME : row' or 'out NAME : rowscalar'",
+		                      kernel->name);
 	for (int i = 0; i < kernel->n_outputs; i++)
 		if (!p->assigned[i])
-			return rr__spec_error(RR_ERR_TYPE, p->file, kernel->outputs[i].line,
-					      kernel->outputs[i].column,
-					      "output '%s' is never assigned; expected an assignment "
-					      "'%s = ...'",
-					      kernel->outputs[i].name, kernel->outputs[i].name);
+			return rr__spec_error(
+			    RR_ERR_TYPE, p->file, kernel->outputs[i].line,
+			    kernel->outputs[i].column,
+			    "output '%s' is never assigned; expected an assignment "
+			    "'%s = ...'",
+			    kernel->outputs[i].name, kernel->outputs[i].name);
 	return RR_OK;
 }
 
@@ -415,10 +424,16 @@ int rr__check_input(rr__parser *p, const rr__token *at, int input)
 	node.input = input;
 	switch (p->kernel->inputs[input].kind) {
 	case RR_KIND_ROW:
-	case RR_KIND_COL: node.shape = RR_SHAPE_ELEM; break;
-	case RR_KIND_INDEX: node.shape = RR_SHAPE_INDEX; break;
+	case RR_KIND_COL:
+		node.shape = RR_SHAPE_ELEM;
+		break;
+	case RR_KIND_INDEX:
+		node.shape = RR_SHAPE_INDEX;
+		break;
 	case RR_KIND_ROWSCALAR:
-	case RR_KIND_PARAM: node.shape = RR_SHAPE_SCALAR; break;
+	case RR_KIND_PARAM:
+		node.shape = RR_SHAPE_SCALAR;
+		break;
 	}
 	return rr__check_node(p, at, node);
 }

@@ -17,11 +17,16 @@
 const char *rr_kind_name(rr_kind kind)
 {
 	switch (kind) {
-	case RR_KIND_ROW: return "row";
-	case RR_KIND_COL: return "col";
-	case RR_KIND_ROWSCALAR: return "rowscalar";
-	case RR_KIND_INDEX: return "index";
-	case RR_KIND_PARAM: return "param";
+	case RR_KIND_ROW:
+		return "row";
+	case RR_KIND_COL:
+		return "col";
+	case RR_KIND_ROWSCALAR:
+		return "rowscalar";
+	case RR_KIND_INDEX:
+		return "index";
+	case RR_KIND_PARAM:
+		return "param";
 	}
 	return "?";
 }
@@ -68,7 +73,7 @@ void rr_kernel_free(rr_kernel *kernel)
 }
 
 rr_status rr_kernel_load_string(const char *text, size_t length, const char *name_for_errors,
-				rr_kernel **out)
+                                rr_kernel **out)
 {
 	const char *file = name_for_errors ? name_for_errors : "<string>";
 	if (!out)
@@ -78,8 +83,8 @@ rr_status rr_kernel_load_string(const char *text, size_t length, const char *nam
 		return rr__fail(RR_ERR_INVALID_ARG, "rr_kernel_load_string: text is NULL");
 	if (length > RR_MAX_KERNEL_TEXT)
 		return rr__spec_error(RR_ERR_PARSE, file, 1, 1,
-				      "kernel text of %zu bytes; expected at most %u bytes", length,
-				      RR_MAX_KERNEL_TEXT);
+		                      "kernel text of %zu bytes; expected at most %u bytes", length,
+		                      RR_MAX_KERNEL_TEXT);
 	rr_kernel *kernel = rr__kernel_new("");
 	char *copy = malloc(length + 1);
 	if (!kernel || !copy) {
@@ -99,7 +104,7 @@ rr_status rr_kernel_load_string(const char *text, size_t length, const char *nam
 		status = rr__analyze(kernel);
 		if (status != RR_OK)
 			rr__fail_context(status, "%s: analysis of kernel '%s' failed", file,
-					 kernel->name);
+			                 kernel->name);
 	}
 	if (status != RR_OK) {
 		rr_kernel_free(kernel);
@@ -145,8 +150,9 @@ rr_status rr_kernel_load_builtin(const char *name, rr_kernel **out)
 	if (!builtin) {
 		char list[512];
 		builtin_list(list, sizeof list);
-		return rr__fail(RR_ERR_INVALID_ARG, "unknown built-in kernel '%s'; expected one of %s",
-				name ? name : "(null)", list);
+		return rr__fail(RR_ERR_INVALID_ARG,
+		                "unknown built-in kernel '%s'; expected one of %s",
+		                name ? name : "(null)", list);
 	}
 	char file[RR_MAX_NAME + 16];
 	snprintf(file, sizeof file, "builtin:%s.rr", builtin->name);
@@ -166,9 +172,9 @@ rr_status rr_kernel_load(const char *name_or_path, rr_kernel **out)
 	char list[512];
 	builtin_list(list, sizeof list);
 	return rr__fail(RR_ERR_IO,
-			"'%s' is neither a built-in kernel nor an existing file; expected one of "
-			"%s, or the path of a kernel file (.rr)",
-			name_or_path, list);
+	                "'%s' is neither a built-in kernel nor an existing file; expected one of "
+	                "%s, or the path of a kernel file (.rr)",
+	                name_or_path, list);
 }
 
 const char *rr_kernel_name(const rr_kernel *kernel)
@@ -199,8 +205,8 @@ static rr_status io_info(const rr_kernel *kernel, int i, int output, rr_io_info 
 		return rr__fail(RR_ERR_INVALID_ARG, "rr_kernel_%s: kernel or out is NULL", what);
 	if (i < 0 || i >= count)
 		return rr__fail(RR_ERR_INVALID_ARG,
-				"%s %d of kernel '%s' does not exist; expected 0 to %d", what, i,
-				kernel->name, count - 1);
+		                "%s %d of kernel '%s' does not exist; expected 0 to %d", what, i,
+		                kernel->name, count - 1);
 	const rr__io *io = output ? &kernel->outputs[i] : &kernel->inputs[i];
 	out->name = io->name;
 	out->kind = io->kind;
@@ -261,7 +267,7 @@ static void signature(const rr_kernel *kernel, rr__buf *buf)
 	rr__buf_printf(buf, ") -> (");
 	for (int i = 0; i < kernel->n_outputs; i++)
 		rr__buf_printf(buf, "%s%s: %s", i ? ", " : "", kernel->outputs[i].name,
-			       rr_kind_name(kernel->outputs[i].kind));
+		               rr_kind_name(kernel->outputs[i].kind));
 	rr__buf_printf(buf, ")");
 }
 
@@ -281,8 +287,8 @@ rr_status rr_kernel_signature(const rr_kernel *kernel, char *buf, size_t size)
 	rr__buf_free(&text);
 	if (needed > size)
 		return rr__fail(RR_ERR_INVALID_ARG,
-				"signature of kernel '%s' needs %zu bytes; the buffer has %zu",
-				kernel->name, needed, size);
+		                "signature of kernel '%s' needs %zu bytes; the buffer has %zu",
+		                kernel->name, needed, size);
 	return RR_OK;
 }
 
@@ -318,7 +324,7 @@ static void print_declarations(const rr_kernel *kernel, FILE *out)
 	for (int i = 0; i < kernel->n_inputs; i++)
 		if (kernel->inputs[i].kind != RR_KIND_PARAM)
 			fprintf(out, "  %s : %s\n", kernel->inputs[i].name,
-				rr_kind_name(kernel->inputs[i].kind));
+			        rr_kind_name(kernel->inputs[i].kind));
 	for (int i = 0; i < kernel->n_inputs; i++) {
 		if (kernel->inputs[i].kind != RR_KIND_PARAM)
 			continue;
@@ -328,7 +334,7 @@ static void print_declarations(const rr_kernel *kernel, FILE *out)
 	fprintf(out, "outputs\n");
 	for (int i = 0; i < kernel->n_outputs; i++) {
 		fprintf(out, "  %s : %s = ", kernel->outputs[i].name,
-			rr_kind_name(kernel->outputs[i].kind));
+		        rr_kind_name(kernel->outputs[i].kind));
 		rr__ir_print_expr_tidy(kernel, kernel->outputs[i].node, out);
 		fputc('\n', out);
 	}
@@ -360,7 +366,8 @@ static void print_reductions(const rr_kernel *kernel, FILE *out)
 		int partner = analysis->online_partner ? analysis->online_partner[id] : -1;
 		if (partner >= 0)
 			fprintf(out, "   (online pair with %s)",
-				binding_of(kernel, partner) ? binding_of(kernel, partner) : "a max");
+			        binding_of(kernel, partner) ? binding_of(kernel, partner)
+			                                    : "a max");
 		fputs(kernel->nodes[id].exact ? "   (exact: one accumulator, index order)\n" : "\n",
 		      out);
 	}
@@ -381,7 +388,7 @@ static void print_storage(const rr_kernel *kernel, FILE *out)
 {
 	if (!kernel->analysis.level || !rr__analysis_needs_storage(kernel)) {
 		fprintf(out, "row storage between rounds: not needed (every row input is read in "
-			     "one pass)\n");
+		             "one pass)\n");
 		return;
 	}
 	int passes = kernel->analysis.rounds + 1;
@@ -422,7 +429,7 @@ rr_status rr_kernel_print(const rr_kernel *kernel, FILE *out)
 	rr__buf sig = {0};
 	signature(kernel, &sig);
 	fprintf(out, "kernel %s   (%s, sha256 %.16s)\n", kernel->name, kernel->path,
-		kernel->source_hash);
+	        kernel->source_hash);
 	fprintf(out, "signature: %s\n", sig.data ? sig.data : kernel->name);
 	rr__buf_free(&sig);
 	print_declarations(kernel, out);
@@ -430,10 +437,11 @@ rr_status rr_kernel_print(const rr_kernel *kernel, FILE *out)
 	const rr__analysis *analysis = &kernel->analysis;
 	fprintf(out, "rounds: %d\n", analysis->rounds);
 	fprintf(out, "reductions after rewrites: %d (online rewrites: %d)\n", analysis->reductions,
-		analysis->online_rewrites);
+	        analysis->online_rewrites);
 	fprintf(out, "exact reductions: %d\n", analysis->exact_reductions);
 	print_storage(kernel, out);
 	if (ferror(out))
-		return rr__fail(RR_ERR_IO, "cannot write the analysis of kernel '%s'", kernel->name);
+		return rr__fail(RR_ERR_IO, "cannot write the analysis of kernel '%s'",
+		                kernel->name);
 	return RR_OK;
 }

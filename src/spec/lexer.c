@@ -17,7 +17,7 @@
 #define MAX_NUMBER_TEXT 63
 
 rr_status rr__spec_error(rr_status status, const char *file, int line, int column, const char *fmt,
-			 ...)
+                         ...)
 {
 	char message[1024];
 	va_list args;
@@ -25,7 +25,7 @@ rr_status rr__spec_error(rr_status status, const char *file, int line, int colum
 	vsnprintf(message, sizeof message, fmt, args);
 	va_end(args);
 	return rr__fail(status, "%s:%d:%d: error: %s", file ? file : "<string>", line, column,
-			message);
+	                message);
 }
 
 void rr__lexer_init(rr__lexer *lexer, const char *text, size_t length, const char *file)
@@ -79,7 +79,7 @@ static size_t number_span_end(const rr__lexer *lexer, size_t end)
 	while (end < lexer->length) {
 		int c = (unsigned char)lexer->text[end];
 		int sign_after_e = (c == '+' || c == '-') && end > 0 &&
-				   (lexer->text[end - 1] == 'e' || lexer->text[end - 1] == 'E');
+		                   (lexer->text[end - 1] == 'e' || lexer->text[end - 1] == 'E');
 		if (!is_name_char(c) && c != '.' && !sign_after_e)
 			break;
 		end++;
@@ -92,9 +92,9 @@ static rr_status bad_number(rr__lexer *lexer, rr__token *token, size_t end)
 	char shown[40];
 	excerpt(lexer->text + lexer->pos, end - lexer->pos, shown, sizeof shown);
 	return rr__spec_error(RR_ERR_PARSE, lexer->file, token->line, token->column,
-			      "bad number '%s'; expected digits with an optional fraction and "
-			      "exponent, like 3, 0.5 or 1e-6",
-			      shown);
+	                      "bad number '%s'; expected digits with an optional fraction and "
+	                      "exponent, like 3, 0.5 or 1e-6",
+	                      shown);
 }
 
 /* digits [. digits] | . digits, then [e|E [+|-] digits]; nothing name-like may follow. */
@@ -128,8 +128,8 @@ static rr_status lex_number(rr__lexer *lexer, rr__token *token)
 		char shown[40];
 		excerpt(lexer->text + lexer->pos, length, shown, sizeof shown);
 		return rr__spec_error(RR_ERR_PARSE, lexer->file, token->line, token->column,
-				      "number '%s' is %zu characters long; expected at most %d",
-				      shown, length, MAX_NUMBER_TEXT);
+		                      "number '%s' is %zu characters long; expected at most %d",
+		                      shown, length, MAX_NUMBER_TEXT);
 	}
 	char copy[MAX_NUMBER_TEXT + 1];
 	memcpy(copy, lexer->text + lexer->pos, length);
@@ -137,9 +137,9 @@ static rr_status lex_number(rr__lexer *lexer, rr__token *token)
 	double value = strtod(copy, NULL);
 	if (isinf(value))
 		return rr__spec_error(RR_ERR_PARSE, lexer->file, token->line, token->column,
-				      "number '%s' is out of range; expected a magnitude below "
-				      "1.8e308",
-				      copy);
+		                      "number '%s' is out of range; expected a magnitude below "
+		                      "1.8e308",
+		                      copy);
 	token->type = RR_TOK_NUMBER;
 	token->number = value;
 	token->length = length;
@@ -157,8 +157,8 @@ static rr_status lex_name(rr__lexer *lexer, rr__token *token)
 		char shown[40];
 		excerpt(lexer->text + lexer->pos, length, shown, sizeof shown);
 		return rr__spec_error(RR_ERR_PARSE, lexer->file, token->line, token->column,
-				      "name '%s' is %zu characters long; expected at most %d",
-				      shown, length, RR_MAX_NAME - 1);
+		                      "name '%s' is %zu characters long; expected at most %d",
+		                      shown, length, RR_MAX_NAME - 1);
 	}
 	token->type = RR_TOK_NAME;
 	token->length = length;
@@ -169,17 +169,28 @@ static rr_status lex_name(rr__lexer *lexer, rr__token *token)
 static rr__token_type punctuation(int c)
 {
 	switch (c) {
-	case '(': return RR_TOK_LPAREN;
-	case ')': return RR_TOK_RPAREN;
-	case '[': return RR_TOK_LBRACKET;
-	case ']': return RR_TOK_RBRACKET;
-	case ',': return RR_TOK_COMMA;
-	case ':': return RR_TOK_COLON;
-	case '=': return RR_TOK_EQUALS;
-	case '+': return RR_TOK_PLUS;
-	case '-': return RR_TOK_MINUS;
-	case '*': return RR_TOK_STAR;
-	case '/': return RR_TOK_SLASH;
+	case '(':
+		return RR_TOK_LPAREN;
+	case ')':
+		return RR_TOK_RPAREN;
+	case '[':
+		return RR_TOK_LBRACKET;
+	case ']':
+		return RR_TOK_RBRACKET;
+	case ',':
+		return RR_TOK_COMMA;
+	case ':':
+		return RR_TOK_COLON;
+	case '=':
+		return RR_TOK_EQUALS;
+	case '+':
+		return RR_TOK_PLUS;
+	case '-':
+		return RR_TOK_MINUS;
+	case '*':
+		return RR_TOK_STAR;
+	case '/':
+		return RR_TOK_SLASH;
 	}
 	return RR_TOK_END;
 }
@@ -191,8 +202,8 @@ static void skip_blanks_and_comments(rr__lexer *lexer)
 		if (c == ' ' || c == '\t' || c == '\r') {
 			lexer->pos++;
 		} else if (c == '#') {
-			const char *nl = memchr(lexer->text + lexer->pos, '\n',
-						lexer->length - lexer->pos);
+			const char *nl =
+			    memchr(lexer->text + lexer->pos, '\n', lexer->length - lexer->pos);
 			lexer->pos = nl ? (size_t)(nl - lexer->text) : lexer->length;
 		} else {
 			return;
@@ -238,9 +249,9 @@ rr_status rr__lexer_next(rr__lexer *lexer, rr__token *token)
 	else
 		snprintf(shown, sizeof shown, "byte 0x%02X", (unsigned)c);
 	return rr__spec_error(RR_ERR_PARSE, lexer->file, token->line, token->column,
-			      "unexpected %s; expected a name, a number, one of ( ) [ ] , : = + - "
-			      "* / or a # comment",
-			      shown);
+	                      "unexpected %s; expected a name, a number, one of ( ) [ ] , : = + - "
+	                      "* / or a # comment",
+	                      shown);
 }
 
 int rr__token_is(const rr__token *token, const char *word)
@@ -254,8 +265,12 @@ void rr__token_describe(const rr__token *token, char *buf, size_t size)
 {
 	char shown[40];
 	switch (token->type) {
-	case RR_TOK_END: snprintf(buf, size, "end of file"); return;
-	case RR_TOK_NEWLINE: snprintf(buf, size, "end of line"); return;
+	case RR_TOK_END:
+		snprintf(buf, size, "end of file");
+		return;
+	case RR_TOK_NEWLINE:
+		snprintf(buf, size, "end of line");
+		return;
 	case RR_TOK_NAME:
 		excerpt(token->start, token->length, shown, sizeof shown);
 		snprintf(buf, size, "'%s'", shown);
@@ -264,6 +279,8 @@ void rr__token_describe(const rr__token *token, char *buf, size_t size)
 		excerpt(token->start, token->length, shown, sizeof shown);
 		snprintf(buf, size, "number %s", shown);
 		return;
-	default: snprintf(buf, size, "'%.*s'", (int)(token->length ? 1 : 0), token->start); return;
+	default:
+		snprintf(buf, size, "'%.*s'", (int)(token->length ? 1 : 0), token->start);
+		return;
 	}
 }

@@ -30,8 +30,8 @@ typedef struct rr__token {
 	rr__token_type type;
 	const char *start; /* points into the lexed text; not zero-terminated */
 	size_t length;
-	double number;     /* RR_TOK_NUMBER */
-	int line, column;  /* 1-based */
+	double number;    /* RR_TOK_NUMBER */
+	int line, column; /* 1-based */
 } rr__token;
 
 typedef struct rr__lexer {
@@ -54,6 +54,6 @@ void rr__token_describe(const rr__token *token, char *buf, size_t size);
 
 /* Sets the thread's error to "FILE:LINE:COL: error: <message>" and returns `status`. */
 rr_status rr__spec_error(rr_status status, const char *file, int line, int column, const char *fmt,
-			 ...) __attribute__((format(printf, 5, 6)));
+                         ...) __attribute__((format(printf, 5, 6)));
 
 #endif

@@ -22,8 +22,7 @@ static rr_status expected(rr__parser *p, const char *what)
 {
 	char shown[48];
 	rr__token_describe(&p->token, shown, sizeof shown);
-	return rr__parser_fail(p, RR_ERR_PARSE, &p->token,
-			      "found %s; expected %s", shown, what);
+	return rr__parser_fail(p, RR_ERR_PARSE, &p->token, "found %s; expected %s", shown, what);
 }
 
 static rr_status expect_closing(rr__parser *p, rr__token_type type, const rr__token *open)
@@ -33,10 +32,9 @@ static rr_status expect_closing(rr__parser *p, rr__token_type type, const rr__to
 	char shown[48], what[64];
 	rr__token_describe(&p->token, shown, sizeof shown);
 	snprintf(what, sizeof what, "'%c' to close the '%c' at %d:%d",
-		 type == RR_TOK_RPAREN ? ')' : ']', type == RR_TOK_RPAREN ? '(' : '[', open->line,
-		 open->column);
-	return rr__parser_fail(p, RR_ERR_PARSE, &p->token,
-			      "found %s; expected %s", shown, what);
+	         type == RR_TOK_RPAREN ? ')' : ']', type == RR_TOK_RPAREN ? '(' : '[', open->line,
+	         open->column);
+	return rr__parser_fail(p, RR_ERR_PARSE, &p->token, "found %s; expected %s", shown, what);
 }
 
 static int enter(rr__parser *p, const rr__token *at)
@@ -44,9 +42,9 @@ static int enter(rr__parser *p, const rr__token *at)
 	if (++p->depth <= RR_MAX_NESTING)
 		return 0;
 	rr__parser_fail(p, RR_ERR_PARSE, at,
-		       "expression nested deeper than %d levels; expected at most %d levels of "
-		       "parentheses, calls and unary minus",
-		       RR_MAX_NESTING, RR_MAX_NESTING);
+	                "expression nested deeper than %d levels; expected at most %d levels of "
+	                "parentheses, calls and unary minus",
+	                RR_MAX_NESTING, RR_MAX_NESTING);
 	return -1;
 }
 
@@ -54,13 +52,13 @@ static const struct {
 	const char *name;
 	rr__op op;
 } unary_functions[] = {
-	{"exp", RR_OP_EXP},     {"log", RR_OP_LOG}, {"sqrt", RR_OP_SQRT},
-	{"rsqrt", RR_OP_RSQRT}, {"abs", RR_OP_ABS}, {"tanh", RR_OP_TANH},
+    {"exp", RR_OP_EXP},     {"log", RR_OP_LOG}, {"sqrt", RR_OP_SQRT},
+    {"rsqrt", RR_OP_RSQRT}, {"abs", RR_OP_ABS}, {"tanh", RR_OP_TANH},
 };
 
 /* Reads "(args)" after a function name; at most two expressions are kept, all are counted. */
 static int parse_arguments(rr__parser *p, const rr__token *open, int args[2], int *count,
-			   int *exact)
+                           int *exact)
 {
 	*count = 0;
 	*exact = 0;
@@ -91,7 +89,7 @@ static int parse_arguments(rr__parser *p, const rr__token *open, int args[2], in
 	if (p->token.type != RR_TOK_RPAREN) {
 		char what[64];
 		snprintf(what, sizeof what, "',' or ')' to close the '(' at %d:%d", open->line,
-			 open->column);
+		         open->column);
 		expected(p, what);
 		return -1;
 	}
@@ -100,23 +98,21 @@ static int parse_arguments(rr__parser *p, const rr__token *open, int args[2], in
 
 static int arity_error(rr__parser *p, const rr__token *name, int count, const char *allowed)
 {
-	rr__parser_fail(p, RR_ERR_TYPE, name,
-		       "%.*s(...) with %d argument%s; expected %s", (int)name->length, name->start,
-		       count, count == 1 ? "" : "s", allowed);
+	rr__parser_fail(p, RR_ERR_TYPE, name, "%.*s(...) with %d argument%s; expected %s",
+	                (int)name->length, name->start, count, count == 1 ? "" : "s", allowed);
 	return -1;
 }
 
 static int exact_error(rr__parser *p, const rr__token *name)
 {
 	rr__parser_fail(p, RR_ERR_TYPE, name,
-		       "'exact' in %.*s(...); expected it only as the last argument of the "
-		       "reductions sum(e, exact), max(e, exact) and min(e, exact)",
-		       (int)name->length, name->start);
+	                "'exact' in %.*s(...); expected it only as the last argument of the "
+	                "reductions sum(e, exact), max(e, exact) and min(e, exact)",
+	                (int)name->length, name->start);
 	return -1;
 }
 
-static int build_call(rr__parser *p, const rr__token *name, const int args[2], int count,
-		      int exact)
+static int build_call(rr__parser *p, const rr__token *name, const int args[2], int count, int exact)
 {
 	for (size_t i = 0; i < sizeof unary_functions / sizeof unary_functions[0]; i++) {
 		if (!rr__token_is(name, unary_functions[i].name))
@@ -135,10 +131,10 @@ static int build_call(rr__parser *p, const rr__token *name, const int args[2], i
 	int is_max = rr__token_is(name, "max");
 	if (count == 1)
 		return rr__check_reduce(p, name, is_max ? RR_REDUCE_MAX : RR_REDUCE_MIN, exact,
-					args[0]);
+		                        args[0]);
 	if (count != 2)
 		return arity_error(p, name, count,
-				   "1 (a reduction over the row) or 2 (elementwise)");
+		                   "1 (a reduction over the row) or 2 (elementwise)");
 	if (exact)
 		return exact_error(p, name);
 	return rr__check_binary(p, name, is_max ? RR_OP_MAX : RR_OP_MIN, args[0], args[1]);
@@ -159,9 +155,9 @@ static int parse_call(rr__parser *p, const rr__token *name)
 		char shown[48];
 		rr__token_describe(name, shown, sizeof shown);
 		rr__parser_fail(p, RR_ERR_TYPE, name,
-			       "call of %s, which is not a function; expected one of exp, log, "
-			       "sqrt, rsqrt, abs, tanh, sum, max, min",
-			       shown);
+		                "call of %s, which is not a function; expected one of exp, log, "
+		                "sqrt, rsqrt, abs, tanh, sum, max, min",
+		                shown);
 		return -1;
 	}
 	rr__token open = p->token;
@@ -248,8 +244,8 @@ static int parse_term(rr__parser *p)
 		int right = parse_unary(p);
 		if (right < 0)
 			return -1;
-		left = rr__check_binary(p, &op, op.type == RR_TOK_STAR ? RR_OP_MUL : RR_OP_DIV, left,
-					right);
+		left = rr__check_binary(p, &op, op.type == RR_TOK_STAR ? RR_OP_MUL : RR_OP_DIV,
+		                        left, right);
 	}
 	return left;
 }
@@ -264,8 +260,8 @@ static int parse_expr(rr__parser *p)
 		int right = parse_term(p);
 		if (right < 0)
 			return -1;
-		left = rr__check_binary(p, &op, op.type == RR_TOK_PLUS ? RR_OP_ADD : RR_OP_SUB, left,
-					right);
+		left = rr__check_binary(p, &op, op.type == RR_TOK_PLUS ? RR_OP_ADD : RR_OP_SUB,
+		                        left, right);
 	}
 	return left;
 }
@@ -299,19 +295,19 @@ static const struct {
 	rr_kind kind;
 	int for_output;
 } kinds[] = {
-	{"row", RR_KIND_ROW, 1},
-	{"col", RR_KIND_COL, 0},
-	{"rowscalar", RR_KIND_ROWSCALAR, 1},
-	{"index", RR_KIND_INDEX, 0},
+    {"row", RR_KIND_ROW, 1},
+    {"col", RR_KIND_COL, 0},
+    {"rowscalar", RR_KIND_ROWSCALAR, 1},
+    {"index", RR_KIND_INDEX, 0},
 };
 
 static rr_status parse_kind(rr__parser *p, int output, rr_kind *kind)
 {
 	const char *allowed = output ? "an output kind: row or rowscalar"
-				     : "an input kind: row, col, rowscalar or index";
+	                             : "an input kind: row, col, rowscalar or index";
 	if (p->token.type != RR_TOK_COLON)
 		return expected(p, output ? "':' and an output kind (row or rowscalar)"
-					  : "':' and an input kind (row, col, rowscalar or index)");
+		                          : "':' and an input kind (row, col, rowscalar or index)");
 	rr_status status = advance(p);
 	if (status != RR_OK)
 		return status;
@@ -352,8 +348,8 @@ static rr_status parse_declaration(rr__parser *p)
 	int count = output ? kernel->n_outputs : kernel->n_inputs;
 	if (count >= RR_MAX_IO)
 		return rr__parser_fail(p, RR_ERR_TYPE, &keyword,
-				      "more than %d %s; expected at most %d", RR_MAX_IO,
-				      output ? "outputs" : "inputs (params included)", RR_MAX_IO);
+		                       "more than %d %s; expected at most %d", RR_MAX_IO,
+		                       output ? "outputs" : "inputs (params included)", RR_MAX_IO);
 	rr_status status = advance(p);
 	if (status == RR_OK)
 		status = new_name(p, output ? "output" : param ? "param" : "input");
@@ -363,9 +359,10 @@ static rr_status parse_declaration(rr__parser *p)
 	rr__name *earlier = rr__scope_find(p, name.start, name.length);
 	if (earlier)
 		return rr__parser_fail(p, RR_ERR_TYPE, &name,
-				      "'%.*s' is declared twice (first at %d:%d); expected a new "
-				      "name",
-				      (int)name.length, name.start, earlier->line, earlier->column);
+		                       "'%.*s' is declared twice (first at %d:%d); expected a new "
+		                       "name",
+		                       (int)name.length, name.start, earlier->line,
+		                       earlier->column);
 	rr__io io;
 	memset(&io, 0, sizeof io);
 	snprintf(io.name, sizeof io.name, "%.*s", (int)name.length, name.start);
@@ -375,7 +372,8 @@ static rr_status parse_declaration(rr__parser *p)
 	io.kind = RR_KIND_PARAM;
 	if ((status = advance(p)) != RR_OK)
 		return status;
-	status = param ? parse_param_default(p, &io.default_value) : parse_kind(p, output, &io.kind);
+	status =
+	    param ? parse_param_default(p, &io.default_value) : parse_kind(p, output, &io.kind);
 	if (status != RR_OK)
 		return status;
 	if (output) {
@@ -402,7 +400,7 @@ static rr_status parse_assignment(rr__parser *p)
 	if (p->token.type != RR_TOK_EQUALS) {
 		char what[96];
 		snprintf(what, sizeof what, "'=' after '%.*s' (statements are 'NAME = expression')",
-			 (int)name.length, name.start);
+		         (int)name.length, name.start);
 		return expected(p, what);
 	}
 	if ((status = advance(p)) != RR_OK)
@@ -438,7 +436,7 @@ static rr_status parse_header(rr__parser *p)
 	if (p->token.type != RR_TOK_NAME)
 		return expected(p, "the kernel's name after 'kernel'");
 	snprintf(p->kernel->name, sizeof p->kernel->name, "%.*s", (int)p->token.length,
-		 p->token.start);
+	         p->token.start);
 	if ((status = advance(p)) != RR_OK)
 		return status;
 	return end_of_statement(p);
@@ -455,12 +453,12 @@ static rr_status parse_statements(rr__parser *p)
 			status = advance(p);
 		} else if (rr__token_is(&p->token, "kernel")) {
 			return rr__parser_fail(p, RR_ERR_PARSE, &p->token,
-					      "a second 'kernel' line; expected one kernel per "
-					      "file");
+			                       "a second 'kernel' line; expected one kernel per "
+			                       "file");
 		} else if (is_declaration(&p->token)) {
 			if (seen_assignment)
 				return expected(p, "an assignment (declarations in, param and out "
-						   "come before the first assignment)");
+				                   "come before the first assignment)");
 			status = parse_declaration(p);
 			if (status == RR_OK)
 				status = end_of_statement(p);

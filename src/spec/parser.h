@@ -13,9 +13,9 @@
 /* What a name in scope refers to. */
 typedef enum rr__name_kind {
 	RR_NAME_NONE = 0,
-	RR_NAME_INPUT,   /* kernel->inputs[index] (params included) */
-	RR_NAME_OUTPUT,  /* kernel->outputs[index] */
-	RR_NAME_BINDING  /* an assignment to a new name; node in `node` */
+	RR_NAME_INPUT,  /* kernel->inputs[index] (params included) */
+	RR_NAME_OUTPUT, /* kernel->outputs[index] */
+	RR_NAME_BINDING /* an assignment to a new name; node in `node` */
 } rr__name_kind;
 
 typedef struct rr__name {
@@ -31,13 +31,13 @@ typedef struct rr__parser {
 	rr__token token; /* the current token */
 	rr_kernel *kernel;
 	const char *file;
-	int depth;                 /* current expression nesting */
-	int assigned[RR_MAX_IO];   /* per output: 1 once assigned */
+	int depth;               /* current expression nesting */
+	int assigned[RR_MAX_IO]; /* per output: 1 once assigned */
 	int header_line, header_column;
 	rr__name *names; /* open-addressing table, RR_NAME_SLOTS entries */
 	int n_names;
-	int n_bound; /* names bound by assignment (not declared) */
-	int *memo;       /* open-addressing table of node ids, RR_MEMO_SLOTS entries, -1 empty */
+	int n_bound;      /* names bound by assignment (not declared) */
+	int *memo;        /* open-addressing table of node ids, RR_MEMO_SLOTS entries, -1 empty */
 	rr_status failed; /* the status of the first error, for functions that return -1 */
 } rr__parser;
 
@@ -49,14 +49,14 @@ rr_status rr__parse_kernel(rr_kernel *kernel, const char *file);
 /* check.c: the scope and the typed node builders. */
 /* rr__spec_error at token `at`, also remembered in p->failed. */
 rr_status rr__parser_fail(rr__parser *p, rr_status status, const rr__token *at, const char *fmt,
-			  ...) __attribute__((format(printf, 4, 5)));
+                          ...) __attribute__((format(printf, 4, 5)));
 rr_status rr__scope_init(rr__parser *p);
 void rr__scope_free(rr__parser *p);
 /* The entry for a name, or NULL. */
 rr__name *rr__scope_find(rr__parser *p, const char *text, size_t length);
 /* Adds a name (which must not be in scope yet). */
 rr_status rr__scope_add(rr__parser *p, const rr__token *at, rr__name_kind kind, int index,
-			int node);
+                        int node);
 /* Interns a node written at token `at`, through the memo, then rr__ir_add; returns the id, or
  * -1 with the error set. */
 int rr__check_node(rr__parser *p, const rr__token *at, rr__node node);
