@@ -203,6 +203,89 @@ static void test_phases(void)
 	      RR_ERR_INVALID_ARG);
 }
 
+/* ---------------------------------------------------------------- bench on a host-memory fake */
+
+static int corrupt_row = -1; /* the fake sum writes a wrong value into this row */
+
+static rr_status host_alloc(rr_device *device, size_t bytes, void **out)
+{
+	*out = malloc(bytes ? bytes : 1);
+	return *out ? RR_OK : RR_ERR_NOMEM;
+}
+static void host_free(rr_device *device, void *ptr)
+{
+	free(ptr);
+}
+static rr_status host_copy(rr_device *device, void *dst, const void *src, size_t bytes)
+{
+	memcpy(dst, src, bytes);
+	return RR_OK;
+}
+static rr_status fake_sum_launch(rr_device *device, rr_program *program, int64_t rows,
+				 const rr_arg *inputs, void *const *outputs, void *stream)
+{
+	for (int64_t r = 0; r < rows; r++) {
+		double total = 0;
+		for (int64_t c = 0; c < program->cols; c++)
+			total += rr__load_as_double(inputs[0].data, program->dtype,
+						    (size_t)(r * program->cols + c));
+		rr__store_from_double(outputs[0], program->dtype, (size_t)r,
+				      total + (r == corrupt_row ? 1.0 : 0.0));
+	}
+	return RR_OK;
+}
+
+static void test_bench_fake(void)
+{
+	rr__backend_ops ops = {.version = RR_BACKEND_OPS_VERSION, .name = "fake",
+			       .launch = fake_sum_launch, .alloc = host_alloc, .free = host_free,
+			       .upload = host_copy, .download = host_copy, .synchronize = fake_sync};
+	rr_device device = {.ops = &ops};
+	rr_kernel *kernel = NULL;
+	CHECK(rr_kernel_load_builtin("sum", &kernel) == RR_OK);
+	if (!kernel)
+		return;
+	CHECK(rr__bytes_min(kernel, RR_F32, 8, 64) == 8 * 64 * 4 + 8 * 4);
+	CHECK(!rr__kernel_writes_row(kernel));
+	rr_program program = {.device = &device, .kernel = kernel, .dtype = RR_F32, .cols = 64,
+			      .layout = {.workers_per_row = 1, .vec = 1, .unroll = 1,
+					 .rows_per_group = 1, .blocks_per_row = 1,
+					 .storage = RR_STORAGE_REGS, .grid = RR_GRID_ROWS},
+			      .module = &program};
+	rr__bench_options options = {.measure = {.samples = 3, .sample_ms = 0.5, .warmup_ms = 1},
+				     .l2_cold = 1, .l2_bytes = 65536, .seed = 42};
+	rr__row_result row = {0};
+	CHECK(rr__bench_program(&device, &program, 8, &options, &row) == RR_OK);
+	CHECK(row.state == RR_ROW_MEASURED && row.validation.valid);
+	CHECKF(row.buffer_sets == 2 * 65536 / 2080 + 1, "%d sets", row.buffer_sets);
+	CHECK(row.working_set_bytes > 2 * 65536);
+	CHECK(row.validation.total == 8 * row.buffer_sets);
+	CHECK(row.validation.validated == row.validation.total);
+	CHECK(row.ceiling == RR_CEILING_READ && row.bytes_min == 2080);
+	CHECK(strcmp(row.kernel, "sum") == 0 && strlen(row.kernel_hash) == 64);
+	CHECK(strstr(row.plan, "W=1") != NULL);
+	CHECK(row.phases[RR_PHASE_E2E].available && !row.phases[RR_PHASE_GPU].available);
+	for (int p = 0; p < RR__PHASE_COUNT; p++)
+		rr__phase_result_free(&row.phases[p]);
+
+	/* A wrong value in row 3 of every set: reported with its position, and never timed. */
+	corrupt_row = 3;
+	options.l2_cold = 0;
+	memset(&row, 0, sizeof row);
+	CHECK(rr__bench_program(&device, &program, 8, &options, &row) == RR_OK);
+	CHECK(row.state == RR_ROW_INVALID && !row.validation.valid && row.buffer_sets == 1);
+	CHECK(row.validation.total == 8 && row.validation.validated == 7);
+	CHECK(row.validation.failed_row == 3 && row.validation.failed_set == 0);
+	CHECK(strcmp(row.validation.failed_output, "s") == 0);
+	CHECK(row.validation.failed_got - row.validation.failed_expected > 0.5);
+	for (int p = 0; p < RR__PHASE_COUNT; p++) {
+		CHECK(!row.phases[p].available && row.phases[p].n_samples == 0);
+		CHECK(strstr(row.phases[p].reason, "validation") != NULL);
+	}
+	corrupt_row = -1;
+	rr_kernel_free(kernel);
+}
+
 /* ---------------------------------------------------------------- synthetic results */
 
 static void fill_phase(rr__phase_result *phase, int n, int64_t bytes, double scale)
@@ -450,6 +533,48 @@ static void test_results(const char *dir)
 	rr__results_free(&results);
 }
 
+/* The line of a series runs in order of N through the largest M at each N, whatever the order
+ * the rows were measured in. */
+static void test_plot_order(const char *dir)
+{
+	rr__results results = {0};
+	snprintf(results.info.backend, sizeof results.info.backend, "cpu");
+	int64_t shapes[][2] = {{8, 4096}, {8, 1024}, {64, 1024}, {2, 256}};
+	for (int i = 0; i < 4; i++) {
+		rr__row_result *row = rr__results_add_row(&results);
+		snprintf(row->kernel, sizeof row->kernel, "softmax");
+		row->rows = shapes[i][0];
+		row->cols = shapes[i][1];
+		row->bytes_min = row->rows * row->cols * 8;
+		fill_phase(&row->phases[RR_PHASE_E2E], 3, row->bytes_min, 5);
+	}
+	char path[512];
+	snprintf(path, sizeof path, "%s/order.svg", dir);
+	CHECK(rr__results_write_svg(&results, path) == RR_OK);
+	char *svg = NULL;
+	size_t size = 0;
+	CHECK(rr__read_file(path, &svg, &size) == RR_OK);
+	const char *line = svg ? strstr(svg, "<polyline points=\"") : NULL;
+	CHECK(line != NULL);
+	if (line) {
+		double x[8], y[8];
+		int n = 0;
+		const char *at = line + strlen("<polyline points=\"");
+		while (n < 8 && sscanf(at, "%lf,%lf", &x[n], &y[n]) == 2) {
+			n++;
+			at = strchr(at, ' ');
+			if (!at || at[1] == 'f') /* the fill attribute follows the last point */
+				break;
+			at++;
+		}
+		CHECKF(n == 3, "%d points", n);
+		CHECK(n == 3 && x[0] < x[1] && x[1] < x[2]);
+	}
+	CHECK(svg && strstr(svg, "softmax f32 64x1024"));
+	free(svg);
+	rr__results_free(&results);
+}
+
 /* ---------------------------------------------------------------- shapes and suites */
 
 static void write_text(const char *path, const char *text)
@@ -512,7 +637,9 @@ int main(void)
 	}
 	test_stats();
 	test_phases();
+	test_bench_fake();
 	test_results(dir);
+	test_plot_order(dir);
 	test_suites(dir);
 	char command[600];
 	snprintf(command, sizeof command, "rm -rf '%s'", dir);

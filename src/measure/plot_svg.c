@@ -20,7 +20,7 @@ static const char *const colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
 #define N_COLORS (sizeof colors / sizeof colors[0])
 
 typedef struct point {
-	double x, y; /* log2 N, TB/s */
+	double x, y; /* in pixels */
 	int64_t rows, cols;
 } point;
 
@@ -129,45 +129,53 @@ static const char *dash_for(rr_dtype dtype)
 						      : " stroke-dasharray=\"2 3\"";
 }
 
-/* One series: markers at every point, a line through the largest M at each N. */
+static int same_series(const rr__row_result *a, const rr__row_result *b)
+{
+	return a->dtype == b->dtype && strcmp(a->kernel, b->kernel) == 0;
+}
+
+static int compare_points(const void *a, const void *b)
+{
+	const point *p = a, *q = b;
+	return p->cols < q->cols ? -1 : p->cols > q->cols;
+}
+
+/* One series: markers at every point, a line in order of N through the largest M at each N. */
 static void draw_series(rr__buf *buf, const axes *a, const rr__results *results, int first,
 			rr__phase_id phase, const char *color, int legend_slot)
 {
 	const rr__row_result *head = &results->rows[first];
-	rr__buf line = {0};
-	int64_t last_cols = -1;
+	point *line = malloc((size_t)results->n_rows * sizeof *line);
+	int n_line = 0;
 	for (int i = first; i < results->n_rows; i++) {
 		const rr__row_result *row = &results->rows[i];
-		if (!plotted(row, phase) || strcmp(row->kernel, head->kernel) != 0 ||
-		    row->dtype != head->dtype)
+		if (!plotted(row, phase) || !same_series(row, head))
 			continue;
 		double x = px(a, log2((double)row->cols)), y = py(a, row->phases[phase].tbps);
-		rr__buf_printf(buf, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\">"
-				    "<title>%s %s %lldx%lld: %.3f TB/s</title></circle>\n",
-			       x, y, color, row->kernel, rr_dtype_name(row->dtype),
-			       (long long)row->rows, (long long)row->cols,
+		rr__buf_printf(buf, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"><title>",
+			       x, y, color);
+		xml_text(buf, row->kernel);
+		rr__buf_printf(buf, " %s %lldx%lld: %.3g TB/s</title></circle>\n",
+			       rr_dtype_name(row->dtype), (long long)row->rows, (long long)row->cols,
 			       row->phases[phase].tbps);
-		if (row->cols == last_cols)
+		int at = 0;
+		while (line && at < n_line && line[at].cols != row->cols)
+			at++;
+		if (!line || (at < n_line && line[at].rows >= row->rows))
 			continue;
-		int64_t best = row->rows;
-		double best_y = y;
-		for (int j = i + 1; j < results->n_rows; j++) {
-			const rr__row_result *other = &results->rows[j];
-			if (plotted(other, phase) && other->cols == row->cols &&
-			    other->rows > best && other->dtype == row->dtype &&
-			    strcmp(other->kernel, row->kernel) == 0) {
-				best = other->rows;
-				best_y = py(a, other->phases[phase].tbps);
-			}
-		}
-		rr__buf_printf(&line, "%s%.1f,%.1f", line.length ? " " : "", x, best_y);
-		last_cols = row->cols;
+		line[at] = (point){.x = x, .y = y, .rows = row->rows, .cols = row->cols};
+		if (at == n_line)
+			n_line++;
 	}
-	if (line.data)
-		rr__buf_printf(buf, "<polyline points=\"%s\" fill=\"none\" stroke=\"%s\" "
-				    "stroke-width=\"2\"%s/>\n",
-			       line.data, color, dash_for(head->dtype));
-	rr__buf_free(&line);
+	if (line && n_line > 1) {
+		qsort(line, (size_t)n_line, sizeof *line, compare_points);
+		rr__buf_printf(buf, "<polyline points=\"");
+		for (int i = 0; i < n_line; i++)
+			rr__buf_printf(buf, "%s%.1f,%.1f", i ? " " : "", line[i].x, line[i].y);
+		rr__buf_printf(buf, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s/>\n", color,
+			       dash_for(head->dtype));
+	}
+	free(line);
 	double ly = TOP + 20 + 20 * legend_slot, lx = WIDTH - RIGHT + 8;
 	rr__buf_printf(buf, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
 			    "stroke-width=\"2\"%s/><text x=\"%.1f\" y=\"%.1f\">",
@@ -183,8 +191,7 @@ static int is_series_head(const rr__results *results, int i, rr__phase_id phase)
 		return 0;
 	for (int j = 0; j < i; j++)
 		if (plotted(&results->rows[j], phase) &&
-		    results->rows[j].dtype == results->rows[i].dtype &&
-		    strcmp(results->rows[j].kernel, results->rows[i].kernel) == 0)
+		    same_series(&results->rows[j], &results->rows[i]))
 			return 0;
 	return 1;
 }
