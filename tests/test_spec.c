@@ -342,6 +342,9 @@ static const struct bad_case bad_cases[] = {
      "which is not a function"},
     {"kernel k\n in sum : row\n out y : row\n y = x\n", RR_ERR_PARSE, "2:5", "not a reserved word"},
     {"kernel k\n in x : row\n out y : row\n y = x * \x01\n", RR_ERR_PARSE, "4:10", "byte 0x01"},
+    {"kernel k\n in x : row\n in t : index\n out y : row\n out s : rowscalar\n y = x\n"
+     " s = y[t]\n",
+     RR_ERR_TYPE, "7:6", "gather from 'y', an output"},
 };
 
 static void test_errors(void)
@@ -406,6 +409,16 @@ static void test_loading(void)
 		CHECK(strcmp(hash, rr_kernel_source_hash(kernel)) == 0);
 	rr_kernel_free(kernel);
 	rr_kernel_free(NULL);
+	/* Windows line ends and tabs parse like the plain text, to the same nodes. */
+	kernel = load("kernel k\r\n\tin x : row\r\n\tout y : row\r\n\ty = x * 2\r\n");
+	rr_kernel *plain = load("kernel k\n in x : row\n out y : row\n y = x * 2\n");
+	if (kernel && plain) {
+		CHECK(kernel->n_nodes == plain->n_nodes);
+		CHECK(kernel->nodes[output_node(kernel, "y")].op == RR_OP_MUL);
+		CHECK(kernel->nodes[output_node(kernel, "y")].column == 8);
+	}
+	rr_kernel_free(plain);
+	rr_kernel_free(kernel);
 }
 
 /* Deep nesting: 256 levels parse, 257 are refused with a clear message, never a crash. */
