@@ -198,6 +198,24 @@ static void test_phases(void)
 		check_phase(&phases[p], 4, rr__phase_name((rr__phase_id)p));
 		rr__phase_result_free(&phases[p]);
 	}
+	/* A cold rotation of 3 sets: a graph holds a whole number of rotations; one too long for
+	 * a graph leaves that phase unavailable rather than quietly hot. */
+	workload.rotation = 3;
+	CHECK(rr__measure_phases(&full_device, &config, &workload, 1000, phases) == RR_OK);
+	CHECK(phases[RR_PHASE_GPU_GRAPH].available);
+	CHECKF(captured_launches >= 3 && captured_launches % 3 == 0, "%lld captured",
+	       (long long)captured_launches);
+	CHECK(phases[RR_PHASE_GPU_GRAPH].batch % captured_launches == 0);
+	for (int p = 0; p < RR__PHASE_COUNT; p++)
+		rr__phase_result_free(&phases[p]);
+	workload.rotation = 1 << 20;
+	CHECK(rr__measure_phases(&full_device, &config, &workload, 1000, phases) == RR_OK);
+	CHECK(!phases[RR_PHASE_GPU_GRAPH].available);
+	CHECK(strstr(phases[RR_PHASE_GPU_GRAPH].reason, "rotation") != NULL);
+	CHECK(phases[RR_PHASE_GPU].available && phases[RR_PHASE_SINGLE_GPU].available);
+	for (int p = 0; p < RR__PHASE_COUNT; p++)
+		rr__phase_result_free(&phases[p]);
+	workload.rotation = 0;
 	config.samples = 0;
 	CHECK(rr__measure_phases(&full_device, &config, &workload, 1000, phases) ==
 	      RR_ERR_INVALID_ARG);

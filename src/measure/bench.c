@@ -273,7 +273,7 @@ rr_status rr__bench_program(rr_device *device, rr_program *program, int64_t rows
 		sets_free(&b);
 		return RR_OK;
 	}
-	rr__workload workload = {.launch = launch_set, .context = &b};
+	rr__workload workload = {.launch = launch_set, .context = &b, .rotation = b.sets};
 	status = rr__measure_phases(device, &options->measure, &workload, row->bytes_min,
 				    row->phases);
 	sets_free(&b);

@@ -72,6 +72,9 @@ void rr__phase_result_unavailable(rr__phase_result *phase, const char *reason);
 typedef struct rr__workload {
 	rr_status (*launch)(void *context, int64_t iteration, void *stream);
 	void *context;
+	/* Launches before the buffer rotation repeats (the cold-L2 set count); 0 or 1 = none. A
+	 * graph then holds a whole number of rotations, so replays stay cold. */
+	int64_t rotation;
 } rr__workload;
 
 typedef struct rr__measure_config {

@@ -9,7 +9,8 @@
 #include "measure/measure.h"
 
 #define MAX_BATCH ((int64_t)1 << 22)
-#define MAX_GRAPH_BATCH 4096 /* launches captured in one graph; more are replays of it */
+#define MAX_GRAPH_BATCH 4096     /* launches captured in one graph; more are replays of it */
+#define MAX_GRAPH_ROTATION 32768 /* most launches a graph may hold to cover a cold rotation */
 #define MAX_SINGLE ((int64_t)20000)
 
 const char *rr__phase_name(rr__phase_id phase)
@@ -177,11 +178,24 @@ static rr_status capture_graph(session *s, int64_t launches, void **graph)
 	return launched != RR_OK ? launched : status;
 }
 
-/* The batch captured once (at most MAX_GRAPH_BATCH launches) and replayed enough times per
- * sample to fill the sample target. */
-static rr_status time_graph(session *s, double *samples, int64_t *batch_out)
+/* Launches one graph holds: the batch (at most MAX_GRAPH_BATCH), raised to a whole number of
+ * buffer rotations so a replay never finds the previous replay's buffers in the L2. 0 when a
+ * rotation is too long for one graph. */
+static int64_t graph_launches(const session *s)
 {
 	int64_t captured = s->batch < MAX_GRAPH_BATCH ? s->batch : MAX_GRAPH_BATCH;
+	int64_t rotation = s->workload->rotation;
+	if (rotation <= 1)
+		return captured;
+	if (rotation > MAX_GRAPH_ROTATION)
+		return 0;
+	return (captured + rotation - 1) / rotation * rotation;
+}
+
+/* The batch captured once and replayed enough times per sample to fill the sample target. */
+static rr_status time_graph(session *s, double *samples, int64_t *batch_out)
+{
+	int64_t captured = graph_launches(s);
 	int64_t replays = (s->batch + captured - 1) / captured;
 	void *graph = NULL;
 	rr_status status = capture_graph(s, captured, &graph);
@@ -315,7 +329,13 @@ static rr_status run_phases(session *s, int64_t bytes, rr__phase_result *phases,
 		snprintf(why, sizeof why, "the %s backend has no device timers", backend);
 		rr__phase_result_unavailable(&phases[RR_PHASE_GPU], why);
 	}
-	if (events && has_graphs(s->ops)) {
+	if (events && has_graphs(s->ops) && graph_launches(s) == 0) {
+		snprintf(why, sizeof why,
+			 "a cold-L2 rotation of %lld buffer sets is longer than the %d launches one "
+			 "graph may hold",
+			 (long long)s->workload->rotation, MAX_GRAPH_ROTATION);
+		rr__phase_result_unavailable(&phases[RR_PHASE_GPU_GRAPH], why);
+	} else if (events && has_graphs(s->ops)) {
 		announce(s, RR_PHASE_GPU_GRAPH);
 		int64_t batch = 0;
 		status = time_graph(s, buffer, &batch);
