@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -162,8 +163,8 @@ static void check_phase(const rr__phase_result *phase, int samples, const char *
 
 static void test_phases(void)
 {
-	rr__backend_ops host_only = {.version = RR_BACKEND_OPS_VERSION, .name = "fake",
-				     .synchronize = fake_sync};
+	rr__backend_ops host_only = {
+	    .version = RR_BACKEND_OPS_VERSION, .name = "fake", .synchronize = fake_sync};
 	rr__backend_ops full = host_only;
 	full.event_create = fake_event_create;
 	full.event_destroy = fake_event_destroy;
@@ -240,24 +241,29 @@ static rr_status host_copy(rr_device *device, void *dst, const void *src, size_t
 	return RR_OK;
 }
 static rr_status fake_sum_launch(rr_device *device, rr_program *program, int64_t rows,
-				 const rr_arg *inputs, void *const *outputs, void *stream)
+                                 const rr_arg *inputs, void *const *outputs, void *stream)
 {
 	for (int64_t r = 0; r < rows; r++) {
 		double total = 0;
 		for (int64_t c = 0; c < program->cols; c++)
 			total += rr__load_as_double(inputs[0].data, program->dtype,
-						    (size_t)(r * program->cols + c));
+			                            (size_t)(r * program->cols + c));
 		rr__store_from_double(outputs[0], program->dtype, (size_t)r,
-				      total + (r == corrupt_row ? 1.0 : 0.0));
+		                      total + (r == corrupt_row ? 1.0 : 0.0));
 	}
 	return RR_OK;
 }
 
 static void test_bench_fake(void)
 {
-	rr__backend_ops ops = {.version = RR_BACKEND_OPS_VERSION, .name = "fake",
-			       .launch = fake_sum_launch, .alloc = host_alloc, .free = host_free,
-			       .upload = host_copy, .download = host_copy, .synchronize = fake_sync};
+	rr__backend_ops ops = {.version = RR_BACKEND_OPS_VERSION,
+	                       .name = "fake",
+	                       .launch = fake_sum_launch,
+	                       .alloc = host_alloc,
+	                       .free = host_free,
+	                       .upload = host_copy,
+	                       .download = host_copy,
+	                       .synchronize = fake_sync};
 	rr_device device = {.ops = &ops};
 	rr_kernel *kernel = NULL;
 	CHECK(rr_kernel_load_builtin("sum", &kernel) == RR_OK);
@@ -265,13 +271,22 @@ static void test_bench_fake(void)
 		return;
 	CHECK(rr__bytes_min(kernel, RR_F32, 8, 64) == 8 * 64 * 4 + 8 * 4);
 	CHECK(!rr__kernel_writes_row(kernel));
-	rr_program program = {.device = &device, .kernel = kernel, .dtype = RR_F32, .cols = 64,
-			      .layout = {.workers_per_row = 1, .vec = 1, .unroll = 1,
-					 .rows_per_group = 1, .blocks_per_row = 1,
-					 .storage = RR_STORAGE_REGS, .grid = RR_GRID_ROWS},
-			      .module = &program};
+	rr_program program = {.device = &device,
+	                      .kernel = kernel,
+	                      .dtype = RR_F32,
+	                      .cols = 64,
+	                      .layout = {.workers_per_row = 1,
+	                                 .vec = 1,
+	                                 .unroll = 1,
+	                                 .rows_per_group = 1,
+	                                 .blocks_per_row = 1,
+	                                 .storage = RR_STORAGE_REGS,
+	                                 .grid = RR_GRID_ROWS},
+	                      .module = &program};
 	rr__bench_options options = {.measure = {.samples = 3, .sample_ms = 0.5, .warmup_ms = 1},
-				     .l2_cold = 1, .l2_bytes = 65536, .seed = 42};
+	                             .l2_cold = 1,
+	                             .l2_bytes = 65536,
+	                             .seed = 42};
 	rr__row_result row = {0};
 	CHECK(rr__bench_program(&device, &program, 8, &options, &row) == RR_OK);
 	CHECK(row.state == RR_ROW_MEASURED && row.validation.valid);
@@ -322,7 +337,7 @@ static void synthetic_results(rr__results *results, int samples)
 	CHECK(rr__run_info_collect(&results->info, NULL, 5, argv) == RR_OK);
 	snprintf(results->info.backend, sizeof results->info.backend, "cuda");
 	snprintf(results->info.device_description, sizeof results->info.device_description,
-		 "Fake <GPU> & co");
+	         "Fake <GPU> & co");
 	results->info.samples = samples;
 	results->info.sample_ms = 20;
 	results->info.warmup_ms = 150;
@@ -354,7 +369,8 @@ static void synthetic_results(rr__results *results, int samples)
 			row->validation.valid = 1;
 			row->validation.validated = row->validation.total = row->rows * row->cols;
 			for (int p = 0; p < RR__PHASE_COUNT; p++)
-				fill_phase(&row->phases[p], samples, row->bytes_min, 10.0 * (s + 1));
+				fill_phase(&row->phases[p], samples, row->bytes_min,
+				           10.0 * (s + 1));
 		}
 	}
 	rr__phase_result_unavailable(&results->rows[1].phases[RR_PHASE_GPU_GRAPH], "no graphs");
@@ -376,7 +392,7 @@ static int has(json_t *object, const char *key, int type)
 {
 	json_t *value = json_object_get(object, key);
 	int ok = value && (type < 0 || (int)json_typeof(value) == type ||
-			   (type == JSON_REAL && json_is_integer(value)));
+	                   (type == JSON_REAL && json_is_integer(value)));
 	if (!ok)
 		fprintf(stderr, "missing or mistyped key '%s'\n", key);
 	return ok;
@@ -448,7 +464,8 @@ static void check_json(const char *path, const rr__results *results)
 	CHECK(start && strlen(start) == 20 && start[10] == 'T' && start[19] == 'Z');
 	json_t *device = json_object_get(root, "device");
 	CHECK(has(root, "device", JSON_OBJECT) && has(device, "name", JSON_STRING));
-	CHECK(has(device, "multiprocessors", JSON_INTEGER) && has(device, "l2_bytes", JSON_INTEGER));
+	CHECK(has(device, "multiprocessors", JSON_INTEGER) &&
+	      has(device, "l2_bytes", JSON_INTEGER));
 	CHECK(has(device, "uuid", -1) && has(device, "compute_capability", -1));
 	json_t *versions = json_object_get(root, "versions");
 	CHECK(has(versions, "rowreduce", JSON_STRING) && has(versions, "git_commit", JSON_STRING));
@@ -461,7 +478,7 @@ static void check_json(const char *path, const rr__results *results)
 	CHECK(json_integer_value(json_object_get(protocol, "samples")) == results->info.samples);
 	CHECK(has(protocol, "sample_ms", JSON_REAL) && has(protocol, "warmup_ms", JSON_REAL));
 	CHECK(strcmp(json_string_value(json_object_get(json_object_get(protocol, "l2"), "mode")),
-		     "hot") == 0);
+	             "hot") == 0);
 	json_t *ceilings = json_object_get(root, "ceilings");
 	CHECK(is_bool(ceilings, "requested"));
 	for (int c = 0; c < RR__CEILING_COUNT; c++) {
@@ -470,7 +487,8 @@ static void check_json(const char *path, const rr__results *results)
 		json_t *phases = json_object_get(ceiling, "phases");
 		for (int p = 0; p < RR__PHASE_COUNT; p++)
 			check_phase_json(json_object_get(phases, rr__phase_name((rr__phase_id)p)),
-					 json_integer_value(json_object_get(ceiling, "bytes")), NULL);
+			                 json_integer_value(json_object_get(ceiling, "bytes")),
+			                 NULL);
 	}
 	json_t *rows = json_object_get(root, "rows");
 	CHECK(json_array_size(rows) == (size_t)results->n_rows);
@@ -485,21 +503,24 @@ static void check_json(const char *path, const rr__results *results)
 		CHECK(is_hex64(json_object_get(row, "binary_sha256")));
 		json_t *validation = json_object_get(row, "validation");
 		CHECK(is_bool(validation, "valid") && has(validation, "validated", JSON_INTEGER));
-		CHECK(has(validation, "total", JSON_INTEGER) && has(validation, "first_failure", -1));
+		CHECK(has(validation, "total", JSON_INTEGER) &&
+		      has(validation, "first_failure", -1));
 		int valid = json_is_true(json_object_get(validation, "valid"));
-		CHECK(valid == (strcmp(json_string_value(json_object_get(row, "state")), "invalid") != 0));
+		CHECK(valid ==
+		      (strcmp(json_string_value(json_object_get(row, "state")), "invalid") != 0));
 		if (!valid) {
 			json_t *failure = json_object_get(validation, "first_failure");
 			CHECK(json_integer_value(json_object_get(failure, "row")) == 3);
 			CHECK(json_integer_value(json_object_get(failure, "col")) == 5);
 		}
-		json_t *ceiling = json_object_get(ceilings, json_string_value(json_object_get(row, "ceiling")));
+		json_t *ceiling =
+		    json_object_get(ceilings, json_string_value(json_object_get(row, "ceiling")));
 		json_t *phases = json_object_get(row, "phases");
 		for (int p = 0; p < RR__PHASE_COUNT; p++) {
 			const char *name = rr__phase_name((rr__phase_id)p);
 			check_phase_json(json_object_get(phases, name),
-					 json_integer_value(json_object_get(row, "bytes_min")),
-					 json_object_get(json_object_get(ceiling, "phases"), name));
+			                 json_integer_value(json_object_get(row, "bytes_min")),
+			                 json_object_get(json_object_get(ceiling, "phases"), name));
 		}
 	}
 	json_t *summary = json_object_get(root, "summary");
@@ -548,6 +569,16 @@ static void test_results(const char *dir)
 	CHECK(rr__results_write_json(&results, blocked) == RR_ERR_IO);
 	CHECK(strstr(rr_last_error(), "results.md/results.json") != NULL);
 	CHECK(!file_exists(blocked));
+	/* A read-only folder stops everyone but root (who is covered by the case above). */
+	if (geteuid() != 0) {
+		char locked[560];
+		snprintf(locked, sizeof locked, "%s/locked", dir);
+		CHECK(mkdir(locked, 0500) == 0);
+		snprintf(blocked, sizeof blocked, "%s/results.json", locked);
+		CHECK(rr__results_write_json(&results, blocked) == RR_ERR_IO);
+		CHECK(!file_exists(blocked));
+		chmod(locked, 0700);
+	}
 	rr__results_free(&results);
 }
 

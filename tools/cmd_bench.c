@@ -18,64 +18,74 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: rowreduce bench --kernels K[,K...]|all (--suite NAME|FILE | --shapes MxN[,MxN...])\n"
-		"                       --out DIR [--dtypes f32,bf16[,f16]] [--backend auto|cpu|cuda]\n"
-		"                       [--plan auto|tuned|W=..,V=..,...] [--samples 7] [--sample-ms 20]\n"
-		"                       [--warmup-ms 150] [--l2 hot|cold] [--seed S]\n"
-		"                       [--capture-sources] [--no-ceilings]\n"
-		"\n"
-		"Measures every kernel x dtype x shape. Each configuration is built, its outputs\n"
-		"poisoned, run once per buffer set and validated element by element against the\n"
-		"float64 reference; only then is it timed. Compilation, uploads and validation are\n"
-		"never inside a sample. A configuration that fails validation is reported with its\n"
-		"first failing element and never timed.\n"
-		"\n"
-		"  --kernels LIST       built-in names or kernel files, comma-separated; all = the six\n"
-		"                       built-ins\n"
-		"  --suite NAME|FILE    shapes from bench/suites/NAME.txt (seed, large) or a file with\n"
-		"                       one MxN per line ('#' comments)\n"
-		"  --shapes LIST        shapes MxN, comma-separated (e.g. 64x4096,1024x1024)\n"
-		"  --dtypes LIST        element types among f32, bf16, f16 (default f32,bf16)\n"
-		"  --backend B          auto (default: cuda when a GPU answers, else cpu), cpu or cuda\n"
-		"  --plan P             auto (default: the planner's choice), or a layout such as\n"
-		"                       W=32,V=4,U=1,R=1 (fields left out are chosen by the planner);\n"
-		"                       tuned needs the tuning database, which is not built yet\n"
-		"  --samples K          samples per phase, 1..100000 (default 7)\n"
-		"  --sample-ms T        target duration of one sample in ms; the batch size is\n"
-		"                       calibrated to it (default 20)\n"
-		"  --warmup-ms T        warm-up launches before the samples, in ms (default 150)\n"
-		"  --l2 hot|cold        hot (default): one buffer set, reused; cold: identical sets\n"
-		"                       rotated so the working set exceeds twice the L2 (the device's\n"
-		"                       L2; 64 MiB on cpu), at most 131072 sets\n"
-		"  --seed S             seed of the random inputs (default 1)\n"
-		"  --capture-sources    write each generated source to DIR/sources/\n"
-		"                       <kernel>-<dtype>-<M>x<N>.c (cpu) or .cu (cuda)\n"
-		"  --no-ceilings        skip the copy and read ceilings\n"
-		"  --out DIR            results folder, created if needed; checked for writing before\n"
-		"                       anything is measured\n"
-		"  -h, --help           this text\n"
-		"\n"
-		"Phases, each sampled separately and never subtracted from one another (µs per op):\n"
-		"  gpu         device events around a batch of launches on one stream, / batch\n"
-		"  gpu_graph   the batch captured once as a graph and replayed, events, / batch\n"
-		"  e2e         host wall time of the batch including launches and a final sync, / batch\n"
-		"  single      one launch + synchronize, host wall; a sample is the p50 of many\n"
-		"  single_gpu  the same launches timed by device events\n"
-		"On cpu only e2e and single exist; the others are recorded unavailable, never estimated.\n"
-		"\n"
-		"Ceilings (same phases, same run): a device-to-device copy (2 GiB on cuda, 256 MiB on\n"
-		"cpu; bytes read + written) for kernels that write a row output, and the built-in sum\n"
-		"over a 16384x32768 (cuda) or 2048x16384 (cpu) f32 matrix (bytes read) for the others.\n"
-		"TB/s = bytes_min / median, where bytes_min reads each input once and writes each\n"
-		"output once; the fraction of ceiling divides it by the same phase of the ceiling.\n"
-		"\n"
-		"Writes DIR/results.json (raw samples and provenance; docs/results-schema.md),\n"
-		"DIR/results.md (the tables) and DIR/plot.svg (TB/s against N). Progress goes to stderr.\n"
-		"\n"
-		"exit status: 0 every configuration validated and timed, 1 a validation failure,\n"
-		"2 bad usage or input (flag, suite, kernel, --out), a device error or a configuration\n"
-		"that could not be built or run (it is recorded in the results)\n");
+	fprintf(
+	    out,
+	    "usage: rowreduce bench --kernels K[,K...]|all (--suite NAME|FILE | --shapes "
+	    "MxN[,MxN...])\n"
+	    "                       --out DIR [--dtypes f32,bf16[,f16]] [--backend auto|cpu|cuda]\n"
+	    "                       [--plan auto|tuned|W=..,V=..,...] [--samples 7] [--sample-ms "
+	    "20]\n"
+	    "                       [--warmup-ms 150] [--l2 hot|cold] [--seed S]\n"
+	    "                       [--capture-sources] [--no-ceilings]\n"
+	    "\n"
+	    "Measures every kernel x dtype x shape. Each configuration is built, its outputs\n"
+	    "poisoned, run once per buffer set and validated element by element against the\n"
+	    "float64 reference; only then is it timed. Compilation, uploads and validation are\n"
+	    "never inside a sample. A configuration that fails validation is reported with its\n"
+	    "first failing element and never timed.\n"
+	    "\n"
+	    "  --kernels LIST       built-in names or kernel files, comma-separated; all = the "
+	    "six\n"
+	    "                       built-ins\n"
+	    "  --suite NAME|FILE    shapes from bench/suites/NAME.txt (seed, large) or a file "
+	    "with\n"
+	    "                       one MxN per line ('#' comments)\n"
+	    "  --shapes LIST        shapes MxN, comma-separated (e.g. 64x4096,1024x1024)\n"
+	    "  --dtypes LIST        element types among f32, bf16, f16 (default f32,bf16)\n"
+	    "  --backend B          auto (default: cuda when a GPU answers, else cpu), cpu or "
+	    "cuda\n"
+	    "  --plan P             auto (default: the planner's choice), or a layout such as\n"
+	    "                       W=32,V=4,U=1,R=1 (fields left out are chosen by the planner);\n"
+	    "                       tuned needs the tuning database, which is not built yet\n"
+	    "  --samples K          samples per phase, 1..100000 (default 7)\n"
+	    "  --sample-ms T        target duration of one sample in ms; the batch size is\n"
+	    "                       calibrated to it (default 20)\n"
+	    "  --warmup-ms T        warm-up launches before the samples, in ms (default 150)\n"
+	    "  --l2 hot|cold        hot (default): one buffer set, reused; cold: identical sets\n"
+	    "                       rotated so the working set exceeds twice the L2 (the device's\n"
+	    "                       L2; 64 MiB on cpu), at most 131072 sets\n"
+	    "  --seed S             seed of the random inputs (default 1)\n"
+	    "  --capture-sources    write each generated source to DIR/sources/\n"
+	    "                       <kernel>-<dtype>-<M>x<N>.c (cpu) or .cu (cuda)\n"
+	    "  --no-ceilings        skip the copy and read ceilings\n"
+	    "  --out DIR            results folder, created if needed; checked for writing before\n"
+	    "                       anything is measured\n"
+	    "  -h, --help           this text\n"
+	    "\n"
+	    "Phases, each sampled separately and never subtracted from one another (µs per op):\n"
+	    "  gpu         device events around a batch of launches on one stream, / batch\n"
+	    "  gpu_graph   the batch captured once as a graph and replayed, events, / batch\n"
+	    "  e2e         host wall time of the batch including launches and a final sync, / "
+	    "batch\n"
+	    "  single      one launch + synchronize, host wall; a sample is the p50 of many\n"
+	    "  single_gpu  the same launches timed by device events\n"
+	    "On cpu only e2e and single exist; the others are recorded unavailable, never "
+	    "estimated.\n"
+	    "\n"
+	    "Ceilings (same phases, same run): a device-to-device copy (2 GiB on cuda, 256 MiB on\n"
+	    "cpu; bytes read + written) for kernels that write a row output, and the built-in sum\n"
+	    "over a 16384x32768 (cuda) or 2048x16384 (cpu) f32 matrix (bytes read) for the "
+	    "others.\n"
+	    "TB/s = bytes_min / median, where bytes_min reads each input once and writes each\n"
+	    "output once; the fraction of ceiling divides it by the same phase of the ceiling.\n"
+	    "\n"
+	    "Writes DIR/results.json (raw samples and provenance; docs/results-schema.md),\n"
+	    "DIR/results.md (the tables) and DIR/plot.svg (TB/s against N). Progress goes to "
+	    "stderr.\n"
+	    "\n"
+	    "exit status: 0 every configuration validated and timed, 1 a validation failure,\n"
+	    "2 bad usage or input (flag, suite, kernel, --out), a device error or a configuration\n"
+	    "that could not be built or run (it is recorded in the results)\n");
 }
 
 typedef struct bench_options {
@@ -141,11 +151,11 @@ static int parse_value(bench_options *o, const char *flag, const char *v)
 
 static int parse_options(int argc, char **argv, bench_options *o)
 {
-	static const char *const with_value[] = {"--kernels", "--suite", "--shapes", "--dtypes",
-						 "--backend", "--plan", "--l2", "--out", "--samples",
-						 "--sample-ms", "--warmup-ms", "--seed"};
+	static const char *const with_value[] = {
+	    "--kernels", "--suite", "--shapes",  "--dtypes",    "--backend",   "--plan",
+	    "--l2",      "--out",   "--samples", "--sample-ms", "--warmup-ms", "--seed"};
 	const char **slots[] = {&o->kernels, &o->suite, &o->shapes, &o->dtypes,
-				&o->backend, &o->plan, &o->l2, &o->out};
+	                        &o->backend, &o->plan,  &o->l2,     &o->out};
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--capture-sources") == 0) {
 			o->capture_sources = 1;
@@ -159,8 +169,9 @@ static int parse_options(int argc, char **argv, bench_options *o)
 		for (size_t f = 0; f < sizeof with_value / sizeof *with_value && !matched; f++) {
 			const char *v = option_value(argc, argv, &i, with_value[f], &missing);
 			if (missing)
-				return rr_tool_fail(2, "%s needs a value (see rowreduce bench --help)",
-						    with_value[f]);
+				return rr_tool_fail(2,
+				                    "%s needs a value (see rowreduce bench --help)",
+				                    with_value[f]);
 			if (!v)
 				continue;
 			matched = 1;
@@ -170,11 +181,13 @@ static int parse_options(int argc, char **argv, bench_options *o)
 				return 2;
 		}
 		if (!matched)
-			return rr_tool_fail(2, "unknown option '%s' (see rowreduce bench --help)", argv[i]);
+			return rr_tool_fail(2, "unknown option '%s' (see rowreduce bench --help)",
+			                    argv[i]);
 	}
 	if (!o->kernels || !o->out || (!o->suite == !o->shapes))
-		return rr_tool_fail(2, "bench needs --kernels, exactly one of --suite and --shapes, and "
-				       "--out (see rowreduce bench --help)");
+		return rr_tool_fail(
+		    2, "bench needs --kernels, exactly one of --suite and --shapes, and "
+		       "--out (see rowreduce bench --help)");
 	if (strcmp(o->l2, "hot") != 0 && strcmp(o->l2, "cold") != 0)
 		return rr_tool_fail(2, "--l2 '%s' is not hot or cold", o->l2);
 	return 0;
@@ -224,7 +237,8 @@ static int load_kernels(bench_plan *p, const char *list)
 	if (!copy)
 		return rr_tool_fail(2, "out of memory");
 	int code = 0;
-	for (char *name = strtok_r(copy, ",", &save); name && !code; name = strtok_r(NULL, ",", &save))
+	for (char *name = strtok_r(copy, ",", &save); name && !code;
+	     name = strtok_r(NULL, ",", &save))
 		code = load_kernel(p, name);
 	free(copy);
 	if (!code && p->n_kernels == 0)
@@ -238,7 +252,8 @@ static int parse_dtypes(bench_plan *p, const char *list)
 	if (!copy)
 		return rr_tool_fail(2, "out of memory");
 	int code = 0;
-	for (char *name = strtok_r(copy, ",", &save); name && !code; name = strtok_r(NULL, ",", &save)) {
+	for (char *name = strtok_r(copy, ",", &save); name && !code;
+	     name = strtok_r(NULL, ",", &save)) {
 		rr_dtype dtype;
 		if (rr_dtype_parse(name, &dtype) != RR_OK ||
 		    (dtype != RR_F32 && dtype != RR_BF16 && dtype != RR_F16)) {
@@ -253,7 +268,8 @@ static int parse_dtypes(bench_plan *p, const char *list)
 	}
 	free(copy);
 	if (!code && p->n_dtypes == 0)
-		code = rr_tool_fail(2, "--dtypes '%s' names no dtype (allowed: f32, bf16, f16)", list);
+		code =
+		    rr_tool_fail(2, "--dtypes '%s' names no dtype (allowed: f32, bf16, f16)", list);
 	return code;
 }
 
@@ -261,7 +277,7 @@ static int prepare(bench_plan *p, const bench_options *o)
 {
 	if (strcmp(o->plan, "tuned") == 0)
 		return rr_tool_fail(2, "tuned plans need the tuning database (not built yet); use "
-				       "--plan auto or a layout such as W=32,V=4");
+		                       "--plan auto or a layout such as W=32,V=4");
 	if (strcmp(o->plan, "auto") != 0) {
 		if (rr_layout_parse(o->plan, &p->layout) != RR_OK)
 			return rr_tool_fail(2, "--plan '%s': %s", o->plan, rr_last_error());
@@ -270,9 +286,10 @@ static int prepare(bench_plan *p, const bench_options *o)
 	if (load_kernels(p, o->kernels) || parse_dtypes(p, o->dtypes))
 		return 2;
 	rr_status status = o->suite ? rr__suite_load(o->suite, &p->shapes, NULL, 0)
-				    : rr__shapes_parse(o->shapes, &p->shapes);
+	                            : rr__shapes_parse(o->shapes, &p->shapes);
 	if (status != RR_OK)
-		return rr_tool_fail(2, "%s: %s", o->suite ? "--suite" : "--shapes", rr_last_error());
+		return rr_tool_fail(2, "%s: %s", o->suite ? "--suite" : "--shapes",
+		                    rr_last_error());
 	return 0;
 }
 
@@ -311,9 +328,9 @@ static void progress_line(progress *g, const char *what)
 	char left[48] = "";
 	if (g->index > 0 && g->total > g->index)
 		snprintf(left, sizeof left, ", ~%.0f s left",
-			 (now - g->rows_start) / g->index * (g->total - g->index));
+		         (now - g->rows_start) / g->index * (g->total - g->index));
 	fprintf(stderr, "%s%s: %s, %.1f s elapsed%s%s", g->tty ? "\r\033[K" : "", g->label, what,
-		elapsed, left, g->tty ? "" : "\n");
+	        elapsed, left, g->tty ? "" : "\n");
 	fflush(stderr);
 }
 
@@ -333,12 +350,12 @@ static void progress_end(progress *g)
 /* ---------------------------------------------------------------- the run */
 
 static void capture_source(const bench_options *o, rr_device *device, rr_program *program,
-			   rr__row_result *row)
+                           rr__row_result *row)
 {
 	char path[4400];
 	snprintf(row->source_file, sizeof row->source_file, "sources/%s-%s-%lldx%lld.%s",
-		 row->kernel, rr_dtype_name(row->dtype), (long long)row->rows,
-		 (long long)row->cols, strcmp(device->ops->name, "cuda") == 0 ? "cu" : "c");
+	         row->kernel, rr_dtype_name(row->dtype), (long long)row->rows, (long long)row->cols,
+	         strcmp(device->ops->name, "cuda") == 0 ? "cu" : "c");
 	snprintf(path, sizeof path, "%s/%s", o->out, row->source_file);
 	const char *source = rr_program_source(program);
 	if (rr__write_file_atomic(path, source, strlen(source)) != RR_OK) {
@@ -350,31 +367,32 @@ static void capture_source(const bench_options *o, rr_device *device, rr_program
 static void report_row(const rr__row_result *row)
 {
 	if (row->state == RR_ROW_INVALID)
-		fprintf(stderr,
-			"rowreduce: %s %s %lldx%lld FAILED validation (not timed): output '%s' of "
-			"set %d at row %lld, column %lld: got %.9g, expected %.9g (tolerance %.3g)\n",
-			row->kernel, rr_dtype_name(row->dtype), (long long)row->rows,
-			(long long)row->cols, row->validation.failed_output, row->validation.failed_set,
-			(long long)row->validation.failed_row, (long long)row->validation.failed_col,
-			row->validation.failed_got, row->validation.failed_expected,
-			row->validation.failed_tolerance);
+		fprintf(
+		    stderr,
+		    "rowreduce: %s %s %lldx%lld FAILED validation (not timed): output '%s' of "
+		    "set %d at row %lld, column %lld: got %.9g, expected %.9g (tolerance %.3g)\n",
+		    row->kernel, rr_dtype_name(row->dtype), (long long)row->rows,
+		    (long long)row->cols, row->validation.failed_output, row->validation.failed_set,
+		    (long long)row->validation.failed_row, (long long)row->validation.failed_col,
+		    row->validation.failed_got, row->validation.failed_expected,
+		    row->validation.failed_tolerance);
 	else if (row->state == RR_ROW_ERROR)
 		fprintf(stderr, "rowreduce: %s %s %lldx%lld not measured: %s\n", row->kernel,
-			rr_dtype_name(row->dtype), (long long)row->rows, (long long)row->cols,
-			row->error);
+		        rr_dtype_name(row->dtype), (long long)row->rows, (long long)row->cols,
+		        row->error);
 }
 
 static rr_status bench_one(const bench_options *o, const bench_plan *p, rr_device *device,
-			   const rr__bench_options *options, rr_kernel *kernel, rr_dtype dtype,
-			   int64_t rows, int64_t cols, rr__row_result *row)
+                           const rr__bench_options *options, rr_kernel *kernel, rr_dtype dtype,
+                           int64_t rows, int64_t cols, rr__row_result *row)
 {
 	rr_program *program = NULL;
 	rr_status status = rr_program_build(device, kernel, dtype, rows, cols,
-					    p->has_layout ? &p->layout : NULL, &program);
+	                                    p->has_layout ? &p->layout : NULL, &program);
 	if (status != RR_OK) {
 		snprintf(row->kernel, sizeof row->kernel, "%s", rr_kernel_name(kernel));
 		snprintf(row->kernel_hash, sizeof row->kernel_hash, "%s",
-			 rr_kernel_source_hash(kernel));
+		         rr_kernel_source_hash(kernel));
 		row->dtype = dtype;
 		row->rows = rows;
 		row->cols = cols;
@@ -394,7 +412,7 @@ static rr_status bench_one(const bench_options *o, const bench_plan *p, rr_devic
 }
 
 static int run_rows(const bench_options *o, const bench_plan *p, rr_device *device,
-		    const rr__bench_options *options, rr__results *results, progress *g)
+                    const rr__bench_options *options, rr__results *results, progress *g)
 {
 	g->total = p->n_kernels * p->n_dtypes * p->shapes.count;
 	g->rows_start = rr__now();
@@ -405,12 +423,12 @@ static int run_rows(const bench_options *o, const bench_plan *p, rr_device *devi
 				if (!row)
 					return rr_tool_fail(2, "%s", rr_last_error());
 				snprintf(g->label, sizeof g->label, "[%d/%d] %s %s %lldx%lld",
-					 g->index + 1, g->total, rr_kernel_name(p->kernels[k]),
-					 rr_dtype_name(p->dtypes[d]), (long long)p->shapes.rows[s],
-					 (long long)p->shapes.cols[s]);
+				         g->index + 1, g->total, rr_kernel_name(p->kernels[k]),
+				         rr_dtype_name(p->dtypes[d]), (long long)p->shapes.rows[s],
+				         (long long)p->shapes.cols[s]);
 				progress_line(g, "build and validation");
 				bench_one(o, p, device, options, p->kernels[k], p->dtypes[d],
-					  p->shapes.rows[s], p->shapes.cols[s], row);
+				          p->shapes.rows[s], p->shapes.cols[s], row);
 				report_row(row);
 				g->index++;
 			}
@@ -422,7 +440,7 @@ static int write_results(const bench_options *o, rr__results *results)
 	char path[4200];
 	const char *names[] = {"results.json", "results.md", "plot.svg"};
 	rr_status (*writers[])(const rr__results *, const char *) = {
-		rr__results_write_json, rr__results_write_md, rr__results_write_svg};
+	    rr__results_write_json, rr__results_write_md, rr__results_write_svg};
 	for (int i = 0; i < 3; i++) {
 		snprintf(path, sizeof path, "%s/%s", o->out, names[i]);
 		if (writers[i](results, path) != RR_OK)
@@ -447,12 +465,14 @@ static int run(int argc, char **argv, const bench_options *o, const bench_plan *
 	rr__run_info *info = &results.info;
 	rr__run_info_collect(info, device, argc, argv);
 	progress g = {.start = rr__now(), .tty = isatty(2)};
-	rr__bench_options options = {
-		.measure = {.samples = (int)o->samples, .sample_ms = o->sample_ms,
-			    .warmup_ms = o->warmup_ms, .on_phase = on_phase, .on_phase_context = &g},
-		.l2_cold = strcmp(o->l2, "cold") == 0,
-		.l2_bytes = rr__bench_l2_bytes(device),
-		.seed = o->seed};
+	rr__bench_options options = {.measure = {.samples = (int)o->samples,
+	                                         .sample_ms = o->sample_ms,
+	                                         .warmup_ms = o->warmup_ms,
+	                                         .on_phase = on_phase,
+	                                         .on_phase_context = &g},
+	                             .l2_cold = strcmp(o->l2, "cold") == 0,
+	                             .l2_bytes = rr__bench_l2_bytes(device),
+	                             .seed = o->seed};
 	info->samples = (int)o->samples;
 	info->sample_ms = o->sample_ms;
 	info->warmup_ms = o->warmup_ms;
@@ -467,7 +487,8 @@ static int run(int argc, char **argv, const bench_options *o, const bench_plan *
 		for (int c = 0; c < RR__CEILING_COUNT; c++)
 			if (!results.ceilings[c].measured)
 				fprintf(stderr, "rowreduce: the %s ceiling was not measured: %s\n",
-					rr__ceiling_name((rr__ceiling_id)c), results.ceilings[c].error);
+				        rr__ceiling_name((rr__ceiling_id)c),
+				        results.ceilings[c].error);
 	}
 	int code = run_rows(o, p, device, &options, &results, &g);
 	progress_end(&g);
@@ -486,8 +507,14 @@ int rr_cmd_bench(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	bench_options o = {.dtypes = "f32,bf16", .backend = "auto", .plan = "auto", .l2 = "hot",
-			   .samples = 7, .sample_ms = 20, .warmup_ms = 150, .seed = 1};
+	bench_options o = {.dtypes = "f32,bf16",
+	                   .backend = "auto",
+	                   .plan = "auto",
+	                   .l2 = "hot",
+	                   .samples = 7,
+	                   .sample_ms = 20,
+	                   .warmup_ms = 150,
+	                   .seed = 1};
 	if (parse_options(argc, argv, &o))
 		return 2;
 	bench_plan p = {0};

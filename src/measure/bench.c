@@ -8,7 +8,7 @@
 #include "measure/measure.h"
 #include "validate/validate.h"
 
-#define SET_ALIGN 256             /* every buffer of every set starts on this boundary */
+#define SET_ALIGN 256               /* every buffer of every set starts on this boundary */
 #define MAX_SETS ((int64_t)1 << 17) /* bounds the rotation for tiny shapes */
 #define CPU_L2_BYTES ((int64_t)64 << 20)
 
@@ -22,11 +22,20 @@ int64_t rr__bytes_min(const rr_kernel *kernel, rr_dtype dtype, int64_t rows, int
 		if (rr_kernel_input(kernel, k, &io) != RR_OK)
 			continue;
 		switch (io.kind) {
-		case RR_KIND_ROW: total += rows * cols * element; break;
-		case RR_KIND_COL: total += cols * element; break; /* read once, not once per row */
-		case RR_KIND_ROWSCALAR: total += rows * element; break;
-		case RR_KIND_INDEX: total += rows * (int64_t)rr_dtype_size(RR_I64); break;
-		case RR_KIND_PARAM: break;
+		case RR_KIND_ROW:
+			total += rows * cols * element;
+			break;
+		case RR_KIND_COL:
+			total += cols * element;
+			break; /* read once, not once per row */
+		case RR_KIND_ROWSCALAR:
+			total += rows * element;
+			break;
+		case RR_KIND_INDEX:
+			total += rows * (int64_t)rr_dtype_size(RR_I64);
+			break;
+		case RR_KIND_PARAM:
+			break;
 		}
 	}
 	for (int j = 0; j < rr_kernel_num_outputs(kernel); j++) {
@@ -92,13 +101,13 @@ static void sets_free(buffer_sets *b)
 /* One device allocation of `sets` strides filled from `host` (each stride a copy of `bytes`
  * of it), or, when host is NULL, poisoned with the dtype's NaN pattern. */
 static rr_status upload_replicated(buffer_sets *b, char **base, size_t stride, const void *host,
-				   size_t bytes, rr_dtype dtype)
+                                   size_t bytes, rr_dtype dtype)
 {
 	size_t total = stride * (size_t)b->sets;
 	rr_status status = rr_device_alloc(b->device, total, (void **)base);
 	if (status != RR_OK)
 		return rr__fail_context(status, "cannot allocate %lld buffer sets (%zu bytes)",
-					(long long)b->sets, total);
+		                        (long long)b->sets, total);
 	char *staging = calloc(1, total);
 	if (!staging)
 		return rr__fail(RR_ERR_NOMEM, "out of host memory staging %zu bytes", total);
@@ -107,7 +116,7 @@ static rr_status upload_replicated(buffer_sets *b, char **base, size_t stride, c
 			memcpy(staging + (size_t)s * stride, host, bytes);
 		else
 			rr__poison(staging + (size_t)s * stride, dtype,
-				   (int64_t)(bytes / rr_dtype_size(dtype)));
+			           (int64_t)(bytes / rr_dtype_size(dtype)));
 	}
 	status = rr_device_upload(b->device, *base, staging, total);
 	free(staging);
@@ -117,22 +126,23 @@ static rr_status upload_replicated(buffer_sets *b, char **base, size_t stride, c
 static rr_status sets_create(buffer_sets *b, uint64_t seed)
 {
 	const rr_kernel *kernel = b->kernel;
-	rr_status status = rr__inputs_make(kernel, b->rows, b->cols, b->program->dtype, seed, NULL,
-					   &b->host);
+	rr_status status =
+	    rr__inputs_make(kernel, b->rows, b->cols, b->program->dtype, seed, NULL, &b->host);
 	for (int k = 0; status == RR_OK && k < b->host.count; k++) {
 		b->args[k] = b->host.args[k];
 		if (!b->host.owned[k])
 			continue;
 		b->input_stride[k] = align_up(b->host.bytes[k]);
-		status = upload_replicated(b, &b->input_base[k], b->input_stride[k],
-					   b->host.owned[k], b->host.bytes[k], b->host.args[k].dtype);
+		status =
+		    upload_replicated(b, &b->input_base[k], b->input_stride[k], b->host.owned[k],
+		                      b->host.bytes[k], b->host.args[k].dtype);
 	}
 	for (int j = 0; status == RR_OK && j < kernel->n_outputs; j++) {
 		b->output_bytes[j] = (size_t)rr__output_elements(kernel, j, b->rows, b->cols) *
-				     rr_dtype_size(b->program->dtype);
+		                     rr_dtype_size(b->program->dtype);
 		b->output_stride[j] = align_up(b->output_bytes[j]);
 		status = upload_replicated(b, &b->output_base[j], b->output_stride[j], NULL,
-					   b->output_bytes[j], b->program->dtype);
+		                           b->output_bytes[j], b->program->dtype);
 	}
 	return status;
 }
@@ -171,8 +181,8 @@ static void merge_report(rr__validation_summary *summary, const rr__validation *
 		summary->failed_got = check->first_got;
 		summary->failed_expected = check->first_want;
 		double want = check->first_want < 0 ? -check->first_want : check->first_want;
-		summary->failed_tolerance = report->tolerance.atol * check->scale +
-					    report->tolerance.rtol * want;
+		summary->failed_tolerance =
+		    report->tolerance.atol * check->scale + report->tolerance.rtol * want;
 	}
 }
 
@@ -193,8 +203,9 @@ static rr_status validate_sets(buffer_sets *b, rr__validation_summary *summary)
 	for (int j = 0; j < b->kernel->n_outputs && status == RR_OK; j++) {
 		size_t total = b->output_stride[j] * (size_t)b->sets;
 		host[j] = malloc(total);
-		status = host[j] ? rr_device_download(b->device, host[j], b->output_base[j], total)
-				 : rr__fail(RR_ERR_NOMEM, "out of host memory for %zu bytes", total);
+		status = host[j]
+		             ? rr_device_download(b->device, host[j], b->output_base[j], total)
+		             : rr__fail(RR_ERR_NOMEM, "out of host memory for %zu bytes", total);
 	}
 	for (int64_t s = 0; s < b->sets && status == RR_OK; s++) {
 		void *outputs[RR_MAX_IO];
@@ -202,7 +213,7 @@ static rr_status validate_sets(buffer_sets *b, rr__validation_summary *summary)
 			outputs[j] = host[j] + (size_t)s * b->output_stride[j];
 		rr__validation report;
 		status = rr__validate_outputs(b->kernel, b->rows, b->cols, b->program->dtype,
-					      &b->host, outputs, NULL, &report);
+		                              &b->host, outputs, NULL, &report);
 		if (status == RR_ERR_VALIDATION || status == RR_OK) {
 			merge_report(summary, &report, (int)s);
 			status = RR_OK;
@@ -250,12 +261,15 @@ static rr_status row_error(rr__row_result *row, rr_status status)
 }
 
 rr_status rr__bench_program(rr_device *device, rr_program *program, int64_t rows,
-			    const rr__bench_options *options, rr__row_result *row)
+                            const rr__bench_options *options, rr__row_result *row)
 {
 	describe_row(row, program, rows);
-	buffer_sets b = {.device = device, .program = program, .kernel = program->kernel,
-			 .rows = rows, .cols = program->cols,
-			 .sets = choose_sets(row->bytes_min, options)};
+	buffer_sets b = {.device = device,
+	                 .program = program,
+	                 .kernel = program->kernel,
+	                 .rows = rows,
+	                 .cols = program->cols,
+	                 .sets = choose_sets(row->bytes_min, options)};
 	row->buffer_sets = (int)b.sets;
 	rr_status status = sets_create(&b, options->seed);
 	row->working_set_bytes = row->bytes_min * b.sets;
@@ -269,13 +283,13 @@ rr_status rr__bench_program(rr_device *device, rr_program *program, int64_t rows
 		row->state = RR_ROW_INVALID;
 		for (int p = 0; p < RR__PHASE_COUNT; p++)
 			rr__phase_result_unavailable(&row->phases[p],
-						     "not timed: the output failed validation");
+			                             "not timed: the output failed validation");
 		sets_free(&b);
 		return RR_OK;
 	}
 	rr__workload workload = {.launch = launch_set, .context = &b, .rotation = b.sets};
-	status = rr__measure_phases(device, &options->measure, &workload, row->bytes_min,
-				    row->phases);
+	status =
+	    rr__measure_phases(device, &options->measure, &workload, row->bytes_min, row->phases);
 	sets_free(&b);
 	if (status != RR_OK)
 		return row_error(row, status);
@@ -305,20 +319,21 @@ static rr_status fill_device(rr_device *device, char *dst, size_t bytes)
 	rr_status status = RR_OK;
 	for (size_t at = 0; at < bytes && status == RR_OK; at += chunk)
 		status = rr_device_upload(device, dst + at, staging,
-					  bytes - at < chunk ? bytes - at : chunk);
+		                          bytes - at < chunk ? bytes - at : chunk);
 	free(staging);
 	return status;
 }
 
 /* Halves `*bytes` until both buffers together fit in half the device memory and allocate. */
 static rr_status alloc_pair(rr_device *device, size_t *bytes, size_t second_bytes_divisor,
-			    void **first, void **second)
+                            void **first, void **second)
 {
 	rr__device_properties properties;
 	if (device->ops->properties && device->ops->properties(device, &properties) == RR_OK &&
 	    properties.memory_bytes > 0)
 		while (*bytes > MIN_CEILING_BYTES &&
-		       (int64_t)(*bytes + *bytes / second_bytes_divisor) > properties.memory_bytes / 2)
+		       (int64_t)(*bytes + *bytes / second_bytes_divisor) >
+		           properties.memory_bytes / 2)
 			*bytes /= 2;
 	for (;;) {
 		rr_status status = rr_device_alloc(device, *bytes, first);
@@ -348,25 +363,25 @@ static rr_status launch_copy(void *context, int64_t iteration, void *stream)
 }
 
 static rr_status measure_copy(rr_device *device, const rr__bench_options *options,
-			      rr__ceiling_result *ceiling)
+                              rr__ceiling_result *ceiling)
 {
 	if (!device->ops->copy)
 		return rr__fail(RR_ERR_UNSUPPORTED, "the %s backend has no device copy",
-				device->ops->name);
-	copy_context c = {.device = device, .bytes = on_gpu(device) ? (size_t)2 << 30
-								   : (size_t)256 << 20};
+		                device->ops->name);
+	copy_context c = {.device = device,
+	                  .bytes = on_gpu(device) ? (size_t)2 << 30 : (size_t)256 << 20};
 	rr_status status = alloc_pair(device, &c.bytes, 1, &c.src, &c.dst);
 	if (status == RR_OK)
 		status = fill_device(device, c.src, c.bytes);
 	ceiling->bytes = 2 * (int64_t)c.bytes;
 	snprintf(ceiling->description, sizeof ceiling->description,
-		 "device-to-device copy of %zu MiB (the backend's copy); bytes counted: read + "
-		 "written (2 x %zu MiB)",
-		 c.bytes >> 20, c.bytes >> 20);
+	         "device-to-device copy of %zu MiB (the backend's copy); bytes counted: read + "
+	         "written (2 x %zu MiB)",
+	         c.bytes >> 20, c.bytes >> 20);
 	rr__workload workload = {.launch = launch_copy, .context = &c};
 	if (status == RR_OK)
 		status = rr__measure_phases(device, &options->measure, &workload, ceiling->bytes,
-					    ceiling->phases);
+		                            ceiling->phases);
 	rr_device_free(device, c.src);
 	rr_device_free(device, c.dst);
 	return status;
@@ -387,7 +402,7 @@ static rr_status launch_read(void *context, int64_t iteration, void *stream)
 
 /* The built-in sum (one row input, one row-scalar output) over a large f32 matrix. */
 static rr_status measure_read(rr_device *device, const rr__bench_options *options,
-			      rr__ceiling_result *ceiling)
+                              rr__ceiling_result *ceiling)
 {
 	int64_t cols = on_gpu(device) ? 32768 : 16384, rows = on_gpu(device) ? 16384 : 2048;
 	size_t bytes = (size_t)(rows * cols) * sizeof(float);
@@ -409,14 +424,15 @@ static rr_status measure_read(rr_device *device, const rr__bench_options *option
 	ceiling->rows = r.rows;
 	ceiling->cols = cols;
 	ceiling->bytes = r.rows * cols * (int64_t)sizeof(float);
-	snprintf(ceiling->description, sizeof ceiling->description,
-		 "read-only pass: the built-in sum over a %lldx%lld f32 matrix (plan %.150s); bytes "
-		 "counted: read only (the %lld row sums written are not counted)",
-		 (long long)r.rows, (long long)cols, plan, (long long)r.rows);
+	snprintf(
+	    ceiling->description, sizeof ceiling->description,
+	    "read-only pass: the built-in sum over a %lldx%lld f32 matrix (plan %.150s); bytes "
+	    "counted: read only (the %lld row sums written are not counted)",
+	    (long long)r.rows, (long long)cols, plan, (long long)r.rows);
 	rr__workload workload = {.launch = launch_read, .context = &r};
 	if (status == RR_OK)
 		status = rr__measure_phases(device, &options->measure, &workload, ceiling->bytes,
-					    ceiling->phases);
+		                            ceiling->phases);
 	rr_program_free(r.program);
 	rr_kernel_free(kernel);
 	rr_device_free(device, input);
@@ -425,14 +441,14 @@ static rr_status measure_read(rr_device *device, const rr__bench_options *option
 }
 
 void rr__bench_ceilings(rr_device *device, const rr__bench_options *options,
-			rr__ceiling_result ceilings[RR__CEILING_COUNT])
+                        rr__ceiling_result ceilings[RR__CEILING_COUNT])
 {
 	for (int c = 0; c < RR__CEILING_COUNT; c++) {
 		rr__ceiling_result *ceiling = &ceilings[c];
 		for (int p = 0; p < RR__PHASE_COUNT; p++)
 			rr__phase_result_unavailable(&ceiling->phases[p], "not measured");
 		rr_status status = c == RR_CEILING_COPY ? measure_copy(device, options, ceiling)
-							: measure_read(device, options, ceiling);
+		                                        : measure_read(device, options, ceiling);
 		ceiling->measured = status == RR_OK;
 		if (status != RR_OK)
 			snprintf(ceiling->error, sizeof ceiling->error, "%s", rr_last_error());

@@ -33,7 +33,7 @@ double rr__stats_paired_ratio(const double *a, const double *b, size_t rounds, d
  * fixed xorshift generator seeded by `seed`, interval [lo, hi] at `confidence` (e.g. 0.95).
  * Deterministic for a given seed. RR_ERR_INVALID_ARG on n == 0 or resamples == 0. */
 rr_status rr__stats_bootstrap_median(const double *values, size_t n, size_t resamples,
-				     double confidence, uint64_t seed, double *lo, double *hi);
+                                     double confidence, uint64_t seed, double *lo, double *hi);
 
 /* ---------------------------------------------------------------- phases (phases.c) */
 
@@ -51,8 +51,8 @@ const char *rr__phase_name(rr__phase_id phase);
 
 typedef struct rr__phase_result {
 	int available;
-	char reason[192];   /* why the phase is unavailable (never estimated) */
-	int64_t batch;      /* launches per sample */
+	char reason[192]; /* why the phase is unavailable (never estimated) */
+	int64_t batch;    /* launches per sample */
 	int n_samples;
 	double *samples_us; /* µs per operation, in the order taken (owned) */
 	double median_us, min_us, max_us;
@@ -90,8 +90,8 @@ typedef struct rr__measure_config {
  * time. Phases the backend cannot time (no events, no graphs) are marked unavailable with a
  * reason. Samples are µs per operation; `bytes` (0 = none) gives tbps. */
 rr_status rr__measure_phases(rr_device *device, const rr__measure_config *config,
-			     const rr__workload *workload, int64_t bytes,
-			     rr__phase_result phases[RR__PHASE_COUNT]);
+                             const rr__workload *workload, int64_t bytes,
+                             rr__phase_result phases[RR__PHASE_COUNT]);
 
 /* ---------------------------------------------------------------- results */
 
@@ -128,11 +128,11 @@ typedef struct rr__row_result {
 	char kernel_hash[65];
 	rr_dtype dtype;
 	int64_t rows, cols;
-	char plan[160];        /* rr_layout_format of the layout used */
-	char source_hash[65];  /* generated source */
-	char binary_hash[65];  /* compiled cubin or shared object */
-	char source_file[300]; /* relative to the results folder; "" unless captured */
-	int buffer_sets;          /* identical input/output sets the launches rotate through */
+	char plan[160];            /* rr_layout_format of the layout used */
+	char source_hash[65];      /* generated source */
+	char binary_hash[65];      /* compiled cubin or shared object */
+	char source_file[300];     /* relative to the results folder; "" unless captured */
+	int buffer_sets;           /* identical input/output sets the launches rotate through */
 	int64_t working_set_bytes; /* bytes_min x buffer_sets */
 	rr__validation_summary validation;
 	int64_t bytes_min;
@@ -144,7 +144,7 @@ typedef struct rr__ceiling_result {
 	int measured;
 	char error[256]; /* why it is missing when !measured */
 	char description[512];
-	int64_t bytes;   /* bytes counted per operation */
+	int64_t bytes;      /* bytes counted per operation */
 	int64_t rows, cols; /* the read ceiling's matrix; 0 for the copy */
 	rr__phase_result phases[RR__PHASE_COUNT];
 } rr__ceiling_result;
@@ -225,11 +225,11 @@ int64_t rr__bench_l2_bytes(rr_device *device);
  * RR_OK when the row was measured or found invalid (row->state says which); otherwise the
  * status, with row->state RR_ROW_ERROR and row->error set. */
 rr_status rr__bench_program(rr_device *device, rr_program *program, int64_t rows,
-			    const rr__bench_options *options, rr__row_result *row);
+                            const rr__bench_options *options, rr__row_result *row);
 /* Measures the copy and read ceilings with the same phases; a ceiling that cannot be measured
  * is recorded with measured = 0 and the reason. */
 void rr__bench_ceilings(rr_device *device, const rr__bench_options *options,
-			rr__ceiling_result ceilings[RR__CEILING_COUNT]);
+                        rr__ceiling_result ceilings[RR__CEILING_COUNT]);
 
 /* ---------------------------------------------------------------- shapes and suites (suite.c) */
 
@@ -245,7 +245,7 @@ rr_status rr__shapes_parse(const char *text, rr__shape_list *list);
  * line, '#' comments, blank lines ignored. A bad line or an empty suite fails naming file:line.
  * `path_out` (may be NULL) receives the file used. */
 rr_status rr__suite_load(const char *name_or_path, rr__shape_list *list, char *path_out,
-			 size_t path_size);
+                         size_t path_size);
 void rr__shape_list_free(rr__shape_list *list);
 
 #endif

@@ -16,11 +16,16 @@
 const char *rr__phase_name(rr__phase_id phase)
 {
 	switch (phase) {
-	case RR_PHASE_GPU: return "gpu";
-	case RR_PHASE_GPU_GRAPH: return "gpu_graph";
-	case RR_PHASE_E2E: return "e2e";
-	case RR_PHASE_SINGLE: return "single";
-	case RR_PHASE_SINGLE_GPU: return "single_gpu";
+	case RR_PHASE_GPU:
+		return "gpu";
+	case RR_PHASE_GPU_GRAPH:
+		return "gpu_graph";
+	case RR_PHASE_E2E:
+		return "e2e";
+	case RR_PHASE_SINGLE:
+		return "single";
+	case RR_PHASE_SINGLE_GPU:
+		return "single_gpu";
 	}
 	return "?";
 }
@@ -67,7 +72,8 @@ void rr__phase_result_summarize(rr__phase_result *phase, int64_t bytes)
 	phase->median_us = rr__stats_median(phase->samples_us, n);
 	phase->min_us = rr__stats_min(phase->samples_us, n);
 	phase->max_us = rr__stats_max(phase->samples_us, n);
-	phase->tbps = bytes > 0 && phase->median_us > 0 ? (double)bytes / phase->median_us / 1e6 : 0;
+	phase->tbps =
+	    bytes > 0 && phase->median_us > 0 ? (double)bytes / phase->median_us / 1e6 : 0;
 }
 
 /* ---------------------------------------------------------------- one measurement session */
@@ -242,7 +248,8 @@ static rr_status single_launches(session *s, int64_t count, double *host, double
 {
 	for (int64_t k = 0; k < count; k++) {
 		double t0 = rr__now();
-		rr_status status = gpu ? s->ops->event_record(s->device, s->start, s->stream) : RR_OK;
+		rr_status status =
+		    gpu ? s->ops->event_record(s->device, s->start, s->stream) : RR_OK;
 		if (status == RR_OK)
 			status = launch_one(s, s->stream);
 		if (status == RR_OK && gpu)
@@ -260,8 +267,8 @@ static rr_status single_launches(session *s, int64_t count, double *host, double
 
 /* Each sample is the p50 of `count` single launches, sized so a sample takes about the target
  * time (a single launch costs more than one operation of a batch: it pays the sync). */
-static rr_status time_single(session *s, int with_events, double *host_samples,
-			     double *gpu_samples, int64_t *count_out)
+static rr_status time_single(session *s, int with_events, double *host_samples, double *gpu_samples,
+                             int64_t *count_out)
 {
 	double probe[3], probe_gpu[3];
 	rr_status status = single_launches(s, 3, probe, with_events ? probe_gpu : NULL);
@@ -276,7 +283,7 @@ static rr_status time_single(session *s, int with_events, double *host_samples,
 		free(host);
 		free(gpu);
 		return rr__fail(RR_ERR_NOMEM, "out of memory for %lld single-launch times",
-				(long long)count);
+		                (long long)count);
 	}
 	for (int i = 0; status == RR_OK && i < s->config->samples; i++) {
 		status = single_launches(s, count, host, gpu);
@@ -304,7 +311,7 @@ static int has_graphs(const rr__backend_ops *ops)
 }
 
 static rr_status store(rr__phase_result *phase, const double *samples, int n, int64_t batch,
-		       int64_t bytes)
+                       int64_t bytes)
 {
 	rr_status status = rr__phase_result_set_samples(phase, samples, n);
 	phase->batch = batch;
@@ -313,7 +320,7 @@ static rr_status store(rr__phase_result *phase, const double *samples, int n, in
 }
 
 static rr_status run_phases(session *s, int64_t bytes, rr__phase_result *phases, double *buffer,
-			    double *second)
+                            double *second)
 {
 	int n = s->config->samples, events = s->start != NULL;
 	const char *backend = s->ops->name;
@@ -330,10 +337,11 @@ static rr_status run_phases(session *s, int64_t bytes, rr__phase_result *phases,
 		rr__phase_result_unavailable(&phases[RR_PHASE_GPU], why);
 	}
 	if (events && has_graphs(s->ops) && graph_launches(s) == 0) {
-		snprintf(why, sizeof why,
-			 "a cold-L2 rotation of %lld buffer sets is longer than the %d launches one "
-			 "graph may hold",
-			 (long long)s->workload->rotation, MAX_GRAPH_ROTATION);
+		snprintf(
+		    why, sizeof why,
+		    "a cold-L2 rotation of %lld buffer sets is longer than the %d launches one "
+		    "graph may hold",
+		    (long long)s->workload->rotation, MAX_GRAPH_ROTATION);
 		rr__phase_result_unavailable(&phases[RR_PHASE_GPU_GRAPH], why);
 	} else if (events && has_graphs(s->ops)) {
 		announce(s, RR_PHASE_GPU_GRAPH);
@@ -344,7 +352,7 @@ static rr_status run_phases(session *s, int64_t bytes, rr__phase_result *phases,
 		store(&phases[RR_PHASE_GPU_GRAPH], buffer, n, batch, bytes);
 	} else {
 		snprintf(why, sizeof why, "the %s backend has no %s", backend,
-			 events ? "graphs" : "device timers or graphs");
+		         events ? "graphs" : "device timers or graphs");
 		rr__phase_result_unavailable(&phases[RR_PHASE_GPU_GRAPH], why);
 	}
 	announce(s, RR_PHASE_E2E);
@@ -368,21 +376,21 @@ static rr_status run_phases(session *s, int64_t bytes, rr__phase_result *phases,
 }
 
 rr_status rr__measure_phases(rr_device *device, const rr__measure_config *config,
-			     const rr__workload *workload, int64_t bytes,
-			     rr__phase_result phases[RR__PHASE_COUNT])
+                             const rr__workload *workload, int64_t bytes,
+                             rr__phase_result phases[RR__PHASE_COUNT])
 {
 	if (config->samples < 1 || !(config->sample_ms > 0) || !(config->warmup_ms >= 0))
 		return rr__fail(RR_ERR_INVALID_ARG,
-				"measurement needs samples >= 1, sample-ms > 0 and warmup-ms >= 0 "
-				"(got %d, %g, %g)", config->samples, config->sample_ms,
-				config->warmup_ms);
+		                "measurement needs samples >= 1, sample-ms > 0 and warmup-ms >= 0 "
+		                "(got %d, %g, %g)",
+		                config->samples, config->sample_ms, config->warmup_ms);
 	session s = {.device = device, .ops = device->ops, .workload = workload, .config = config};
 	for (int p = 0; p < RR__PHASE_COUNT; p++)
 		rr__phase_result_unavailable(&phases[p], "not measured");
 	double *buffer = malloc((size_t)config->samples * sizeof *buffer);
 	double *second = malloc((size_t)config->samples * sizeof *second);
-	rr_status status = buffer && second ? RR_OK
-					    : rr__fail(RR_ERR_NOMEM, "out of memory for samples");
+	rr_status status =
+	    buffer && second ? RR_OK : rr__fail(RR_ERR_NOMEM, "out of memory for samples");
 	if (status == RR_OK && s.ops->stream_create && s.ops->stream_destroy)
 		status = s.ops->stream_create(device, &s.stream);
 	if (status == RR_OK && has_events(s.ops)) {

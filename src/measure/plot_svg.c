@@ -16,7 +16,7 @@
 #define BOTTOM 70
 
 static const char *const colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e",
-				     "#17becf", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22"};
+                                     "#17becf", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22"};
 #define N_COLORS (sizeof colors / sizeof colors[0])
 
 typedef struct point {
@@ -42,11 +42,20 @@ static void xml_text(rr__buf *buf, const char *text)
 {
 	for (const char *c = text; *c; c++) {
 		switch (*c) {
-		case '&': rr__buf_printf(buf, "&amp;"); break;
-		case '<': rr__buf_printf(buf, "&lt;"); break;
-		case '>': rr__buf_printf(buf, "&gt;"); break;
-		case '"': rr__buf_printf(buf, "&quot;"); break;
-		default: rr__buf_append(buf, c, 1);
+		case '&':
+			rr__buf_printf(buf, "&amp;");
+			break;
+		case '<':
+			rr__buf_printf(buf, "&lt;");
+			break;
+		case '>':
+			rr__buf_printf(buf, "&gt;");
+			break;
+		case '"':
+			rr__buf_printf(buf, "&quot;");
+			break;
+		default:
+			rr__buf_append(buf, c, 1);
 		}
 	}
 }
@@ -71,15 +80,17 @@ static double tick_step(double top)
 static void draw_axes(rr__buf *buf, const axes *a, const char *phase, const char *device)
 {
 	double bottom = HEIGHT - BOTTOM, right = WIDTH - RIGHT;
-	rr__buf_printf(buf, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" "
-			    "stroke=\"#444\"/>\n",
-		       LEFT, TOP, WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM);
+	rr__buf_printf(buf,
+	               "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" "
+	               "stroke=\"#444\"/>\n",
+	               LEFT, TOP, WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM);
 	double step = tick_step(a->y_hi);
 	for (double y = 0; y <= a->y_hi * 1.0001; y += step)
-		rr__buf_printf(buf, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-				    "stroke=\"#ddd\"/><text x=\"%d\" y=\"%.1f\" "
-				    "text-anchor=\"end\">%g</text>\n",
-			       LEFT, py(a, y), right, py(a, y), LEFT - 6, py(a, y) + 4, y);
+		rr__buf_printf(buf,
+		               "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+		               "stroke=\"#ddd\"/><text x=\"%d\" y=\"%.1f\" "
+		               "text-anchor=\"end\">%g</text>\n",
+		               LEFT, py(a, y), right, py(a, y), LEFT - 6, py(a, y) + 4, y);
 	for (int k = (int)ceil(a->x_lo); k <= (int)floor(a->x_hi); k++) {
 		double n = ldexp(1, k);
 		char label[32];
@@ -89,44 +100,50 @@ static void draw_axes(rr__buf *buf, const axes *a, const char *phase, const char
 			snprintf(label, sizeof label, "%gK", n / 1024);
 		else
 			snprintf(label, sizeof label, "%g", n);
-		rr__buf_printf(buf, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" "
-				    "stroke=\"#eee\"/><text x=\"%.1f\" y=\"%.1f\" "
-				    "text-anchor=\"middle\">%s</text>\n",
-			       px(a, k), TOP, px(a, k), bottom, px(a, k), bottom + 18, label);
+		rr__buf_printf(buf,
+		               "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" "
+		               "stroke=\"#eee\"/><text x=\"%.1f\" y=\"%.1f\" "
+		               "text-anchor=\"middle\">%s</text>\n",
+		               px(a, k), TOP, px(a, k), bottom, px(a, k), bottom + 18, label);
 	}
-	rr__buf_printf(buf, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">row length N "
-			    "(log2 axis)</text>\n",
-		       (LEFT + right) / 2, HEIGHT - 20);
-	rr__buf_printf(buf, "<text transform=\"translate(22 %.1f) rotate(-90)\" "
-			    "text-anchor=\"middle\">TB/s (%s phase, minimal bytes / median)</text>\n",
-		       (TOP + bottom) / 2, phase);
-	rr__buf_printf(buf, "<text x=\"%d\" y=\"30\" font-size=\"16\">rowreduce bench: bandwidth "
-			    "against row length (",
-		       LEFT);
+	rr__buf_printf(buf,
+	               "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">row length N "
+	               "(log2 axis)</text>\n",
+	               (LEFT + right) / 2, HEIGHT - 20);
+	rr__buf_printf(buf,
+	               "<text transform=\"translate(22 %.1f) rotate(-90)\" "
+	               "text-anchor=\"middle\">TB/s (%s phase, minimal bytes / median)</text>\n",
+	               (TOP + bottom) / 2, phase);
+	rr__buf_printf(buf,
+	               "<text x=\"%d\" y=\"30\" font-size=\"16\">rowreduce bench: bandwidth "
+	               "against row length (",
+	               LEFT);
 	xml_text(buf, device);
 	rr__buf_printf(buf, ")</text>\n");
 }
 
-static void draw_ceiling(rr__buf *buf, const axes *a, const rr__results *results,
-			 rr__ceiling_id id, rr__phase_id phase, const char *color)
+static void draw_ceiling(rr__buf *buf, const axes *a, const rr__results *results, rr__ceiling_id id,
+                         rr__phase_id phase, const char *color)
 {
 	const rr__ceiling_result *ceiling = &results->ceilings[id];
 	if (!results->info.ceilings_requested || !ceiling->measured ||
 	    !ceiling->phases[phase].available || !(ceiling->phases[phase].tbps > 0))
 		return;
 	double y = py(a, ceiling->phases[phase].tbps);
-	rr__buf_printf(buf, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\" "
-			    "stroke-width=\"1.5\" stroke-dasharray=\"8 4\"/><text x=\"%d\" "
-			    "y=\"%.1f\" fill=\"%s\" text-anchor=\"end\">%s ceiling %.3f "
-			    "TB/s</text>\n",
-		       LEFT, y, WIDTH - RIGHT, y, color, WIDTH - RIGHT - 6, y - 5, color,
-		       rr__ceiling_name(id), ceiling->phases[phase].tbps);
+	rr__buf_printf(buf,
+	               "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\" "
+	               "stroke-width=\"1.5\" stroke-dasharray=\"8 4\"/><text x=\"%d\" "
+	               "y=\"%.1f\" fill=\"%s\" text-anchor=\"end\">%s ceiling %.3f "
+	               "TB/s</text>\n",
+	               LEFT, y, WIDTH - RIGHT, y, color, WIDTH - RIGHT - 6, y - 5, color,
+	               rr__ceiling_name(id), ceiling->phases[phase].tbps);
 }
 
 static const char *dash_for(rr_dtype dtype)
 {
-	return dtype == RR_F32 ? "" : dtype == RR_BF16 ? " stroke-dasharray=\"6 3\""
-						      : " stroke-dasharray=\"2 3\"";
+	return dtype == RR_F32    ? ""
+	       : dtype == RR_BF16 ? " stroke-dasharray=\"6 3\""
+	                          : " stroke-dasharray=\"2 3\"";
 }
 
 static int same_series(const rr__row_result *a, const rr__row_result *b)
@@ -142,7 +159,7 @@ static int compare_points(const void *a, const void *b)
 
 /* One series: markers at every point, a line in order of N through the largest M at each N. */
 static void draw_series(rr__buf *buf, const axes *a, const rr__results *results, int first,
-			rr__phase_id phase, const char *color, int legend_slot)
+                        rr__phase_id phase, const char *color, int legend_slot)
 {
 	const rr__row_result *head = &results->rows[first];
 	point *line = malloc((size_t)results->n_rows * sizeof *line);
@@ -153,11 +170,11 @@ static void draw_series(rr__buf *buf, const axes *a, const rr__results *results,
 			continue;
 		double x = px(a, log2((double)row->cols)), y = py(a, row->phases[phase].tbps);
 		rr__buf_printf(buf, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"><title>",
-			       x, y, color);
+		               x, y, color);
 		xml_text(buf, row->kernel);
 		rr__buf_printf(buf, " %s %lldx%lld: %.3g TB/s</title></circle>\n",
-			       rr_dtype_name(row->dtype), (long long)row->rows, (long long)row->cols,
-			       row->phases[phase].tbps);
+		               rr_dtype_name(row->dtype), (long long)row->rows,
+		               (long long)row->cols, row->phases[phase].tbps);
 		int at = 0;
 		while (line && at < n_line && line[at].cols != row->cols)
 			at++;
@@ -172,14 +189,15 @@ static void draw_series(rr__buf *buf, const axes *a, const rr__results *results,
 		rr__buf_printf(buf, "<polyline points=\"");
 		for (int i = 0; i < n_line; i++)
 			rr__buf_printf(buf, "%s%.1f,%.1f", i ? " " : "", line[i].x, line[i].y);
-		rr__buf_printf(buf, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s/>\n", color,
-			       dash_for(head->dtype));
+		rr__buf_printf(buf, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s/>\n",
+		               color, dash_for(head->dtype));
 	}
 	free(line);
 	double ly = TOP + 20 + 20 * legend_slot, lx = WIDTH - RIGHT + 8;
-	rr__buf_printf(buf, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
-			    "stroke-width=\"2\"%s/><text x=\"%.1f\" y=\"%.1f\">",
-		       lx, ly, lx + 28, ly, color, dash_for(head->dtype), lx + 34, ly + 4);
+	rr__buf_printf(buf,
+	               "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+	               "stroke-width=\"2\"%s/><text x=\"%.1f\" y=\"%.1f\">",
+	               lx, ly, lx + 28, ly, color, dash_for(head->dtype), lx + 34, ly + 4);
 	xml_text(buf, head->kernel);
 	rr__buf_printf(buf, " %s</text>\n", rr_dtype_name(head->dtype));
 }
@@ -229,22 +247,24 @@ rr_status rr__results_write_svg(const rr__results *results, const char *path)
 	rr__phase_id phase = rr__results_headline_phase(results);
 	axes a = fit_axes(results, phase);
 	rr__buf buf = {0};
-	rr__buf_printf(&buf, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-			     "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n"
-			     "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
-		       WIDTH, HEIGHT, WIDTH, HEIGHT);
+	rr__buf_printf(&buf,
+	               "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+	               "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n"
+	               "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+	               WIDTH, HEIGHT, WIDTH, HEIGHT);
 	draw_axes(&buf, &a, rr__phase_name(phase), results->info.device_description);
 	int series = 0;
 	for (int i = 0; i < results->n_rows; i++)
 		if (is_series_head(results, i, phase)) {
 			draw_series(&buf, &a, results, i, phase, colors[series % N_COLORS],
-				    series + 2);
+			            series + 2);
 			series++;
 		}
 	if (series == 0)
-		rr__buf_printf(&buf, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">no timed "
-				     "configuration to plot</text>\n",
-			       (LEFT + WIDTH - RIGHT) / 2, (TOP + HEIGHT - BOTTOM) / 2);
+		rr__buf_printf(&buf,
+		               "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">no timed "
+		               "configuration to plot</text>\n",
+		               (LEFT + WIDTH - RIGHT) / 2, (TOP + HEIGHT - BOTTOM) / 2);
 	draw_ceiling(&buf, &a, results, RR_CEILING_COPY, phase, "#c00000");
 	draw_ceiling(&buf, &a, results, RR_CEILING_READ, phase, "#e08000");
 	rr__buf_printf(&buf, "</svg>\n");

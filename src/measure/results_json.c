@@ -222,7 +222,7 @@ static json_t *phase_json(const rr__phase_result *phase)
 	json_object_set_new(object, "max_us", number(phase->max_us));
 	json_object_set_new(object, "tbps", number(phase->tbps));
 	json_object_set_new(object, "fraction_of_ceiling",
-			    phase->fraction >= 0 ? number(phase->fraction) : json_null());
+	                    phase->fraction >= 0 ? number(phase->fraction) : json_null());
 	return object;
 }
 
@@ -230,7 +230,8 @@ static json_t *phases_json(const rr__phase_result *phases)
 {
 	json_t *object = json_object();
 	for (int p = 0; p < RR__PHASE_COUNT; p++)
-		json_object_set_new(object, rr__phase_name((rr__phase_id)p), phase_json(&phases[p]));
+		json_object_set_new(object, rr__phase_name((rr__phase_id)p),
+		                    phase_json(&phases[p]));
 	return object;
 }
 
@@ -243,7 +244,8 @@ static json_t *device_json(const rr__run_info *info)
 	json_object_set_new(object, "description", json_string(info->device_description));
 	json_object_set_new(object, "name", json_string(d->name));
 	json_object_set_new(object, "uuid", text_or_null(d->uuid));
-	json_object_set_new(object, "compute_capability", d->cc_major ? json_string(cc) : json_null());
+	json_object_set_new(object, "compute_capability",
+	                    d->cc_major ? json_string(cc) : json_null());
 	json_object_set_new(object, "multiprocessors", json_integer(d->multiprocessors));
 	json_object_set_new(object, "memory_bytes", json_integer(d->memory_bytes));
 	json_object_set_new(object, "l2_bytes", json_integer(d->l2_bytes));
@@ -257,7 +259,8 @@ static json_t *provenance_json(const rr__run_info *info, json_t *root)
 	json_t *argv = json_array();
 	for (int i = 0; i < info->argc; i++)
 		json_array_append_new(argv, json_string(info->argv[i]));
-	json_object_set_new(root, "command_line", json_string(info->command_line ? info->command_line : ""));
+	json_object_set_new(root, "command_line",
+	                    json_string(info->command_line ? info->command_line : ""));
 	json_object_set_new(root, "argv", argv);
 	json_object_set_new(root, "start_time", json_string(info->start_time));
 	json_object_set_new(root, "wall_seconds", number(info->wall_seconds));
@@ -265,21 +268,21 @@ static json_t *provenance_json(const rr__run_info *info, json_t *root)
 	json_object_set_new(root, "backend", json_string(info->backend));
 	json_object_set_new(root, "device", device_json(info));
 	json_object_set_new(root, "versions",
-			    json_pack("{s:s, s:s, s:o, s:o, s:s}", "rowreduce", info->version,
-				      "git_commit", info->git_commit, "driver",
-				      text_or_null(info->device.driver_version), "kernel_compiler",
-				      text_or_null(info->device.compiler_version), "build_compiler",
-				      info->build_compiler));
-	json_object_set_new(root, "binary",
-			    json_pack("{s:s, s:s}", "path", info->binary_path, "sha256",
-				      info->binary_sha256));
+	                    json_pack("{s:s, s:s, s:o, s:o, s:s}", "rowreduce", info->version,
+	                              "git_commit", info->git_commit, "driver",
+	                              text_or_null(info->device.driver_version), "kernel_compiler",
+	                              text_or_null(info->device.compiler_version), "build_compiler",
+	                              info->build_compiler));
 	json_object_set_new(
-		root, "library",
-		json_pack("{s:s, s:s, s:s, s:s}", "linkage", info->library_static ? "static" : "shared",
-			  "path", info->library_path, "sha256", info->library_sha256, "note",
-			  info->library_static ? "the library is linked into the binary: its hash "
-						 "is the binary's"
-					       : "the shared library the code was loaded from"));
+	    root, "binary",
+	    json_pack("{s:s, s:s}", "path", info->binary_path, "sha256", info->binary_sha256));
+	json_object_set_new(
+	    root, "library",
+	    json_pack("{s:s, s:s, s:s, s:s}", "linkage", info->library_static ? "static" : "shared",
+	              "path", info->library_path, "sha256", info->library_sha256, "note",
+	              info->library_static ? "the library is linked into the binary: its hash "
+	                                     "is the binary's"
+	                                   : "the shared library the code was loaded from"));
 	return root;
 }
 
@@ -288,16 +291,17 @@ static json_t *protocol_json(const rr__run_info *info)
 	json_t *names = json_array();
 	for (int p = 0; p < RR__PHASE_COUNT; p++)
 		json_array_append_new(names, json_string(rr__phase_name((rr__phase_id)p)));
-	json_t *l2 = json_pack("{s:s, s:I, s:I}", "mode", info->l2_cold ? "cold" : "hot", "l2_bytes",
-			       (json_int_t)info->l2_bytes_used, "working_set_target_bytes",
-			       (json_int_t)(info->l2_cold ? 2 * info->l2_bytes_used : 0));
+	json_t *l2 =
+	    json_pack("{s:s, s:I, s:I}", "mode", info->l2_cold ? "cold" : "hot", "l2_bytes",
+	              (json_int_t)info->l2_bytes_used, "working_set_target_bytes",
+	              (json_int_t)(info->l2_cold ? 2 * info->l2_bytes_used : 0));
 	return json_pack("{s:i, s:o, s:o, s:I, s:s, s:o, s:o, s:s, s:s}", "samples", info->samples,
-			 "sample_ms", number(info->sample_ms), "warmup_ms", number(info->warmup_ms),
-			 "seed", (json_int_t)info->seed,
-			 "plan", info->plan_request[0] ? info->plan_request : "auto", "phases", names,
-			 "l2", l2, "sample_unit", "us_per_op", "statistic",
-			 "median over samples; single and single_gpu samples are each the p50 of "
-			 "`batch` single launches");
+	                 "sample_ms", number(info->sample_ms), "warmup_ms", number(info->warmup_ms),
+	                 "seed", (json_int_t)info->seed, "plan",
+	                 info->plan_request[0] ? info->plan_request : "auto", "phases", names, "l2",
+	                 l2, "sample_unit", "us_per_op", "statistic",
+	                 "median over samples; single and single_gpu samples are each the p50 of "
+	                 "`batch` single launches");
 }
 
 static json_t *ceiling_json(const rr__ceiling_result *ceiling, rr__ceiling_id id)
@@ -308,7 +312,7 @@ static json_t *ceiling_json(const rr__ceiling_result *ceiling, rr__ceiling_id id
 	json_object_set_new(object, "description", json_string(ceiling->description));
 	json_object_set_new(object, "bytes", json_integer(ceiling->bytes));
 	json_object_set_new(object, "bytes_counted",
-			    json_string(id == RR_CEILING_COPY ? "read+write" : "read"));
+	                    json_string(id == RR_CEILING_COPY ? "read+write" : "read"));
 	json_object_set_new(object, "M", json_integer(ceiling->rows));
 	json_object_set_new(object, "N", json_integer(ceiling->cols));
 	json_object_set_new(object, "phases", phases_json(ceiling->phases));
@@ -319,20 +323,22 @@ static json_t *validation_json(const rr__validation_summary *v)
 {
 	json_t *failure = json_null();
 	if (!v->valid)
-		failure = json_pack("{s:i, s:s, s:I, s:I, s:o, s:o, s:o}", "set", v->failed_set,
-				    "output", v->failed_output, "row", (json_int_t)v->failed_row,
-				    "col", (json_int_t)v->failed_col, "got", number(v->failed_got),
-				    "expected", number(v->failed_expected), "tolerance",
-				    number(v->failed_tolerance));
+		failure =
+		    json_pack("{s:i, s:s, s:I, s:I, s:o, s:o, s:o}", "set", v->failed_set, "output",
+		              v->failed_output, "row", (json_int_t)v->failed_row, "col",
+		              (json_int_t)v->failed_col, "got", number(v->failed_got), "expected",
+		              number(v->failed_expected), "tolerance", number(v->failed_tolerance));
 	return json_pack("{s:b, s:I, s:I, s:o, s:o, s:o}", "valid", v->valid, "validated",
-			 (json_int_t)v->validated, "total", (json_int_t)v->total, "max_abs_error",
-			 number(v->max_abs_error), "max_rel_error", number(v->max_rel_error),
-			 "first_failure", failure);
+	                 (json_int_t)v->validated, "total", (json_int_t)v->total, "max_abs_error",
+	                 number(v->max_abs_error), "max_rel_error", number(v->max_rel_error),
+	                 "first_failure", failure);
 }
 
 static const char *state_name(rr__row_state state)
 {
-	return state == RR_ROW_MEASURED ? "measured" : state == RR_ROW_INVALID ? "invalid" : "error";
+	return state == RR_ROW_MEASURED  ? "measured"
+	       : state == RR_ROW_INVALID ? "invalid"
+	                                 : "error";
 }
 
 static json_t *row_json(const rr__row_result *row, const rr__run_info *info)
@@ -350,9 +356,9 @@ static json_t *row_json(const rr__row_result *row, const rr__run_info *info)
 	json_object_set_new(object, "binary_sha256", text_or_null(row->binary_hash));
 	json_object_set_new(object, "source_file", text_or_null(row->source_file));
 	json_object_set_new(object, "l2",
-			    json_pack("{s:s, s:i, s:I}", "mode", info->l2_cold ? "cold" : "hot",
-				      "buffer_sets", row->buffer_sets, "working_set_bytes",
-				      (json_int_t)row->working_set_bytes));
+	                    json_pack("{s:s, s:i, s:I}", "mode", info->l2_cold ? "cold" : "hot",
+	                              "buffer_sets", row->buffer_sets, "working_set_bytes",
+	                              (json_int_t)row->working_set_bytes));
 	json_object_set_new(object, "validation", validation_json(&row->validation));
 	json_object_set_new(object, "bytes_min", json_integer(row->bytes_min));
 	json_object_set_new(object, "ceiling", json_string(rr__ceiling_name(row->ceiling)));
@@ -371,9 +377,9 @@ static json_t *results_json(const rr__results *results)
 	json_object_set_new(ceilings, "requested", json_boolean(results->info.ceilings_requested));
 	for (int c = 0; c < RR__CEILING_COUNT; c++)
 		json_object_set_new(ceilings, rr__ceiling_name((rr__ceiling_id)c),
-				    results->info.ceilings_requested
-					    ? ceiling_json(&results->ceilings[c], (rr__ceiling_id)c)
-					    : json_null());
+		                    results->info.ceilings_requested
+		                        ? ceiling_json(&results->ceilings[c], (rr__ceiling_id)c)
+		                        : json_null());
 	json_object_set_new(root, "ceilings", ceilings);
 	json_t *rows = json_array();
 	int counts[3] = {0, 0, 0};
@@ -383,9 +389,9 @@ static json_t *results_json(const rr__results *results)
 	}
 	json_object_set_new(root, "rows", rows);
 	json_object_set_new(root, "summary",
-			    json_pack("{s:i, s:i, s:i, s:i}", "rows", results->n_rows, "measured",
-				      counts[RR_ROW_MEASURED], "invalid", counts[RR_ROW_INVALID],
-				      "errors", counts[RR_ROW_ERROR]));
+	                    json_pack("{s:i, s:i, s:i, s:i}", "rows", results->n_rows, "measured",
+	                              counts[RR_ROW_MEASURED], "invalid", counts[RR_ROW_INVALID],
+	                              "errors", counts[RR_ROW_ERROR]));
 	return root;
 }
 

@@ -48,7 +48,7 @@ static void used_phases(const rr__results *results, int used[RR__PHASE_COUNT])
 			used[p] |= results->rows[i].phases[p].available;
 		for (int c = 0; c < RR__CEILING_COUNT; c++)
 			used[p] |= results->ceilings[c].measured &&
-				   results->ceilings[c].phases[p].available;
+			           results->ceilings[c].phases[p].available;
 	}
 }
 
@@ -59,8 +59,8 @@ static void header(rr__buf *buf, const rr__results *results)
 	rr__buf_printf(buf, "# rowreduce bench\n\n");
 	rr__buf_printf(buf, "- command: `%s`\n", info->command_line ? info->command_line : "");
 	rr__buf_printf(buf, "- started %s on `%s`, took %.1f s; rowreduce %s (commit %s)\n",
-		       info->start_time, info->host, info->wall_seconds, info->version,
-		       info->git_commit);
+	               info->start_time, info->host, info->wall_seconds, info->version,
+	               info->git_commit);
 	rr__buf_printf(buf, "- device: %s; backend %s", info->device_description, info->backend);
 	if (d->cc_major)
 		rr__buf_printf(buf, "; compute capability %d.%d", d->cc_major, d->cc_minor);
@@ -68,16 +68,18 @@ static void header(rr__buf *buf, const rr__results *results)
 		rr__buf_printf(buf, "; driver %s", d->driver_version);
 	if (d->compiler_version[0])
 		rr__buf_printf(buf, "; kernel compiler %s", d->compiler_version);
-	rr__buf_printf(buf, "\n- protocol: %d samples per phase of about %g ms each, after %g ms "
-			    "of warm-up; L2 %s; plan %s\n",
-		       info->samples, info->sample_ms, info->warmup_ms,
-		       info->l2_cold ? "cold (buffer sets rotated past twice the L2)" : "hot",
-		       info->plan_request[0] ? info->plan_request : "auto");
-	rr__buf_printf(buf, "- times are µs per operation, median [min–max] over the samples; "
-			    "TB/s = minimal bytes / median of the %s phase; \"of ceiling\" divides "
-			    "it by the same phase of the ceiling (copy for kernels writing a row, "
-			    "read otherwise)\n\n",
-		       rr__phase_name(rr__results_headline_phase(results)));
+	rr__buf_printf(buf,
+	               "\n- protocol: %d samples per phase of about %g ms each, after %g ms "
+	               "of warm-up; L2 %s; plan %s\n",
+	               info->samples, info->sample_ms, info->warmup_ms,
+	               info->l2_cold ? "cold (buffer sets rotated past twice the L2)" : "hot",
+	               info->plan_request[0] ? info->plan_request : "auto");
+	rr__buf_printf(buf,
+	               "- times are µs per operation, median [min–max] over the samples; "
+	               "TB/s = minimal bytes / median of the %s phase; \"of ceiling\" divides "
+	               "it by the same phase of the ceiling (copy for kernels writing a row, "
+	               "read otherwise)\n\n",
+	               rr__phase_name(rr__results_headline_phase(results)));
 }
 
 static void ceilings_table(rr__buf *buf, const rr__results *results, const int used[])
@@ -124,20 +126,21 @@ static void ceilings_table(rr__buf *buf, const rr__results *results, const int u
 }
 
 static void row_line(rr__buf *buf, const rr__row_result *row, const int used[],
-		     rr__phase_id headline)
+                     rr__phase_id headline)
 {
-	rr__buf_printf(buf, "| %s | %s | %lldx%lld | `%s` |", row->kernel, rr_dtype_name(row->dtype),
-		       (long long)row->rows, (long long)row->cols, row->plan[0] ? row->plan : "-");
+	rr__buf_printf(buf, "| %s | %s | %lldx%lld | `%s` |", row->kernel,
+	               rr_dtype_name(row->dtype), (long long)row->rows, (long long)row->cols,
+	               row->plan[0] ? row->plan : "-");
 	if (row->state != RR_ROW_MEASURED) {
 		const rr__validation_summary *v = &row->validation;
 		rr__buf failure = {0};
 		if (row->state == RR_ROW_INVALID)
 			rr__buf_printf(&failure,
-				       "INVALID, not timed: output %s set %d row %lld col %lld got "
-				       "%.9g, expected %.9g (tolerance %.3g)",
-				       v->failed_output, v->failed_set, (long long)v->failed_row,
-				       (long long)v->failed_col, v->failed_got, v->failed_expected,
-				       v->failed_tolerance);
+			               "INVALID, not timed: output %s set %d row %lld col %lld got "
+			               "%.9g, expected %.9g (tolerance %.3g)",
+			               v->failed_output, v->failed_set, (long long)v->failed_row,
+			               (long long)v->failed_col, v->failed_got, v->failed_expected,
+			               v->failed_tolerance);
 		else
 			rr__buf_printf(&failure, "ERROR, not timed: %s", row->error);
 		rr__buf_printf(buf, " ");
@@ -150,7 +153,7 @@ static void row_line(rr__buf *buf, const rr__row_result *row, const int used[],
 		for (int c = 1; c < cells; c++)
 			rr__buf_printf(buf, " |");
 		rr__buf_printf(buf, " | | %lld/%lld |\n", (long long)v->validated,
-			       (long long)v->total);
+		               (long long)v->total);
 		return;
 	}
 	for (int p = 0; p < RR__PHASE_COUNT; p++)
@@ -163,11 +166,11 @@ static void row_line(rr__buf *buf, const rr__row_result *row, const int used[],
 		rr__buf_printf(buf, " — |");
 	if (main_phase->available && main_phase->fraction >= 0)
 		rr__buf_printf(buf, " %.3g (%s) |", main_phase->fraction,
-			       rr__ceiling_name(row->ceiling));
+		               rr__ceiling_name(row->ceiling));
 	else
 		rr__buf_printf(buf, " — |");
 	rr__buf_printf(buf, " %lld/%lld |\n", (long long)row->validation.validated,
-		       (long long)row->validation.total);
+	               (long long)row->validation.total);
 }
 
 static void results_table(rr__buf *buf, const rr__results *results, const int used[])
@@ -185,7 +188,7 @@ static void results_table(rr__buf *buf, const rr__results *results, const int us
 		if (used_fixed[p])
 			rr__buf_printf(buf, " %s µs |", rr__phase_name((rr__phase_id)p));
 	rr__buf_printf(buf, " TB/s (%s) | of ceiling | validated |\n|---|---|---|---|",
-		       rr__phase_name(headline));
+	               rr__phase_name(headline));
 	for (int p = 0; p < RR__PHASE_COUNT; p++)
 		if (used_fixed[p])
 			rr__buf_printf(buf, "---:|");
@@ -195,9 +198,10 @@ static void results_table(rr__buf *buf, const rr__results *results, const int us
 	int valid = 0;
 	for (int i = 0; i < results->n_rows; i++)
 		valid += results->rows[i].state == RR_ROW_MEASURED;
-	rr__buf_printf(buf, "\n%d of %d configurations validated in full against the float64 "
-			    "reference and timed.\n",
-		       valid, results->n_rows);
+	rr__buf_printf(buf,
+	               "\n%d of %d configurations validated in full against the float64 "
+	               "reference and timed.\n",
+	               valid, results->n_rows);
 }
 
 rr_status rr__results_format_md(const rr__results *results, rr__buf *buf)

@@ -110,22 +110,23 @@ static uint64_t xorshift64(uint64_t *state)
 }
 
 rr_status rr__stats_bootstrap_median(const double *values, size_t n, size_t resamples,
-				     double confidence, uint64_t seed, double *lo, double *hi)
+                                     double confidence, uint64_t seed, double *lo, double *hi)
 {
 	if (n == 0 || resamples == 0)
 		return rr__fail(RR_ERR_INVALID_ARG,
-				"a bootstrap interval needs at least one value and one resample "
-				"(got %zu values, %zu resamples)", n, resamples);
+		                "a bootstrap interval needs at least one value and one resample "
+		                "(got %zu values, %zu resamples)",
+		                n, resamples);
 	if (!(confidence > 0 && confidence < 1))
-		return rr__fail(RR_ERR_INVALID_ARG,
-				"bootstrap confidence %g is outside (0, 1)", confidence);
+		return rr__fail(RR_ERR_INVALID_ARG, "bootstrap confidence %g is outside (0, 1)",
+		                confidence);
 	double *draw = malloc(n * sizeof *draw);
 	double *medians = malloc(resamples * sizeof *medians);
 	if (!draw || !medians) {
 		free(draw);
 		free(medians);
 		return rr__fail(RR_ERR_NOMEM, "out of memory for a bootstrap of %zu resamples",
-				resamples);
+		                resamples);
 	}
 	uint64_t state = seed ? seed : 0x9e3779b97f4a7c15ull;
 	for (size_t r = 0; r < resamples; r++) {

@@ -79,9 +79,9 @@ rr_status rr__shapes_parse(const char *text, rr__shape_list *list)
 		int64_t rows, cols;
 		if (!parse_shape(at, length, &rows, &cols))
 			return rr__fail(RR_ERR_INVALID_ARG,
-					"'%.*s' in '%s' is not a shape: expected MxN with M and N "
-					"whole numbers from 1 to %lld, e.g. 1024x4096",
-					(int)length, at, text, (long long)MAX_DIMENSION);
+			                "'%.*s' in '%s' is not a shape: expected MxN with M and N "
+			                "whole numbers from 1 to %lld, e.g. 1024x4096",
+			                (int)length, at, text, (long long)MAX_DIMENSION);
 		rr_status status = append(list, rows, cols);
 		if (status != RR_OK)
 			return status;
@@ -111,10 +111,10 @@ static rr_status parse_suite_text(const char *path, char *text, rr__shape_list *
 			int64_t rows, cols;
 			if (!parse_shape(line, length, &rows, &cols))
 				return rr__fail(RR_ERR_INVALID_ARG,
-						"%s:%d: '%s' is not a shape: expected one MxN per "
-						"line (M and N whole numbers from 1 to %lld), '#' "
-						"starts a comment",
-						path, line_number, line, (long long)MAX_DIMENSION);
+				                "%s:%d: '%s' is not a shape: expected one MxN per "
+				                "line (M and N whole numbers from 1 to %lld), '#' "
+				                "starts a comment",
+				                path, line_number, line, (long long)MAX_DIMENSION);
 			rr_status status = append(list, rows, cols);
 			if (status != RR_OK)
 				return status;
@@ -124,8 +124,8 @@ static rr_status parse_suite_text(const char *path, char *text, rr__shape_list *
 	}
 	if (!found)
 		return rr__fail(RR_ERR_INVALID_ARG,
-				"%s:%d: the suite has no shapes: write one MxN per line", path,
-				line_number > 0 ? line_number : 1);
+		                "%s:%d: the suite has no shapes: write one MxN per line", path,
+		                line_number > 0 ? line_number : 1);
 	return RR_OK;
 }
 
@@ -195,17 +195,17 @@ static int looks_like_path(const char *text)
 }
 
 rr_status rr__suite_load(const char *name_or_path, rr__shape_list *list, char *path_out,
-			 size_t path_size)
+                         size_t path_size)
 {
 	char path[PATH_MAX];
 	if (looks_like_path(name_or_path)) {
 		snprintf(path, sizeof path, "%s", name_or_path);
 	} else if (!find_suite(name_or_path, path, sizeof path)) {
 		return rr__fail(RR_ERR_INVALID_ARG,
-				"no suite named '%s': looked for bench/suites/%s.txt in the source "
-				"tree, the current folder and the executable's folder, and their "
-				"parents; give a suite file's path instead",
-				name_or_path, name_or_path);
+		                "no suite named '%s': looked for bench/suites/%s.txt in the source "
+		                "tree, the current folder and the executable's folder, and their "
+		                "parents; give a suite file's path instead",
+		                name_or_path, name_or_path);
 	}
 	char *text = NULL;
 	size_t size = 0;
