@@ -225,7 +225,10 @@ static void test_legality(void)
 	expect(norm, 32768, make(256, 4, 1, 2, 1, RR_STORAGE_SMEM, G), &gpu,
 	       RR_ILLEGAL_SMEM_OVER_LIMIT, "R = 2");
 	expect(norm, 131072, make(1024, 4, 1, 1, 4, RR_STORAGE_CLUSTER, G), &gpu, RR_LEGAL, NULL);
-	expect(norm, 131072, make(1024, 4, 1, 1, 2, RR_STORAGE_CLUSTER, G), &gpu,
+	/* A cluster keeps its segment in registers when it fits (65536 / 1024 = 64 slots), else in
+	 * shared memory: 65536 f32 = 256 KiB is over the limit. */
+	expect(norm, 131072, make(1024, 4, 1, 1, 2, RR_STORAGE_CLUSTER, G), &gpu, RR_LEGAL, NULL);
+	expect(norm, 131072, make(512, 4, 1, 1, 2, RR_STORAGE_CLUSTER, G), &gpu,
 	       RR_ILLEGAL_SMEM_OVER_LIMIT, "65536");
 	expect(norm, 4096, make(256, 4, 1, 1, 1, RR_STORAGE_CLUSTER, G), &gpu, RR_ILLEGAL_STORAGE,
 	       "C = 1");
@@ -239,6 +242,12 @@ static void test_legality(void)
 			CHECK(strcmp(rr__illegal_name((rr__illegal)a),
 			             rr__illegal_name((rr__illegal)b)) != 0);
 	}
+	/* Segments of a cluster are whole 16-byte units; shared memory counts whole chunks. */
+	CHECK(rr__block_segment(100, 1, 4, 2) == 100 && rr__block_segment(100, 8, 4, 2) == 16);
+	CHECK(rr__block_segment(100, 8, 16, 4) == 16 && rr__block_segment(4096, 4, 4, 4) == 1024);
+	rr_layout big = make(1024, 4, 1, 1, 1, RR_STORAGE_SMEM, G);
+	CHECK(rr__layout_smem_bytes(norm, 32768, 4, &big, 32, 1) == 32768 * 4 + 2 * 3 * 32 * 4);
+	CHECK(rr__layout_smem_bytes(norm, 32769, 4, &big, 32, 1) > (32768 + 4096) * 4);
 	int phases[RR_MAX_IO];
 	CHECK(rr__layout_kept_inputs(sum, phases) == 0 && phases[0] == 1);
 	CHECK(rr__layout_kept_inputs(norm, phases) == 1 && phases[0] == 3);

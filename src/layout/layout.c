@@ -224,47 +224,66 @@ static rr__illegal check_shape(const rr_layout *l, const rr__target *t, char *de
 	return RR_LEGAL;
 }
 
-/* Shared memory a group needs for the kept rows (staged as f32) plus the reduction scratch. */
-static int64_t smem_bytes(const rr_layout *l, int64_t share, int kept, const rr__target *t)
+int64_t rr__block_segment(int64_t cols, int blocks, int vec, int elem_bytes)
 {
-	int64_t warps = ceil_div(l->workers_per_row, t->warp_size > 0 ? t->warp_size : 32);
-	int64_t scratch = (int64_t)l->rows_per_group * warps * 8 + (int64_t)l->blocks_per_row * 8;
-	return (int64_t)l->rows_per_group * share * 4 * kept + scratch;
+	if (blocks <= 1)
+		return cols;
+	int64_t unit = elem_bytes > 0 && 16 / elem_bytes > vec ? 16 / elem_bytes : vec;
+	return ceil_div(ceil_div(cols, blocks), unit) * unit;
 }
 
-static rr__illegal check_storage(const rr_layout *l, int64_t cols, int kept, const rr__target *t,
-                                 char *detail, size_t detail_size)
+int64_t rr__layout_smem_bytes(const rr_kernel *kernel, int64_t cols, int elem_bytes,
+                              const rr_layout *l, int warp_size, int kept)
+{
+	int64_t W = l->workers_per_row, V = l->vec, R = l->rows_per_group;
+	int64_t segment = rr__block_segment(cols, l->blocks_per_row, l->vec, elem_bytes);
+	int64_t chunks = ceil_div(segment, W * V);
+	int64_t warps = warp_size > 0 && W > warp_size ? W / warp_size : 1;
+	/* Partials of every reduction, an online pair counting two; one more pair as margin. */
+	int64_t partials =
+	    kernel ? kernel->analysis.reductions + 2 * kernel->analysis.online_rewrites : 1;
+	partials = partials > 0 ? partials + 1 : 2;
+	int64_t scratch = (W > warp_size ? 2 * partials * R * warps * 4 : 0) +
+	                  (l->blocks_per_row > 1 ? 2 * partials * 4 : 0);
+	return kept * chunks * V * W * R * 4 + scratch;
+}
+
+/* Kept rows in registers: the slots of the block's segment times the values kept. */
+static rr__illegal check_slots(const rr_layout *l, int64_t segment, int kept, const rr__target *t,
+                               char *detail, size_t detail_size)
+{
+	int64_t slots = rr__slot_bound(segment, l->workers_per_row, l->vec);
+	if (slots * kept <= t->register_slots)
+		return RR_LEGAL;
+	SAY("S=regs keeps %d row input(s) × %lld private slots = %lld per worker (N = %lld "
+	    "over W = %d, V = %d), over the register budget of %d slots; use a larger W or V, "
+	    "S=smem or S=reread",
+	    kept, (long long)slots, (long long)(slots * kept), (long long)segment,
+	    l->workers_per_row, l->vec, t->register_slots);
+	return RR_ILLEGAL_SLOTS_OVER_BUDGET;
+}
+
+static rr__illegal check_storage(const rr_kernel *kernel, const rr_layout *l, int64_t cols,
+                                 int elem_bytes, int kept, const rr__target *t, char *detail,
+                                 size_t detail_size)
 {
 	int C = l->blocks_per_row;
-	int64_t share = ceil_div(cols, C);
+	int64_t segment = rr__block_segment(cols, C, l->vec, elem_bytes);
 	const char *name = storage_name(l->storage);
-	if (kept == 0)
-		return RR_LEGAL; /* nothing is kept between phases: the storage mode is ignored */
-	if (C > 1 && l->storage != RR_STORAGE_CLUSTER && l->storage != RR_STORAGE_REREAD) {
+	if (kept == 0 || l->storage == RR_STORAGE_REREAD)
+		return RR_LEGAL; /* nothing is kept between phases, or nothing on chip */
+	if (C > 1 && l->storage != RR_STORAGE_CLUSTER) {
 		SAY("C = %d splits each row over several blocks, so its %d kept row input(s) must "
 		    "be "
 		    "shared through the cluster (S=cluster) or re-read (S=reread), not S=%s",
 		    C, kept, name);
 		return RR_ILLEGAL_STORAGE;
 	}
-	if (l->storage == RR_STORAGE_REGS) {
-		int64_t slots = rr__slot_bound(share, l->workers_per_row, l->vec);
-		if (slots * kept > t->register_slots) {
-			SAY("S=regs keeps %d row input(s) × %lld private slots = %lld per worker "
-			    "(N = %lld over W = %d, V = %d), over the register budget of %d slots; "
-			    "use "
-			    "a larger W or V, S=smem or S=reread",
-			    kept, (long long)slots, (long long)(slots * kept), (long long)share,
-			    l->workers_per_row, l->vec, t->register_slots);
-			return RR_ILLEGAL_SLOTS_OVER_BUDGET;
-		}
-		return RR_LEGAL;
-	}
-	if (l->storage == RR_STORAGE_REREAD)
-		return RR_LEGAL;
+	if (l->storage == RR_STORAGE_REGS)
+		return check_slots(l, segment, kept, t, detail, detail_size);
 	if (l->storage == RR_STORAGE_SMEM && t->smem_per_group <= 0) {
-		SAY("S=smem: the %s backend has no shared memory; the cpu backend keeps rows in "
-		    "registers or re-reads them (use S=regs or S=reread)",
+		SAY("S=smem needs shared memory, which the %s backend lacks: the cpu backend keeps "
+		    "rows in registers or re-reads them (use S=regs or S=reread)",
 		    t->backend);
 		return RR_ILLEGAL_STORAGE;
 	}
@@ -280,17 +299,20 @@ static rr__illegal check_storage(const rr_layout *l, int64_t cols, int kept, con
 		    "S=smem");
 		return RR_ILLEGAL_STORAGE;
 	}
-	int64_t bytes = smem_bytes(l, share, kept, t);
-	if (bytes > t->smem_per_group) {
-		SAY("S=%s needs %lld bytes of shared memory per group (R = %d × %lld elements × 4 "
-		    "bytes × %d kept input(s), plus reduction scratch), over the device's %lld; "
-		    "use a "
-		    "larger C with S=cluster, or S=reread",
-		    name, (long long)bytes, l->rows_per_group, (long long)share, kept,
-		    (long long)t->smem_per_group);
-		return RR_ILLEGAL_SMEM_OVER_LIMIT;
-	}
-	return RR_LEGAL;
+	/* A cluster keeps its segment in registers when it fits there, else in shared memory. */
+	if (l->storage == RR_STORAGE_CLUSTER &&
+	    rr__slot_bound(segment, l->workers_per_row, l->vec) * kept <= t->register_slots)
+		return RR_LEGAL;
+	int64_t bytes = rr__layout_smem_bytes(kernel, cols, elem_bytes, l, t->warp_size, kept);
+	if (bytes <= t->smem_per_group)
+		return RR_LEGAL;
+	int64_t span = (int64_t)l->workers_per_row * l->vec;
+	SAY("S=%s needs %lld bytes of shared memory per group (R = %d rows × %lld elements in "
+	    "whole W·V chunks × 4 bytes × %d kept input(s), plus reduction scratch), over the "
+	    "device's %lld; use a larger C with S=cluster, or S=reread",
+	    name, (long long)bytes, l->rows_per_group, (long long)(ceil_div(segment, span) * span),
+	    kept, (long long)t->smem_per_group);
+	return RR_ILLEGAL_SMEM_OVER_LIMIT;
 }
 
 rr__illegal rr__layout_check(const rr_kernel *kernel, int64_t cols, int elem_bytes,
@@ -303,7 +325,6 @@ rr__illegal rr__layout_check(const rr_kernel *kernel, int64_t cols, int elem_byt
 		detail_size = sizeof scratch;
 	}
 	detail[0] = 0;
-	(void)elem_bytes; /* every V is legal for every element size: partial packs are scalar */
 	rr__illegal reason = check_complete(layout, detail, detail_size);
 	if (reason == RR_LEGAL)
 		reason = check_shape(layout, target, detail, detail_size);
@@ -318,5 +339,6 @@ rr__illegal rr__layout_check(const rr_kernel *kernel, int64_t cols, int elem_byt
 	}
 	int phases_read[RR_MAX_IO];
 	int kept = rr__layout_kept_inputs(kernel, phases_read);
-	return check_storage(layout, cols > 0 ? cols : 1, kept, target, detail, detail_size);
+	return check_storage(kernel, layout, cols > 0 ? cols : 1, elem_bytes, kept, target, detail,
+	                     detail_size);
 }

@@ -69,6 +69,16 @@ static inline void rr__owner_of(int64_t i, int workers, int vec, int64_t *chunk,
  * backends apply exactly this sequence, so one plan's sum is bitwise the same on each. */
 int rr__tree_offsets(int workers, int warp_size, int offsets[16]);
 
+/* The part of a row one block holds: the whole row when blocks == 1, else ceil(N/C) rounded
+ * up to whole 16-byte units (and whole packs of V), so every block's packs stay aligned. */
+int64_t rr__block_segment(int64_t cols, int blocks, int vec, int elem_bytes);
+
+/* Shared memory, in bytes, one group of `layout` needs to keep `kept` row values per element
+ * in f32 (whole chunks of W·V lanes for each of its R rows, over the block's segment), plus the
+ * reduction scratch (double-buffered partials per warp and, with C > 1, per cluster). */
+int64_t rr__layout_smem_bytes(const rr_kernel *kernel, int64_t cols, int elem_bytes,
+			      const rr_layout *layout, int warp_size, int kept);
+
 /* Per input, how many phases read it (rounds 1..rounds, then the output phase), into
  * phases_read[]; returns how many row inputs are read in more than one phase: the rows a plan
  * must keep (regs, smem, cluster) or read again (reread). Uses kernel->analysis. */

@@ -85,7 +85,7 @@ static void common_features(const rr__plan_request *req, const rr_layout *l, con
 	double N = (double)req->cols;
 	double WV = (double)l->workers_per_row * l->vec;
 	f->rows = M;
-	f->row_share = ceil_div(N, l->blocks_per_row);
+	f->row_share = (double)rr__block_segment(req->cols, l->blocks_per_row, l->vec, (int)elem);
 	f->chunks_per_worker = ceil_div(f->row_share, WV);
 	f->live_lanes = f->row_share / (f->chunks_per_worker * WV);
 	f->slots = (double)rr__slot_bound((int64_t)f->row_share, l->workers_per_row, l->vec);
@@ -114,18 +114,16 @@ static void gpu_occupancy(const rr__plan_request *req, const rr_layout *l, const
 	const rr__target *t = req->target;
 	double elem = (double)rr_dtype_size(req->dtype);
 	double warp = t->warp_size > 0 ? t->warp_size : 32;
-	int on_chip = io->kept > 0 && l->storage != RR_STORAGE_REREAD;
+	int kept = io->kept > 0 && l->storage != RR_STORAGE_REREAD ? io->kept : 0;
+	/* A cluster keeps its segment in registers when it fits there (as the check allows). */
+	int in_regs = l->storage == RR_STORAGE_REGS ||
+	              (l->storage == RR_STORAGE_CLUSTER && f->slots * kept <= t->register_slots);
 	double in_flight = fmin(l->unroll, f->chunks_per_worker);
 	double regs = 24 + in_flight * fmax(1, l->vec * elem / 4) * fmax(1, io->row_inputs) +
-	              (l->workers_per_row > warp ? 4 : 0);
-	if (on_chip && l->storage == RR_STORAGE_REGS)
-		regs += f->slots * io->kept;
+	              (l->workers_per_row > warp ? 4 : 0) + (in_regs ? f->slots * kept : 0);
 	f->registers_per_thread = fmin(255, fmax(32, 8 * ceil(regs / 8)));
-	f->smem_per_group = 0;
-	if (on_chip && (l->storage == RR_STORAGE_SMEM || l->storage == RR_STORAGE_CLUSTER))
-		f->smem_per_group = (double)l->rows_per_group * f->row_share * 4 * io->kept;
-	if (l->workers_per_row > warp)
-		f->smem_per_group += l->rows_per_group * ceil(l->workers_per_row / warp) * 8;
+	f->smem_per_group = (double)rr__layout_smem_bytes(req->kernel, req->cols, (int)elem, l,
+	                                                  (int)warp, in_regs ? 0 : kept);
 	double T = f->threads_per_group;
 	double fit = fmin(floor(GPU_THREADS_PER_SM / T), GPU_GROUPS_PER_SM);
 	fit = fmin(fit, floor(GPU_REGISTERS_PER_SM / (f->registers_per_thread * T)));
@@ -225,7 +223,9 @@ static void gpu_features(const rr__plan_request *req, const rr_layout *l, const 
 	    (io->kept > 0 && (l->storage == RR_STORAGE_SMEM || l->storage == RR_STORAGE_CLUSTER));
 	/* Rows kept in shared memory are written once and read back in every later phase. */
 	double staged = 0;
-	if (io->kept > 0 && (l->storage == RR_STORAGE_SMEM || l->storage == RR_STORAGE_CLUSTER))
+	int in_smem = l->storage == RR_STORAGE_SMEM ||
+	              (l->storage == RR_STORAGE_CLUSTER && f->slots * io->kept > t->register_slots);
+	if (io->kept > 0 && in_smem)
 		staged = io->max_passes * io->kept * f->rows * (double)req->cols * 4;
 	f->memory_us = f->dram_bytes / (GPU_BANDWIDTH * f->bandwidth_efficiency) * 1e6 +
 	               f->cache_bytes / (GPU_CACHE_BANDWIDTH * fmax(active, 0.05)) * 1e6 +
