@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# One call on the lent H200: build there (gcc 13, static Jansson/SQLite/libcrypto from the
+# carried .deps/), then the stages named on the command line, logging everything under $OUT.
+#   stages: info test run bench-large bench-seed peers-large peers-seed lab
+# Usage (from the repo root, .deps and .whl carried): bash tools/gpu/session.sh info test run
+set -uo pipefail
+OUT=${OUT:-/tmp/rr-out}
+mkdir -p "$OUT"
+DATE=$(date -u +%Y-%m-%d)
+export RR_CACHE_DIR=/tmp/rr-cache
+export PYTHONUNBUFFERED=1
+log() { echo "== $* ($(date -u +%H:%M:%S))"; }
+
+log build
+cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DRR_STATIC_DEPS=ON \
+	-DCMAKE_PREFIX_PATH="$PWD/.deps" >"$OUT/build.log" 2>&1 &&
+	cmake --build build-gpu -j 16 >>"$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
+RR=$PWD/build-gpu/rowreduce
+
+if [ -d .whl ]; then
+	python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+		--target /tmp/site .whl/*.whl >/dev/null 2>&1 && export PYTHONPATH=/tmp/site
+fi
+
+for stage in "$@"; do
+	case $stage in
+	info)
+		log info
+		nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw \
+			--format=csv | tee "$OUT/nvidia-smi.csv"
+		gcc --version | head -1
+		;;
+	test)
+		log "ctest -L gpu"
+		(cd build-gpu && ctest -L gpu --output-on-failure -j 4 2>&1) | tee "$OUT/ctest-gpu.log" | tail -30
+		;;
+	run)
+		log "run table"
+		for shape in 16384x4096 1024x131072; do
+			for dt in f32 bf16; do
+				for k in sum softmax rmsnorm layernorm add_layernorm cross_entropy; do
+					echo "-- $k $dt $shape"
+					"$RR" run --backend cuda --kernel $k --shape $shape --dtype $dt --repeat 20 2>&1 | tail -6
+				done
+			done
+		done | tee "$OUT/run-table.log" | grep -E "^--|time|validated|plan|error" | head -150
+		;;
+	bench-large)
+		log "bench large"
+		d=bench/results/$DATE-h200-large
+		"$RR" bench --backend cuda --suite large --kernels all --dtypes f32,bf16 --l2 cold \
+			--capture-sources --out "$d" 2>"$OUT/bench-large.err"
+		echo "exit $?"; tail -5 "$OUT/bench-large.err"
+		tar czf "$OUT/bench-large.tgz" "$d"
+		;;
+	bench-seed)
+		log "bench seed"
+		d=bench/results/$DATE-h200-seed
+		"$RR" bench --backend cuda --suite seed --kernels all --dtypes f32,bf16 --l2 hot \
+			--capture-sources --out "$d" 2>"$OUT/bench-seed.err"
+		echo "exit $?"; tail -5 "$OUT/bench-seed.err"
+		tar czf "$OUT/bench-seed.tgz" "$d"
+		;;
+	peers-large)
+		log "peers large"
+		python3 bench/peers/torch_peers.py --l2 cold --dtypes f32,bf16 \
+			--shapes 65536x128,32768x1024,16384x4096,8192x8192,4096x32768,1024x131072,256x262144 \
+			--out "$OUT/peers-large.json" 2>"$OUT/peers-large.err"
+		echo "exit $?"; tail -3 "$OUT/peers-large.err"
+		;;
+	peers-seed)
+		log "peers seed"
+		python3 bench/peers/torch_peers.py --l2 hot --dtypes f32,bf16 \
+			--shapes 1x127,17x257,64x4096,1024x4096 --out "$OUT/peers-seed.json" 2>"$OUT/peers-seed.err"
+		echo "exit $?"; tail -3 "$OUT/peers-seed.err"
+		;;
+	*)
+		echo "unknown stage $stage"
+		;;
+	esac
+done
+log done
