@@ -285,6 +285,124 @@ static void test_all_ops(void)
 	rr_kernel_free(k);
 }
 
+/* Runs `k` on `p` with $RR_THREADS set to `threads` (NULL: unset) into freshly allocated
+ * outputs, which are left NULL when the run fails. */
+static void run_with_threads(const rr_kernel *k, const problem *p, const char *threads,
+                             double **outputs)
+{
+	if (threads)
+		setenv("RR_THREADS", threads, 1);
+	else
+		unsetenv("RR_THREADS");
+	size_t mn = (size_t)(p->rows * p->cols);
+	rr_arg args[RR_MAX_IO];
+	make_args(k, p, args);
+	for (int j = 0; j < k->n_outputs; j++)
+		outputs[j] = malloc((k->outputs[j].kind == RR_KIND_ROW ? mn : (size_t)p->rows) *
+		                    sizeof(double));
+	rr_status status = rr_reference_run(k, p->rows, p->cols, args, outputs);
+	CHECKF(status == RR_OK, "%s with RR_THREADS=%s: %s", k->name, threads ? threads : "(unset)",
+	       rr_last_error());
+	for (int j = 0; status != RR_OK && j < k->n_outputs; j++) {
+		free(outputs[j]);
+		outputs[j] = NULL;
+	}
+}
+
+/* A run spread over threads must give the same bits as a run on one thread, and an error
+ * found in a large run must still be reported to the caller. */
+static void test_threads_identical(void)
+{
+	const char *saved = getenv("RR_THREADS");
+	char *restore = saved ? strdup(saved) : NULL;
+	for (size_t b = 0; b < sizeof builtins / sizeof builtins[0]; b++) {
+		rr_kernel *k = load_builtin(builtins[b]);
+		if (!k)
+			continue;
+		problem p = make_problem(257, 4103, b % 2 ? RR_F32 : RR_BF16);
+		double *threaded[RR_MAX_IO], *single[RR_MAX_IO];
+		run_with_threads(k, &p, NULL, threaded);
+		run_with_threads(k, &p, "1", single);
+		for (int j = 0; j < k->n_outputs; j++) {
+			size_t count =
+			    k->outputs[j].kind == RR_KIND_ROW ? (size_t)(257 * 4103) : 257;
+			CHECKF(threaded[j] && single[j] &&
+			           memcmp(threaded[j], single[j], count * sizeof(double)) == 0,
+			       "%s output %s: threaded and one-thread runs differ", builtins[b],
+			       k->outputs[j].name);
+			free(threaded[j]);
+			free(single[j]);
+		}
+		free_problem(&p);
+		rr_kernel_free(k);
+	}
+
+	rr_kernel *k = load_builtin("cross_entropy");
+	if (k) {
+		unsetenv("RR_THREADS");
+		problem p = make_problem(257, 4103, RR_F32);
+		p.t[200] = 4103;
+		rr_arg args[2];
+		double *loss = malloc(257 * sizeof *loss);
+		make_args(k, &p, args);
+		CHECK(rr_reference_run(k, 257, 4103, args, &loss) == RR_ERR_INVALID_ARG);
+		CHECKF(strstr(rr_last_error(), "row 200") != NULL, "message: %s", rr_last_error());
+		free(loss);
+		free_problem(&p);
+		rr_kernel_free(k);
+	}
+	if (restore)
+		setenv("RR_THREADS", restore, 1);
+	else
+		unsetenv("RR_THREADS");
+	free(restore);
+}
+
+/* Nodes computed from col inputs alone (equal for every row) next to per-row ones, and a
+ * binding no output reads, against a plain loop, threaded. */
+static void test_row_invariant(void)
+{
+	static const char text[] = "kernel invariant\n in x : row\n in w : col\n"
+	                           " out y : row\n out z : rowscalar\n"
+	                           " unused = log(abs(x))\n"
+	                           " y = x * exp(w) + sum(w * w) / N\n"
+	                           " z = max(x * w) - min(w)\n";
+	rr_kernel *k = NULL;
+	CHECKF(rr_kernel_load_string(text, strlen(text), "<invariant>", &k) == RR_OK, "%s",
+	       rr_last_error());
+	if (!k)
+		return;
+	int64_t rows = 40, cols = 3001;
+	typed xt = random_typed(RR_F16, (size_t)(rows * cols), -3, 3);
+	typed wt = random_typed(RR_F32, (size_t)cols, -1, 1);
+	double *y = malloc((size_t)(rows * cols) * sizeof *y), z[40];
+	double *outputs[2] = {y, z};
+	rr_arg args[2] = {{.data = xt.buffer, .dtype = RR_F16},
+	                  {.data = wt.buffer, .dtype = RR_F32}};
+	CHECKF(rr_reference_run(k, rows, cols, args, outputs) == RR_OK, "%s", rr_last_error());
+	double sw = 0, mw = INFINITY, worst = 0;
+	for (int64_t i = 0; i < cols; i++) {
+		sw += wt.values[i] * wt.values[i];
+		mw = fmin(mw, wt.values[i]);
+	}
+	for (int64_t row = 0; row < rows; row++) {
+		const double *xr = xt.values + row * cols;
+		double mx = -INFINITY;
+		for (int64_t i = 0; i < cols; i++) {
+			double expect = xr[i] * exp(wt.values[i]) + sw / (double)cols;
+			worst = fmax(worst, max_error(&y[row * cols + i], &expect, 1));
+			mx = fmax(mx, xr[i] * wt.values[i]);
+		}
+		double zexpect = mx - mw;
+		worst = fmax(worst, max_error(&z[row], &zexpect, 1));
+	}
+	CHECKF(worst <= 1e-12, "invariant: relative error %g", worst);
+	free(y);
+	free_typed(&xt);
+	free_typed(&wt);
+	rr_kernel_free(k);
+}
+
 static void test_bad_arguments(void)
 {
 	rr_kernel *k = load_builtin("cross_entropy");
@@ -340,6 +458,8 @@ int main(void)
 	test_builtins();
 	test_dtypes();
 	test_all_ops();
+	test_threads_identical();
+	test_row_invariant();
 	test_bad_arguments();
 	return rr_test_finish("test_reference");
 }
