@@ -51,7 +51,7 @@ static void usage(FILE *out)
 	      "                     (default 150)\n"
 	      "  --l2 hot|cold      hot (default): one buffer set, reused; cold: identical\n"
 	      "                     sets rotated so the working set exceeds twice the L2 (the\n"
-	      "                     device's; 64 MiB on cpu), at most 131072 sets\n"
+	      "                     device's; 64 MiB on cpu), at most 262144 sets\n"
 	      "  --seed S           seed of the random inputs (default 1)\n"
 	      "  --capture-sources  write each generated source to\n"
 	      "                     DIR/sources/<kernel>-<dtype>-<M>x<N>.c (cpu) or .cu (cuda)\n"

@@ -9,7 +9,7 @@
 #include "validate/validate.h"
 
 #define SET_ALIGN 256               /* every buffer of every set starts on this boundary */
-#define MAX_SETS ((int64_t)1 << 17) /* bounds the rotation for tiny shapes */
+#define MAX_SETS ((int64_t)1 << 18) /* bounds the rotation for tiny shapes */
 #define CPU_L2_BYTES ((int64_t)64 << 20)
 
 /* ---------------------------------------------------------------- bytes and sizes */

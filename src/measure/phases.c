@@ -110,13 +110,16 @@ static rr_status launch_many(session *s, int64_t count, void *stream)
 	return RR_OK;
 }
 
-/* Doubling chunks of launches until the warm-up time has passed and the last chunk was long
- * enough to estimate one operation's time; the batch is then sized to the sample target. */
+/* Doubling chunks of launches until the warm-up time has passed, at least two chunks ran and
+ * one took half a sample; one operation's time is the fastest chunk's per launch (a noise spike
+ * only makes a chunk slower), and the batch is sized from it to the sample target. */
 static rr_status warm_up_and_calibrate(session *s)
 {
 	double warmup = s->config->warmup_ms * 1e-3, target = s->config->sample_ms * 1e-3;
 	double begin = rr__now();
 	int64_t chunk = 1;
+	int chunks = 0, long_enough = 0;
+	s->per_op_seconds = INFINITY;
 	for (;;) {
 		double t0 = rr__now();
 		rr_status status = launch_many(s, chunk, s->stream);
@@ -125,13 +128,13 @@ static rr_status warm_up_and_calibrate(session *s)
 		if (status != RR_OK)
 			return status;
 		double took = rr__now() - t0;
-		s->per_op_seconds = took / (double)chunk;
-		int long_enough = took >= target / 2 || chunk >= MAX_BATCH;
-		if (rr__now() - begin >= warmup && long_enough && chunk > 1)
+		if (took / (double)chunk < s->per_op_seconds)
+			s->per_op_seconds = took / (double)chunk;
+		chunks++;
+		long_enough |= took >= target / 2 || chunk >= MAX_BATCH;
+		if (rr__now() - begin >= warmup && long_enough && chunks >= 2)
 			break;
-		if (rr__now() - begin >= warmup && took >= target)
-			break; /* one launch already fills a sample: nothing to gain from more */
-		if (took < target)
+		if (took < target && chunk < MAX_BATCH)
 			chunk *= 2;
 	}
 	double ideal = s->per_op_seconds > 0 ? target / s->per_op_seconds : (double)MAX_BATCH;

@@ -355,10 +355,11 @@ static json_t *row_json(const rr__row_result *row, const rr__run_info *info)
 	json_object_set_new(object, "source_sha256", text_or_null(row->source_hash));
 	json_object_set_new(object, "binary_sha256", text_or_null(row->binary_hash));
 	json_object_set_new(object, "source_file", text_or_null(row->source_file));
-	json_object_set_new(object, "l2",
-	                    json_pack("{s:s, s:i, s:I}", "mode", info->l2_cold ? "cold" : "hot",
-	                              "buffer_sets", row->buffer_sets, "working_set_bytes",
-	                              (json_int_t)row->working_set_bytes));
+	json_object_set_new(
+	    object, "l2",
+	    json_pack("{s:s, s:i, s:I, s:b}", "mode", info->l2_cold ? "cold" : "hot", "buffer_sets",
+	              row->buffer_sets, "working_set_bytes", (json_int_t)row->working_set_bytes,
+	              "over_twice_l2", row->working_set_bytes > 2 * info->l2_bytes_used));
 	json_object_set_new(object, "validation", validation_json(&row->validation));
 	json_object_set_new(object, "bytes_min", json_integer(row->bytes_min));
 	json_object_set_new(object, "ceiling", json_string(rr__ceiling_name(row->ceiling)));
