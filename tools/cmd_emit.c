@@ -4,19 +4,11 @@
 #include <string.h>
 
 #include "backend/program.h"
+#include "codegen/cuda_emit.h"
 #include "commands.h"
 #include "rowreduce.h"
 
-/* Provided by the cuda backend and tools/emit_check_all.c; these fallbacks keep the tool
- * linking in builds that lack them. */
-__attribute__((weak)) rr_status rr__cuda_target_for_arch(const char *arch, rr__target *out);
-__attribute__((weak)) rr_status rr__cuda_target_for_arch(const char *arch, rr__target *out)
-{
-	(void)out;
-	return rr__fail(RR_ERR_UNSUPPORTED,
-	                "this build cannot describe CUDA architecture '%s' without a GPU", arch);
-}
-
+/* Provided by tools/emit_check_all.c; this fallback keeps the tool linking without it. */
 __attribute__((weak)) int rr_cmd_emit_check_all(int argc, char **argv)
 {
 	(void)argc;
@@ -29,10 +21,10 @@ static void usage(FILE *out)
 	fprintf(
 	    out,
 	    "usage: rowreduce emit --kernel NAME|FILE --shape MxN [--dtype f32|bf16|f16]\n"
-	    "                      [--backend cpu|cuda] [--layout W=32,V=4,U=1,R=1] [--arch "
-	    "sm_90]\n"
-	    "       rowreduce emit --check-all [options]   (see rowreduce emit --check-all "
-	    "--help)\n"
+	    "                      [--backend cpu|cuda] [--layout W=32,V=4,U=1,R=1]\n"
+	    "                      [--arch sm_90]\n"
+	    "       rowreduce emit --check-all [options]\n"
+	    "                      (see rowreduce emit --check-all --help)\n"
 	    "\n"
 	    "Plans the kernel for the shape and prints the generated source to stdout: readable "
 	    "C11\n"
