@@ -112,7 +112,7 @@ int rr_kernel_num_inputs(const rr_kernel *kernel);
 int rr_kernel_num_outputs(const rr_kernel *kernel);
 rr_status rr_kernel_input(const rr_kernel *kernel, int i, rr_io_info *out);
 rr_status rr_kernel_output(const rr_kernel *kernel, int i, rr_io_info *out);
-/* Index of the input or output named `name`, or -1. */
+/* Index of the input named `name`, or -1 (outputs are not searched). */
 int rr_kernel_find_input(const rr_kernel *kernel, const char *name);
 rr_status rr_kernel_analysis(const rr_kernel *kernel, rr_analysis_info *out);
 /* Writes the human-readable analysis that `rowreduce check` prints. */
