@@ -407,6 +407,24 @@ static void emit_header(rr__cu_emitter *em)
 
 /* ---------------------------------------------------------------- prelude */
 
+/* The blocks per SM that __launch_bounds__ asks ptxas to fit: without it ptxas may aim for
+ * full occupancy and spill. The cap leaves room for the kept slots, one phase's loads in
+ * flight (the unrolled loops let ptxas hoist all of a worker's loads) and a working set. */
+static int min_blocks(const rr__cu_emitter *em)
+{
+	const rr__cuda_geometry *g = &em->geo;
+	int64_t slots = rr__slot_bound(g->segment, em->W, em->V);
+	int64_t kept = g->keep == RR_CUDA_KEEP_REGS ? g->kept_values : 0;
+	int64_t wanted = 40 + slots * (1 + kept);
+	int64_t blocks = 65536 / ((int64_t)g->threads * wanted);
+	int64_t most = 2048 / g->threads;
+	if (blocks > most)
+		blocks = most;
+	if (blocks > 32)
+		blocks = 32;
+	return blocks < 1 ? 1 : (int)blocks;
+}
+
 static void emit_constants(rr__cu_emitter *em)
 {
 	const rr__cuda_geometry *g = &em->geo;
@@ -421,6 +439,8 @@ static void emit_constants(rr__cu_emitter *em)
 	rr__cu_line(em, 0, "constexpr int R = %d;  /* rows per block */", em->R);
 	rr__cu_line(em, 0, "constexpr int C = %d;  /* blocks per row (a cluster when > 1) */", em->C);
 	rr__cu_line(em, 0, "constexpr int THREADS = W * R;");
+	rr__cu_line(em, 0, "constexpr int MIN_BLOCKS = %d;  /* resident blocks per SM the register "
+			   "cap allows */", min_blocks(em));
 	rr__cu_line(em, 0, "constexpr int WARPS = %d;  /* warps per row in the shared-memory stage */",
 		    em->warps);
 	if (em->C > 1)
@@ -792,7 +812,8 @@ static void emit_main(rr__cu_emitter *em)
 static void emit_entry(rr__cu_emitter *em, const char *name, int vec)
 {
 	const rr_kernel *kernel = em->kernel;
-	rr__buf_printf(em->out, "extern \"C\" __global__ void __launch_bounds__(THREADS) %s(", name);
+	rr__buf_printf(em->out, "extern \"C\" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) "
+				"%s(", name);
 	for (int k = 0; k < kernel->n_inputs; k++) {
 		rr_kind kind = kernel->inputs[k].kind;
 		rr__buf_printf(em->out, "%s in%d, ",

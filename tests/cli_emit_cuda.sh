@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# rowreduce emit for the cuda backend without a GPU: every built-in × dtype × the plan grid
+# compiles with NVRTC for sm_90 (skipped when NVRTC is absent), and one plan's source prints.
+set -u
+: "${ROWREDUCE:?ROWREDUCE must point at the rowreduce tool}"
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+# A single plan prints CUDA C with both entries, the plan comment and the kernel text.
+if ! "$ROWREDUCE" emit --kernel softmax --shape 1000x4096 --backend cuda --arch sm_90 \
+	--layout W=256,V=4,U=2,R=1,C=1,S=regs,G=rows >"$out/softmax.cu" 2>"$out/err"; then
+	cat "$out/err"
+	echo "FAIL: emit of one plan failed"
+	exit 1
+fi
+for want in 'rr_softmax_vec(' 'rr_softmax_scalar(' 'W=256,V=4,U=2,R=1,C=1,S=regs,G=rows' \
+	'y = exp(x - m) / s' '__shfl_xor_sync' 'constexpr int N = 4096;'; do
+	if ! grep -qF -- "$want" "$out/softmax.cu"; then
+		echo "FAIL: the emitted source lacks '$want'"
+		exit 1
+	fi
+done
+
+# A bad architecture is a usage error, not a crash.
+"$ROWREDUCE" emit --kernel sum --shape 4x64 --backend cuda --arch banana >/dev/null 2>"$out/err"
+code=$?
+if [ "$code" -ne 2 ] || ! grep -q "sm_XY" "$out/err"; then
+	echo "FAIL: --arch banana gave exit $code: $(cat "$out/err")"
+	exit 1
+fi
+
+"$ROWREDUCE" emit --check-all --backend cuda --arch sm_90 >"$out/check" 2>&1
+code=$?
+tail -n 40 "$out/check"
+if [ "$code" -eq 2 ] && grep -q "NVRTC is not available" "$out/check"; then
+	echo "SKIP: NVRTC is not available on this machine"
+	exit 77
+fi
+if [ "$code" -ne 0 ]; then
+	echo "FAIL: emit --check-all exited $code"
+	exit 1
+fi
+if ! grep -Eq '^compiled ([0-9]+)/\1 kernels' "$out/check"; then
+	echo "FAIL: no 'compiled K/K kernels' summary"
+	exit 1
+fi
+echo "PASS"

@@ -1,0 +1,274 @@
+/* rowreduce emit --check-all: every built-in kernel × dtype × a representative grid of plans,
+ * emitted as CUDA C for a named architecture and compiled to cubins with NVRTC. No GPU is
+ * needed; a compile failure prints the head of the NVRTC log and fails the command. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/cuda_shim.h"
+#include "backend/program.h"
+#include "codegen/cuda_emit.h"
+#include "commands.h"
+#include "rowreduce.h"
+
+/* One plan of the grid: row length and layout; V = 0 means 16 bytes per pack (4 for f32, 8 for
+ * 16-bit types), V = -1 half of that. */
+typedef struct grid_plan {
+	int64_t cols;
+	int W, V, U, R, C;
+	rr_storage storage;
+	rr_grid grid;
+} grid_plan;
+
+static const grid_plan plans[] = {
+	{64, 8, 0, 1, 16, 1, RR_STORAGE_REGS, RR_GRID_ROWS},        /* short rows, 16 per block */
+	{31, 4, 2, 1, 8, 1, RR_STORAGE_REGS, RR_GRID_ROWS},         /* tail only, R > 1 */
+	{64, 8, 0, 1, 16, 1, RR_STORAGE_REGS, RR_GRID_PERSISTENT},  /* persistent grid */
+	{4096, 128, 0, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS},
+	{4096, 256, 0, 2, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS},
+	{4096, 512, 0, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_PERSISTENT},
+	{4096, 256, -1, 2, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS},    /* 8-byte packs */
+	{4103, 256, 0, 2, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS},     /* misaligned N */
+	{16384, 512, 0, 1, 1, 1, RR_STORAGE_REREAD, RR_GRID_ROWS},
+	{16384, 512, 0, 2, 1, 1, RR_STORAGE_SMEM, RR_GRID_ROWS},
+	{32768, 1024, 0, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS},
+	{32768, 1024, 0, 2, 1, 1, RR_STORAGE_SMEM, RR_GRID_PERSISTENT},
+	{131072, 1024, 0, 1, 1, 1, RR_STORAGE_SMEM, RR_GRID_ROWS},  /* fits only one-phase kernels */
+	{131072, 1024, 0, 1, 1, 8, RR_STORAGE_CLUSTER, RR_GRID_ROWS},
+	{131072, 512, 0, 2, 1, 4, RR_STORAGE_CLUSTER, RR_GRID_PERSISTENT},
+	{262144, 1024, 0, 1, 1, 8, RR_STORAGE_CLUSTER, RR_GRID_ROWS},
+	{262144, 1024, 0, 1, 1, 8, RR_STORAGE_REREAD, RR_GRID_ROWS},
+};
+
+static const rr_dtype dtypes[] = {RR_F32, RR_BF16, RR_F16};
+
+typedef struct job {
+	char label[160];
+	char *source;
+	rr_status status;
+	char error[700];
+	int local_memory; /* the ptxas report shows a stack frame or spills */
+} job;
+
+typedef struct queue {
+	job *jobs;
+	int count, next;
+	const char *arch;
+	pthread_mutex_t lock;
+} queue;
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: rowreduce emit --check-all [--backend cuda] [--arch sm_90] [--kernel NAME]\n"
+		"                      [--jobs N]\n"
+		"\n"
+		"Emits every built-in kernel (or only NAME) in f32, bf16 and f16 under a grid of plans\n"
+		"(short rows with R > 1, N = 4096 with W 128/256/512, misaligned N, U 1 and 2, smem,\n"
+		"cluster and reread storage up to N = 262144, persistent grids) and compiles each with\n"
+		"NVRTC for the architecture (default sm_90). No GPU is needed. Plans the legality check\n"
+		"rejects for a kernel are counted and skipped. Prints one line per failure with the\n"
+		"head of the NVRTC log, then `compiled K/K kernels`.\n"
+		"\n"
+		"exit status: 0 all compiled, 1 a compilation failed, 2 bad usage or NVRTC absent\n");
+}
+
+/* "ld.local" traffic shows in the ptxas report as a non-zero stack frame or spills. */
+static int uses_local_memory(const char *log)
+{
+	for (const char *p = log; p && (p = strstr(p, "bytes stack frame")) != NULL; p++) {
+		const char *q = p;
+		while (q > log && q[-1] == ' ')
+			q--;
+		while (q > log && q[-1] >= '0' && q[-1] <= '9')
+			q--;
+		if (atoi(q) != 0)
+			return 1;
+		const char *spill = strstr(p, "bytes spill stores");
+		const char *r = spill;
+		while (r && r > log && r[-1] == ' ')
+			r--;
+		while (r && r > log && r[-1] >= '0' && r[-1] <= '9')
+			r--;
+		if (r && atoi(r) != 0)
+			return 1;
+	}
+	return 0;
+}
+
+static void *compile_worker(void *arg)
+{
+	queue *q = arg;
+	for (;;) {
+		pthread_mutex_lock(&q->lock);
+		int i = q->next < q->count ? q->next++ : -1;
+		pthread_mutex_unlock(&q->lock);
+		if (i < 0)
+			return NULL;
+		job *j = &q->jobs[i];
+		rr__cuda_compiled compiled;
+		j->status = rr__cuda_compile(j->source, q->arch, 0, &compiled);
+		if (j->status != RR_OK)
+			snprintf(j->error, sizeof j->error, "%s", rr_last_error());
+		else
+			j->local_memory = uses_local_memory(compiled.log);
+		rr__cuda_compiled_free(&compiled);
+	}
+}
+
+static int vec_for(int v, rr_dtype dtype)
+{
+	int full = dtype == RR_F32 ? 4 : 8;
+	return v == 0 ? full : v < 0 ? full / 2 : v;
+}
+
+/* Emits the grid for one kernel into jobs; counts illegal plans. */
+static int emit_kernel(rr_device *device, const char *name, job *jobs, int *count, int *illegal)
+{
+	rr_kernel *kernel = NULL;
+	if (rr_kernel_load_builtin(name, &kernel) != RR_OK)
+		return rr_tool_fail(2, "cannot load built-in '%s': %s", name, rr_last_error());
+	for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; d++) {
+		for (size_t p = 0; p < sizeof plans / sizeof plans[0]; p++) {
+			const grid_plan *g = &plans[p];
+			rr_layout layout = {g->W, vec_for(g->V, dtypes[d]), g->U, g->R, g->C,
+					    g->storage, g->grid};
+			rr_program *program = NULL;
+			rr_status status = rr__program_emit_only(device, kernel, dtypes[d], 1000,
+								 g->cols, &layout, &program);
+			if (status == RR_ERR_ILLEGAL_LAYOUT) {
+				(*illegal)++;
+				continue;
+			}
+			char plan[128];
+			rr_layout_format(&layout, plan, sizeof plan);
+			if (status != RR_OK) {
+				rr_tool_fail(1, "%s %s N=%lld %s: emit failed: %s", name,
+					     rr_dtype_name(dtypes[d]), (long long)g->cols, plan,
+					     rr_last_error());
+				rr_kernel_free(kernel);
+				return 1;
+			}
+			job *j = &jobs[(*count)++];
+			snprintf(j->label, sizeof j->label, "%s %s N=%lld %s", name,
+				 rr_dtype_name(dtypes[d]), (long long)g->cols, plan);
+			j->source = strdup(rr_program_source(program));
+			rr_program_free(program);
+			if (!j->source) {
+				rr_kernel_free(kernel);
+				return rr_tool_fail(2, "out of memory");
+			}
+		}
+	}
+	rr_kernel_free(kernel);
+	return 0;
+}
+
+static int parse(int argc, char **argv, const char **arch, const char **only, int *threads)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *value = i + 1 < argc ? argv[i + 1] : NULL;
+		if (strcmp(a, "--check-all") == 0)
+			continue;
+		if ((strcmp(a, "--arch") == 0 || strcmp(a, "--backend") == 0 ||
+		     strcmp(a, "--kernel") == 0 || strcmp(a, "--jobs") == 0) &&
+		    !value)
+			return rr_tool_fail(2, "%s needs a value (see rowreduce emit --check-all --help)",
+					    a);
+		if (strcmp(a, "--arch") == 0)
+			*arch = argv[++i];
+		else if (strcmp(a, "--kernel") == 0)
+			*only = argv[++i];
+		else if (strcmp(a, "--jobs") == 0)
+			*threads = atoi(argv[++i]);
+		else if (strcmp(a, "--backend") == 0) {
+			if (strcmp(argv[++i], "cuda") != 0)
+				return rr_tool_fail(2, "--check-all checks the cuda backend only "
+						       "(got --backend %s)", argv[i]);
+		} else
+			return rr_tool_fail(2, "unknown option '%s' (see rowreduce emit --check-all "
+					       "--help)", a);
+	}
+	if (*threads < 1 || *threads > 64)
+		return rr_tool_fail(2, "--jobs must be between 1 and 64");
+	return 0;
+}
+
+static int report(const queue *q, int illegal)
+{
+	int ok = 0, local = 0;
+	for (int i = 0; i < q->count; i++) {
+		const job *j = &q->jobs[i];
+		if (j->status != RR_OK) {
+			printf("FAILED %s: %s\n", j->label, j->error);
+			continue;
+		}
+		ok++;
+		if (j->local_memory) {
+			local++;
+			printf("local memory: %s (ptxas reports a stack frame or spills)\n", j->label);
+		}
+	}
+	printf("compiled %d/%d kernels for %s (%d plans skipped as illegal for their kernel; %d "
+	       "use local memory)\n",
+	       ok, q->count, q->arch, illegal, local);
+	return ok == q->count ? 0 : 1;
+}
+
+int rr_cmd_emit_check_all(int argc, char **argv)
+{
+	if (rr_tool_wants_help(argc, argv)) {
+		usage(stdout);
+		return 0;
+	}
+	const char *arch = "sm_90", *only = NULL;
+	int threads = 2;
+	if (parse(argc, argv, &arch, &only, &threads) != 0)
+		return 2;
+	const rr__nvrtc *nvrtc = NULL;
+	if (rr__nvrtc_get(&nvrtc) != RR_OK)
+		return rr_tool_fail(2, "%s", rr_last_error());
+	rr_device device;
+	memset(&device, 0, sizeof device);
+	device.ops = &rr__cuda_backend;
+	if (rr__cuda_target_for_arch(arch, &device.target) != RR_OK)
+		return rr_tool_fail(2, "--arch: %s", rr_last_error());
+	const char *const *names = rr_builtin_names();
+	int n_kernels = 0;
+	while (names[n_kernels])
+		n_kernels++;
+	size_t capacity = (size_t)n_kernels * (sizeof dtypes / sizeof dtypes[0]) *
+			  (sizeof plans / sizeof plans[0]);
+	queue q = {.jobs = calloc(capacity, sizeof(job)), .arch = arch};
+	if (!q.jobs)
+		return rr_tool_fail(2, "out of memory");
+	pthread_mutex_init(&q.lock, NULL);
+	int illegal = 0, code = 0, matched = 0;
+	for (int k = 0; k < n_kernels && code == 0; k++) {
+		if (only && strcmp(only, names[k]) != 0)
+			continue;
+		matched = 1;
+		code = emit_kernel(&device, names[k], q.jobs, &q.count, &illegal);
+	}
+	if (code == 0 && !matched)
+		code = rr_tool_fail(2, "--kernel '%s' is not a built-in (see rowreduce ops)", only);
+	if (code == 0) {
+		pthread_t workers[64];
+		int started = 0;
+		for (; started < threads; started++)
+			if (pthread_create(&workers[started], NULL, compile_worker, &q) != 0)
+				break;
+		if (started == 0)
+			compile_worker(&q);
+		for (int i = 0; i < started; i++)
+			pthread_join(workers[i], NULL);
+		code = report(&q, illegal);
+	}
+	for (int i = 0; i < q.count; i++)
+		free(q.jobs[i].source);
+	free(q.jobs);
+	pthread_mutex_destroy(&q.lock);
+	return code;
+}
