@@ -228,24 +228,6 @@ static void cuda_unload(rr_device *device, rr_program *program)
 	program->module = NULL;
 }
 
-/* The vectorised entry needs every row, col and row-output array aligned to its access width
- * (row pitches are, by construction of the plan); otherwise the scalar entry runs. */
-static int arrays_aligned(const rr_program *program, const rr_arg *inputs, void *const *outputs,
-			  int bytes)
-{
-	const rr_kernel *kernel = program->kernel;
-	for (int k = 0; k < kernel->n_inputs; k++) {
-		rr_kind kind = kernel->inputs[k].kind;
-		if ((kind == RR_KIND_ROW || kind == RR_KIND_COL) &&
-		    (uintptr_t)inputs[k].data % (uintptr_t)bytes != 0)
-			return 0;
-	}
-	for (int j = 0; j < kernel->n_outputs; j++)
-		if (kernel->outputs[j].kind == RR_KIND_ROW && (uintptr_t)outputs[j] % (uintptr_t)bytes != 0)
-			return 0;
-	return 1;
-}
-
 static rr_status cuda_launch(rr_device *device, rr_program *program, int64_t rows,
 			     const rr_arg *inputs, void *const *outputs, void *stream)
 {
@@ -279,8 +261,8 @@ static rr_status cuda_launch(rr_device *device, rr_program *program, int64_t row
 		params[n++] = &pointers[RR_MAX_IO + j];
 	}
 	params[n++] = &row_count;
-	CUfunction f = m->vec && arrays_aligned(program, inputs, outputs, g->access_bytes) ? m->vec
-											  : m->scalar;
+	/* Row pitches are aligned by construction; the base pointers are the caller's. */
+	CUfunction f = m->vec && rr__cuda_vec_allowed(program, g, inputs, outputs) ? m->vec : m->scalar;
 	rr__cu_launch_attribute cluster = {.id = RR_CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION};
 	cluster.value.cluster_dim.x = (unsigned)g->blocks_per_row;
 	cluster.value.cluster_dim.y = cluster.value.cluster_dim.z = 1;

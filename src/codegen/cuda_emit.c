@@ -293,6 +293,24 @@ static rr_status plan_emitter(rr__cu_emitter *em, const rr_program *program,
 	return RR_OK;
 }
 
+int rr__cuda_vec_allowed(const rr_program *program, const rr__cuda_geometry *geometry,
+			 const rr_arg *inputs, void *const *outputs)
+{
+	const rr_kernel *kernel = program->kernel;
+	uintptr_t bytes = (uintptr_t)geometry->access_bytes;
+	if (!geometry->has_vec_entry)
+		return 0;
+	for (int k = 0; k < kernel->n_inputs; k++) {
+		rr_kind kind = kernel->inputs[k].kind;
+		if ((kind == RR_KIND_ROW || kind == RR_KIND_COL) && (uintptr_t)inputs[k].data % bytes)
+			return 0;
+	}
+	for (int j = 0; j < kernel->n_outputs; j++)
+		if (kernel->outputs[j].kind == RR_KIND_ROW && (uintptr_t)outputs[j] % bytes)
+			return 0;
+	return 1;
+}
+
 rr_status rr__cuda_geometry_of(const rr_program *program, const rr__target *target,
 			       rr__cuda_geometry *out)
 {
@@ -459,9 +477,11 @@ static void emit_constants(rr__cu_emitter *em)
 	rr__buf_append(em->out, "\n", 1);
 }
 
+/* Conversions between the dtype in memory and f32. The PTX forms run on the device; the
+ * portable forms after #else (bit arithmetic, or the host simulation's helpers in the tests)
+ * state the same rounding and let the tests run this code on the CPU. */
 static void emit_conversions(rr__cu_emitter *em)
 {
-	int modern = em->target->cc_major >= 8; /* cvt to bf16 and the x2 forms need sm_80 */
 	switch (em->dtype) {
 	case RR_F32:
 		rr__cu_line(em, 0, "typedef float io_t;");
@@ -472,17 +492,17 @@ static void emit_conversions(rr__cu_emitter *em)
 		rr__cu_line(em, 0, "typedef unsigned short io_t; /* bfloat16 bits */");
 		rr__cu_line(em, 0, "__device__ __forceinline__ float rr_in(io_t v) { return "
 				   "__uint_as_float((unsigned)v << 16); }");
-		if (modern) {
-			rr__cu_line(em, 0, "__device__ __forceinline__ io_t rr_out(float v)\n{\n\tio_t h;");
-			rr__cu_line(em, 1, "asm(\"cvt.rn.bf16.f32 %%0, %%1;\" : \"=h\"(h) : \"f\"(v));");
-			rr__cu_line(em, 1, "return h;\n}");
-		} else {
-			rr__cu_line(em, 0, "__device__ __forceinline__ io_t rr_out(float v)\n{");
-			rr__cu_line(em, 1, "const unsigned u = __float_as_uint(v); /* nearest even */");
-			rr__cu_line(em, 1, "if ((u & 0x7fffffffu) > 0x7f800000u)");
-			rr__cu_line(em, 2, "return (io_t)((u >> 16) | 0x40u);");
-			rr__cu_line(em, 1, "return (io_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);\n}");
-		}
+		rr__cu_line(em, 0, "__device__ __forceinline__ io_t rr_out(float v) /* nearest even */\n{");
+		rr__cu_line(em, 0, "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800");
+		rr__cu_line(em, 1, "io_t h;");
+		rr__cu_line(em, 1, "asm(\"cvt.rn.bf16.f32 %%0, %%1;\" : \"=h\"(h) : \"f\"(v));");
+		rr__cu_line(em, 1, "return h;");
+		rr__cu_line(em, 0, "#else");
+		rr__cu_line(em, 1, "const unsigned u = __float_as_uint(v);");
+		rr__cu_line(em, 1, "if ((u & 0x7fffffffu) > 0x7f800000u)");
+		rr__cu_line(em, 2, "return (io_t)((u >> 16) | 0x40u); /* NaN stays NaN */");
+		rr__cu_line(em, 1, "return (io_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);");
+		rr__cu_line(em, 0, "#endif\n}");
 		rr__cu_line(em, 0, "/* Two elements in one 32-bit word, the lower address in the low half. */");
 		rr__cu_line(em, 0, "__device__ __forceinline__ void rr_in2(unsigned w, float &lo, float &hi)");
 		rr__cu_line(em, 0, "{\n\tlo = __uint_as_float(w << 16);\n\thi = __uint_as_float(w & "
@@ -490,27 +510,36 @@ static void emit_conversions(rr__cu_emitter *em)
 		break;
 	default:
 		rr__cu_line(em, 0, "typedef unsigned short io_t; /* IEEE half bits */");
-		rr__cu_line(em, 0, "__device__ __forceinline__ float rr_in(io_t v)\n{\n\tfloat f;");
+		rr__cu_line(em, 0, "__device__ __forceinline__ float rr_in(io_t v)\n{");
+		rr__cu_line(em, 0, "#if defined(__CUDA_ARCH__)");
+		rr__cu_line(em, 1, "float f;");
 		rr__cu_line(em, 1, "asm(\"cvt.f32.f16 %%0, %%1;\" : \"=f\"(f) : \"h\"(v));");
-		rr__cu_line(em, 1, "return f;\n}");
-		rr__cu_line(em, 0, "__device__ __forceinline__ io_t rr_out(float v)\n{\n\tio_t h;");
+		rr__cu_line(em, 1, "return f;");
+		rr__cu_line(em, 0, "#else");
+		rr__cu_line(em, 1, "return rr_sim_f16_in(v); /* host simulation (tests) */");
+		rr__cu_line(em, 0, "#endif\n}");
+		rr__cu_line(em, 0, "__device__ __forceinline__ io_t rr_out(float v) /* nearest even */\n{");
+		rr__cu_line(em, 0, "#if defined(__CUDA_ARCH__)");
+		rr__cu_line(em, 1, "io_t h;");
 		rr__cu_line(em, 1, "asm(\"cvt.rn.f16.f32 %%0, %%1;\" : \"=h\"(h) : \"f\"(v));");
-		rr__cu_line(em, 1, "return h;\n}");
+		rr__cu_line(em, 1, "return h;");
+		rr__cu_line(em, 0, "#else");
+		rr__cu_line(em, 1, "return rr_sim_f16_out(v);");
+		rr__cu_line(em, 0, "#endif\n}");
 		rr__cu_line(em, 0, "/* Two elements in one 32-bit word, the lower address in the low half. */");
 		rr__cu_line(em, 0, "__device__ __forceinline__ void rr_in2(unsigned w, float &lo, float &hi)");
 		rr__cu_line(em, 0, "{\n\tlo = rr_in((io_t)(w & 0xffffu));\n\thi = rr_in((io_t)(w >> 16));\n}");
 		break;
 	}
-	if (modern) {
-		rr__cu_line(em, 0, "__device__ __forceinline__ unsigned rr_out2(float lo, float hi)\n{");
-		rr__cu_line(em, 1, "unsigned w;");
-		rr__cu_line(em, 1, "asm(\"cvt.rn.%s.f32 %%0, %%1, %%2;\" : \"=r\"(w) : \"f\"(hi), "
-				   "\"f\"(lo));", em->dtype == RR_BF16 ? "bf16x2" : "f16x2");
-		rr__cu_line(em, 1, "return w;\n}\n");
-	} else {
-		rr__cu_line(em, 0, "__device__ __forceinline__ unsigned rr_out2(float lo, float hi)\n{");
-		rr__cu_line(em, 1, "return (unsigned)rr_out(lo) | ((unsigned)rr_out(hi) << 16);\n}\n");
-	}
+	rr__cu_line(em, 0, "__device__ __forceinline__ unsigned rr_out2(float lo, float hi)\n{");
+	rr__cu_line(em, 0, "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800");
+	rr__cu_line(em, 1, "unsigned w;");
+	rr__cu_line(em, 1, "asm(\"cvt.rn.%s.f32 %%0, %%1, %%2;\" : \"=r\"(w) : \"f\"(hi), \"f\"(lo));",
+		    em->dtype == RR_BF16 ? "bf16x2" : "f16x2");
+	rr__cu_line(em, 1, "return w;");
+	rr__cu_line(em, 0, "#else");
+	rr__cu_line(em, 1, "return (unsigned)rr_out(lo) | ((unsigned)rr_out(hi) << 16);");
+	rr__cu_line(em, 0, "#endif\n}\n");
 }
 
 /* The word type of one access of `bytes`, and its members. */
@@ -647,15 +676,25 @@ static void emit_online_helpers(rr__cu_emitter *em)
 static void emit_cluster_helpers(rr__cu_emitter *em)
 {
 	rr__cu_line(em, 0, "/* Thread-block clusters (sm_90): rank, barrier, distributed shared memory. */");
-	rr__cu_line(em, 0, "__device__ __forceinline__ unsigned rr_cluster_rank()\n{\n\tunsigned r;");
+	rr__cu_line(em, 0, "__device__ __forceinline__ unsigned rr_cluster_rank()\n{");
+	rr__cu_line(em, 0, "#if defined(__CUDA_ARCH__)");
+	rr__cu_line(em, 1, "unsigned r;");
 	rr__cu_line(em, 1, "asm volatile(\"mov.u32 %%0, %%%%cluster_ctarank;\" : \"=r\"(r));");
-	rr__cu_line(em, 1, "return r;\n}");
+	rr__cu_line(em, 1, "return r;");
+	rr__cu_line(em, 0, "#else");
+	rr__cu_line(em, 1, "return rr_sim_cluster_rank(); /* host simulation (tests) */");
+	rr__cu_line(em, 0, "#endif\n}");
 	rr__cu_line(em, 0, "__device__ __forceinline__ void rr_cluster_sync()\n{");
+	rr__cu_line(em, 0, "#if defined(__CUDA_ARCH__)");
 	rr__cu_line(em, 1, "asm volatile(\"barrier.cluster.arrive.release.aligned;\\n\\t\"");
-	rr__cu_line(em, 1, "             \"barrier.cluster.wait.acquire.aligned;\" ::: \"memory\");\n}");
+	rr__cu_line(em, 1, "             \"barrier.cluster.wait.acquire.aligned;\" ::: \"memory\");");
+	rr__cu_line(em, 0, "#else");
+	rr__cu_line(em, 1, "rr_sim_cluster_sync();");
+	rr__cu_line(em, 0, "#endif\n}");
 	rr__cu_line(em, 0, "/* The float at `local` in the shared memory of cluster block `rank`. */");
 	rr__cu_line(em, 0, "__device__ __forceinline__ float rr_cluster_load(const float *local, unsigned "
 			   "rank)\n{");
+	rr__cu_line(em, 0, "#if defined(__CUDA_ARCH__)");
 	rr__cu_line(em, 1, "const unsigned addr = (unsigned)__cvta_generic_to_shared(local);");
 	rr__cu_line(em, 1, "unsigned remote;");
 	rr__cu_line(em, 1, "float v;");
@@ -663,7 +702,10 @@ static void emit_cluster_helpers(rr__cu_emitter *em)
 			   "\"r\"(addr), \"r\"(rank));");
 	rr__cu_line(em, 1, "asm volatile(\"ld.shared::cluster.f32 %%0, [%%1];\" : \"=f\"(v) : "
 			   "\"r\"(remote) : \"memory\");");
-	rr__cu_line(em, 1, "return v;\n}");
+	rr__cu_line(em, 1, "return v;");
+	rr__cu_line(em, 0, "#else");
+	rr__cu_line(em, 1, "return rr_sim_cluster_load(local, rank);");
+	rr__cu_line(em, 0, "#endif\n}");
 	rr__cu_line(em, 0, "/* The blocks' partials in a fixed tree: xor offsets C/2 ... 1 over ranks. */");
 	rr__cu_line(em, 0, "template <int OP> /* 0 sum, 1 max, 2 min */");
 	rr__cu_line(em, 0, "__device__ __forceinline__ float rr_cluster_reduce(const float *slot)\n{");
@@ -752,27 +794,42 @@ static void emit_args_struct(rr__cu_emitter *em)
 
 /* Row groups: blocks (clusters when C > 1) take groups group, group + step, ...; a persistent
  * grid has fewer blocks than groups, a rows grid one block (cluster) per group. */
+/* Shared memory at file scope (one copy per block): the tree's scratch, the block's partials
+ * that the cluster reads, and the kept packs (dynamic; an array in the host simulation). */
+static void emit_shared(rr__cu_emitter *em, const char **red, const char **cl, const char **keep)
+{
+	const rr__cuda_geometry *g = &em->geo;
+	if (em->W > 32 && em->red_slots > 0) {
+		rr__cu_line(em, 0, "__shared__ float rr_red[2 * RED_SLOTS * R * WARPS]; /* [parity][slot]"
+				   "[row][warp] */");
+		*red = "rr_red";
+	}
+	if (em->C > 1) {
+		rr__cu_line(em, 0, "__shared__ float rr_cl[2 * RED_SLOTS]; /* this block's partials, "
+				   "[parity][slot] */");
+		*cl = "rr_cl";
+	}
+	if (g->keep == RR_CUDA_KEEP_SMEM) {
+		rr__cu_line(em, 0, "#if defined(__CUDA_ARCH__)");
+		rr__cu_line(em, 0, "extern __shared__ float4 rr_keep_smem[]; /* %lld bytes at launch */",
+			    (long long)g->dynamic_smem);
+		rr__cu_line(em, 0, "#else");
+		rr__cu_line(em, 0, "float4 rr_keep_smem[%lld]; /* host simulation (tests) */",
+			    (long long)(g->dynamic_smem + 15) / 16);
+		rr__cu_line(em, 0, "#endif");
+		*keep = "reinterpret_cast<float *>(rr_keep_smem)";
+	}
+	rr__buf_append(em->out, "\n", 1);
+}
+
 static void emit_main(rr__cu_emitter *em)
 {
 	const rr__cuda_geometry *g = &em->geo;
+	const char *red = "nullptr", *cl = "nullptr", *keep = "nullptr";
+	emit_shared(em, &red, &cl, &keep);
 	rr__cu_line(em, 0, "template <bool VEC>");
 	rr__cu_line(em, 0, "__device__ __forceinline__ void rr_main(const rr_args &a, const long long "
 			   "rows)\n{");
-	const char *red = "nullptr", *cl = "nullptr", *keep = "nullptr";
-	if (em->W > 32 && em->red_slots > 0) {
-		rr__cu_line(em, 1, "__shared__ float rr_red[2 * RED_SLOTS * R * WARPS]; /* [parity][slot]"
-				   "[row][warp] */");
-		red = "rr_red";
-	}
-	if (em->C > 1) {
-		rr__cu_line(em, 1, "__shared__ float rr_cl[2 * RED_SLOTS]; /* this block's partials, "
-				   "[parity][slot] */");
-		cl = "rr_cl";
-	}
-	if (g->keep == RR_CUDA_KEEP_SMEM) {
-		rr__cu_line(em, 1, "extern __shared__ float4 rr_keep_smem[];");
-		keep = "reinterpret_cast<float *>(rr_keep_smem)";
-	}
 	rr__cu_line(em, 1, "const int worker = threadIdx.x %% W;");
 	rr__cu_line(em, 1, "const int rig = threadIdx.x / W; /* row in group */");
 	if (em->C > 1)
@@ -832,6 +889,33 @@ static void emit_entry(rr__cu_emitter *em, const char *name, int vec)
 	rr__buf_printf(em->out, "};\n\trr_main<%s>(a, rows);\n}\n", vec ? "true" : "false");
 }
 
+/* For the tests' host simulation: the entry with the driver's parameter array. */
+static void emit_simulation_entry(rr__cu_emitter *em)
+{
+	const rr_kernel *kernel = em->kernel;
+	int n = 0;
+	rr__cu_line(em, 0, "#if !defined(__CUDA_ARCH__)");
+	rr__cu_line(em, 0, "extern \"C\" void rr_sim_entry(int vec, void **params)\n{");
+	rr__buf_printf(em->out, "\tconst rr_args a = {");
+	for (int k = 0; k < kernel->n_inputs; k++, n++) {
+		rr_kind kind = kernel->inputs[k].kind;
+		rr__buf_printf(em->out, "%s*(%s *)params[%d]", n ? ", " : "",
+			       kind == RR_KIND_PARAM   ? "const float"
+			       : kind == RR_KIND_INDEX ? "const long long *const"
+						       : "const io_t *const",
+			       n);
+	}
+	for (int j = 0; j < kernel->n_outputs; j++, n++)
+		rr__buf_printf(em->out, "%s*(io_t *const *)params[%d]", n ? ", " : "", n);
+	rr__buf_printf(em->out, "};\n");
+	rr__cu_line(em, 1, "const long long rows = *(const long long *)params[%d];", n);
+	if (em->geo.has_vec_entry)
+		rr__cu_line(em, 1, "if (vec)\n\t\trr_main<true>(a, rows);\n\telse");
+	rr__cu_line(em, 1, "%srr_main<false>(a, rows);", em->geo.has_vec_entry ? "\t" : "(void)vec, ");
+	rr__cu_line(em, 0, "}");
+	rr__cu_line(em, 0, "#endif");
+}
+
 rr_status rr__cuda_emit(const rr_program *program, const rr__target *target, rr__buf *out)
 {
 	rr__cu_emitter *em = calloc(1, sizeof *em);
@@ -858,6 +942,7 @@ rr_status rr__cuda_emit(const rr_program *program, const rr__target *target, rr_
 	if (em->geo.has_vec_entry)
 		emit_entry(em, em->geo.entry_vec, 1);
 	emit_entry(em, em->geo.entry_scalar, 0);
+	emit_simulation_entry(em);
 	int failed = out->failed;
 	char name[RR_MAX_NAME];
 	snprintf(name, sizeof name, "%s", program->kernel->name);

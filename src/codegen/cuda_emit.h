@@ -45,10 +45,17 @@ typedef struct rr__cuda_geometry {
 rr_status rr__cuda_geometry_of(const rr_program *program, const rr__target *target,
 			       rr__cuda_geometry *out);
 
+/* 1 when every row, col and row-output array is aligned to the vectorised entry's access
+ * width, so the launcher may run it; 0 when the scalar entry must run (or there is no other). */
+int rr__cuda_vec_allowed(const rr_program *program, const rr__cuda_geometry *geometry,
+			 const rr_arg *inputs, void *const *outputs);
+
 /* Appends the CUDA C of program (kernel, dtype f32/bf16/f16, cols, complete legal layout) for
  * `target`. The source defines the two entries of the geometry with the arguments: one pointer
  * per row/col/rowscalar/index input and a float per param (kernel input order), one pointer per
- * output, then `long long rows`. */
+ * output, then `long long rows`. Compiled by a host C++ compiler instead (no __CUDA_ARCH__),
+ * with tests/cuda_sim.h included first, it also defines `extern "C" void rr_sim_entry(int vec,
+ * void **params)` for the tests' CPU simulation. */
 rr_status rr__cuda_emit(const rr_program *program, const rr__target *target, rr__buf *out);
 
 #endif

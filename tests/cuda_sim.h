@@ -1,0 +1,127 @@
+/* A host simulation of the CUDA features the generated kernels use, so tests run the emitted
+ * CUDA C on the CPU with one OS thread per CUDA thread: shuffles, __syncthreads and cluster
+ * barriers meet in the test's barriers (tests/test_cuda_sim.c), reached through the hooks the
+ * test installs. Shared memory is the file-scope arrays of each loaded copy of the kernel's
+ * shared object (one copy per block of a cluster).
+ *
+ * Included twice: by the simulated source (C++), and by the test (C) for the hooks only. */
+#ifndef RR_TESTS_CUDA_SIM_H
+#define RR_TESTS_CUDA_SIM_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What a simulated thread calls back into the test for. */
+typedef struct rr_sim_hooks_t {
+	void (*sync_block)(void);
+	float (*shfl_xor)(float value, int offset);
+	void (*cluster_sync)(void);
+	unsigned (*cluster_rank)(void);
+	float (*cluster_load)(const float *local, unsigned rank);
+} rr_sim_hooks_t;
+
+#ifdef __cplusplus
+}
+#endif
+
+#ifdef __cplusplus
+#include <math.h>
+#include <string.h>
+
+extern "C" {
+rr_sim_hooks_t *rr_sim_hooks = nullptr;
+}
+
+struct dim3 {
+	unsigned x, y, z;
+};
+static thread_local dim3 threadIdx, blockIdx, gridDim;
+
+extern "C" void rr_sim_set_ids(unsigned thread, unsigned block, unsigned grid)
+{
+	threadIdx = dim3{thread, 0, 0};
+	blockIdx = dim3{block, 0, 0};
+	gridDim = dim3{grid, 1, 1};
+}
+
+#define __device__
+#define __forceinline__ inline
+#define __global__
+#define __launch_bounds__(...)
+#define __restrict__ __restrict
+#define __shared__
+
+struct uint4 {
+	unsigned x, y, z, w;
+};
+struct uint2 {
+	unsigned x, y;
+};
+struct float4 {
+	float x, y, z, w;
+};
+struct float2 {
+	float x, y;
+};
+static inline float4 make_float4(float x, float y, float z, float w) { return float4{x, y, z, w}; }
+static inline float2 make_float2(float x, float y) { return float2{x, y}; }
+
+template <class T> static inline T __ldg(const T *p) { return *p; }
+
+static inline float __uint_as_float(unsigned u)
+{
+	float f;
+	memcpy(&f, &u, sizeof f);
+	return f;
+}
+static inline unsigned __float_as_uint(float f)
+{
+	unsigned u;
+	memcpy(&u, &f, sizeof u);
+	return u;
+}
+static inline float __int_as_float(int i)
+{
+	float f;
+	memcpy(&f, &i, sizeof f);
+	return f;
+}
+#define __expf(x) expf(x) /* glibc declares its own __expf */
+static inline float __fmul_rn(float a, float b) { return a * b; }
+static inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+
+static inline float rr_sim_f16_in(unsigned short bits)
+{
+	_Float16 h;
+	memcpy(&h, &bits, sizeof h);
+	return (float)h;
+}
+static inline unsigned short rr_sim_f16_out(float v)
+{
+	_Float16 h = (_Float16)v;
+	unsigned short bits;
+	memcpy(&bits, &h, sizeof bits);
+	return bits;
+}
+
+static inline void __syncthreads() { rr_sim_hooks->sync_block(); }
+static inline float __shfl_xor_sync(unsigned mask, float value, int offset, int width = 32)
+{
+	(void)mask;
+	(void)width;
+	return rr_sim_hooks->shfl_xor(value, offset);
+}
+static inline unsigned rr_sim_cluster_rank() { return rr_sim_hooks->cluster_rank(); }
+static inline void rr_sim_cluster_sync() { rr_sim_hooks->cluster_sync(); }
+static inline float rr_sim_cluster_load(const float *local, unsigned rank)
+{
+	return rr_sim_hooks->cluster_load(local, rank);
+}
+
+/* The generated source defines these with device intrinsics. */
+#undef INFINITY
+#undef NAN
+#endif
+
+#endif

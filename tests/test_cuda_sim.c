@@ -1,0 +1,462 @@
+/* The generated CUDA C run on the CPU: each plan's source is compiled by the host C++ compiler
+ * with tests/cuda_sim.h (one OS thread per CUDA thread, real barriers for __syncthreads, warp
+ * shuffles and cluster barriers; one copy of the shared object per cluster block, so shared
+ * memory and distributed shared memory are per block) and its outputs are validated against
+ * the float64 reference. This checks the emitter's indexing, tails, trees, storage and clusters
+ * without a GPU; it does not check PTX-only details (those are test_cuda_ptx's). Skipped (77)
+ * without a C++ compiler. */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "backend/program.h"
+#include "codegen/cuda_emit.h"
+#include "cuda_sim.h"
+#include "harness.h"
+#include "rowreduce.h"
+#include "util/util.h"
+#include "validate/validate.h"
+
+#define MAX_RANKS 8
+#define MAX_THREADS 1024
+
+/* ---------------------------------------------------------------- the simulated machine */
+
+typedef struct sim_module {
+	int copies;
+	void *handle[MAX_RANKS];
+	void (*entry[MAX_RANKS])(int, void **);
+	void (*set_ids[MAX_RANKS])(unsigned, unsigned, unsigned);
+	float *cl[MAX_RANKS]; /* each block's rr_cl, for distributed shared memory */
+} sim_module;
+
+static struct {
+	int threads, ranks;
+	pthread_barrier_t block[MAX_RANKS];
+	pthread_barrier_t warp[MAX_RANKS][MAX_THREADS / 32];
+	pthread_barrier_t cluster;
+	float exchange[MAX_RANKS][MAX_THREADS];
+	float *cl[MAX_RANKS];
+} sim;
+
+static _Thread_local int my_rank, my_thread;
+
+static void hook_sync_block(void)
+{
+	pthread_barrier_wait(&sim.block[my_rank]);
+}
+
+static float hook_shfl_xor(float value, int offset)
+{
+	pthread_barrier_t *warp = &sim.warp[my_rank][my_thread / 32];
+	sim.exchange[my_rank][my_thread] = value;
+	pthread_barrier_wait(warp);
+	int lane = my_thread % 32;
+	float other = sim.exchange[my_rank][my_thread - lane + (lane ^ offset)];
+	pthread_barrier_wait(warp);
+	return other;
+}
+
+static void hook_cluster_sync(void)
+{
+	pthread_barrier_wait(&sim.cluster);
+}
+
+static unsigned hook_cluster_rank(void)
+{
+	return (unsigned)my_rank;
+}
+
+static float hook_cluster_load(const float *local, unsigned rank)
+{
+	return sim.cl[rank][local - sim.cl[my_rank]];
+}
+
+static rr_sim_hooks_t hooks = {hook_sync_block, hook_shfl_xor, hook_cluster_sync, hook_cluster_rank,
+			       hook_cluster_load};
+
+typedef struct sim_thread {
+	const sim_module *module;
+	int rank, thread;
+	unsigned block, grid;
+	int vec;
+	void **params;
+} sim_thread;
+
+static void *sim_thread_main(void *arg)
+{
+	sim_thread *t = arg;
+	my_rank = t->rank;
+	my_thread = t->thread;
+	t->module->set_ids[t->rank]((unsigned)t->thread, t->block, t->grid);
+	t->module->entry[t->rank](t->vec, t->params);
+	return NULL;
+}
+
+/* One cluster (C blocks) at a time; the kernel's own loop over row groups covers every row.
+ * Two clusters, so the loop's stride and the alternating scratch slots are exercised. */
+static void sim_launch(const sim_module *m, const rr__cuda_geometry *g, int vec, int64_t rows,
+		       void **params)
+{
+	int64_t groups = (rows + g->rows_per_group - 1) / g->rows_per_group;
+	int clusters = groups > 1 ? 2 : 1;
+	int ranks = g->blocks_per_row, threads = g->threads;
+	static sim_thread args[MAX_RANKS * MAX_THREADS];
+	static pthread_t ids[MAX_RANKS * MAX_THREADS];
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 1 << 20);
+	sim.threads = threads;
+	sim.ranks = ranks;
+	for (int r = 0; r < ranks; r++)
+		sim.cl[r] = m->cl[r];
+	for (int q = 0; q < clusters; q++) {
+		for (int r = 0; r < ranks; r++) {
+			pthread_barrier_init(&sim.block[r], NULL, (unsigned)threads);
+			for (int w = 0; w * 32 < threads; w++)
+				pthread_barrier_init(&sim.warp[r][w], NULL,
+						     (unsigned)(threads < 32 ? threads : 32));
+		}
+		pthread_barrier_init(&sim.cluster, NULL, (unsigned)(ranks * threads));
+		int started = 0;
+		for (int r = 0; r < ranks; r++)
+			for (int t = 0; t < threads; t++, started++) {
+				args[started] = (sim_thread){m, r, t, (unsigned)(q * ranks + r),
+							     (unsigned)(clusters * ranks), vec, params};
+				if (pthread_create(&ids[started], &attr, sim_thread_main, &args[started]) != 0) {
+					fprintf(stderr, "cannot start simulated thread %d\n", started);
+					abort();
+				}
+			}
+		for (int i = 0; i < started; i++)
+			pthread_join(ids[i], NULL);
+		for (int r = 0; r < ranks; r++) {
+			pthread_barrier_destroy(&sim.block[r]);
+			for (int w = 0; w * 32 < threads; w++)
+				pthread_barrier_destroy(&sim.warp[r][w]);
+		}
+		pthread_barrier_destroy(&sim.cluster);
+	}
+	pthread_attr_destroy(&attr);
+}
+
+/* ---------------------------------------------------------------- compiling the source */
+
+static char cache_dir[1024];
+
+static int copy_file(const char *from, const char *to)
+{
+	char *data = NULL;
+	size_t size = 0;
+	if (rr__read_file(from, &data, &size) != RR_OK)
+		return -1;
+	FILE *f = fopen(to, "wb");
+	int ok = f && fwrite(data, 1, size, f) == size;
+	if (f && fclose(f) != 0)
+		ok = 0;
+	free(data);
+	return ok ? 0 : -1;
+}
+
+/* Compiles (cached by the source's hash) and loads one copy per cluster block. */
+static int sim_load(const char *source, int ranks, sim_module *m)
+{
+	char header[1200], hash[65], so[1200], cpp[1200], tmp[1200], command[4096];
+	snprintf(header, sizeof header, "%s/tests/cuda_sim.h", getenv("RR_SOURCE_DIR"));
+	rr__buf text = {0};
+	rr__buf_printf(&text, "#include \"%s\"\n%s", header, source);
+	rr__sha256_hex(text.data, text.length, hash);
+	snprintf(so, sizeof so, "%s/%s.so", cache_dir, hash);
+	if (access(so, R_OK) != 0) {
+		snprintf(cpp, sizeof cpp, "%s/%s.cpp", cache_dir, hash);
+		snprintf(tmp, sizeof tmp, "%s/%s.%d.so", cache_dir, hash, (int)getpid());
+		if (rr__write_file_atomic(cpp, text.data, text.length) != RR_OK) {
+			rr__buf_free(&text);
+			return -1;
+		}
+		snprintf(command, sizeof command,
+			 "c++ -std=c++17 -O1 -w -ffp-contract=off -fPIC -shared -Wl,-Bsymbolic -o '%s' "
+			 "'%s'",
+			 tmp, cpp);
+		if (system(command) != 0 || rename(tmp, so) != 0) {
+			fprintf(stderr, "simulation compile failed: %s\n", command);
+			rr__buf_free(&text);
+			return -1;
+		}
+	}
+	rr__buf_free(&text);
+	memset(m, 0, sizeof *m);
+	for (int r = 0; r < ranks; r++) {
+		/* dlopen shares one handle per file: each block gets its own copy of the file. */
+		snprintf(tmp, sizeof tmp, "%s/%s.%d.r%d.so", cache_dir, hash, (int)getpid(), r);
+		if (copy_file(so, tmp) != 0)
+			return -1;
+		m->handle[r] = dlopen(tmp, RTLD_NOW | RTLD_LOCAL);
+		unlink(tmp);
+		if (!m->handle[r]) {
+			fprintf(stderr, "dlopen: %s\n", dlerror());
+			return -1;
+		}
+		m->copies++;
+		rr_sim_hooks_t **slot = dlsym(m->handle[r], "rr_sim_hooks");
+		*(void **)&m->entry[r] = dlsym(m->handle[r], "rr_sim_entry");
+		*(void **)&m->set_ids[r] = dlsym(m->handle[r], "rr_sim_set_ids");
+		m->cl[r] = dlsym(m->handle[r], "rr_cl");
+		if (!slot || !m->entry[r] || !m->set_ids[r] || (ranks > 1 && !m->cl[r]))
+			return -1;
+		*slot = &hooks;
+	}
+	return 0;
+}
+
+static void sim_unload(sim_module *m)
+{
+	for (int r = 0; r < m->copies; r++)
+		dlclose(m->handle[r]);
+}
+
+/* ---------------------------------------------------------------- running a plan */
+
+/* The driver's parameter array, as the cuda backend builds it. */
+typedef struct packed_params {
+	const void *pointers[2 * RR_MAX_IO];
+	float values[RR_MAX_IO];
+	long long rows;
+	void *params[2 * RR_MAX_IO + 1];
+} packed_params;
+
+static void pack(const rr_kernel *kernel, int64_t rows, const rr_arg *inputs, void *const *outputs,
+		 packed_params *p)
+{
+	int n = 0;
+	for (int k = 0; k < kernel->n_inputs; k++) {
+		if (kernel->inputs[k].kind == RR_KIND_PARAM) {
+			p->values[k] = (float)inputs[k].value;
+			p->params[n++] = &p->values[k];
+		} else {
+			p->pointers[k] = inputs[k].data;
+			p->params[n++] = &p->pointers[k];
+		}
+	}
+	for (int j = 0; j < kernel->n_outputs; j++) {
+		p->pointers[RR_MAX_IO + j] = outputs[j];
+		p->params[n++] = &p->pointers[RR_MAX_IO + j];
+	}
+	p->rows = rows;
+	p->params[n] = &p->rows;
+}
+
+typedef struct plan {
+	int64_t cols;
+	int W, V, U, R, C; /* V = 0: 16 bytes per pack */
+	rr_storage storage;
+	rr_grid grid;
+	int64_t rows;
+} plan;
+
+static const plan plans[] = {
+	{33, 4, 2, 2, 4, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 5},            /* tail, R > 1, idle rows */
+	{1000, 64, 0, 2, 1, 1, RR_STORAGE_SMEM, RR_GRID_PERSISTENT, 5},   /* warps via smem, vec */
+	{1001, 128, 4, 1, 1, 1, RR_STORAGE_REREAD, RR_GRID_ROWS, 3},      /* scalar entry only */
+	{1999, 32, 4, 1, 1, 4, RR_STORAGE_CLUSTER, RR_GRID_ROWS, 3},      /* cluster, short last */
+	{4103, 256, 0, 2, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 2},        /* misaligned N */
+	{20000, 64, 4, 1, 1, 2, RR_STORAGE_CLUSTER, RR_GRID_PERSISTENT, 3}, /* cluster in smem */
+};
+
+static int64_t *element_counts(const rr_kernel *kernel, int64_t rows, int64_t cols, int64_t *out)
+{
+	for (int j = 0; j < kernel->n_outputs; j++)
+		out[j] = rr__output_elements(kernel, j, rows, cols);
+	return out;
+}
+
+/* Runs one entry on fresh inputs (shifted by `offset` elements to misalign them) and
+ * validates every output. */
+static void run_checked(const sim_module *m, const rr_program *program,
+			const rr__cuda_geometry *g, int offset, const char *label, unsigned seed)
+{
+	const rr_kernel *kernel = program->kernel;
+	int64_t rows = 0, cols = program->cols;
+	for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++)
+		if (plans[i].cols == cols)
+			rows = plans[i].rows;
+	size_t es = rr_dtype_size(program->dtype);
+	rr__host_inputs inputs;
+	CHECK(rr__inputs_make(kernel, rows, cols, program->dtype, seed, NULL, &inputs) == RR_OK);
+	rr_arg shifted[RR_MAX_IO];
+	void *copies[RR_MAX_IO] = {0};
+	for (int k = 0; k < inputs.count; k++) {
+		shifted[k] = inputs.args[k];
+		rr_kind kind = kernel->inputs[k].kind;
+		if (!offset || (kind != RR_KIND_ROW && kind != RR_KIND_COL))
+			continue;
+		copies[k] = malloc(inputs.bytes[k] + 16);
+		memcpy((char *)copies[k] + es, inputs.owned[k], inputs.bytes[k]);
+		shifted[k].data = (char *)copies[k] + es;
+	}
+	int64_t counts[RR_MAX_IO];
+	element_counts(kernel, rows, cols, counts);
+	void *buffers[RR_MAX_IO] = {0}, *outputs[RR_MAX_IO] = {0};
+	for (int j = 0; j < kernel->n_outputs; j++) {
+		buffers[j] = malloc((size_t)counts[j] * es + 16);
+		outputs[j] = (char *)buffers[j] + (offset ? es : 0);
+		rr__poison(outputs[j], program->dtype, counts[j]);
+	}
+	int vec = rr__cuda_vec_allowed(program, g, shifted, outputs);
+	if (offset)
+		CHECKF(!vec, "%s: misaligned arrays must take the scalar entry", label);
+	packed_params p;
+	pack(kernel, rows, shifted, outputs, &p);
+	sim_launch(m, g, vec, rows, p.params);
+	rr__validation report;
+	rr_status status = rr__validate_outputs(kernel, rows, cols, program->dtype, &inputs,
+						outputs, NULL, &report);
+	CHECKF(status == RR_OK, "%s (%s entry, M=%lld): %s", label, vec ? "vec" : "scalar",
+	       (long long)rows, rr_last_error());
+	for (int j = 0; j < kernel->n_outputs; j++)
+		free(buffers[j]);
+	for (int k = 0; k < inputs.count; k++)
+		free(copies[k]);
+	rr__inputs_free(&inputs);
+}
+
+static rr_device cuda_target_device(void)
+{
+	rr_device device;
+	memset(&device, 0, sizeof device);
+	device.ops = &rr__cuda_backend;
+	rr__cuda_target_for_arch("sm_90", &device.target);
+	return device;
+}
+
+static int simulate(rr_device *device, const rr_kernel *kernel, rr_dtype dtype, const plan *pl,
+		    unsigned seed)
+{
+	int v = pl->V ? pl->V : (int)(16 / rr_dtype_size(dtype));
+	rr_layout layout = {pl->W, v, pl->U, pl->R, pl->C, pl->storage, pl->grid};
+	char label[256], text[128];
+	rr_layout_format(&layout, text, sizeof text);
+	snprintf(label, sizeof label, "%s %s N=%lld %s", rr_kernel_name(kernel), rr_dtype_name(dtype),
+		 (long long)pl->cols, text);
+	rr_program *program = NULL;
+	rr_status status = rr__program_emit_only(device, kernel, dtype, pl->rows, pl->cols, &layout,
+						 &program);
+	if (status == RR_ERR_ILLEGAL_LAYOUT)
+		return 0;
+	CHECKF(status == RR_OK, "%s: emit: %s", label, rr_last_error());
+	if (status != RR_OK)
+		return 0;
+	rr__cuda_geometry g;
+	CHECK(rr__cuda_geometry_of(program, &device->target, &g) == RR_OK);
+	sim_module m;
+	int loaded = sim_load(rr_program_source(program), g.blocks_per_row, &m);
+	CHECKF(loaded == 0, "%s: the simulation did not compile or load", label);
+	if (loaded == 0) {
+		run_checked(&m, program, &g, 0, label, seed);
+		if (g.has_vec_entry)
+			run_checked(&m, program, &g, 1, label, seed + 1);
+		sim_unload(&m);
+	}
+	rr_program_free(program);
+	return loaded == 0;
+}
+
+/* The cpu backend follows the same ownership map and tree: for `sum` one plan's results agree
+ * bit for bit with the simulated CUDA code (plain f32 adds in the same order on both). */
+static void compare_sum_with_cpu(rr_device *device, const rr_kernel *kernel, rr_dtype dtype,
+				 rr_layout layout, int64_t rows, int64_t cols)
+{
+	rr_device *cpu = NULL;
+	rr_program *gpu_plan = NULL, *cpu_plan = NULL;
+	char text[128];
+	rr_layout_format(&layout, text, sizeof text);
+	CHECK(rr_device_open("cpu", &cpu) == RR_OK);
+	CHECK(rr__program_emit_only(device, kernel, dtype, rows, cols, &layout, &gpu_plan) == RR_OK);
+	rr_layout on_cpu = layout;
+	on_cpu.storage = RR_STORAGE_REGS;
+	on_cpu.grid = RR_GRID_ROWS;
+	CHECKF(cpu && rr_program_build(cpu, kernel, dtype, rows, cols, &on_cpu, &cpu_plan) == RR_OK,
+	       "cpu build of %s: %s", text, rr_last_error());
+	rr__cuda_geometry g;
+	sim_module m;
+	int ready = gpu_plan && cpu_plan &&
+		    rr__cuda_geometry_of(gpu_plan, &device->target, &g) == RR_OK &&
+		    sim_load(rr_program_source(gpu_plan), 1, &m) == 0;
+	CHECKF(ready, "sum %s %s: no simulation to compare", rr_dtype_name(dtype), text);
+	if (ready) {
+		rr__host_inputs inputs;
+		CHECK(rr__inputs_make(kernel, rows, cols, dtype, 4242, NULL, &inputs) == RR_OK);
+		size_t bytes = (size_t)rows * rr_dtype_size(dtype);
+		void *a = malloc(bytes), *b = malloc(bytes);
+		packed_params p;
+		pack(kernel, rows, inputs.args, &a, &p);
+		sim_launch(&m, &g, rr__cuda_vec_allowed(gpu_plan, &g, inputs.args, &a), rows, p.params);
+		CHECK(rr_program_launch(cpu_plan, rows, inputs.args, &b, NULL) == RR_OK);
+		CHECKF(memcmp(a, b, bytes) == 0, "sum %s %s N=%lld: cuda and cpu differ in bits",
+		       rr_dtype_name(dtype), text, (long long)cols);
+		free(a);
+		free(b);
+		rr__inputs_free(&inputs);
+		sim_unload(&m);
+	}
+	rr_program_free(gpu_plan);
+	rr_program_free(cpu_plan);
+	rr_device_close(cpu);
+}
+
+static void bitwise_sums(rr_device *device)
+{
+	static const rr_layout layouts[] = {
+		{64, 1, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS},
+		{128, 2, 2, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS},
+		{256, 4, 2, 1, 1, RR_STORAGE_REGS, RR_GRID_PERSISTENT},
+		{256, 3 + 1, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS},
+		{16, 2, 1, 4, 1, RR_STORAGE_REGS, RR_GRID_ROWS},
+	};
+	rr_kernel *kernel = NULL;
+	CHECK(rr_kernel_load_builtin("sum", &kernel) == RR_OK);
+	for (size_t i = 0; kernel && i < sizeof layouts / sizeof layouts[0]; i++) {
+		compare_sum_with_cpu(device, kernel, RR_F32, layouts[i], 6, 5003);
+		compare_sum_with_cpu(device, kernel, RR_BF16, layouts[i], 3, 4096);
+	}
+	rr_kernel_free(kernel);
+}
+
+int main(void)
+{
+	if (system("c++ --version > /dev/null 2>&1") != 0) {
+		fprintf(stderr, "no host C++ compiler: skipping the CUDA simulation\n");
+		return RR_TEST_SKIP;
+	}
+	if (!getenv("RR_SOURCE_DIR")) {
+		fprintf(stderr, "RR_SOURCE_DIR is not set: skipping\n");
+		return RR_TEST_SKIP;
+	}
+	alarm(540); /* a barrier bug would hang; fail instead */
+	const char *base = getenv("RR_CACHE_DIR");
+	snprintf(cache_dir, sizeof cache_dir, "%s/cuda-sim", base && base[0] ? base : "/tmp");
+	CHECK(rr__mkdir_p(cache_dir) == RR_OK);
+	rr_device device = cuda_target_device();
+	const char *const *names = rr_builtin_names();
+	int simulated = 0;
+	for (int k = 0; names[k]; k++) {
+		rr_kernel *kernel = NULL;
+		CHECK(rr_kernel_load_builtin(names[k], &kernel) == RR_OK);
+		if (!kernel)
+			continue;
+		for (size_t p = 0; p < sizeof plans / sizeof plans[0]; p++)
+			simulated += simulate(&device, kernel, RR_F32, &plans[p], 100u * (unsigned)k + (unsigned)p);
+		/* the 16-bit conversions and their vector forms */
+		simulated += simulate(&device, kernel, RR_BF16, &plans[1], 7u + (unsigned)k);
+		simulated += simulate(&device, kernel, RR_F16, &plans[1], 9u + (unsigned)k);
+		simulated += simulate(&device, kernel, RR_BF16, &plans[3], 11u + (unsigned)k);
+		rr_kernel_free(kernel);
+	}
+	CHECKF(simulated >= 40, "only %d plans were simulated", simulated);
+	bitwise_sums(&device);
+	return rr_test_finish("test_cuda_sim");
+}
