@@ -1,0 +1,274 @@
+/* What NVRTC makes of the emitted CUDA C, checked without a GPU: 16-byte global loads and
+ * stores for aligned complete packs, no local memory (stack frame, spills, .local) on a grid
+ * of plans, no block barrier when W <= 32, cluster instructions when C > 1, the 16-bit
+ * conversions, compile errors carrying the NVRTC log, the cubin cache, the sm_90 target, and
+ * opening the backend where there is no driver. Skipped (77) when NVRTC cannot be opened. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend/cuda_shim.h"
+#include "backend/program.h"
+#include "codegen/cuda_emit.h"
+#include "harness.h"
+#include "rowreduce.h"
+
+typedef struct compiled_plan {
+	char label[200];
+	char *ptx;
+	char *log;
+	rr__cuda_geometry geometry;
+} compiled_plan;
+
+static rr_device target_device;
+
+/* Emits and compiles one plan for sm_90; V = 0 means 16 bytes per pack. */
+static int compile_plan(const char *kernel_name, rr_dtype dtype, int64_t cols, rr_layout layout,
+			compiled_plan *out)
+{
+	memset(out, 0, sizeof *out);
+	if (layout.vec == 0)
+		layout.vec = (int)(16 / rr_dtype_size(dtype));
+	char text[128];
+	rr_layout_format(&layout, text, sizeof text);
+	snprintf(out->label, sizeof out->label, "%s %s N=%lld %s", kernel_name, rr_dtype_name(dtype),
+		 (long long)cols, text);
+	rr_kernel *kernel = NULL;
+	rr_program *program = NULL;
+	int ok = rr_kernel_load_builtin(kernel_name, &kernel) == RR_OK &&
+		 rr__program_emit_only(&target_device, kernel, dtype, 1000, cols, &layout,
+				       &program) == RR_OK &&
+		 rr__cuda_geometry_of(program, &target_device.target, &out->geometry) == RR_OK;
+	CHECKF(ok, "%s: %s", out->label, rr_last_error());
+	rr__cuda_compiled compiled;
+	if (ok) {
+		rr_status status = rr__cuda_compile(rr_program_source(program), "sm_90", 1, &compiled);
+		CHECKF(status == RR_OK, "%s: %s", out->label, rr_last_error());
+		ok = status == RR_OK && compiled.ptx;
+		if (ok) {
+			out->ptx = compiled.ptx;
+			out->log = compiled.log;
+			compiled.ptx = compiled.log = NULL;
+		}
+		rr__cuda_compiled_free(&compiled);
+	}
+	rr_program_free(program);
+	rr_kernel_free(kernel);
+	return ok;
+}
+
+static void release(compiled_plan *plan)
+{
+	free(plan->ptx);
+	free(plan->log);
+	plan->ptx = plan->log = NULL;
+}
+
+/* The PTX of one entry: from its ".entry NAME" to the next ".entry" (or the end). */
+static char *entry_body(const char *ptx, const char *name)
+{
+	char marker[128];
+	snprintf(marker, sizeof marker, ".entry %s(", name);
+	const char *begin = strstr(ptx, marker);
+	if (!begin)
+		return NULL;
+	const char *end = strstr(begin + 1, ".entry ");
+	size_t length = end ? (size_t)(end - begin) : strlen(begin);
+	char *body = malloc(length + 1);
+	memcpy(body, begin, length);
+	body[length] = 0;
+	return body;
+}
+
+static int count(const char *text, const char *needle)
+{
+	int n = 0;
+	for (const char *p = text; p && (p = strstr(p, needle)) != NULL; p++)
+		n++;
+	return n;
+}
+
+/* Every "N bytes stack frame, N bytes spill stores, N bytes spill loads" line says 0 and 0. */
+static int no_local_memory(const compiled_plan *plan)
+{
+	int lines = 0;
+	for (const char *p = plan->log; (p = strstr(p, "bytes stack frame")) != NULL; p++) {
+		const char *q = p;
+		while (q > plan->log && (q[-1] == ' ' || (q[-1] >= '0' && q[-1] <= '9')))
+			q--;
+		long frame = strtol(q, NULL, 10);
+		const char *spill = strstr(p, "bytes spill stores");
+		const char *r = spill;
+		while (r && r > p && (r[-1] == ' ' || (r[-1] >= '0' && r[-1] <= '9')))
+			r--;
+		long spills = r ? strtol(r, NULL, 10) : -1;
+		if (frame != 0 || spills != 0)
+			return 0;
+		lines++;
+	}
+	return lines > 0 && !strstr(plan->ptx, ".local");
+}
+
+/* ---------------------------------------------------------------- the checks */
+
+static void check_vector_access(const char *kernel, rr_dtype dtype)
+{
+	compiled_plan plan;
+	rr_layout layout = {256, 0, 2, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS};
+	if (!compile_plan(kernel, dtype, 4096, layout, &plan))
+		return;
+	CHECKF(plan.geometry.has_vec_entry && plan.geometry.access_bytes == 16,
+	       "%s: access %d bytes", plan.label, plan.geometry.access_bytes);
+	char *vec = entry_body(plan.ptx, plan.geometry.entry_vec);
+	char *scalar = entry_body(plan.ptx, plan.geometry.entry_scalar);
+	CHECKF(vec && scalar, "%s: both entries are in the PTX", plan.label);
+	if (vec && scalar) {
+		int loads = count(vec, "ld.global.nc.v4.") + count(vec, "ld.global.nc.v2.u64") +
+			    count(vec, "ld.global.nc.v2.b64");
+		int stores = count(vec, "st.global.v4.") + count(vec, "st.global.v2.u64") +
+			     count(vec, "st.global.v2.b64");
+		CHECKF(loads > 0, "%s: no 16-byte loads in the vectorised entry", plan.label);
+		CHECKF(stores > 0, "%s: no 16-byte stores in the vectorised entry", plan.label);
+		/* N = 4096 has no partial pack: nothing narrower than 16 bytes touches the row */
+		CHECKF(count(vec, "st.global.f32") + count(vec, "st.global.u16") +
+			       count(vec, "st.global.b16") == 0,
+		       "%s: narrow stores in the vectorised entry", plan.label);
+		CHECKF(count(scalar, "ld.global.nc.v4.") == 0,
+		       "%s: the scalar entry must not use vector loads", plan.label);
+		if (dtype == RR_BF16)
+			CHECKF(count(vec, "cvt.rn.bf16x2.f32") > 0, "%s: no packed bf16 rounding",
+			       plan.label);
+		if (dtype == RR_F16)
+			CHECKF(count(vec, "cvt.rn.f16x2.f32") > 0 && count(vec, "cvt.f32.f16") > 0,
+			       "%s: no f16 conversions", plan.label);
+	}
+	free(vec);
+	free(scalar);
+	release(&plan);
+}
+
+static void check_no_local_memory(void)
+{
+	static const struct {
+		const char *kernel;
+		rr_dtype dtype;
+		int64_t cols;
+		rr_layout layout;
+	} grid[] = {
+		{"softmax", RR_F32, 64, {8, 4, 1, 16, 1, RR_STORAGE_REGS, RR_GRID_ROWS}},
+		{"rmsnorm", RR_BF16, 4096, {256, 8, 2, 1, 1, RR_STORAGE_REGS, RR_GRID_PERSISTENT}},
+		{"layernorm", RR_F32, 4103, {256, 4, 2, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS}},
+		{"add_layernorm", RR_BF16, 8192, {512, 8, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS}},
+		{"cross_entropy", RR_F16, 32768, {1024, 8, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS}},
+		{"softmax", RR_F32, 16384, {512, 4, 2, 1, 1, RR_STORAGE_SMEM, RR_GRID_ROWS}},
+		{"layernorm", RR_BF16, 131072, {512, 8, 1, 1, 8, RR_STORAGE_CLUSTER, RR_GRID_ROWS}},
+		{"sum", RR_F32, 262144, {1024, 4, 2, 1, 1, RR_STORAGE_SMEM, RR_GRID_PERSISTENT}},
+	};
+	for (size_t i = 0; i < sizeof grid / sizeof grid[0]; i++) {
+		compiled_plan plan;
+		if (!compile_plan(grid[i].kernel, grid[i].dtype, grid[i].cols, grid[i].layout, &plan))
+			continue;
+		CHECKF(no_local_memory(&plan), "%s uses local memory:\n%s", plan.label, plan.log);
+		release(&plan);
+	}
+}
+
+static void check_barriers(void)
+{
+	compiled_plan plan;
+	rr_layout warp = {32, 4, 1, 4, 1, RR_STORAGE_REGS, RR_GRID_ROWS};
+	if (compile_plan("layernorm", RR_F32, 1024, warp, &plan)) {
+		CHECKF(count(plan.ptx, "bar.sync") + count(plan.ptx, "barrier.sync") == 0,
+		       "%s: a block barrier with W <= 32", plan.label);
+		CHECKF(count(plan.ptx, "shfl.sync.bfly") > 0, "%s: no butterfly shuffles", plan.label);
+		release(&plan);
+	}
+	rr_layout block = {256, 4, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS};
+	if (compile_plan("layernorm", RR_F32, 4096, block, &plan)) {
+		CHECKF(count(plan.ptx, "bar.sync") + count(plan.ptx, "barrier.sync") > 0,
+		       "%s: W > 32 needs the shared-memory stage", plan.label);
+		release(&plan);
+	}
+	rr_layout cluster = {256, 4, 1, 1, 4, RR_STORAGE_CLUSTER, RR_GRID_ROWS};
+	if (compile_plan("softmax", RR_F32, 65536, cluster, &plan)) {
+		CHECKF(count(plan.ptx, "barrier.cluster.arrive") > 0 &&
+			       count(plan.ptx, "mapa.shared::cluster") > 0 &&
+			       count(plan.ptx, "ld.shared::cluster") > 0,
+		       "%s: no cluster barrier or distributed shared memory", plan.label);
+		release(&plan);
+	}
+}
+
+static void check_compile_errors_and_cache(void)
+{
+	rr__cuda_compiled compiled;
+	rr_status status = rr__cuda_compile("this is not CUDA C;\n", "sm_90", 0, &compiled);
+	CHECK(status == RR_ERR_COMPILE);
+	CHECKF(strstr(rr_last_error(), "NVRTC") && strstr(rr_last_error(), "error"),
+	       "message: %s", rr_last_error());
+	CHECK(compiled.log && strstr(compiled.log, "error"));
+	rr__cuda_compiled_free(&compiled);
+
+	/* A fresh source (its text includes the time) compiles once, then comes from the cache. */
+	char source[256];
+	snprintf(source, sizeof source,
+		 "extern \"C\" __global__ void probe_%ld(float *p) { p[threadIdx.x] = %ld.0f; }\n",
+		 (long)getpid(), (long)rr__now());
+	long before = rr__cuda_nvrtc_runs();
+	CHECK(rr__cuda_compile(source, "sm_90", 1, &compiled) == RR_OK);
+	CHECK(!compiled.from_cache && compiled.cubin_size > 0 && compiled.ptx);
+	char first[65];
+	snprintf(first, sizeof first, "%s", compiled.cache_key);
+	rr__cuda_compiled_free(&compiled);
+	CHECK(rr__cuda_compile(source, "sm_90", 1, &compiled) == RR_OK);
+	CHECK(compiled.from_cache && compiled.cubin_size > 0 && compiled.ptx);
+	CHECK(strcmp(first, compiled.cache_key) == 0);
+	CHECK(rr__cuda_nvrtc_runs() == before + 1);
+	rr__cuda_compiled_free(&compiled);
+	CHECK(rr__cuda_compile(source, "sm_80", 0, &compiled) == RR_OK);
+	CHECK(strcmp(first, compiled.cache_key) != 0); /* the arch is part of the key */
+	rr__cuda_compiled_free(&compiled);
+}
+
+static void check_targets_and_open(void)
+{
+	rr__target t;
+	CHECK(rr__cuda_target_for_arch("sm_90", &t) == RR_OK);
+	CHECK(t.cc_major == 9 && t.cc_minor == 0 && t.has_clusters && t.max_cluster == 8);
+	CHECK(t.max_workers == 1024 && t.warp_size == 32 && t.smem_per_group == 227 * 1024);
+	CHECK(t.multiprocessors == 132 && strcmp(t.backend, "cuda") == 0);
+	CHECK(rr__cuda_target_for_arch("sm_80", &t) == RR_OK && !t.has_clusters);
+	CHECK(rr__cuda_target_for_arch("compute_90", &t) == RR_ERR_INVALID_ARG);
+	CHECK(rr__cuda_target_for_arch("sm_", &t) == RR_ERR_INVALID_ARG);
+	CHECK(strstr(rr_last_error(), "sm_XY") != NULL);
+
+	rr_device *device = NULL;
+	rr_status status = rr_device_open("cuda", &device);
+	if (status == RR_OK) {
+		CHECK(strcmp(rr_device_backend(device), "cuda") == 0);
+		rr_device_close(device);
+	} else {
+		CHECK(status == RR_ERR_NO_DEVICE && device == NULL);
+		CHECKF(strstr(rr_last_error(), "CUDA") != NULL, "message: %s", rr_last_error());
+	}
+}
+
+int main(void)
+{
+	const rr__nvrtc *nvrtc = NULL;
+	if (rr__nvrtc_get(&nvrtc) != RR_OK) {
+		fprintf(stderr, "skipping: %s\n", rr_last_error());
+		return RR_TEST_SKIP;
+	}
+	target_device.ops = &rr__cuda_backend;
+	CHECK(rr__cuda_target_for_arch("sm_90", &target_device.target) == RR_OK);
+	check_targets_and_open();
+	check_vector_access("rmsnorm", RR_F32);
+	check_vector_access("rmsnorm", RR_BF16);
+	check_vector_access("softmax", RR_F16);
+	check_no_local_memory();
+	check_barriers();
+	check_compile_errors_and_cache();
+	return rr_test_finish("test_cuda_ptx");
+}
