@@ -265,6 +265,8 @@ static const plan plans[] = {
 	{1999, 32, 4, 1, 1, 4, RR_STORAGE_CLUSTER, RR_GRID_ROWS, 3},      /* cluster, short last */
 	{4103, 256, 0, 2, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 2},        /* misaligned N */
 	{20000, 64, 4, 1, 1, 2, RR_STORAGE_CLUSTER, RR_GRID_PERSISTENT, 3}, /* cluster in smem */
+	{31, 4, 2, 1, 1, 4, RR_STORAGE_CLUSTER, RR_GRID_ROWS, 4},         /* tiny segments */
+	{1, 2, 1, 1, 1, 2, RR_STORAGE_CLUSTER, RR_GRID_PERSISTENT, 3},     /* an empty block */
 };
 
 static int64_t *element_counts(const rr_kernel *kernel, int64_t rows, int64_t cols, int64_t *out)
