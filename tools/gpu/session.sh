@@ -74,6 +74,13 @@ for stage in "$@"; do
 			--shapes 1x127,17x257,64x4096,1024x4096 --out "$OUT/peers-seed.json" 2>"$OUT/peers-seed.err"
 		echo "exit $?"; tail -3 "$OUT/peers-seed.err"
 		;;
+	explore)
+		log "explore: large suite, short samples"
+		"$RR" bench --backend cuda --suite large --kernels all --dtypes f32,bf16 --l2 cold \
+			--samples 3 --sample-ms 10 --warmup-ms 30 --out "$OUT/explore" 2>"$OUT/explore.err"
+		echo "exit $?"; tail -3 "$OUT/explore.err"
+		python3 tools/gpu/summary.py "$OUT/explore/results.json"
+		;;
 	*)
 		echo "unknown stage $stage"
 		;;
