@@ -147,6 +147,7 @@ static void sim_launch(const sim_module *m, const rr__cuda_geometry *g, int vec,
 /* ---------------------------------------------------------------- compiling the source */
 
 static char cache_dir[1024];
+static int full_grid; /* RR_SIM_FULL=1: also the GPU test's whole grid (minutes) */
 
 static int copy_file(const char *from, const char *to)
 {
@@ -267,6 +268,7 @@ static const plan plans[] = {
 	{20000, 64, 4, 1, 1, 2, RR_STORAGE_CLUSTER, RR_GRID_PERSISTENT, 3}, /* cluster in smem */
 	{31, 4, 2, 1, 1, 4, RR_STORAGE_CLUSTER, RR_GRID_ROWS, 4},         /* tiny segments */
 	{1, 2, 1, 1, 1, 2, RR_STORAGE_CLUSTER, RR_GRID_PERSISTENT, 3},     /* an empty block */
+	{257, 1, 4, 2, 8, 1, RR_STORAGE_REREAD, RR_GRID_ROWS, 5},         /* one worker per row */
 };
 
 static int64_t *element_counts(const rr_kernel *kernel, int64_t rows, int64_t cols, int64_t *out)
@@ -279,13 +281,11 @@ static int64_t *element_counts(const rr_kernel *kernel, int64_t rows, int64_t co
 /* Runs one entry on fresh inputs (shifted by `offset` elements to misalign them) and
  * validates every output. */
 static void run_checked(const sim_module *m, const rr_program *program,
-			const rr__cuda_geometry *g, int offset, const char *label, unsigned seed)
+			const rr__cuda_geometry *g, int64_t rows, int offset, const char *label,
+			unsigned seed)
 {
 	const rr_kernel *kernel = program->kernel;
-	int64_t rows = 0, cols = program->cols;
-	for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++)
-		if (plans[i].cols == cols)
-			rows = plans[i].rows;
+	int64_t cols = program->cols;
 	size_t es = rr_dtype_size(program->dtype);
 	rr__host_inputs inputs;
 	CHECK(rr__inputs_make(kernel, rows, cols, program->dtype, seed, NULL, &inputs) == RR_OK);
@@ -347,6 +347,12 @@ static int simulate(rr_device *device, const rr_kernel *kernel, rr_dtype dtype, 
 	rr_program *program = NULL;
 	rr_status status = rr__program_emit_only(device, kernel, dtype, pl->rows, pl->cols, &layout,
 						 &program);
+	if (status == RR_ERR_ILLEGAL_LAYOUT && full_grid && layout.storage != RR_STORAGE_REREAD) {
+		layout.storage = RR_STORAGE_REREAD; /* as the GPU grid does */
+		layout.blocks_per_row = 1;
+		status = rr__program_emit_only(device, kernel, dtype, pl->rows, pl->cols, &layout,
+					       &program);
+	}
 	if (status == RR_ERR_ILLEGAL_LAYOUT)
 		return 0;
 	CHECKF(status == RR_OK, "%s: emit: %s", label, rr_last_error());
@@ -358,13 +364,78 @@ static int simulate(rr_device *device, const rr_kernel *kernel, rr_dtype dtype, 
 	int loaded = sim_load(rr_program_source(program), g.blocks_per_row, &m);
 	CHECKF(loaded == 0, "%s: the simulation did not compile or load", label);
 	if (loaded == 0) {
-		run_checked(&m, program, &g, 0, label, seed);
+		run_checked(&m, program, &g, pl->rows, 0, label, seed);
 		if (g.has_vec_entry)
-			run_checked(&m, program, &g, 1, label, seed + 1);
+			run_checked(&m, program, &g, pl->rows, 1, label, seed + 1);
 		sim_unload(&m);
 	}
 	rr_program_free(program);
 	return loaded == 0;
+}
+
+/* Kernels beyond the built-ins: no reduction; an input read only in the output phase, a kept
+ * value that is not an input, min, gathers, rowscalar inputs, params and the functions; an
+ * exact sum (one worker only). */
+static const char *const custom_kernels[] = {
+	"kernel scale\n  in x : row\n  out y : row\n  y = x * 2 + 1\n",
+	"kernel mixed\n  in x : row\n  in r : row\n  in t : index\n  in b : rowscalar\n"
+	"  param p = 2\n  out o : rowscalar\n  out y : row\n  s = sum(x)\n  a = x * x\n"
+	"  m = max(a * s)\n  lo = min(x)\n"
+	"  y = r * s + a / (abs(m) + 1) - lo + tanh(x) * abs(x) + sqrt(abs(x))\n"
+	"  o = x[t] * p + b + log(abs(m) + 1) + lo\n",
+	"kernel exact_sum\n  in x : row\n  out s : rowscalar\n  s = sum(x * 2, exact)\n",
+};
+
+static int simulate_custom(rr_device *device)
+{
+	int simulated = 0;
+	for (size_t i = 0; i < sizeof custom_kernels / sizeof custom_kernels[0]; i++) {
+		rr_kernel *kernel = NULL;
+		CHECKF(rr_kernel_load_string(custom_kernels[i], strlen(custom_kernels[i]), "<custom>",
+					     &kernel) == RR_OK,
+		       "custom kernel %zu: %s", i, rr_last_error());
+		for (size_t p = 0; kernel && p < sizeof plans / sizeof plans[0]; p++)
+			simulated += simulate(device, kernel, RR_F32, &plans[p], 500u + (unsigned)p);
+		if (kernel)
+			simulated += simulate(device, kernel, RR_BF16, &plans[1], 600u);
+		rr_kernel_free(kernel);
+	}
+	return simulated;
+}
+
+/* The layouts and lengths of the GPU test's grid (tests/gpu_cuda.c), every dtype. */
+static void simulate_full_grid(rr_device *device)
+{
+	static const plan layouts[] = {
+		{0, 1, 1, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 5},
+		{0, 1, 8, 3, 4, 1, RR_STORAGE_REREAD, RR_GRID_ROWS, 5},
+		{0, 4, 2, 1, 4, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 5},
+		{0, 4, 4, 3, 1, 1, RR_STORAGE_REREAD, RR_GRID_PERSISTENT, 5},
+		{0, 32, 4, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 5},
+		{0, 32, 1, 3, 4, 1, RR_STORAGE_REREAD, RR_GRID_ROWS, 5},
+		{0, 128, 8, 3, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 5},
+		{0, 128, 2, 1, 4, 1, RR_STORAGE_REREAD, RR_GRID_PERSISTENT, 5},
+		{0, 64, 4, 2, 2, 1, RR_STORAGE_SMEM, RR_GRID_PERSISTENT, 5},
+		{0, 32, 4, 1, 1, 2, RR_STORAGE_CLUSTER, RR_GRID_ROWS, 5},
+	};
+	static const int64_t lengths[] = {1, 31, 33, 127, 128, 129, 257, 4103};
+	static const rr_dtype dtypes[] = {RR_F32, RR_BF16, RR_F16};
+	const char *const *names = rr_builtin_names();
+	int simulated = 0;
+	for (int k = 0; names[k]; k++) {
+		rr_kernel *kernel = NULL;
+		CHECK(rr_kernel_load_builtin(names[k], &kernel) == RR_OK);
+		for (size_t d = 0; kernel && d < 3; d++)
+			for (size_t n = 0; n < sizeof lengths / sizeof lengths[0]; n++)
+				for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++) {
+					plan pl = layouts[l];
+					pl.cols = lengths[n];
+					simulated += simulate(device, kernel, dtypes[d], &pl,
+							      (unsigned)(k * 1000 + n * 10 + l));
+				}
+		rr_kernel_free(kernel);
+		fprintf(stderr, "full grid: %s done (%d plans so far)\n", names[k], simulated);
+	}
 }
 
 /* The cpu backend follows the same ownership map and tree: for `sum` one plan's results agree
@@ -438,7 +509,9 @@ int main(void)
 		fprintf(stderr, "RR_SOURCE_DIR is not set: skipping\n");
 		return RR_TEST_SKIP;
 	}
-	alarm(540); /* a barrier bug would hang; fail instead */
+	full_grid = getenv("RR_SIM_FULL") && atoi(getenv("RR_SIM_FULL")) > 0;
+	if (!full_grid)
+		alarm(540); /* a barrier bug would hang; fail instead */
 	const char *base = getenv("RR_CACHE_DIR");
 	snprintf(cache_dir, sizeof cache_dir, "%s/cuda-sim", base && base[0] ? base : "/tmp");
 	CHECK(rr__mkdir_p(cache_dir) == RR_OK);
@@ -459,6 +532,10 @@ int main(void)
 		rr_kernel_free(kernel);
 	}
 	CHECKF(simulated >= 40, "only %d plans were simulated", simulated);
+	int custom = simulate_custom(&device);
+	CHECKF(custom >= 12, "only %d plans of the custom kernels were simulated", custom);
+	if (full_grid)
+		simulate_full_grid(&device);
 	bitwise_sums(&device);
 	return rr_test_finish("test_cuda_sim");
 }

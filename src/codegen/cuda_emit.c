@@ -149,12 +149,21 @@ static void mark_row_dependence(rr__cu_emitter *em)
 }
 
 /* What phases after the first need from the row: the topmost values that depend on row inputs
- * but on no reduction (level 0). Keeping those (e.g. h = x + r of add_layernorm) is at most as
- * much as keeping the row inputs below them; when it would be more, the inputs are kept. */
+ * but on no reduction (level 0), when a row input below them is read in more than one phase
+ * (a value whose rows are read once is computed where it is needed). Keeping those values (e.g.
+ * h = x + r of add_layernorm) costs at most as much as keeping the multi-phase row inputs below
+ * them; when it would cost more, those inputs are kept instead. Either way the count stays
+ * within the legality check's (rr__layout_kept_inputs), which budgets the storage. */
 static int choose_kept(rr__cu_emitter *em)
 {
 	const rr_kernel *kernel = em->kernel;
-	unsigned char mark[RR_MAX_NODES], below[RR_MAX_NODES];
+	unsigned char mark[RR_MAX_NODES], below[RR_MAX_NODES], multi[RR_MAX_NODES] = {0};
+	int phases_read[RR_MAX_IO];
+	rr__layout_kept_inputs(kernel, phases_read);
+	for (int id = 0; id < kernel->n_nodes; id++) {
+		const rr__node *node = &kernel->nodes[id];
+		multi[id] = node->op == RR_OP_INPUT && em->rowdep[id] && phases_read[node->input] > 1;
+	}
 	memset(em->kept, 0, (size_t)kernel->n_nodes);
 	for (int phase = 2; phase <= em->phases; phase++) {
 		mark_roots(em, phase, mark);
@@ -163,8 +172,13 @@ static int choose_kept(rr__cu_emitter *em)
 			if (!mark[id] || node->shape != RR_SHAPE_ELEM)
 				continue;
 			if (kernel->analysis.level[id] == 0 && em->rowdep[id]) {
-				em->kept[id] = 1;
-				continue;
+				memset(below, 0, (size_t)kernel->n_nodes);
+				below[id] = 1;
+				mark_down(kernel, below, NULL);
+				for (int k = 0; k <= id && !em->kept[id]; k++)
+					em->kept[id] = below[k] && multi[k];
+				if (em->kept[id])
+					continue;
 			}
 			if (is_elem(kernel, node->a))
 				mark[node->a] = 1;
@@ -177,15 +191,23 @@ static int choose_kept(rr__cu_emitter *em)
 	int values = 0, inputs = 0;
 	for (int id = 0; id < kernel->n_nodes; id++) {
 		values += em->kept[id];
-		inputs += below[id] && kernel->nodes[id].op == RR_OP_INPUT && em->rowdep[id];
+		inputs += below[id] && multi[id];
 	}
 	if (inputs < values)
 		for (int id = 0; id < kernel->n_nodes; id++)
-			em->kept[id] = below[id] && kernel->nodes[id].op == RR_OP_INPUT && em->rowdep[id];
+			em->kept[id] = below[id] && multi[id];
 	int count = 0;
 	for (int id = 0; id < kernel->n_nodes; id++)
 		em->keep_ordinal[id] = em->kept[id] ? count++ : -1;
 	return count;
+}
+
+/* Row inputs the legality check counts as kept (it budgets registers and shared memory by
+ * them; the emitter may keep fewer values, never more). */
+static int layout_kept(const rr_kernel *kernel)
+{
+	int phases_read[RR_MAX_IO];
+	return rr__layout_kept_inputs(kernel, phases_read);
 }
 
 static int lowest_bit_bytes(int64_t bytes)
@@ -259,9 +281,7 @@ static rr_status plan_emitter(rr__cu_emitter *em, const rr_program *program,
 	g->persistent = l->grid == RR_GRID_PERSISTENT;
 	g->elem_bytes = (int)rr_dtype_size(em->dtype);
 	/* Segments are whole 16-byte units and whole packs, so every block's packs stay aligned. */
-	int64_t unit = em->V > 16 / g->elem_bytes ? em->V : 16 / g->elem_bytes;
-	int64_t share = (em->n + em->C - 1) / em->C;
-	g->segment = em->C == 1 ? em->n : (share + unit - 1) / unit * unit;
+	g->segment = rr__block_segment(em->n, em->C, em->V, g->elem_bytes);
 	int a = lowest_bit_bytes((int64_t)em->V * g->elem_bytes);
 	int by_row = lowest_bit_bytes(em->n * g->elem_bytes);
 	int by_segment = lowest_bit_bytes(g->segment * g->elem_bytes);
@@ -279,8 +299,9 @@ static rr_status plan_emitter(rr__cu_emitter *em, const rr_program *program,
 		g->keep = RR_CUDA_KEEP_NONE;
 	else if (l->storage == RR_STORAGE_SMEM)
 		g->keep = RR_CUDA_KEEP_SMEM;
-	else if (l->storage == RR_STORAGE_CLUSTER && slots * kept > target->register_slots)
-		g->keep = RR_CUDA_KEEP_SMEM; /* a cluster's segment too wide for registers */
+	else if (l->storage == RR_STORAGE_CLUSTER &&
+		 slots * layout_kept(kernel) > target->register_slots)
+		g->keep = RR_CUDA_KEEP_SMEM; /* the legality check's rule, so the limits agree */
 	else
 		g->keep = RR_CUDA_KEEP_REGS;
 	int64_t chunks = (g->segment + (int64_t)em->W * em->V - 1) / ((int64_t)em->W * em->V);
