@@ -64,10 +64,19 @@ struct float4 {
 struct float2 {
 	float x, y;
 };
-static inline float4 make_float4(float x, float y, float z, float w) { return float4{x, y, z, w}; }
-static inline float2 make_float2(float x, float y) { return float2{x, y}; }
+static inline float4 make_float4(float x, float y, float z, float w)
+{
+	return float4{x, y, z, w};
+}
+static inline float2 make_float2(float x, float y)
+{
+	return float2{x, y};
+}
 
-template <class T> static inline T __ldg(const T *p) { return *p; }
+template <class T> static inline T __ldg(const T *p)
+{
+	return *p;
+}
 
 static inline float __uint_as_float(unsigned u)
 {
@@ -88,8 +97,14 @@ static inline float __int_as_float(int i)
 	return f;
 }
 #define __expf(x) expf(x) /* glibc declares its own __expf */
-static inline float __fmul_rn(float a, float b) { return a * b; }
-static inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+static inline float __fmul_rn(float a, float b)
+{
+	return a * b;
+}
+static inline float rsqrtf(float x)
+{
+	return 1.0f / sqrtf(x);
+}
 
 static inline float rr_sim_f16_in(unsigned short bits)
 {
@@ -105,15 +120,24 @@ static inline unsigned short rr_sim_f16_out(float v)
 	return bits;
 }
 
-static inline void __syncthreads() { rr_sim_hooks->sync_block(); }
+static inline void __syncthreads()
+{
+	rr_sim_hooks->sync_block();
+}
 static inline float __shfl_xor_sync(unsigned mask, float value, int offset, int width = 32)
 {
 	(void)mask;
 	(void)width;
 	return rr_sim_hooks->shfl_xor(value, offset);
 }
-static inline unsigned rr_sim_cluster_rank() { return rr_sim_hooks->cluster_rank(); }
-static inline void rr_sim_cluster_sync() { rr_sim_hooks->cluster_sync(); }
+static inline unsigned rr_sim_cluster_rank()
+{
+	return rr_sim_hooks->cluster_rank();
+}
+static inline void rr_sim_cluster_sync()
+{
+	rr_sim_hooks->cluster_sync();
+}
 static inline float rr_sim_cluster_load(const float *local, unsigned rank)
 {
 	return rr_sim_hooks->cluster_load(local, rank);

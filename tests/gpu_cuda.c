@@ -24,7 +24,7 @@ static rr_device *gpu;
 /* Fresh inputs, outputs poisoned on the device, one launch, every output validated. `shift`
  * moves every array by one element off its allocation's alignment. Returns 1 on success. */
 static int run_validated(rr_program *program, int64_t rows, unsigned seed, int shift,
-			 const char *label)
+                         const char *label)
 {
 	const rr_kernel *kernel = program->kernel;
 	rr_dtype dtype = program->dtype;
@@ -45,7 +45,7 @@ static int run_validated(rr_program *program, int64_t rows, unsigned seed, int s
 		size_t shift_k = kernel->inputs[k].kind == RR_KIND_INDEX ? 0 : offset;
 		ok = rr_device_alloc(gpu, inputs.bytes[k] + 64, &blocks[k]) == RR_OK &&
 		     rr_device_upload(gpu, (char *)blocks[k] + shift_k, inputs.owned[k],
-				      inputs.bytes[k]) == RR_OK;
+		                      inputs.bytes[k]) == RR_OK;
 		args[k].data = (char *)blocks[k] + shift_k;
 	}
 	int64_t counts[RR_MAX_IO];
@@ -53,9 +53,11 @@ static int run_validated(rr_program *program, int64_t rows, unsigned seed, int s
 		counts[j] = rr__output_elements(kernel, j, rows, cols);
 		host[j] = malloc((size_t)counts[j] * es);
 		rr__poison(host[j], dtype, counts[j]);
-		ok = host[j] && rr_device_alloc(gpu, (size_t)counts[j] * es + 64, &blocks[RR_MAX_IO + j]) == RR_OK;
+		ok = host[j] && rr_device_alloc(gpu, (size_t)counts[j] * es + 64,
+		                                &blocks[RR_MAX_IO + j]) == RR_OK;
 		outputs[j] = ok ? (char *)blocks[RR_MAX_IO + j] + offset : NULL;
-		ok = ok && rr_device_upload(gpu, outputs[j], host[j], (size_t)counts[j] * es) == RR_OK;
+		ok = ok &&
+		     rr_device_upload(gpu, outputs[j], host[j], (size_t)counts[j] * es) == RR_OK;
 	}
 	ok = ok && rr_program_launch(program, rows, args, outputs, NULL) == RR_OK &&
 	     rr_device_synchronize(gpu) == RR_OK;
@@ -64,8 +66,8 @@ static int run_validated(rr_program *program, int64_t rows, unsigned seed, int s
 	CHECKF(ok, "%s M=%lld: running failed: %s", label, (long long)rows, rr_last_error());
 	if (ok) {
 		rr__validation report;
-		rr_status status = rr__validate_outputs(kernel, rows, cols, dtype, &inputs, host, NULL,
-							&report);
+		rr_status status =
+		    rr__validate_outputs(kernel, rows, cols, dtype, &inputs, host, NULL, &report);
 		CHECKF(status == RR_OK, "%s M=%lld%s: %s", label, (long long)rows,
 		       shift ? " (misaligned)" : "", rr_last_error());
 		ok = status == RR_OK;
@@ -79,13 +81,13 @@ static int run_validated(rr_program *program, int64_t rows, unsigned seed, int s
 }
 
 static void label_of(const rr_kernel *kernel, rr_dtype dtype, int64_t cols, const rr_layout *layout,
-		     char *out, size_t size)
+                     char *out, size_t size)
 {
 	char text[128] = "planner";
 	if (layout)
 		rr_layout_format(layout, text, sizeof text);
 	snprintf(out, size, "%s %s N=%lld %s", rr_kernel_name(kernel), rr_dtype_name(dtype),
-		 (long long)cols, text);
+	         (long long)cols, text);
 }
 
 /* ---------------------------------------------------------------- parallel precompile */
@@ -107,13 +109,14 @@ static void *compile_worker(void *arg)
 		if (i < 0)
 			return NULL;
 		rr__cuda_compiled compiled;
-		rr__cuda_compile(q->sources[i], q->arch, 0, &compiled); /* failures resurface later */
+		rr__cuda_compile(q->sources[i], q->arch, 0,
+		                 &compiled); /* failures resurface later */
 		rr__cuda_compiled_free(&compiled);
 	}
 }
 
 static void queue_add(compile_queue *q, const rr_kernel *kernel, rr_dtype dtype, int64_t rows,
-		      int64_t cols, const rr_layout *layout)
+                      int64_t cols, const rr_layout *layout)
 {
 	rr_program *program = NULL;
 	if (rr__program_emit_only(gpu, kernel, dtype, rows, cols, layout, &program) != RR_OK)
@@ -148,16 +151,16 @@ static void queue_run(compile_queue *q)
 /* ---------------------------------------------------------------- the cpu grid, on the GPU */
 
 static const rr_layout grid_layouts[] = {
-	{1, 1, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS},
-	{1, 8, 3, 4, 1, RR_STORAGE_REREAD, RR_GRID_ROWS},
-	{4, 2, 1, 4, 1, RR_STORAGE_REGS, RR_GRID_ROWS},
-	{4, 4, 3, 1, 1, RR_STORAGE_REREAD, RR_GRID_PERSISTENT},
-	{32, 4, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS},
-	{32, 1, 3, 4, 1, RR_STORAGE_REREAD, RR_GRID_ROWS},
-	{128, 8, 3, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS},
-	{128, 2, 1, 4, 1, RR_STORAGE_REREAD, RR_GRID_PERSISTENT},
-	{64, 4, 2, 2, 1, RR_STORAGE_SMEM, RR_GRID_PERSISTENT},
-	{32, 4, 1, 1, 2, RR_STORAGE_CLUSTER, RR_GRID_ROWS},
+    {1, 1, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS},
+    {1, 8, 3, 4, 1, RR_STORAGE_REREAD, RR_GRID_ROWS},
+    {4, 2, 1, 4, 1, RR_STORAGE_REGS, RR_GRID_ROWS},
+    {4, 4, 3, 1, 1, RR_STORAGE_REREAD, RR_GRID_PERSISTENT},
+    {32, 4, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS},
+    {32, 1, 3, 4, 1, RR_STORAGE_REREAD, RR_GRID_ROWS},
+    {128, 8, 3, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS},
+    {128, 2, 1, 4, 1, RR_STORAGE_REREAD, RR_GRID_PERSISTENT},
+    {64, 4, 2, 2, 1, RR_STORAGE_SMEM, RR_GRID_PERSISTENT},
+    {32, 4, 1, 1, 2, RR_STORAGE_CLUSTER, RR_GRID_ROWS},
 };
 static const int64_t grid_lengths[] = {1, 31, 33, 127, 128, 129, 257, 4103};
 static const int64_t grid_rows[] = {1, 5, 17};
@@ -165,7 +168,7 @@ static const rr_dtype all_dtypes[] = {RR_F32, RR_BF16, RR_F16};
 
 /* A layout the legality check refuses for its register slots runs with reread instead. */
 static rr_status build(const rr_kernel *kernel, rr_dtype dtype, int64_t rows, int64_t cols,
-		       rr_layout *layout, rr_program **program)
+                       rr_layout *layout, rr_program **program)
 {
 	rr_status status = rr_program_build(gpu, kernel, dtype, rows, cols, layout, program);
 	if (status == RR_ERR_ILLEGAL_LAYOUT && layout->storage != RR_STORAGE_REREAD) {
@@ -182,29 +185,34 @@ static void grid(rr_kernel **kernels, int n_kernels)
 	for (int k = 0; k < n_kernels; k++)
 		for (size_t d = 0; d < 3; d++)
 			for (size_t n = 0; n < sizeof grid_lengths / sizeof grid_lengths[0]; n++)
-				for (size_t l = 0; l < sizeof grid_layouts / sizeof grid_layouts[0]; l++) {
+				for (size_t l = 0; l < sizeof grid_layouts / sizeof grid_layouts[0];
+				     l++) {
 					rr_layout layout = grid_layouts[l];
-					queue_add(&q, kernels[k], all_dtypes[d], 17, grid_lengths[n], &layout);
+					queue_add(&q, kernels[k], all_dtypes[d], 17,
+					          grid_lengths[n], &layout);
 				}
 	queue_run(&q);
 	int validated = 0, runs = 0;
 	for (int k = 0; k < n_kernels; k++)
 		for (size_t d = 0; d < 3; d++)
 			for (size_t n = 0; n < sizeof grid_lengths / sizeof grid_lengths[0]; n++)
-				for (size_t l = 0; l < sizeof grid_layouts / sizeof grid_layouts[0]; l++) {
+				for (size_t l = 0; l < sizeof grid_layouts / sizeof grid_layouts[0];
+				     l++) {
 					rr_layout layout = grid_layouts[l];
 					rr_program *program = NULL;
 					char label[256];
-					rr_status status = build(kernels[k], all_dtypes[d], 17,
-								 grid_lengths[n], &layout, &program);
-					label_of(kernels[k], all_dtypes[d], grid_lengths[n], &layout, label,
-						 sizeof label);
+					rr_status status =
+					    build(kernels[k], all_dtypes[d], 17, grid_lengths[n],
+					          &layout, &program);
+					label_of(kernels[k], all_dtypes[d], grid_lengths[n],
+					         &layout, label, sizeof label);
 					CHECKF(status == RR_OK, "%s: %s", label, rr_last_error());
 					if (status != RR_OK)
 						continue;
 					for (size_t m = 0; m < 3; m++, runs++)
-						validated += run_validated(program, grid_rows[m],
-									   (unsigned)(runs + 1), 0, label);
+						validated +=
+						    run_validated(program, grid_rows[m],
+						                  (unsigned)(runs + 1), 0, label);
 					rr_program_free(program);
 				}
 	fprintf(stderr, "grid: %d/%d runs validated\n", validated, runs);
@@ -213,7 +221,7 @@ static void grid(rr_kernel **kernels, int n_kernels)
 /* ---------------------------------------------------------------- sums, bit for bit */
 
 static void bitwise_sum(rr_device *cpu, const rr_kernel *sum, rr_dtype dtype, int64_t cols,
-			rr_layout layout)
+                        rr_layout layout)
 {
 	int64_t rows = 37;
 	char label[256];
@@ -239,7 +247,8 @@ static void bitwise_sum(rr_device *cpu, const rr_kernel *sum, rr_dtype dtype, in
 	CHECK(rr_program_launch(on_gpu, rows, &arg, &s, NULL) == RR_OK);
 	CHECK(rr_device_download(gpu, from_gpu, s, bytes) == RR_OK);
 	CHECK(rr_program_launch(on_cpu, rows, inputs.args, &from_cpu, NULL) == RR_OK);
-	CHECKF(memcmp(from_gpu, from_cpu, bytes) == 0, "%s: cuda and cpu sums differ in bits", label);
+	CHECKF(memcmp(from_gpu, from_cpu, bytes) == 0, "%s: cuda and cpu sums differ in bits",
+	       label);
 	rr_device_free(gpu, x);
 	rr_device_free(gpu, s);
 	free(from_gpu);
@@ -263,8 +272,8 @@ static void bitwise_sums(void)
 	for (size_t w = 0; w < 3; w++)
 		for (size_t v = 0; v < 3; v++)
 			for (int u = 1; u <= 2; u++) {
-				rr_layout layout = {widths[w], vecs[v], u, 1, 1, RR_STORAGE_REGS,
-						    RR_GRID_ROWS};
+				rr_layout layout = {widths[w], vecs[v],         u,           1,
+				                    1,         RR_STORAGE_REGS, RR_GRID_ROWS};
 				bitwise_sum(cpu, sum, RR_F32, 5003, layout);
 				bitwise_sum(cpu, sum, RR_BF16, 4096, layout);
 			}
@@ -280,12 +289,15 @@ static void misaligned(rr_kernel **kernels, int n_kernels)
 {
 	for (int k = 0; k < n_kernels; k++)
 		for (size_t d = 0; d < 3; d++) {
-			rr_layout layout = {256, (int)(16 / rr_dtype_size(all_dtypes[d])), 2, 1, 1,
-					    RR_STORAGE_REGS, RR_GRID_ROWS};
+			rr_layout layout = {256,         (int)(16 / rr_dtype_size(all_dtypes[d])),
+			                    2,           1,
+			                    1,           RR_STORAGE_REGS,
+			                    RR_GRID_ROWS};
 			rr_program *program = NULL;
 			char label[256];
 			label_of(kernels[k], all_dtypes[d], 4096, &layout, label, sizeof label);
-			CHECKF(build(kernels[k], all_dtypes[d], 9, 4096, &layout, &program) == RR_OK,
+			CHECKF(build(kernels[k], all_dtypes[d], 9, 4096, &layout, &program) ==
+			           RR_OK,
 			       "%s: %s", label, rr_last_error());
 			if (!program)
 				continue;
@@ -307,24 +319,32 @@ static void wide_rows(rr_kernel **kernels, int n_kernels)
 					for (int choice = 0; choice < 4; choice++) {
 						int v = (int)(16 / rr_dtype_size(dtypes[d]));
 						rr_layout explicit_layouts[] = {
-							{0},
-							{1024, v, 1, 1, 8, RR_STORAGE_CLUSTER, RR_GRID_ROWS},
-							{1024, v, 2, 1, 4, RR_STORAGE_CLUSTER, RR_GRID_PERSISTENT},
-							{1024, v, 1, 1, 1, RR_STORAGE_REREAD, RR_GRID_ROWS}};
-						rr_layout *layout = choice ? &explicit_layouts[choice] : NULL;
+						    {0},
+						    {1024, v, 1, 1, 8, RR_STORAGE_CLUSTER,
+						     RR_GRID_ROWS},
+						    {1024, v, 2, 1, 4, RR_STORAGE_CLUSTER,
+						     RR_GRID_PERSISTENT},
+						    {1024, v, 1, 1, 1, RR_STORAGE_REREAD,
+						     RR_GRID_ROWS}};
+						rr_layout *layout =
+						    choice ? &explicit_layouts[choice] : NULL;
 						if (pass == 0) {
-							queue_add(&q, kernels[k], dtypes[d], 3, lengths[n], layout);
+							queue_add(&q, kernels[k], dtypes[d], 3,
+							          lengths[n], layout);
 							continue;
 						}
 						char label[256];
-						label_of(kernels[k], dtypes[d], lengths[n], layout, label,
-							 sizeof label);
+						label_of(kernels[k], dtypes[d], lengths[n], layout,
+						         label, sizeof label);
 						rr_program *program = NULL;
-						rr_status status = rr_program_build(gpu, kernels[k], dtypes[d], 3,
-										    lengths[n], layout, &program);
+						rr_status status =
+						    rr_program_build(gpu, kernels[k], dtypes[d], 3,
+						                     lengths[n], layout, &program);
 						if (status == RR_ERR_ILLEGAL_LAYOUT && choice)
-							continue; /* e.g. two kept rows over a cluster's smem */
-						CHECKF(status == RR_OK, "%s: %s", label, rr_last_error());
+							continue; /* e.g. two kept rows over a
+							             cluster's smem */
+						CHECKF(status == RR_OK, "%s: %s", label,
+						       rr_last_error());
 						if (status != RR_OK)
 							continue;
 						run_validated(program, 3, 21, 0, label);
@@ -344,7 +364,7 @@ static void many_short_rows(rr_kernel **kernels, int n_kernels)
 			char label[256];
 			label_of(kernels[k], all_dtypes[d], 64, NULL, label, sizeof label);
 			CHECKF(rr_program_build(gpu, kernels[k], all_dtypes[d], 100000, 64, NULL,
-						&program) == RR_OK,
+			                        &program) == RR_OK,
 			       "%s: %s", label, rr_last_error());
 			if (!program)
 				continue;
@@ -363,11 +383,12 @@ static void services(rr_kernel *softmax)
 	CHECK(ops->properties(gpu, &p) == RR_OK);
 	CHECKF(strncmp(p.uuid, "GPU-", 4) == 0 && strlen(p.uuid) == 40, "uuid '%s'", p.uuid);
 	CHECK(p.cc_major >= 7 && p.multiprocessors > 0 && p.memory_bytes > 0 && p.l2_bytes > 0);
-	CHECK(strstr(p.compiler_version, "NVRTC") != NULL && strstr(p.driver_version, "CUDA") != NULL);
+	CHECK(strstr(p.compiler_version, "NVRTC") != NULL &&
+	      strstr(p.driver_version, "CUDA") != NULL);
 	fprintf(stderr, "device: %s %s sm_%d%d, %d SMs, %lld MiB, L2 %lld MiB, %d/%d MHz, %s, %s\n",
-		p.name, p.uuid, p.cc_major, p.cc_minor, p.multiprocessors,
-		(long long)(p.memory_bytes >> 20), (long long)(p.l2_bytes >> 20), p.sm_clock_mhz,
-		p.mem_clock_mhz, p.driver_version, p.compiler_version);
+	        p.name, p.uuid, p.cc_major, p.cc_minor, p.multiprocessors,
+	        (long long)(p.memory_bytes >> 20), (long long)(p.l2_bytes >> 20), p.sm_clock_mhz,
+	        p.mem_clock_mhz, p.driver_version, p.compiler_version);
 
 	rr_program *program = NULL;
 	rr_layout layout = {256, 4, 2, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS};

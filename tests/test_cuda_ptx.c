@@ -25,25 +25,26 @@ static rr_device target_device;
 
 /* Emits and compiles one plan for sm_90; V = 0 means 16 bytes per pack. */
 static int compile_plan(const char *kernel_name, rr_dtype dtype, int64_t cols, rr_layout layout,
-			compiled_plan *out)
+                        compiled_plan *out)
 {
 	memset(out, 0, sizeof *out);
 	if (layout.vec == 0)
 		layout.vec = (int)(16 / rr_dtype_size(dtype));
 	char text[128];
 	rr_layout_format(&layout, text, sizeof text);
-	snprintf(out->label, sizeof out->label, "%s %s N=%lld %s", kernel_name, rr_dtype_name(dtype),
-		 (long long)cols, text);
+	snprintf(out->label, sizeof out->label, "%s %s N=%lld %s", kernel_name,
+	         rr_dtype_name(dtype), (long long)cols, text);
 	rr_kernel *kernel = NULL;
 	rr_program *program = NULL;
 	int ok = rr_kernel_load_builtin(kernel_name, &kernel) == RR_OK &&
-		 rr__program_emit_only(&target_device, kernel, dtype, 1000, cols, &layout,
-				       &program) == RR_OK &&
-		 rr__cuda_geometry_of(program, &target_device.target, &out->geometry) == RR_OK;
+	         rr__program_emit_only(&target_device, kernel, dtype, 1000, cols, &layout,
+	                               &program) == RR_OK &&
+	         rr__cuda_geometry_of(program, &target_device.target, &out->geometry) == RR_OK;
 	CHECKF(ok, "%s: %s", out->label, rr_last_error());
 	rr__cuda_compiled compiled;
 	if (ok) {
-		rr_status status = rr__cuda_compile(rr_program_source(program), "sm_90", 1, &compiled);
+		rr_status status =
+		    rr__cuda_compile(rr_program_source(program), "sm_90", 1, &compiled);
 		CHECKF(status == RR_OK, "%s: %s", out->label, rr_last_error());
 		ok = status == RR_OK && compiled.ptx;
 		if (ok) {
@@ -125,14 +126,15 @@ static void check_vector_access(const char *kernel, rr_dtype dtype)
 	CHECKF(vec && scalar, "%s: both entries are in the PTX", plan.label);
 	if (vec && scalar) {
 		int loads = count(vec, "ld.global.nc.v4.") + count(vec, "ld.global.nc.v2.u64") +
-			    count(vec, "ld.global.nc.v2.b64");
+		            count(vec, "ld.global.nc.v2.b64");
 		int stores = count(vec, "st.global.v4.") + count(vec, "st.global.v2.u64") +
-			     count(vec, "st.global.v2.b64");
+		             count(vec, "st.global.v2.b64");
 		CHECKF(loads > 0, "%s: no 16-byte loads in the vectorised entry", plan.label);
 		CHECKF(stores > 0, "%s: no 16-byte stores in the vectorised entry", plan.label);
 		/* N = 4096 has no partial pack: nothing narrower than 16 bytes touches the row */
 		CHECKF(count(vec, "st.global.f32") + count(vec, "st.global.u16") +
-			       count(vec, "st.global.b16") == 0,
+		               count(vec, "st.global.b16") ==
+		           0,
 		       "%s: narrow stores in the vectorised entry", plan.label);
 		CHECKF(count(scalar, "ld.global.nc.v4.") == 0,
 		       "%s: the scalar entry must not use vector loads", plan.label);
@@ -156,18 +158,19 @@ static void check_no_local_memory(void)
 		int64_t cols;
 		rr_layout layout;
 	} grid[] = {
-		{"softmax", RR_F32, 64, {8, 4, 1, 16, 1, RR_STORAGE_REGS, RR_GRID_ROWS}},
-		{"rmsnorm", RR_BF16, 4096, {256, 8, 2, 1, 1, RR_STORAGE_REGS, RR_GRID_PERSISTENT}},
-		{"layernorm", RR_F32, 4103, {256, 4, 2, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS}},
-		{"add_layernorm", RR_BF16, 8192, {512, 8, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS}},
-		{"cross_entropy", RR_F16, 32768, {1024, 8, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS}},
-		{"softmax", RR_F32, 16384, {512, 4, 2, 1, 1, RR_STORAGE_SMEM, RR_GRID_ROWS}},
-		{"layernorm", RR_BF16, 131072, {512, 8, 1, 1, 8, RR_STORAGE_CLUSTER, RR_GRID_ROWS}},
-		{"sum", RR_F32, 262144, {1024, 4, 2, 1, 1, RR_STORAGE_SMEM, RR_GRID_PERSISTENT}},
+	    {"softmax", RR_F32, 64, {8, 4, 1, 16, 1, RR_STORAGE_REGS, RR_GRID_ROWS}},
+	    {"rmsnorm", RR_BF16, 4096, {256, 8, 2, 1, 1, RR_STORAGE_REGS, RR_GRID_PERSISTENT}},
+	    {"layernorm", RR_F32, 4103, {256, 4, 2, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS}},
+	    {"add_layernorm", RR_BF16, 8192, {512, 8, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS}},
+	    {"cross_entropy", RR_F16, 32768, {1024, 8, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS}},
+	    {"softmax", RR_F32, 16384, {512, 4, 2, 1, 1, RR_STORAGE_SMEM, RR_GRID_ROWS}},
+	    {"layernorm", RR_BF16, 131072, {512, 8, 1, 1, 8, RR_STORAGE_CLUSTER, RR_GRID_ROWS}},
+	    {"sum", RR_F32, 262144, {1024, 4, 2, 1, 1, RR_STORAGE_SMEM, RR_GRID_PERSISTENT}},
 	};
 	for (size_t i = 0; i < sizeof grid / sizeof grid[0]; i++) {
 		compiled_plan plan;
-		if (!compile_plan(grid[i].kernel, grid[i].dtype, grid[i].cols, grid[i].layout, &plan))
+		if (!compile_plan(grid[i].kernel, grid[i].dtype, grid[i].cols, grid[i].layout,
+		                  &plan))
 			continue;
 		CHECKF(no_local_memory(&plan), "%s uses local memory:\n%s", plan.label, plan.log);
 		release(&plan);
@@ -181,7 +184,8 @@ static void check_barriers(void)
 	if (compile_plan("layernorm", RR_F32, 1024, warp, &plan)) {
 		CHECKF(count(plan.ptx, "bar.sync") + count(plan.ptx, "barrier.sync") == 0,
 		       "%s: a block barrier with W <= 32", plan.label);
-		CHECKF(count(plan.ptx, "shfl.sync.bfly") > 0, "%s: no butterfly shuffles", plan.label);
+		CHECKF(count(plan.ptx, "shfl.sync.bfly") > 0, "%s: no butterfly shuffles",
+		       plan.label);
 		release(&plan);
 	}
 	rr_layout block = {256, 4, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS};
@@ -193,8 +197,8 @@ static void check_barriers(void)
 	rr_layout cluster = {256, 4, 1, 1, 4, RR_STORAGE_CLUSTER, RR_GRID_ROWS};
 	if (compile_plan("softmax", RR_F32, 65536, cluster, &plan)) {
 		CHECKF(count(plan.ptx, "barrier.cluster.arrive") > 0 &&
-			       count(plan.ptx, "mapa.shared::cluster") > 0 &&
-			       count(plan.ptx, "ld.shared::cluster") > 0,
+		           count(plan.ptx, "mapa.shared::cluster") > 0 &&
+		           count(plan.ptx, "ld.shared::cluster") > 0,
 		       "%s: no cluster barrier or distributed shared memory", plan.label);
 		release(&plan);
 	}
@@ -205,16 +209,16 @@ static void check_compile_errors_and_cache(void)
 	rr__cuda_compiled compiled;
 	rr_status status = rr__cuda_compile("this is not CUDA C;\n", "sm_90", 0, &compiled);
 	CHECK(status == RR_ERR_COMPILE);
-	CHECKF(strstr(rr_last_error(), "NVRTC") && strstr(rr_last_error(), "error"),
-	       "message: %s", rr_last_error());
+	CHECKF(strstr(rr_last_error(), "NVRTC") && strstr(rr_last_error(), "error"), "message: %s",
+	       rr_last_error());
 	CHECK(compiled.log && strstr(compiled.log, "error"));
 	rr__cuda_compiled_free(&compiled);
 
 	/* A fresh source (its text includes the time) compiles once, then comes from the cache. */
 	char source[256];
 	snprintf(source, sizeof source,
-		 "extern \"C\" __global__ void probe_%ld(float *p) { p[threadIdx.x] = %ld.0f; }\n",
-		 (long)getpid(), (long)rr__now());
+	         "extern \"C\" __global__ void probe_%ld(float *p) { p[threadIdx.x] = %ld.0f; }\n",
+	         (long)getpid(), (long)rr__now());
 	long before = rr__cuda_nvrtc_runs();
 	CHECK(rr__cuda_compile(source, "sm_90", 1, &compiled) == RR_OK);
 	CHECK(!compiled.from_cache && compiled.cubin_size > 0 && compiled.ptx);

@@ -77,7 +77,7 @@ static float hook_cluster_load(const float *local, unsigned rank)
 }
 
 static rr_sim_hooks_t hooks = {hook_sync_block, hook_shfl_xor, hook_cluster_sync, hook_cluster_rank,
-			       hook_cluster_load};
+                               hook_cluster_load};
 
 typedef struct sim_thread {
 	const sim_module *module;
@@ -100,7 +100,7 @@ static void *sim_thread_main(void *arg)
 /* One cluster (C blocks) at a time; the kernel's own loop over row groups covers every row.
  * Two clusters, so the loop's stride and the alternating scratch slots are exercised. */
 static void sim_launch(const sim_module *m, const rr__cuda_geometry *g, int vec, int64_t rows,
-		       void **params)
+                       void **params)
 {
 	int64_t groups = (rows + g->rows_per_group - 1) / g->rows_per_group;
 	int clusters = groups > 1 ? 2 : 1;
@@ -119,16 +119,23 @@ static void sim_launch(const sim_module *m, const rr__cuda_geometry *g, int vec,
 			pthread_barrier_init(&sim.block[r], NULL, (unsigned)threads);
 			for (int w = 0; w * 32 < threads; w++)
 				pthread_barrier_init(&sim.warp[r][w], NULL,
-						     (unsigned)(threads < 32 ? threads : 32));
+				                     (unsigned)(threads < 32 ? threads : 32));
 		}
 		pthread_barrier_init(&sim.cluster, NULL, (unsigned)(ranks * threads));
 		int started = 0;
 		for (int r = 0; r < ranks; r++)
 			for (int t = 0; t < threads; t++, started++) {
-				args[started] = (sim_thread){m, r, t, (unsigned)(q * ranks + r),
-							     (unsigned)(clusters * ranks), vec, params};
-				if (pthread_create(&ids[started], &attr, sim_thread_main, &args[started]) != 0) {
-					fprintf(stderr, "cannot start simulated thread %d\n", started);
+				args[started] = (sim_thread){m,
+				                             r,
+				                             t,
+				                             (unsigned)(q * ranks + r),
+				                             (unsigned)(clusters * ranks),
+				                             vec,
+				                             params};
+				if (pthread_create(&ids[started], &attr, sim_thread_main,
+				                   &args[started]) != 0) {
+					fprintf(stderr, "cannot start simulated thread %d\n",
+					        started);
 					abort();
 				}
 			}
@@ -179,10 +186,11 @@ static int sim_load(const char *source, int ranks, sim_module *m)
 			rr__buf_free(&text);
 			return -1;
 		}
-		snprintf(command, sizeof command,
-			 "c++ -std=c++17 -O1 -w -ffp-contract=off -fPIC -shared -Wl,-Bsymbolic -o '%s' "
-			 "'%s'",
-			 tmp, cpp);
+		snprintf(
+		    command, sizeof command,
+		    "c++ -std=c++17 -O1 -w -ffp-contract=off -fPIC -shared -Wl,-Bsymbolic -o '%s' "
+		    "'%s'",
+		    tmp, cpp);
 		if (system(command) != 0 || rename(tmp, so) != 0) {
 			fprintf(stderr, "simulation compile failed: %s\n", command);
 			rr__buf_free(&text);
@@ -231,7 +239,7 @@ typedef struct packed_params {
 } packed_params;
 
 static void pack(const rr_kernel *kernel, int64_t rows, const rr_arg *inputs, void *const *outputs,
-		 packed_params *p)
+                 packed_params *p)
 {
 	int n = 0;
 	for (int k = 0; k < kernel->n_inputs; k++) {
@@ -260,15 +268,15 @@ typedef struct plan {
 } plan;
 
 static const plan plans[] = {
-	{33, 4, 2, 2, 4, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 5},            /* tail, R > 1, idle rows */
-	{1000, 64, 0, 2, 1, 1, RR_STORAGE_SMEM, RR_GRID_PERSISTENT, 5},   /* warps via smem, vec */
-	{1001, 128, 4, 1, 1, 1, RR_STORAGE_REREAD, RR_GRID_ROWS, 3},      /* scalar entry only */
-	{1999, 32, 4, 1, 1, 4, RR_STORAGE_CLUSTER, RR_GRID_ROWS, 3},      /* cluster, short last */
-	{4103, 256, 0, 2, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 2},        /* misaligned N */
-	{20000, 64, 4, 1, 1, 2, RR_STORAGE_CLUSTER, RR_GRID_PERSISTENT, 3}, /* cluster in smem */
-	{31, 4, 2, 1, 1, 4, RR_STORAGE_CLUSTER, RR_GRID_ROWS, 4},         /* tiny segments */
-	{1, 2, 1, 1, 1, 2, RR_STORAGE_CLUSTER, RR_GRID_PERSISTENT, 3},     /* an empty block */
-	{257, 1, 4, 2, 8, 1, RR_STORAGE_REREAD, RR_GRID_ROWS, 5},         /* one worker per row */
+    {33, 4, 2, 2, 4, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 5},              /* tail, R > 1, idle rows */
+    {1000, 64, 0, 2, 1, 1, RR_STORAGE_SMEM, RR_GRID_PERSISTENT, 5},     /* warps via smem, vec */
+    {1001, 128, 4, 1, 1, 1, RR_STORAGE_REREAD, RR_GRID_ROWS, 3},        /* scalar entry only */
+    {1999, 32, 4, 1, 1, 4, RR_STORAGE_CLUSTER, RR_GRID_ROWS, 3},        /* cluster, short last */
+    {4103, 256, 0, 2, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 2},          /* misaligned N */
+    {20000, 64, 4, 1, 1, 2, RR_STORAGE_CLUSTER, RR_GRID_PERSISTENT, 3}, /* cluster in smem */
+    {31, 4, 2, 1, 1, 4, RR_STORAGE_CLUSTER, RR_GRID_ROWS, 4},           /* tiny segments */
+    {1, 2, 1, 1, 1, 2, RR_STORAGE_CLUSTER, RR_GRID_PERSISTENT, 3},      /* an empty block */
+    {257, 1, 4, 2, 8, 1, RR_STORAGE_REREAD, RR_GRID_ROWS, 5},           /* one worker per row */
 };
 
 static int64_t *element_counts(const rr_kernel *kernel, int64_t rows, int64_t cols, int64_t *out)
@@ -280,9 +288,8 @@ static int64_t *element_counts(const rr_kernel *kernel, int64_t rows, int64_t co
 
 /* Runs one entry on fresh inputs (shifted by `offset` elements to misalign them) and
  * validates every output. */
-static void run_checked(const sim_module *m, const rr_program *program,
-			const rr__cuda_geometry *g, int64_t rows, int offset, const char *label,
-			unsigned seed)
+static void run_checked(const sim_module *m, const rr_program *program, const rr__cuda_geometry *g,
+                        int64_t rows, int offset, const char *label, unsigned seed)
 {
 	const rr_kernel *kernel = program->kernel;
 	int64_t cols = program->cols;
@@ -316,7 +323,7 @@ static void run_checked(const sim_module *m, const rr_program *program,
 	sim_launch(m, g, vec, rows, p.params);
 	rr__validation report;
 	rr_status status = rr__validate_outputs(kernel, rows, cols, program->dtype, &inputs,
-						outputs, NULL, &report);
+	                                        outputs, NULL, &report);
 	CHECKF(status == RR_OK, "%s (%s entry, M=%lld): %s", label, vec ? "vec" : "scalar",
 	       (long long)rows, rr_last_error());
 	for (int j = 0; j < kernel->n_outputs; j++)
@@ -336,22 +343,22 @@ static rr_device cuda_target_device(void)
 }
 
 static int simulate(rr_device *device, const rr_kernel *kernel, rr_dtype dtype, const plan *pl,
-		    unsigned seed)
+                    unsigned seed)
 {
 	int v = pl->V ? pl->V : (int)(16 / rr_dtype_size(dtype));
 	rr_layout layout = {pl->W, v, pl->U, pl->R, pl->C, pl->storage, pl->grid};
 	char label[256], text[128];
 	rr_layout_format(&layout, text, sizeof text);
-	snprintf(label, sizeof label, "%s %s N=%lld %s", rr_kernel_name(kernel), rr_dtype_name(dtype),
-		 (long long)pl->cols, text);
+	snprintf(label, sizeof label, "%s %s N=%lld %s", rr_kernel_name(kernel),
+	         rr_dtype_name(dtype), (long long)pl->cols, text);
 	rr_program *program = NULL;
-	rr_status status = rr__program_emit_only(device, kernel, dtype, pl->rows, pl->cols, &layout,
-						 &program);
+	rr_status status =
+	    rr__program_emit_only(device, kernel, dtype, pl->rows, pl->cols, &layout, &program);
 	if (status == RR_ERR_ILLEGAL_LAYOUT && full_grid && layout.storage != RR_STORAGE_REREAD) {
 		layout.storage = RR_STORAGE_REREAD; /* as the GPU grid does */
 		layout.blocks_per_row = 1;
 		status = rr__program_emit_only(device, kernel, dtype, pl->rows, pl->cols, &layout,
-					       &program);
+		                               &program);
 	}
 	if (status == RR_ERR_ILLEGAL_LAYOUT)
 		return 0;
@@ -377,13 +384,13 @@ static int simulate(rr_device *device, const rr_kernel *kernel, rr_dtype dtype, 
  * value that is not an input, min, gathers, rowscalar inputs, params and the functions; an
  * exact sum (one worker only). */
 static const char *const custom_kernels[] = {
-	"kernel scale\n  in x : row\n  out y : row\n  y = x * 2 + 1\n",
-	"kernel mixed\n  in x : row\n  in r : row\n  in t : index\n  in b : rowscalar\n"
-	"  param p = 2\n  out o : rowscalar\n  out y : row\n  s = sum(x)\n  a = x * x\n"
-	"  m = max(a * s)\n  lo = min(x)\n"
-	"  y = r * s + a / (abs(m) + 1) - lo + tanh(x) * abs(x) + sqrt(abs(x))\n"
-	"  o = x[t] * p + b + log(abs(m) + 1) + lo\n",
-	"kernel exact_sum\n  in x : row\n  out s : rowscalar\n  s = sum(x * 2, exact)\n",
+    "kernel scale\n  in x : row\n  out y : row\n  y = x * 2 + 1\n",
+    "kernel mixed\n  in x : row\n  in r : row\n  in t : index\n  in b : rowscalar\n"
+    "  param p = 2\n  out o : rowscalar\n  out y : row\n  s = sum(x)\n  a = x * x\n"
+    "  m = max(a * s)\n  lo = min(x)\n"
+    "  y = r * s + a / (abs(m) + 1) - lo + tanh(x) * abs(x) + sqrt(abs(x))\n"
+    "  o = x[t] * p + b + log(abs(m) + 1) + lo\n",
+    "kernel exact_sum\n  in x : row\n  out s : rowscalar\n  s = sum(x * 2, exact)\n",
 };
 
 static int simulate_custom(rr_device *device)
@@ -391,11 +398,12 @@ static int simulate_custom(rr_device *device)
 	int simulated = 0;
 	for (size_t i = 0; i < sizeof custom_kernels / sizeof custom_kernels[0]; i++) {
 		rr_kernel *kernel = NULL;
-		CHECKF(rr_kernel_load_string(custom_kernels[i], strlen(custom_kernels[i]), "<custom>",
-					     &kernel) == RR_OK,
+		CHECKF(rr_kernel_load_string(custom_kernels[i], strlen(custom_kernels[i]),
+		                             "<custom>", &kernel) == RR_OK,
 		       "custom kernel %zu: %s", i, rr_last_error());
 		for (size_t p = 0; kernel && p < sizeof plans / sizeof plans[0]; p++)
-			simulated += simulate(device, kernel, RR_F32, &plans[p], 500u + (unsigned)p);
+			simulated +=
+			    simulate(device, kernel, RR_F32, &plans[p], 500u + (unsigned)p);
 		if (kernel)
 			simulated += simulate(device, kernel, RR_BF16, &plans[1], 600u);
 		rr_kernel_free(kernel);
@@ -407,16 +415,16 @@ static int simulate_custom(rr_device *device)
 static void simulate_full_grid(rr_device *device)
 {
 	static const plan layouts[] = {
-		{0, 1, 1, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 5},
-		{0, 1, 8, 3, 4, 1, RR_STORAGE_REREAD, RR_GRID_ROWS, 5},
-		{0, 4, 2, 1, 4, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 5},
-		{0, 4, 4, 3, 1, 1, RR_STORAGE_REREAD, RR_GRID_PERSISTENT, 5},
-		{0, 32, 4, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 5},
-		{0, 32, 1, 3, 4, 1, RR_STORAGE_REREAD, RR_GRID_ROWS, 5},
-		{0, 128, 8, 3, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 5},
-		{0, 128, 2, 1, 4, 1, RR_STORAGE_REREAD, RR_GRID_PERSISTENT, 5},
-		{0, 64, 4, 2, 2, 1, RR_STORAGE_SMEM, RR_GRID_PERSISTENT, 5},
-		{0, 32, 4, 1, 1, 2, RR_STORAGE_CLUSTER, RR_GRID_ROWS, 5},
+	    {0, 1, 1, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 5},
+	    {0, 1, 8, 3, 4, 1, RR_STORAGE_REREAD, RR_GRID_ROWS, 5},
+	    {0, 4, 2, 1, 4, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 5},
+	    {0, 4, 4, 3, 1, 1, RR_STORAGE_REREAD, RR_GRID_PERSISTENT, 5},
+	    {0, 32, 4, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 5},
+	    {0, 32, 1, 3, 4, 1, RR_STORAGE_REREAD, RR_GRID_ROWS, 5},
+	    {0, 128, 8, 3, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 5},
+	    {0, 128, 2, 1, 4, 1, RR_STORAGE_REREAD, RR_GRID_PERSISTENT, 5},
+	    {0, 64, 4, 2, 2, 1, RR_STORAGE_SMEM, RR_GRID_PERSISTENT, 5},
+	    {0, 32, 4, 1, 1, 2, RR_STORAGE_CLUSTER, RR_GRID_ROWS, 5},
 	};
 	static const int64_t lengths[] = {1, 31, 33, 127, 128, 129, 257, 4103};
 	static const rr_dtype dtypes[] = {RR_F32, RR_BF16, RR_F16};
@@ -431,7 +439,7 @@ static void simulate_full_grid(rr_device *device)
 					plan pl = layouts[l];
 					pl.cols = lengths[n];
 					simulated += simulate(device, kernel, dtypes[d], &pl,
-							      (unsigned)(k * 1000 + n * 10 + l));
+					                      (unsigned)(k * 1000 + n * 10 + l));
 				}
 		rr_kernel_free(kernel);
 		fprintf(stderr, "full grid: %s done (%d plans so far)\n", names[k], simulated);
@@ -441,14 +449,15 @@ static void simulate_full_grid(rr_device *device)
 /* The cpu backend follows the same ownership map and tree: for `sum` one plan's results agree
  * bit for bit with the simulated CUDA code (plain f32 adds in the same order on both). */
 static void compare_sum_with_cpu(rr_device *device, const rr_kernel *kernel, rr_dtype dtype,
-				 rr_layout layout, int64_t rows, int64_t cols)
+                                 rr_layout layout, int64_t rows, int64_t cols)
 {
 	rr_device *cpu = NULL;
 	rr_program *gpu_plan = NULL, *cpu_plan = NULL;
 	char text[128];
 	rr_layout_format(&layout, text, sizeof text);
 	CHECK(rr_device_open("cpu", &cpu) == RR_OK);
-	CHECK(rr__program_emit_only(device, kernel, dtype, rows, cols, &layout, &gpu_plan) == RR_OK);
+	CHECK(rr__program_emit_only(device, kernel, dtype, rows, cols, &layout, &gpu_plan) ==
+	      RR_OK);
 	rr_layout on_cpu = layout;
 	on_cpu.storage = RR_STORAGE_REGS;
 	on_cpu.grid = RR_GRID_ROWS;
@@ -457,8 +466,8 @@ static void compare_sum_with_cpu(rr_device *device, const rr_kernel *kernel, rr_
 	rr__cuda_geometry g;
 	sim_module m;
 	int ready = gpu_plan && cpu_plan &&
-		    rr__cuda_geometry_of(gpu_plan, &device->target, &g) == RR_OK &&
-		    sim_load(rr_program_source(gpu_plan), 1, &m) == 0;
+	            rr__cuda_geometry_of(gpu_plan, &device->target, &g) == RR_OK &&
+	            sim_load(rr_program_source(gpu_plan), 1, &m) == 0;
 	CHECKF(ready, "sum %s %s: no simulation to compare", rr_dtype_name(dtype), text);
 	if (ready) {
 		rr__host_inputs inputs;
@@ -467,7 +476,8 @@ static void compare_sum_with_cpu(rr_device *device, const rr_kernel *kernel, rr_
 		void *a = malloc(bytes), *b = malloc(bytes);
 		packed_params p;
 		pack(kernel, rows, inputs.args, &a, &p);
-		sim_launch(&m, &g, rr__cuda_vec_allowed(gpu_plan, &g, inputs.args, &a), rows, p.params);
+		sim_launch(&m, &g, rr__cuda_vec_allowed(gpu_plan, &g, inputs.args, &a), rows,
+		           p.params);
 		CHECK(rr_program_launch(cpu_plan, rows, inputs.args, &b, NULL) == RR_OK);
 		CHECKF(memcmp(a, b, bytes) == 0, "sum %s %s N=%lld: cuda and cpu differ in bits",
 		       rr_dtype_name(dtype), text, (long long)cols);
@@ -484,11 +494,11 @@ static void compare_sum_with_cpu(rr_device *device, const rr_kernel *kernel, rr_
 static void bitwise_sums(rr_device *device)
 {
 	static const rr_layout layouts[] = {
-		{64, 1, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS},
-		{128, 2, 2, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS},
-		{256, 4, 2, 1, 1, RR_STORAGE_REGS, RR_GRID_PERSISTENT},
-		{256, 3 + 1, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS},
-		{16, 2, 1, 4, 1, RR_STORAGE_REGS, RR_GRID_ROWS},
+	    {64, 1, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS},
+	    {128, 2, 2, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS},
+	    {256, 4, 2, 1, 1, RR_STORAGE_REGS, RR_GRID_PERSISTENT},
+	    {256, 3 + 1, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS},
+	    {16, 2, 1, 4, 1, RR_STORAGE_REGS, RR_GRID_ROWS},
 	};
 	rr_kernel *kernel = NULL;
 	CHECK(rr_kernel_load_builtin("sum", &kernel) == RR_OK);
@@ -524,7 +534,8 @@ int main(void)
 		if (!kernel)
 			continue;
 		for (size_t p = 0; p < sizeof plans / sizeof plans[0]; p++)
-			simulated += simulate(&device, kernel, RR_F32, &plans[p], 100u * (unsigned)k + (unsigned)p);
+			simulated += simulate(&device, kernel, RR_F32, &plans[p],
+			                      100u * (unsigned)k + (unsigned)p);
 		/* the 16-bit conversions and their vector forms */
 		simulated += simulate(&device, kernel, RR_BF16, &plans[1], 7u + (unsigned)k);
 		simulated += simulate(&device, kernel, RR_F16, &plans[1], 9u + (unsigned)k);

@@ -22,23 +22,23 @@ typedef struct grid_plan {
 } grid_plan;
 
 static const grid_plan plans[] = {
-	{64, 8, 0, 1, 16, 1, RR_STORAGE_REGS, RR_GRID_ROWS},        /* short rows, 16 per block */
-	{31, 4, 2, 1, 8, 1, RR_STORAGE_REGS, RR_GRID_ROWS},         /* tail only, R > 1 */
-	{64, 8, 0, 1, 16, 1, RR_STORAGE_REGS, RR_GRID_PERSISTENT},  /* persistent grid */
-	{4096, 128, 0, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS},
-	{4096, 256, 0, 2, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS},
-	{4096, 512, 0, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_PERSISTENT},
-	{4096, 256, -1, 2, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS},    /* 8-byte packs */
-	{4103, 256, 0, 2, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS},     /* misaligned N */
-	{16384, 512, 0, 1, 1, 1, RR_STORAGE_REREAD, RR_GRID_ROWS},
-	{16384, 512, 0, 2, 1, 1, RR_STORAGE_SMEM, RR_GRID_ROWS},
-	{32768, 1024, 0, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS},
-	{32768, 1024, 0, 2, 1, 1, RR_STORAGE_SMEM, RR_GRID_PERSISTENT},
-	{131072, 1024, 0, 1, 1, 1, RR_STORAGE_SMEM, RR_GRID_ROWS},  /* fits only one-phase kernels */
-	{131072, 1024, 0, 1, 1, 8, RR_STORAGE_CLUSTER, RR_GRID_ROWS},
-	{131072, 512, 0, 2, 1, 4, RR_STORAGE_CLUSTER, RR_GRID_PERSISTENT},
-	{262144, 1024, 0, 1, 1, 8, RR_STORAGE_CLUSTER, RR_GRID_ROWS},
-	{262144, 1024, 0, 1, 1, 8, RR_STORAGE_REREAD, RR_GRID_ROWS},
+    {64, 8, 0, 1, 16, 1, RR_STORAGE_REGS, RR_GRID_ROWS},       /* short rows, 16 per block */
+    {31, 4, 2, 1, 8, 1, RR_STORAGE_REGS, RR_GRID_ROWS},        /* tail only, R > 1 */
+    {64, 8, 0, 1, 16, 1, RR_STORAGE_REGS, RR_GRID_PERSISTENT}, /* persistent grid */
+    {4096, 128, 0, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS},
+    {4096, 256, 0, 2, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS},
+    {4096, 512, 0, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_PERSISTENT},
+    {4096, 256, -1, 2, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS}, /* 8-byte packs */
+    {4103, 256, 0, 2, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS},  /* misaligned N */
+    {16384, 512, 0, 1, 1, 1, RR_STORAGE_REREAD, RR_GRID_ROWS},
+    {16384, 512, 0, 2, 1, 1, RR_STORAGE_SMEM, RR_GRID_ROWS},
+    {32768, 1024, 0, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS},
+    {32768, 1024, 0, 2, 1, 1, RR_STORAGE_SMEM, RR_GRID_PERSISTENT},
+    {131072, 1024, 0, 1, 1, 1, RR_STORAGE_SMEM, RR_GRID_ROWS}, /* fits only one-phase kernels */
+    {131072, 1024, 0, 1, 1, 8, RR_STORAGE_CLUSTER, RR_GRID_ROWS},
+    {131072, 512, 0, 2, 1, 4, RR_STORAGE_CLUSTER, RR_GRID_PERSISTENT},
+    {262144, 1024, 0, 1, 1, 8, RR_STORAGE_CLUSTER, RR_GRID_ROWS},
+    {262144, 1024, 0, 1, 1, 8, RR_STORAGE_REREAD, RR_GRID_ROWS},
 };
 
 static const rr_dtype dtypes[] = {RR_F32, RR_BF16, RR_F16};
@@ -60,18 +60,22 @@ typedef struct queue {
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: rowreduce emit --check-all [--backend cuda] [--arch sm_90] [--kernel NAME]\n"
-		"                      [--jobs N]\n"
-		"\n"
-		"Emits every built-in kernel (or only NAME) in f32, bf16 and f16 under a grid of plans\n"
-		"(short rows with R > 1, N = 4096 with W 128/256/512, misaligned N, U 1 and 2, smem,\n"
-		"cluster and reread storage up to N = 262144, persistent grids) and compiles each with\n"
-		"NVRTC for the architecture (default sm_90). No GPU is needed. Plans the legality check\n"
-		"rejects for a kernel are counted and skipped. Prints one line per failure with the\n"
-		"head of the NVRTC log, then `compiled K/K kernels`.\n"
-		"\n"
-		"exit status: 0 all compiled, 1 a compilation failed, 2 bad usage or NVRTC absent\n");
+	fprintf(
+	    out,
+	    "usage: rowreduce emit --check-all [--backend cuda] [--arch sm_90] [--kernel NAME]\n"
+	    "                      [--jobs N]\n"
+	    "\n"
+	    "Emits every built-in kernel (or only NAME) in f32, bf16 and f16 under a grid of "
+	    "plans\n"
+	    "(short rows with R > 1, N = 4096 with W 128/256/512, misaligned N, U 1 and 2, smem,\n"
+	    "cluster and reread storage up to N = 262144, persistent grids) and compiles each "
+	    "with\n"
+	    "NVRTC for the architecture (default sm_90). No GPU is needed. Plans the legality "
+	    "check\n"
+	    "rejects for a kernel are counted and skipped. Prints one line per failure with the\n"
+	    "head of the NVRTC log, then `compiled K/K kernels`.\n"
+	    "\n"
+	    "exit status: 0 all compiled, 1 a compilation failed, 2 bad usage or NVRTC absent\n");
 }
 
 /* "ld.local" traffic shows in the ptxas report as a non-zero stack frame or spills. */
@@ -132,11 +136,11 @@ static int emit_kernel(rr_device *device, const char *name, job *jobs, int *coun
 	for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; d++) {
 		for (size_t p = 0; p < sizeof plans / sizeof plans[0]; p++) {
 			const grid_plan *g = &plans[p];
-			rr_layout layout = {g->W, vec_for(g->V, dtypes[d]), g->U, g->R, g->C,
-					    g->storage, g->grid};
+			rr_layout layout = {
+			    g->W, vec_for(g->V, dtypes[d]), g->U, g->R, g->C, g->storage, g->grid};
 			rr_program *program = NULL;
 			rr_status status = rr__program_emit_only(device, kernel, dtypes[d], 1000,
-								 g->cols, &layout, &program);
+			                                         g->cols, &layout, &program);
 			if (status == RR_ERR_ILLEGAL_LAYOUT) {
 				(*illegal)++;
 				continue;
@@ -145,14 +149,14 @@ static int emit_kernel(rr_device *device, const char *name, job *jobs, int *coun
 			rr_layout_format(&layout, plan, sizeof plan);
 			if (status != RR_OK) {
 				rr_tool_fail(1, "%s %s N=%lld %s: emit failed: %s", name,
-					     rr_dtype_name(dtypes[d]), (long long)g->cols, plan,
-					     rr_last_error());
+				             rr_dtype_name(dtypes[d]), (long long)g->cols, plan,
+				             rr_last_error());
 				rr_kernel_free(kernel);
 				return 1;
 			}
 			job *j = &jobs[(*count)++];
 			snprintf(j->label, sizeof j->label, "%s %s N=%lld %s", name,
-				 rr_dtype_name(dtypes[d]), (long long)g->cols, plan);
+			         rr_dtype_name(dtypes[d]), (long long)g->cols, plan);
 			j->source = strdup(rr_program_source(program));
 			rr_program_free(program);
 			if (!j->source) {
@@ -175,8 +179,8 @@ static int parse(int argc, char **argv, const char **arch, const char **only, in
 		if ((strcmp(a, "--arch") == 0 || strcmp(a, "--backend") == 0 ||
 		     strcmp(a, "--kernel") == 0 || strcmp(a, "--jobs") == 0) &&
 		    !value)
-			return rr_tool_fail(2, "%s needs a value (see rowreduce emit --check-all --help)",
-					    a);
+			return rr_tool_fail(
+			    2, "%s needs a value (see rowreduce emit --check-all --help)", a);
 		if (strcmp(a, "--arch") == 0)
 			*arch = argv[++i];
 		else if (strcmp(a, "--kernel") == 0)
@@ -185,11 +189,15 @@ static int parse(int argc, char **argv, const char **arch, const char **only, in
 			*threads = atoi(argv[++i]);
 		else if (strcmp(a, "--backend") == 0) {
 			if (strcmp(argv[++i], "cuda") != 0)
-				return rr_tool_fail(2, "--check-all checks the cuda backend only "
-						       "(got --backend %s)", argv[i]);
+				return rr_tool_fail(2,
+				                    "--check-all checks the cuda backend only "
+				                    "(got --backend %s)",
+				                    argv[i]);
 		} else
-			return rr_tool_fail(2, "unknown option '%s' (see rowreduce emit --check-all "
-					       "--help)", a);
+			return rr_tool_fail(2,
+			                    "unknown option '%s' (see rowreduce emit --check-all "
+			                    "--help)",
+			                    a);
 	}
 	if (*threads < 1 || *threads > 64)
 		return rr_tool_fail(2, "--jobs must be between 1 and 64");
@@ -208,7 +216,8 @@ static int report(const queue *q, int illegal)
 		ok++;
 		if (j->local_memory) {
 			local++;
-			printf("local memory: %s (ptxas reports a stack frame or spills)\n", j->label);
+			printf("local memory: %s (ptxas reports a stack frame or spills)\n",
+			       j->label);
 		}
 	}
 	printf("compiled %d/%d kernels for %s (%d plans skipped as illegal for their kernel; %d "
@@ -240,7 +249,7 @@ int rr_cmd_emit_check_all(int argc, char **argv)
 	while (names[n_kernels])
 		n_kernels++;
 	size_t capacity = (size_t)n_kernels * (sizeof dtypes / sizeof dtypes[0]) *
-			  (sizeof plans / sizeof plans[0]);
+	                  (sizeof plans / sizeof plans[0]);
 	queue q = {.jobs = calloc(capacity, sizeof(job)), .arch = arch};
 	if (!q.jobs)
 		return rr_tool_fail(2, "out of memory");

@@ -20,7 +20,7 @@ typedef struct cuda_device {
 
 typedef struct cuda_module {
 	CUmodule module;
-	CUfunction vec;    /* NULL when the plan has only the scalar entry */
+	CUfunction vec; /* NULL when the plan has only the scalar entry */
 	CUfunction scalar;
 	rr__cuda_geometry geometry;
 	int64_t resident_groups; /* groups resident at once: the persistent grid's size */
@@ -36,7 +36,7 @@ static rr_status bind(rr_device *device)
 {
 	cuda_device *cu = impl_of(device);
 	return rr__cuda_check(cu->driver, cu->driver->cuCtxSetCurrent(cu->context),
-			      "making the CUDA context current");
+	                      "making the CUDA context current");
 }
 
 /* ---------------------------------------------------------------- open and close */
@@ -79,8 +79,9 @@ static rr_status cuda_open(rr_device *device)
 	CUresult result = driver->cuInit(0);
 	if (result != RR_CUDA_SUCCESS) {
 		rr__cuda_check(driver, result, "cuInit");
-		return rr__fail_context(RR_ERR_NO_DEVICE, "CUDA is not available: the driver does not "
-							  "start (no usable GPU on this machine?)");
+		return rr__fail_context(RR_ERR_NO_DEVICE,
+		                        "CUDA is not available: the driver does not "
+		                        "start (no usable GPU on this machine?)");
 	}
 	int count = 0;
 	if (driver->cuDeviceGetCount(&count) != RR_CUDA_SUCCESS || count < 1)
@@ -88,15 +89,17 @@ static rr_status cuda_open(rr_device *device)
 	const rr__nvrtc *nvrtc = NULL;
 	status = rr__nvrtc_get(&nvrtc);
 	if (status != RR_OK)
-		return rr__fail_context(RR_ERR_NO_DEVICE, "the cuda backend cannot compile kernels");
+		return rr__fail_context(RR_ERR_NO_DEVICE,
+		                        "the cuda backend cannot compile kernels");
 	cuda_device *cu = calloc(1, sizeof *cu);
 	if (!cu)
 		return rr__fail(RR_ERR_NOMEM, "out of memory opening the cuda backend");
 	cu->driver = driver;
 	status = rr__cuda_check(driver, driver->cuDeviceGet(&cu->device, 0), "cuDeviceGet(0)");
 	if (status == RR_OK)
-		status = rr__cuda_check(driver, driver->cuDevicePrimaryCtxRetain(&cu->context, cu->device),
-					"retaining the primary context");
+		status = rr__cuda_check(driver,
+		                        driver->cuDevicePrimaryCtxRetain(&cu->context, cu->device),
+		                        "retaining the primary context");
 	if (status != RR_OK) {
 		free(cu);
 		return status;
@@ -113,7 +116,7 @@ static rr_status cuda_open(rr_device *device)
 	char name[128] = "NVIDIA GPU";
 	driver->cuDeviceGetName(name, (int)sizeof name, cu->device);
 	snprintf(device->name, sizeof device->name, "%s (%s, %d SMs)", name, cu->arch,
-		 device->target.multiprocessors);
+	         device->target.multiprocessors);
 	return RR_OK;
 }
 
@@ -140,18 +143,19 @@ static rr_status load_functions(rr_device *device, cuda_module *m)
 	const rr__cuda_driver *d = impl_of(device)->driver;
 	const rr__cuda_geometry *g = &m->geometry;
 	rr_status status = rr__cuda_check(
-		d, d->cuModuleGetFunction(&m->scalar, m->module, g->entry_scalar), g->entry_scalar);
+	    d, d->cuModuleGetFunction(&m->scalar, m->module, g->entry_scalar), g->entry_scalar);
 	if (status == RR_OK && g->has_vec_entry)
 		status = rr__cuda_check(d, d->cuModuleGetFunction(&m->vec, m->module, g->entry_vec),
-					g->entry_vec);
+		                        g->entry_vec);
 	CUfunction functions[2] = {m->scalar, m->vec};
 	for (int i = 0; i < 2 && status == RR_OK; i++)
 		if (functions[i] && g->dynamic_smem > 0)
 			status = rr__cuda_check(
-				d, d->cuFuncSetAttribute(functions[i],
-							 RR_CU_FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-							 (int)g->dynamic_smem),
-				"raising the dynamic shared memory limit");
+			    d,
+			    d->cuFuncSetAttribute(functions[i],
+			                          RR_CU_FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+			                          (int)g->dynamic_smem),
+			    "raising the dynamic shared memory limit");
 	return status;
 }
 
@@ -162,19 +166,24 @@ static void size_persistent_grid(rr_device *device, cuda_module *m)
 	const rr__cuda_geometry *g = &m->geometry;
 	int per_sm = 0, clusters = 0;
 	CUfunction f = m->vec ? m->vec : m->scalar;
-	if (d->cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, g->threads,
-							   (size_t)g->dynamic_smem) != RR_CUDA_SUCCESS)
+	if (d->cuOccupancyMaxActiveBlocksPerMultiprocessor(
+	        &per_sm, f, g->threads, (size_t)g->dynamic_smem) != RR_CUDA_SUCCESS)
 		per_sm = 1;
-	m->resident_groups = (int64_t)(per_sm > 0 ? per_sm : 1) * device->target.multiprocessors /
-			     g->blocks_per_row;
+	m->resident_groups =
+	    (int64_t)(per_sm > 0 ? per_sm : 1) * device->target.multiprocessors / g->blocks_per_row;
 	if (g->blocks_per_row > 1 && d->cuOccupancyMaxActiveClusters) {
 		rr__cu_launch_attribute cluster = {.id = RR_CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION};
 		cluster.value.cluster_dim.x = (unsigned)g->blocks_per_row;
 		cluster.value.cluster_dim.y = cluster.value.cluster_dim.z = 1;
-		rr__cu_launch_config config = {
-			.grid_x = (unsigned)g->blocks_per_row * 1024, .grid_y = 1, .grid_z = 1,
-			.block_x = (unsigned)g->threads, .block_y = 1, .block_z = 1,
-			.shared_mem_bytes = (unsigned)g->dynamic_smem, .attrs = &cluster, .num_attrs = 1};
+		rr__cu_launch_config config = {.grid_x = (unsigned)g->blocks_per_row * 1024,
+		                               .grid_y = 1,
+		                               .grid_z = 1,
+		                               .block_x = (unsigned)g->threads,
+		                               .block_y = 1,
+		                               .block_z = 1,
+		                               .shared_mem_bytes = (unsigned)g->dynamic_smem,
+		                               .attrs = &cluster,
+		                               .num_attrs = 1};
 		if (d->cuOccupancyMaxActiveClusters(&clusters, f, &config) == RR_CUDA_SUCCESS &&
 		    clusters > 0)
 			m->resident_groups = clusters;
@@ -199,8 +208,9 @@ static rr_status cuda_compile(rr_device *device, rr_program *program)
 	if (status == RR_OK)
 		status = bind(device);
 	if (status == RR_OK)
-		status = rr__cuda_check(cu->driver, cu->driver->cuModuleLoadData(&m->module, compiled.cubin),
-					"loading the compiled module");
+		status = rr__cuda_check(cu->driver,
+		                        cu->driver->cuModuleLoadData(&m->module, compiled.cubin),
+		                        "loading the compiled module");
 	rr__cuda_compiled_free(&compiled);
 	if (status == RR_OK)
 		status = load_functions(device, m);
@@ -211,7 +221,7 @@ static rr_status cuda_compile(rr_device *device, rr_program *program)
 			cu->driver->cuModuleUnload(m->module);
 		free(m);
 		return rr__fail_context(status, "while compiling kernel '%s' for %s",
-					program->kernel->name, cu->arch);
+		                        program->kernel->name, cu->arch);
 	}
 	program->module = m;
 	return RR_OK;
@@ -229,7 +239,7 @@ static void cuda_unload(rr_device *device, rr_program *program)
 }
 
 static rr_status cuda_launch(rr_device *device, rr_program *program, int64_t rows,
-			     const rr_arg *inputs, void *const *outputs, void *stream)
+                             const rr_arg *inputs, void *const *outputs, void *stream)
 {
 	cuda_module *m = program->module;
 	const rr__cuda_geometry *g = &m->geometry;
@@ -238,10 +248,11 @@ static rr_status cuda_launch(rr_device *device, rr_program *program, int64_t row
 	if (g->persistent && groups > m->resident_groups)
 		groups = m->resident_groups;
 	if (groups * g->blocks_per_row > 0x7fffffff)
-		return rr__fail(RR_ERR_INVALID_ARG,
-				"M = %lld rows need %lld blocks, over the grid limit of 2^31 - 1; use a "
-				"persistent grid (G=persistent) or a larger R",
-				(long long)rows, (long long)(groups * g->blocks_per_row));
+		return rr__fail(
+		    RR_ERR_INVALID_ARG,
+		    "M = %lld rows need %lld blocks, over the grid limit of 2^31 - 1; use a "
+		    "persistent grid (G=persistent) or a larger R",
+		    (long long)rows, (long long)(groups * g->blocks_per_row));
 	CUdeviceptr pointers[2 * RR_MAX_IO];
 	float values[RR_MAX_IO];
 	long long row_count = rows;
@@ -262,22 +273,27 @@ static rr_status cuda_launch(rr_device *device, rr_program *program, int64_t row
 	}
 	params[n++] = &row_count;
 	/* Row pitches are aligned by construction; the base pointers are the caller's. */
-	CUfunction f = m->vec && rr__cuda_vec_allowed(program, g, inputs, outputs) ? m->vec : m->scalar;
+	CUfunction f =
+	    m->vec && rr__cuda_vec_allowed(program, g, inputs, outputs) ? m->vec : m->scalar;
 	rr__cu_launch_attribute cluster = {.id = RR_CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION};
 	cluster.value.cluster_dim.x = (unsigned)g->blocks_per_row;
 	cluster.value.cluster_dim.y = cluster.value.cluster_dim.z = 1;
-	rr__cu_launch_config config = {
-		.grid_x = (unsigned)(groups * g->blocks_per_row), .grid_y = 1, .grid_z = 1,
-		.block_x = (unsigned)g->threads, .block_y = 1, .block_z = 1,
-		.shared_mem_bytes = (unsigned)g->dynamic_smem, .stream = (CUstream)stream,
-		.attrs = g->blocks_per_row > 1 ? &cluster : NULL,
-		.num_attrs = g->blocks_per_row > 1 ? 1 : 0};
+	rr__cu_launch_config config = {.grid_x = (unsigned)(groups * g->blocks_per_row),
+	                               .grid_y = 1,
+	                               .grid_z = 1,
+	                               .block_x = (unsigned)g->threads,
+	                               .block_y = 1,
+	                               .block_z = 1,
+	                               .shared_mem_bytes = (unsigned)g->dynamic_smem,
+	                               .stream = (CUstream)stream,
+	                               .attrs = g->blocks_per_row > 1 ? &cluster : NULL,
+	                               .num_attrs = g->blocks_per_row > 1 ? 1 : 0};
 	rr_status status = bind(device);
 	if (status != RR_OK)
 		return status;
 	return rr__cuda_check(impl_of(device)->driver,
-			      impl_of(device)->driver->cuLaunchKernelEx(&config, f, params, NULL),
-			      "launching the kernel");
+	                      impl_of(device)->driver->cuLaunchKernelEx(&config, f, params, NULL),
+	                      "launching the kernel");
 }
 
 /* ---------------------------------------------------------------- memory */
@@ -288,11 +304,12 @@ static rr_status cuda_alloc(rr_device *device, size_t bytes, void **out)
 	CUdeviceptr ptr = 0;
 	rr_status status = bind(device);
 	if (status == RR_OK)
-		status = rr__cuda_check(cu->driver, cu->driver->cuMemAlloc(&ptr, bytes ? bytes : 256),
-					"allocating device memory");
+		status =
+		    rr__cuda_check(cu->driver, cu->driver->cuMemAlloc(&ptr, bytes ? bytes : 256),
+		                   "allocating device memory");
 	if (status != RR_OK)
 		return rr__fail_context(status == RR_ERR_DEVICE ? RR_ERR_NOMEM : status,
-					"cannot allocate %zu bytes on the GPU", bytes);
+		                        "cannot allocate %zu bytes on the GPU", bytes);
 	*out = (void *)(uintptr_t)ptr;
 	return RR_OK;
 }
@@ -310,8 +327,8 @@ static rr_status cuda_upload(rr_device *device, void *dst, const void *src, size
 	if (status != RR_OK || bytes == 0)
 		return status;
 	return rr__cuda_check(cu->driver,
-			      cu->driver->cuMemcpyHtoD((CUdeviceptr)(uintptr_t)dst, src, bytes),
-			      "copying to the GPU");
+	                      cu->driver->cuMemcpyHtoD((CUdeviceptr)(uintptr_t)dst, src, bytes),
+	                      "copying to the GPU");
 }
 
 /* Waits for all work first: kernels on the caller's non-blocking streams included. */
@@ -321,26 +338,26 @@ static rr_status cuda_download(rr_device *device, void *dst, const void *src, si
 	rr_status status = bind(device);
 	if (status == RR_OK)
 		status = rr__cuda_check(cu->driver, cu->driver->cuCtxSynchronize(),
-					"waiting for the GPU before a copy back");
+		                        "waiting for the GPU before a copy back");
 	if (status != RR_OK || bytes == 0)
 		return status;
 	return rr__cuda_check(cu->driver,
-			      cu->driver->cuMemcpyDtoH(dst, (CUdeviceptr)(uintptr_t)src, bytes),
-			      "copying from the GPU");
+	                      cu->driver->cuMemcpyDtoH(dst, (CUdeviceptr)(uintptr_t)src, bytes),
+	                      "copying from the GPU");
 }
 
 static rr_status cuda_copy(rr_device *device, void *dst, const void *src, size_t bytes,
-			   void *stream)
+                           void *stream)
 {
 	cuda_device *cu = impl_of(device);
 	rr_status status = bind(device);
 	if (status != RR_OK || bytes == 0)
 		return status;
 	return rr__cuda_check(cu->driver,
-			      cu->driver->cuMemcpyDtoDAsync((CUdeviceptr)(uintptr_t)dst,
-							    (CUdeviceptr)(uintptr_t)src, bytes,
-							    (CUstream)stream),
-			      "copying on the GPU");
+	                      cu->driver->cuMemcpyDtoDAsync((CUdeviceptr)(uintptr_t)dst,
+	                                                    (CUdeviceptr)(uintptr_t)src, bytes,
+	                                                    (CUstream)stream),
+	                      "copying on the GPU");
 }
 
 static rr_status cuda_synchronize(rr_device *device)
@@ -349,7 +366,7 @@ static rr_status cuda_synchronize(rr_device *device)
 	if (status != RR_OK)
 		return status;
 	return rr__cuda_check(impl_of(device)->driver, impl_of(device)->driver->cuCtxSynchronize(),
-			      "waiting for the GPU");
+	                      "waiting for the GPU");
 }
 
 /* ---------------------------------------------------------------- provenance */
@@ -385,9 +402,9 @@ static rr_status cuda_properties(rr_device *device, rr__device_properties *out)
 	if (d->cuDeviceGetUuid && d->cuDeviceGetUuid(&uuid, cu->device) == RR_CUDA_SUCCESS) {
 		const unsigned char *b = uuid.bytes;
 		snprintf(out->uuid, sizeof out->uuid,
-			 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
-			 b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
-			 b[14], b[15]);
+		         "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		         b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11],
+		         b[12], b[13], b[14], b[15]);
 	}
 	out->cc_major = device->target.cc_major;
 	out->cc_minor = device->target.cc_minor;
@@ -404,12 +421,12 @@ static rr_status cuda_properties(rr_device *device, rr__device_properties *out)
 	kernel_driver_version(module, sizeof module);
 	char text[160];
 	snprintf(text, sizeof text, "%s%sCUDA %d.%d", module, module[0] ? " / " : "",
-		 version / 1000, (version % 1000) / 10);
+	         version / 1000, (version % 1000) / 10);
 	snprintf(out->driver_version, sizeof out->driver_version, "%.63s", text);
 	const rr__nvrtc *nvrtc = NULL;
 	if (rr__nvrtc_get(&nvrtc) == RR_OK)
 		snprintf(out->compiler_version, sizeof out->compiler_version, "NVRTC %d.%d (%s)",
-			 nvrtc->major, nvrtc->minor, nvrtc->library);
+		         nvrtc->major, nvrtc->minor, nvrtc->library);
 	return RR_OK;
 }
 
@@ -420,8 +437,9 @@ static rr_status cuda_event_create(rr_device *device, void **event)
 	CUevent e = NULL;
 	rr_status status = bind(device);
 	if (status == RR_OK)
-		status = rr__cuda_check(impl_of(device)->driver, impl_of(device)->driver->cuEventCreate(&e, 0),
-					"creating an event");
+		status = rr__cuda_check(impl_of(device)->driver,
+		                        impl_of(device)->driver->cuEventCreate(&e, 0),
+		                        "creating an event");
 	*event = e;
 	return status;
 }
@@ -437,9 +455,10 @@ static rr_status cuda_event_record(rr_device *device, void *event, void *stream)
 	rr_status status = bind(device);
 	if (status != RR_OK)
 		return status;
-	return rr__cuda_check(impl_of(device)->driver,
-			      impl_of(device)->driver->cuEventRecord((CUevent)event, (CUstream)stream),
-			      "recording an event");
+	return rr__cuda_check(
+	    impl_of(device)->driver,
+	    impl_of(device)->driver->cuEventRecord((CUevent)event, (CUstream)stream),
+	    "recording an event");
 }
 
 static rr_status cuda_event_elapsed_ms(rr_device *device, void *start, void *end, float *ms)
@@ -447,10 +466,11 @@ static rr_status cuda_event_elapsed_ms(rr_device *device, void *start, void *end
 	const rr__cuda_driver *d = impl_of(device)->driver;
 	rr_status status = bind(device);
 	if (status == RR_OK)
-		status = rr__cuda_check(d, d->cuEventSynchronize((CUevent)end), "waiting for an event");
+		status =
+		    rr__cuda_check(d, d->cuEventSynchronize((CUevent)end), "waiting for an event");
 	if (status == RR_OK)
 		status = rr__cuda_check(d, d->cuEventElapsedTime(ms, (CUevent)start, (CUevent)end),
-					"reading the time between two events");
+		                        "reading the time between two events");
 	return status;
 }
 
@@ -459,9 +479,10 @@ static rr_status cuda_stream_create(rr_device *device, void **stream)
 	CUstream s = NULL;
 	rr_status status = bind(device);
 	if (status == RR_OK)
-		status = rr__cuda_check(impl_of(device)->driver,
-					impl_of(device)->driver->cuStreamCreate(&s, RR_CU_STREAM_NON_BLOCKING),
-					"creating a stream");
+		status = rr__cuda_check(
+		    impl_of(device)->driver,
+		    impl_of(device)->driver->cuStreamCreate(&s, RR_CU_STREAM_NON_BLOCKING),
+		    "creating a stream");
 	*stream = s;
 	return status;
 }
@@ -484,10 +505,11 @@ static rr_status cuda_graph_begin(rr_device *device, void **stream)
 	if (status == RR_OK)
 		status = bind(device);
 	if (status == RR_OK)
-		status = rr__cuda_check(impl_of(device)->driver,
-					impl_of(device)->driver->cuStreamBeginCapture(
-						(CUstream)*stream, RR_CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
-					"starting a graph capture");
+		status =
+		    rr__cuda_check(impl_of(device)->driver,
+		                   impl_of(device)->driver->cuStreamBeginCapture(
+		                       (CUstream)*stream, RR_CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+		                   "starting a graph capture");
 	return status;
 }
 
@@ -500,10 +522,10 @@ static rr_status cuda_graph_end(rr_device *device, void *stream, void **graph)
 	rr_status status = bind(device);
 	if (status == RR_OK)
 		status = rr__cuda_check(d, d->cuStreamEndCapture((CUstream)stream, &captured),
-					"ending a graph capture");
+		                        "ending a graph capture");
 	if (status == RR_OK)
 		status = rr__cuda_check(d, d->cuGraphInstantiateWithFlags(&exec, captured, 0),
-					"instantiating the captured graph");
+		                        "instantiating the captured graph");
 	if (captured)
 		d->cuGraphDestroy(captured);
 	if (stream && (CUstream)stream == impl_of(device)->capture) {
@@ -519,9 +541,10 @@ static rr_status cuda_graph_launch(rr_device *device, void *graph, void *stream)
 	rr_status status = bind(device);
 	if (status != RR_OK)
 		return status;
-	return rr__cuda_check(impl_of(device)->driver,
-			      impl_of(device)->driver->cuGraphLaunch((CUgraphExec)graph, (CUstream)stream),
-			      "launching a graph");
+	return rr__cuda_check(
+	    impl_of(device)->driver,
+	    impl_of(device)->driver->cuGraphLaunch((CUgraphExec)graph, (CUstream)stream),
+	    "launching a graph");
 }
 
 static void cuda_graph_destroy(rr_device *device, void *graph)
@@ -531,29 +554,29 @@ static void cuda_graph_destroy(rr_device *device, void *graph)
 }
 
 const rr__backend_ops rr__cuda_backend = {
-	.version = RR_BACKEND_OPS_VERSION,
-	.name = "cuda",
-	.open = cuda_open,
-	.close = cuda_close,
-	.emit = cuda_emit,
-	.compile = cuda_compile,
-	.unload = cuda_unload,
-	.launch = cuda_launch,
-	.alloc = cuda_alloc,
-	.free = cuda_free,
-	.upload = cuda_upload,
-	.download = cuda_download,
-	.copy = cuda_copy,
-	.synchronize = cuda_synchronize,
-	.properties = cuda_properties,
-	.event_create = cuda_event_create,
-	.event_destroy = cuda_event_destroy,
-	.event_record = cuda_event_record,
-	.event_elapsed_ms = cuda_event_elapsed_ms,
-	.graph_begin = cuda_graph_begin,
-	.graph_end = cuda_graph_end,
-	.graph_launch = cuda_graph_launch,
-	.graph_destroy = cuda_graph_destroy,
-	.stream_create = cuda_stream_create,
-	.stream_destroy = cuda_stream_destroy,
+    .version = RR_BACKEND_OPS_VERSION,
+    .name = "cuda",
+    .open = cuda_open,
+    .close = cuda_close,
+    .emit = cuda_emit,
+    .compile = cuda_compile,
+    .unload = cuda_unload,
+    .launch = cuda_launch,
+    .alloc = cuda_alloc,
+    .free = cuda_free,
+    .upload = cuda_upload,
+    .download = cuda_download,
+    .copy = cuda_copy,
+    .synchronize = cuda_synchronize,
+    .properties = cuda_properties,
+    .event_create = cuda_event_create,
+    .event_destroy = cuda_event_destroy,
+    .event_record = cuda_event_record,
+    .event_elapsed_ms = cuda_event_elapsed_ms,
+    .graph_begin = cuda_graph_begin,
+    .graph_end = cuda_graph_end,
+    .graph_launch = cuda_graph_launch,
+    .graph_destroy = cuda_graph_destroy,
+    .stream_create = cuda_stream_create,
+    .stream_destroy = cuda_stream_destroy,
 };

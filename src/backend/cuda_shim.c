@@ -19,7 +19,7 @@ static pthread_once_t driver_once = PTHREAD_ONCE_INIT;
 
 /* Resolves `name` into *slot; a required entry that is missing fails the whole table. */
 static int resolve(void *handle, void *slot, const char *name, int required, char *missing,
-		   size_t missing_size)
+                   size_t missing_size)
 {
 	void *symbol = dlsym(handle, name);
 	memcpy(slot, &symbol, sizeof symbol);
@@ -37,8 +37,8 @@ static void driver_open_once(void)
 	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
 		snprintf(driver_error, sizeof driver_error,
-			 "CUDA is not available: libcuda.so.1 not found (no NVIDIA driver on this "
-			 "machine)");
+		         "CUDA is not available: libcuda.so.1 not found (no NVIDIA driver on this "
+		         "machine)");
 		return;
 	}
 	d->handle = h;
@@ -88,10 +88,11 @@ static void driver_open_once(void)
 	NEED(cuGraphExecDestroy, "cuGraphExecDestroy");
 	NEED(cuGraphDestroy, "cuGraphDestroy");
 	if (missing[0]) {
-		snprintf(driver_error, sizeof driver_error,
-			 "CUDA is not available: the driver's libcuda.so.1 lacks %s (it is older than "
-			 "CUDA 12; update the NVIDIA driver)",
-			 missing);
+		snprintf(
+		    driver_error, sizeof driver_error,
+		    "CUDA is not available: the driver's libcuda.so.1 lacks %s (it is older than "
+		    "CUDA 12; update the NVIDIA driver)",
+		    missing);
 		return;
 	}
 	driver_status = RR_OK;
@@ -116,8 +117,8 @@ rr_status rr__cuda_check(const rr__cuda_driver *driver, CUresult result, const c
 	if (driver && driver->cuGetErrorString)
 		driver->cuGetErrorString(result, &text);
 	return rr__fail(result == RR_CUDA_ERROR_NO_DEVICE ? RR_ERR_NO_DEVICE : RR_ERR_DEVICE,
-			"%s: CUDA error %d (%s: %s)", what, result, name ? name : "unknown",
-			text ? text : "no description");
+	                "%s: CUDA error %d (%s: %s)", what, result, name ? name : "unknown",
+	                text ? text : "no description");
 }
 
 /* ---------------------------------------------------------------- NVRTC */
@@ -129,7 +130,7 @@ static pthread_once_t nvrtc_once = PTHREAD_ONCE_INIT;
 static void nvrtc_open_once(void)
 {
 	static const char *const names[] = {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12",
-					    "/usr/local/cuda/lib64/libnvrtc.so"};
+	                                    "/usr/local/cuda/lib64/libnvrtc.so"};
 	rr__nvrtc *d = &nvrtc_table;
 	void *h = NULL;
 	const char *override = getenv("RR_NVRTC");
@@ -171,10 +172,11 @@ rr_status rr__nvrtc_get(const rr__nvrtc **out)
 	pthread_once(&nvrtc_once, nvrtc_open_once);
 	*out = nvrtc_status == RR_OK ? &nvrtc_table : NULL;
 	if (nvrtc_status != RR_OK)
-		return rr__fail(RR_ERR_NO_DEVICE,
-				"NVRTC is not available: none of libnvrtc.so, libnvrtc.so.13, "
-				"libnvrtc.so.12 could be opened (install the CUDA toolkit's NVRTC, or "
-				"point RR_NVRTC at the library)");
+		return rr__fail(
+		    RR_ERR_NO_DEVICE,
+		    "NVRTC is not available: none of libnvrtc.so, libnvrtc.so.13, "
+		    "libnvrtc.so.12 could be opened (install the CUDA toolkit's NVRTC, or "
+		    "point RR_NVRTC at the library)");
 	return RR_OK;
 }
 
@@ -222,7 +224,7 @@ static void options_for(const char *arch, char *arch_option, size_t size, const 
 }
 
 static void cache_key(const rr__nvrtc *nv, const char *source, const char *const *options,
-		      int n_options, char key[65])
+                      int n_options, char key[65])
 {
 	rr__buf text = {0};
 	rr__buf_printf(&text, "nvrtc %d.%d\n", nv->major, nv->minor);
@@ -247,14 +249,19 @@ static int cache_read(const char *dir, const char *key, const char *ext, char **
 	return 1;
 }
 
-/* A cache that cannot be written only costs a recompilation next time. */
+/* A cache that cannot be written only costs a recompilation next time. The temporary file's
+ * name is per process, so threads of one process take turns. */
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static void cache_write(const char *dir, const char *key, const char *ext, const void *data,
-			size_t size)
+                        size_t size)
 {
 	char path[1200];
 	snprintf(path, sizeof path, "%s/%s.%s", dir, key, ext);
+	pthread_mutex_lock(&cache_lock);
 	if (rr__mkdir_p(dir) != RR_OK || rr__write_file_atomic(path, data, size) != RR_OK)
 		rr__clear_error();
+	pthread_mutex_unlock(&cache_lock);
 }
 
 static char *program_log(const rr__nvrtc *nv, nvrtcProgram program)
@@ -281,13 +288,13 @@ static void log_head(const char *log, char *out, size_t size)
 }
 
 static rr_status nvrtc_run(const rr__nvrtc *nv, const char *source, const char *const *options,
-			   int n_options, int want_ptx, rr__cuda_compiled *out)
+                           int n_options, int want_ptx, rr__cuda_compiled *out)
 {
 	nvrtcProgram program = NULL;
 	int result = nv->nvrtcCreateProgram(&program, source, "rowreduce.cu", 0, NULL, NULL);
 	if (result != 0)
 		return rr__fail(RR_ERR_COMPILE, "NVRTC could not create a program: %s",
-				nv->nvrtcGetErrorString(result));
+		                nv->nvrtcGetErrorString(result));
 	pthread_mutex_lock(&runs_lock);
 	nvrtc_runs++;
 	pthread_mutex_unlock(&runs_lock);
@@ -298,7 +305,7 @@ static rr_status nvrtc_run(const rr__nvrtc *nv, const char *source, const char *
 		char head[600];
 		log_head(out->log, head, sizeof head);
 		status = rr__fail(RR_ERR_COMPILE, "NVRTC rejected the generated CUDA C (%s): %s",
-				  nv->nvrtcGetErrorString(result), head);
+		                  nv->nvrtcGetErrorString(result), head);
 	}
 	size_t size = 0;
 	if (status == RR_OK && nv->nvrtcGetCUBINSize(program, &size) == 0 && size > 0) {
@@ -308,7 +315,7 @@ static rr_status nvrtc_run(const rr__nvrtc *nv, const char *source, const char *
 			status = rr__fail(RR_ERR_COMPILE, "NVRTC produced no cubin");
 	} else if (status == RR_OK) {
 		status = rr__fail(RR_ERR_COMPILE, "NVRTC produced no cubin (is the arch a real "
-						  "sm_XY rather than compute_XY?)");
+		                                  "sm_XY rather than compute_XY?)");
 	}
 	if (status == RR_OK && want_ptx && nv->nvrtcGetPTXSize(program, &size) == 0 && size > 0) {
 		out->ptx = calloc(size + 1, 1);
@@ -320,7 +327,7 @@ static rr_status nvrtc_run(const rr__nvrtc *nv, const char *source, const char *
 }
 
 rr_status rr__cuda_compile(const char *source, const char *arch, int want_ptx,
-			   rr__cuda_compiled *out)
+                           rr__cuda_compiled *out)
 {
 	memset(out, 0, sizeof *out);
 	const rr__nvrtc *nv = NULL;

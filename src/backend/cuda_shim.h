@@ -134,7 +134,7 @@ typedef struct rr__nvrtc {
 	nvrtcResult (*nvrtcVersion)(int *, int *);
 	const char *(*nvrtcGetErrorString)(nvrtcResult);
 	nvrtcResult (*nvrtcCreateProgram)(nvrtcProgram *, const char *, const char *, int,
-					  const char *const *, const char *const *);
+	                                  const char *const *, const char *const *);
 	nvrtcResult (*nvrtcDestroyProgram)(nvrtcProgram *);
 	nvrtcResult (*nvrtcCompileProgram)(nvrtcProgram, int, const char *const *);
 	nvrtcResult (*nvrtcGetProgramLogSize)(nvrtcProgram, size_t *);
@@ -171,7 +171,7 @@ typedef struct rr__cuda_compiled {
  * source gives RR_ERR_COMPILE with the log's head in rr_last_error() and the full log in
  * out->log. */
 rr_status rr__cuda_compile(const char *source, const char *arch, int want_ptx,
-			   rr__cuda_compiled *out);
+                           rr__cuda_compiled *out);
 void rr__cuda_compiled_free(rr__cuda_compiled *compiled);
 /* The folder of the cubin cache: $RR_CACHE_DIR/cuda, else ~/.cache/rowreduce/cuda. */
 void rr__cuda_cache_dir(char *out, size_t size);

@@ -25,10 +25,11 @@ rr_status rr__cuda_target_for_arch(const char *arch, rr__target *out)
 	const char *digits = arch && strncmp(arch, "sm_", 3) == 0 ? arch + 3 : NULL;
 	size_t length = digits ? strlen(digits) : 0;
 	if (!digits || length < 2 || length > 3 || sscanf(digits, "%d%c", &major, &tail) != 1)
-		return rr__fail(RR_ERR_INVALID_ARG,
-				"'%s' is not a CUDA architecture: write sm_XY, e.g. sm_90 for H100/H200 "
-				"or sm_80 for A100",
-				arch ? arch : "(null)");
+		return rr__fail(
+		    RR_ERR_INVALID_ARG,
+		    "'%s' is not a CUDA architecture: write sm_XY, e.g. sm_90 for H100/H200 "
+		    "or sm_80 for A100",
+		    arch ? arch : "(null)");
 	minor = major % 10;
 	major /= 10;
 	memset(out, 0, sizeof *out);
@@ -79,7 +80,8 @@ void rr__cu_indent(rr__cu_emitter *em, int depth)
 
 int rr__cu_is_online_sum(const rr_kernel *kernel, int id)
 {
-	return kernel->analysis.online_partner[id] >= 0 && kernel->nodes[id].reduce == RR_REDUCE_SUM;
+	return kernel->analysis.online_partner[id] >= 0 &&
+	       kernel->nodes[id].reduce == RR_REDUCE_SUM;
 }
 
 int rr__cu_reduced_in(const rr_kernel *kernel, int id, int round)
@@ -100,12 +102,14 @@ static void mark_roots(const rr__cu_emitter *em, int phase, unsigned char *mark)
 	memset(mark, 0, (size_t)kernel->n_nodes);
 	if (phase <= em->rounds) {
 		for (int id = 0; id < kernel->n_nodes; id++)
-			if (rr__cu_reduced_in(kernel, id, phase) && is_elem(kernel, kernel->nodes[id].a))
+			if (rr__cu_reduced_in(kernel, id, phase) &&
+			    is_elem(kernel, kernel->nodes[id].a))
 				mark[kernel->nodes[id].a] = 1;
 		return;
 	}
 	for (int j = 0; j < kernel->n_outputs; j++)
-		if (kernel->outputs[j].kind == RR_KIND_ROW && is_elem(kernel, kernel->outputs[j].node))
+		if (kernel->outputs[j].kind == RR_KIND_ROW &&
+		    is_elem(kernel, kernel->outputs[j].node))
 			mark[kernel->outputs[j].node] = 1;
 }
 
@@ -144,7 +148,7 @@ static void mark_row_dependence(rr__cu_emitter *em)
 			em->rowdep[id] = kernel->inputs[node->input].kind == RR_KIND_ROW;
 		else
 			em->rowdep[id] = (node->a >= 0 && em->rowdep[node->a]) ||
-					 (node->b >= 0 && em->rowdep[node->b]);
+			                 (node->b >= 0 && em->rowdep[node->b]);
 	}
 }
 
@@ -162,7 +166,8 @@ static int choose_kept(rr__cu_emitter *em)
 	rr__layout_kept_inputs(kernel, phases_read);
 	for (int id = 0; id < kernel->n_nodes; id++) {
 		const rr__node *node = &kernel->nodes[id];
-		multi[id] = node->op == RR_OP_INPUT && em->rowdep[id] && phases_read[node->input] > 1;
+		multi[id] =
+		    node->op == RR_OP_INPUT && em->rowdep[id] && phases_read[node->input] > 1;
 	}
 	memset(em->kept, 0, (size_t)kernel->n_nodes);
 	for (int phase = 2; phase <= em->phases; phase++) {
@@ -224,7 +229,8 @@ static void name_entries(rr__cu_emitter *em)
 	size_t n = 0;
 	for (const char *p = em->kernel->name; *p && n + 1 < sizeof base; p++) {
 		char ch = *p;
-		int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
+		int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		         (ch >= '0' && ch <= '9');
 		base[n++] = ok ? ch : '_';
 	}
 	base[n] = 0;
@@ -233,22 +239,24 @@ static void name_entries(rr__cu_emitter *em)
 }
 
 static rr_status plan_emitter(rr__cu_emitter *em, const rr_program *program,
-			      const rr__target *target)
+                              const rr__target *target)
 {
 	const rr_kernel *kernel = program->kernel;
 	const rr_layout *l = &program->layout;
 	if (program->dtype != RR_F32 && program->dtype != RR_BF16 && program->dtype != RR_F16)
 		return rr__fail(RR_ERR_INVALID_ARG,
-				"the cuda backend cannot emit dtype %s: allowed are f32, bf16, f16",
-				rr_dtype_name(program->dtype));
+		                "the cuda backend cannot emit dtype %s: allowed are f32, bf16, f16",
+		                rr_dtype_name(program->dtype));
 	if (!kernel->analysis.level)
-		return rr__fail(RR_ERR_INVALID_ARG, "kernel '%s' has not been analysed", kernel->name);
+		return rr__fail(RR_ERR_INVALID_ARG, "kernel '%s' has not been analysed",
+		                kernel->name);
 	if (l->workers_per_row < 1 || l->vec < 1 || l->unroll < 1 || l->rows_per_group < 1 ||
 	    l->blocks_per_row < 1 || program->cols < 1 || program->cols > (1 << 30))
-		return rr__fail(RR_ERR_INVALID_ARG,
-				"the cuda emitter needs a complete layout and 1 <= N <= 2^30 (got N = "
-				"%lld)",
-				(long long)program->cols);
+		return rr__fail(
+		    RR_ERR_INVALID_ARG,
+		    "the cuda emitter needs a complete layout and 1 <= N <= 2^30 (got N = "
+		    "%lld)",
+		    (long long)program->cols);
 	em->kernel = kernel;
 	em->layout = l;
 	em->target = target;
@@ -300,22 +308,21 @@ static rr_status plan_emitter(rr__cu_emitter *em, const rr_program *program,
 	else if (l->storage == RR_STORAGE_SMEM)
 		g->keep = RR_CUDA_KEEP_SMEM;
 	else if (l->storage == RR_STORAGE_CLUSTER &&
-		 slots * layout_kept(kernel) > target->register_slots)
+	         slots * layout_kept(kernel) > target->register_slots)
 		g->keep = RR_CUDA_KEEP_SMEM; /* the legality check's rule, so the limits agree */
 	else
 		g->keep = RR_CUDA_KEEP_REGS;
 	int64_t chunks = (g->segment + (int64_t)em->W * em->V - 1) / ((int64_t)em->W * em->V);
-	g->dynamic_smem = g->keep == RR_CUDA_KEEP_SMEM
-				  ? (int64_t)kept * chunks * em->V * g->threads * 4
-				  : 0;
+	g->dynamic_smem =
+	    g->keep == RR_CUDA_KEEP_SMEM ? (int64_t)kept * chunks * em->V * g->threads * 4 : 0;
 	g->static_smem = (em->W > 32 ? 2 * em->red_slots * em->R * em->warps * 4 : 0) +
-			 (em->C > 1 ? 2 * em->red_slots * 4 : 0);
+	                 (em->C > 1 ? 2 * em->red_slots * 4 : 0);
 	name_entries(em);
 	return RR_OK;
 }
 
 int rr__cuda_vec_allowed(const rr_program *program, const rr__cuda_geometry *geometry,
-			 const rr_arg *inputs, void *const *outputs)
+                         const rr_arg *inputs, void *const *outputs)
 {
 	const rr_kernel *kernel = program->kernel;
 	uintptr_t bytes = (uintptr_t)geometry->access_bytes;
@@ -323,7 +330,8 @@ int rr__cuda_vec_allowed(const rr_program *program, const rr__cuda_geometry *geo
 		return 0;
 	for (int k = 0; k < kernel->n_inputs; k++) {
 		rr_kind kind = kernel->inputs[k].kind;
-		if ((kind == RR_KIND_ROW || kind == RR_KIND_COL) && (uintptr_t)inputs[k].data % bytes)
+		if ((kind == RR_KIND_ROW || kind == RR_KIND_COL) &&
+		    (uintptr_t)inputs[k].data % bytes)
 			return 0;
 	}
 	for (int j = 0; j < kernel->n_outputs; j++)
@@ -333,7 +341,7 @@ int rr__cuda_vec_allowed(const rr_program *program, const rr__cuda_geometry *geo
 }
 
 rr_status rr__cuda_geometry_of(const rr_program *program, const rr__target *target,
-			       rr__cuda_geometry *out)
+                               rr__cuda_geometry *out)
 {
 	rr__cu_emitter *em = calloc(1, sizeof *em);
 	if (!em)
@@ -387,9 +395,12 @@ static void comment_expr(rr__cu_emitter *em, const char *prefix, int id)
 static const char *keep_name(rr__cuda_keep keep)
 {
 	switch (keep) {
-	case RR_CUDA_KEEP_NONE: return "nothing kept (one phase, or re-read)";
-	case RR_CUDA_KEEP_REGS: return "registers (private arrays, unrolled indices)";
-	case RR_CUDA_KEEP_SMEM: return "dynamic shared memory (each worker its own packs)";
+	case RR_CUDA_KEEP_NONE:
+		return "nothing kept (one phase, or re-read)";
+	case RR_CUDA_KEEP_REGS:
+		return "registers (private arrays, unrolled indices)";
+	case RR_CUDA_KEEP_SMEM:
+		return "dynamic shared memory (each worker its own packs)";
 	}
 	return "?";
 }
@@ -401,36 +412,43 @@ static void emit_header(rr__cu_emitter *em)
 	char plan[256], arch[32];
 	rr_layout_format(em->layout, plan, sizeof plan);
 	rr__cuda_arch_name(em->target, arch, sizeof arch);
-	rr__cu_line(em, 0, "/* rowreduce: generated CUDA C for the cuda backend (%s). Regenerate "
-			   "rather than edit.", arch);
+	rr__cu_line(em, 0,
+	            "/* rowreduce: generated CUDA C for the cuda backend (%s). Regenerate "
+	            "rather than edit.",
+	            arch);
 	rr__cu_line(em, 0, " *");
 	rr__cu_line(em, 0, " * kernel   %s, N = %lld", kernel->name, (long long)em->n);
 	rr__cu_line(em, 0, " * dtype    %s in memory, f32 arithmetic and accumulation",
-		    rr_dtype_name(em->dtype));
+	            rr_dtype_name(em->dtype));
 	rr__cu_line(em, 0, " * plan     %s", plan);
 	rr__cu_line(em, 0, " * block    %d threads = W %d x R %d; %s grid%s", g->threads, em->W,
-		    em->R, g->persistent ? "persistent" : "one block per row group",
-		    em->C > 1 ? "; a cluster of C blocks per row" : "");
+	            em->R, g->persistent ? "persistent" : "one block per row group",
+	            em->C > 1 ? "; a cluster of C blocks per row" : "");
 	if (em->C > 1)
-		rr__cu_line(em, 0, " * segment  %lld elements per block (block r of the cluster owns "
-				   "[r * SEG, r * SEG + SEG))", (long long)g->segment);
-	rr__cu_line(em, 0, " * map      element i = (chunk * W + worker) * V + e, private slot = "
-			   "chunk * V + e;");
+		rr__cu_line(em, 0,
+		            " * segment  %lld elements per block (block r of the cluster owns "
+		            "[r * SEG, r * SEG + SEG))",
+		            (long long)g->segment);
+	rr__cu_line(em, 0,
+	            " * map      element i = (chunk * W + worker) * V + e, private slot = "
+	            "chunk * V + e;");
 	rr__cu_line(em, 0, " *          complete packs unguarded, one guarded partial pack");
-	rr__cu_line(em, 0, " * access   %d bytes per global access in %s, element by element in "
-			   "%s", g->access_bytes, g->entry_vec, g->entry_scalar);
+	rr__cu_line(em, 0,
+	            " * access   %d bytes per global access in %s, element by element in "
+	            "%s",
+	            g->access_bytes, g->entry_vec, g->entry_scalar);
 	rr__buf_printf(em->out, " * tree     xor offsets");
 	for (int k = 0; k < em->n_offsets; k++)
 		rr__buf_printf(em->out, " %d", em->offsets[k]);
 	rr__cu_line(em, 0, "%s (shuffles below 32, shared memory across warps%s)",
-		    em->n_offsets ? "" : " none", em->C > 1 ? ", then the cluster" : "");
+	            em->n_offsets ? "" : " none", em->C > 1 ? ", then the cluster" : "");
 	rr__cu_line(em, 0, " * rounds   %d", em->rounds);
 	for (int id = 0; id < kernel->n_nodes; id++) {
 		if (kernel->nodes[id].op != RR_OP_REDUCE)
 			continue;
 		char prefix[96];
-		snprintf(prefix, sizeof prefix, "  round %d: s%d = %s", kernel->analysis.level[id], id,
-			 kernel->analysis.online_partner[id] >= 0 ? "(online pair) " : "");
+		snprintf(prefix, sizeof prefix, "  round %d: s%d = %s", kernel->analysis.level[id],
+		         id, kernel->analysis.online_partner[id] >= 0 ? "(online pair) " : "");
 		comment_expr(em, prefix, id);
 	}
 	rr__cu_line(em, 0, " * storage  %s", keep_name(g->keep));
@@ -440,7 +458,7 @@ static void emit_header(rr__cu_emitter *em)
 	rr__cu_line(em, 0, " *");
 	rr__cu_line(em, 0, " * kernel text:");
 	comment_text(em, "  ", kernel->text ? kernel->text : "",
-		     kernel->text ? kernel->text_length : 0);
+	             kernel->text ? kernel->text_length : 0);
 	rr__cu_line(em, 0, " */");
 }
 
@@ -470,31 +488,42 @@ static void emit_constants(rr__cu_emitter *em)
 	int64_t chunks = (g->segment + (int64_t)em->W * em->V - 1) / ((int64_t)em->W * em->V);
 	rr__cu_line(em, 0, "#define INFINITY __int_as_float(0x7f800000)");
 	rr__cu_line(em, 0, "#define NAN __int_as_float(0x7fffffff)\n");
-	rr__cu_line(em, 0, "constexpr int N = %lld;  /* the row length, baked in */", (long long)em->n);
+	rr__cu_line(em, 0, "constexpr int N = %lld;  /* the row length, baked in */",
+	            (long long)em->n);
 	rr__cu_line(em, 0, "constexpr int W = %d;  /* workers per row */", em->W);
-	rr__cu_line(em, 0, "constexpr int V = %d;  /* consecutive elements per worker access (a pack) */",
-		    em->V);
-	rr__cu_line(em, 0, "constexpr int U = %d;  /* chunks whose loads are issued together */", em->U);
+	rr__cu_line(em, 0,
+	            "constexpr int V = %d;  /* consecutive elements per worker access (a pack) */",
+	            em->V);
+	rr__cu_line(em, 0, "constexpr int U = %d;  /* chunks whose loads are issued together */",
+	            em->U);
 	rr__cu_line(em, 0, "constexpr int R = %d;  /* rows per block */", em->R);
-	rr__cu_line(em, 0, "constexpr int C = %d;  /* blocks per row (a cluster when > 1) */", em->C);
+	rr__cu_line(em, 0, "constexpr int C = %d;  /* blocks per row (a cluster when > 1) */",
+	            em->C);
 	rr__cu_line(em, 0, "constexpr int THREADS = W * R;");
-	rr__cu_line(em, 0, "constexpr int MIN_BLOCKS = %d;  /* resident blocks per SM the register "
-			   "cap allows */", min_blocks(em));
-	rr__cu_line(em, 0, "constexpr int WARPS = %d;  /* warps per row in the shared-memory stage */",
-		    em->warps);
+	rr__cu_line(em, 0,
+	            "constexpr int MIN_BLOCKS = %d;  /* resident blocks per SM the register "
+	            "cap allows */",
+	            min_blocks(em));
+	rr__cu_line(em, 0,
+	            "constexpr int WARPS = %d;  /* warps per row in the shared-memory stage */",
+	            em->warps);
 	if (em->C > 1)
 		rr__cu_line(em, 0, "constexpr int SEG = %lld;  /* elements per block of a row */",
-			    (long long)g->segment);
+		            (long long)g->segment);
 	if (g->keep == RR_CUDA_KEEP_SMEM)
-		rr__cu_line(em, 0, "constexpr int KEEP_CHUNKS = %lld;  /* packs a worker keeps per "
-				   "value */", (long long)chunks);
+		rr__cu_line(em, 0,
+		            "constexpr int KEEP_CHUNKS = %lld;  /* packs a worker keeps per "
+		            "value */",
+		            (long long)chunks);
 	rr__cu_line(em, 0, "constexpr int RED_SLOTS = %d;  /* partials per row over all rounds */",
-		    em->red_slots > 0 ? em->red_slots : 1);
+	            em->red_slots > 0 ? em->red_slots : 1);
 	if (g->threads >= 32)
-		rr__cu_line(em, 0, "constexpr unsigned RR_MASK = 0xffffffffu;  /* lanes in shuffles */");
+		rr__cu_line(em, 0,
+		            "constexpr unsigned RR_MASK = 0xffffffffu;  /* lanes in shuffles */");
 	else
-		rr__cu_line(em, 0, "constexpr unsigned RR_MASK = 0x%xu;  /* the block's %d lanes */",
-			    (unsigned)((1ull << g->threads) - 1), g->threads);
+		rr__cu_line(em, 0,
+		            "constexpr unsigned RR_MASK = 0x%xu;  /* the block's %d lanes */",
+		            (unsigned)((1ull << g->threads) - 1), g->threads);
 	rr__buf_append(em->out, "\n", 1);
 }
 
@@ -507,13 +536,16 @@ static void emit_conversions(rr__cu_emitter *em)
 	case RR_F32:
 		rr__cu_line(em, 0, "typedef float io_t;");
 		rr__cu_line(em, 0, "__device__ __forceinline__ float rr_in(io_t v) { return v; }");
-		rr__cu_line(em, 0, "__device__ __forceinline__ io_t rr_out(float v) { return v; }\n");
+		rr__cu_line(em, 0,
+		            "__device__ __forceinline__ io_t rr_out(float v) { return v; }\n");
 		return;
 	case RR_BF16:
 		rr__cu_line(em, 0, "typedef unsigned short io_t; /* bfloat16 bits */");
-		rr__cu_line(em, 0, "__device__ __forceinline__ float rr_in(io_t v) { return "
-				   "__uint_as_float((unsigned)v << 16); }");
-		rr__cu_line(em, 0, "__device__ __forceinline__ io_t rr_out(float v) /* nearest even */\n{");
+		rr__cu_line(em, 0,
+		            "__device__ __forceinline__ float rr_in(io_t v) { return "
+		            "__uint_as_float((unsigned)v << 16); }");
+		rr__cu_line(
+		    em, 0, "__device__ __forceinline__ io_t rr_out(float v) /* nearest even */\n{");
 		rr__cu_line(em, 0, "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800");
 		rr__cu_line(em, 1, "io_t h;");
 		rr__cu_line(em, 1, "asm(\"cvt.rn.bf16.f32 %%0, %%1;\" : \"=h\"(h) : \"f\"(v));");
@@ -524,10 +556,15 @@ static void emit_conversions(rr__cu_emitter *em)
 		rr__cu_line(em, 2, "return (io_t)((u >> 16) | 0x40u); /* NaN stays NaN */");
 		rr__cu_line(em, 1, "return (io_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);");
 		rr__cu_line(em, 0, "#endif\n}");
-		rr__cu_line(em, 0, "/* Two elements in one 32-bit word, the lower address in the low half. */");
-		rr__cu_line(em, 0, "__device__ __forceinline__ void rr_in2(unsigned w, float &lo, float &hi)");
-		rr__cu_line(em, 0, "{\n\tlo = __uint_as_float(w << 16);\n\thi = __uint_as_float(w & "
-				   "0xffff0000u);\n}");
+		rr__cu_line(
+		    em, 0,
+		    "/* Two elements in one 32-bit word, the lower address in the low half. */");
+		rr__cu_line(
+		    em, 0,
+		    "__device__ __forceinline__ void rr_in2(unsigned w, float &lo, float &hi)");
+		rr__cu_line(em, 0,
+		            "{\n\tlo = __uint_as_float(w << 16);\n\thi = __uint_as_float(w & "
+		            "0xffff0000u);\n}");
 		break;
 	default:
 		rr__cu_line(em, 0, "typedef unsigned short io_t; /* IEEE half bits */");
@@ -539,7 +576,8 @@ static void emit_conversions(rr__cu_emitter *em)
 		rr__cu_line(em, 0, "#else");
 		rr__cu_line(em, 1, "return rr_sim_f16_in(v); /* host simulation (tests) */");
 		rr__cu_line(em, 0, "#endif\n}");
-		rr__cu_line(em, 0, "__device__ __forceinline__ io_t rr_out(float v) /* nearest even */\n{");
+		rr__cu_line(
+		    em, 0, "__device__ __forceinline__ io_t rr_out(float v) /* nearest even */\n{");
 		rr__cu_line(em, 0, "#if defined(__CUDA_ARCH__)");
 		rr__cu_line(em, 1, "io_t h;");
 		rr__cu_line(em, 1, "asm(\"cvt.rn.f16.f32 %%0, %%1;\" : \"=h\"(h) : \"f\"(v));");
@@ -547,16 +585,23 @@ static void emit_conversions(rr__cu_emitter *em)
 		rr__cu_line(em, 0, "#else");
 		rr__cu_line(em, 1, "return rr_sim_f16_out(v);");
 		rr__cu_line(em, 0, "#endif\n}");
-		rr__cu_line(em, 0, "/* Two elements in one 32-bit word, the lower address in the low half. */");
-		rr__cu_line(em, 0, "__device__ __forceinline__ void rr_in2(unsigned w, float &lo, float &hi)");
-		rr__cu_line(em, 0, "{\n\tlo = rr_in((io_t)(w & 0xffffu));\n\thi = rr_in((io_t)(w >> 16));\n}");
+		rr__cu_line(
+		    em, 0,
+		    "/* Two elements in one 32-bit word, the lower address in the low half. */");
+		rr__cu_line(
+		    em, 0,
+		    "__device__ __forceinline__ void rr_in2(unsigned w, float &lo, float &hi)");
+		rr__cu_line(
+		    em, 0,
+		    "{\n\tlo = rr_in((io_t)(w & 0xffffu));\n\thi = rr_in((io_t)(w >> 16));\n}");
 		break;
 	}
 	rr__cu_line(em, 0, "__device__ __forceinline__ unsigned rr_out2(float lo, float hi)\n{");
 	rr__cu_line(em, 0, "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800");
 	rr__cu_line(em, 1, "unsigned w;");
-	rr__cu_line(em, 1, "asm(\"cvt.rn.%s.f32 %%0, %%1, %%2;\" : \"=r\"(w) : \"f\"(hi), \"f\"(lo));",
-		    em->dtype == RR_BF16 ? "bf16x2" : "f16x2");
+	rr__cu_line(em, 1,
+	            "asm(\"cvt.rn.%s.f32 %%0, %%1, %%2;\" : \"=r\"(w) : \"f\"(hi), \"f\"(lo));",
+	            em->dtype == RR_BF16 ? "bf16x2" : "f16x2");
 	rr__cu_line(em, 1, "return w;");
 	rr__cu_line(em, 0, "#else");
 	rr__cu_line(em, 1, "return (unsigned)rr_out(lo) | ((unsigned)rr_out(hi) << 16);");
@@ -581,15 +626,15 @@ static void emit_vector_load(rr__cu_emitter *em)
 	int words = a / 4, per_access = a / es;
 	rr__cu_line(em, 2, "#pragma unroll");
 	rr__cu_line(em, 2, "for (int k = 0; k < V / %d; k++) {", per_access);
-	rr__cu_line(em, 3, "const %s w = __ldg(reinterpret_cast<const %s *>(p) + k);", access_type(a),
-		    access_type(a));
+	rr__cu_line(em, 3, "const %s w = __ldg(reinterpret_cast<const %s *>(p) + k);",
+	            access_type(a), access_type(a));
 	for (int j = 0; j < words; j++) {
 		if (es == 4)
 			rr__cu_line(em, 3, "v[k * %d + %d] = __uint_as_float(w%s);", per_access, j,
-				    word_member(a, j));
+			            word_member(a, j));
 		else
 			rr__cu_line(em, 3, "rr_in2(w%s, v[k * %d + %d], v[k * %d + %d]);",
-				    word_member(a, j), per_access, 2 * j, per_access, 2 * j + 1);
+			            word_member(a, j), per_access, 2 * j, per_access, 2 * j + 1);
 	}
 	rr__cu_line(em, 2, "}");
 }
@@ -603,11 +648,11 @@ static void emit_vector_store(rr__cu_emitter *em)
 	rr__cu_line(em, 3, "%s w;", access_type(a));
 	for (int j = 0; j < words; j++) {
 		if (es == 4)
-			rr__cu_line(em, 3, "w%s = __float_as_uint(v[k * %d + %d]);", word_member(a, j),
-				    per_access, j);
+			rr__cu_line(em, 3, "w%s = __float_as_uint(v[k * %d + %d]);",
+			            word_member(a, j), per_access, j);
 		else
 			rr__cu_line(em, 3, "w%s = rr_out2(v[k * %d + %d], v[k * %d + %d]);",
-				    word_member(a, j), per_access, 2 * j, per_access, 2 * j + 1);
+			            word_member(a, j), per_access, 2 * j, per_access, 2 * j + 1);
 	}
 	rr__cu_line(em, 3, "reinterpret_cast<%s *>(p)[k] = w;", access_type(a));
 	rr__cu_line(em, 2, "}");
@@ -620,9 +665,10 @@ static void emit_access_helpers(rr__cu_emitter *em)
 {
 	int vec = em->geo.has_vec_entry;
 	rr__cu_line(em, 0, "/* One pack of V elements at p (VEC: %d-byte accesses). */",
-		    em->geo.access_bytes);
+	            em->geo.access_bytes);
 	rr__cu_line(em, 0, "template <bool VEC>");
-	rr__cu_line(em, 0, "__device__ __forceinline__ void rr_load(float (&v)[V], const io_t *p)\n{");
+	rr__cu_line(em, 0,
+	            "__device__ __forceinline__ void rr_load(float (&v)[V], const io_t *p)\n{");
 	if (vec) {
 		rr__cu_line(em, 1, "if constexpr (VEC) {");
 		emit_vector_load(em);
@@ -635,7 +681,8 @@ static void emit_access_helpers(rr__cu_emitter *em)
 	rr__cu_line(em, 3, "v[e] = rr_in(__ldg(p + e));");
 	rr__cu_line(em, 1, "}\n}");
 	rr__cu_line(em, 0, "template <bool VEC>");
-	rr__cu_line(em, 0, "__device__ __forceinline__ void rr_store(io_t *p, const float (&v)[V])\n{");
+	rr__cu_line(em, 0,
+	            "__device__ __forceinline__ void rr_store(io_t *p, const float (&v)[V])\n{");
 	if (vec) {
 		rr__cu_line(em, 1, "if constexpr (VEC) {");
 		emit_vector_store(em);
@@ -649,15 +696,17 @@ static void emit_access_helpers(rr__cu_emitter *em)
 	rr__cu_line(em, 1, "}\n}");
 	rr__cu_line(em, 0, "/* The pack at the end of the row: `valid` of its elements exist. */");
 	rr__cu_line(em, 0, "template <bool VEC>");
-	rr__cu_line(em, 0, "__device__ __forceinline__ void rr_load_tail(float (&v)[V], const io_t *p, "
-			   "int valid)\n{");
+	rr__cu_line(em, 0,
+	            "__device__ __forceinline__ void rr_load_tail(float (&v)[V], const io_t *p, "
+	            "int valid)\n{");
 	rr__cu_line(em, 1, "if (valid >= V) {\n\t\trr_load<VEC>(v, p);\n\t\treturn;\n\t}");
 	rr__cu_line(em, 1, "#pragma unroll");
 	rr__cu_line(em, 1, "for (int e = 0; e < V; e++)");
 	rr__cu_line(em, 2, "v[e] = e < valid ? rr_in(__ldg(p + e)) : 0.0f;\n}");
 	rr__cu_line(em, 0, "template <bool VEC>");
-	rr__cu_line(em, 0, "__device__ __forceinline__ void rr_store_tail(io_t *p, const float (&v)[V], "
-			   "int valid)\n{");
+	rr__cu_line(em, 0,
+	            "__device__ __forceinline__ void rr_store_tail(io_t *p, const float (&v)[V], "
+	            "int valid)\n{");
 	rr__cu_line(em, 1, "if (valid >= V) {\n\t\trr_store<VEC>(p, v);\n\t\treturn;\n\t}");
 	rr__cu_line(em, 1, "#pragma unroll");
 	rr__cu_line(em, 1, "for (int e = 0; e < V; e++)");
@@ -667,16 +716,19 @@ static void emit_access_helpers(rr__cu_emitter *em)
 
 static void emit_online_helpers(rr__cu_emitter *em)
 {
-	rr__cu_line(em, 0, "/* Online (max, sum of exp(v - max)): one pack of `valid` elements. */");
-	rr__cu_line(em, 0, "__device__ __forceinline__ void rr_online_add(float &m, float &z, const float "
-			   "(&v)[V], int valid)\n{");
+	rr__cu_line(em, 0,
+	            "/* Online (max, sum of exp(v - max)): one pack of `valid` elements. */");
+	rr__cu_line(em, 0,
+	            "__device__ __forceinline__ void rr_online_add(float &m, float &z, const float "
+	            "(&v)[V], int valid)\n{");
 	rr__cu_line(em, 1, "float pack_max = -INFINITY;");
 	rr__cu_line(em, 1, "#pragma unroll");
 	rr__cu_line(em, 1, "for (int e = 0; e < V; e++)");
 	rr__cu_line(em, 2, "if (e < valid)");
 	rr__cu_line(em, 3, "pack_max = fmaxf(pack_max, v[e]);");
 	rr__cu_line(em, 1, "const float m_new = fmaxf(m, pack_max);");
-	rr__cu_line(em, 1, "const float base = m_new == -INFINITY ? 0.0f : m_new; /* all -inf so far */");
+	rr__cu_line(em, 1,
+	            "const float base = m_new == -INFINITY ? 0.0f : m_new; /* all -inf so far */");
 	rr__cu_line(em, 1, "float sum = z * __expf(m - base);");
 	rr__cu_line(em, 1, "#pragma unroll");
 	rr__cu_line(em, 1, "for (int e = 0; e < V; e++)");
@@ -684,19 +736,25 @@ static void emit_online_helpers(rr__cu_emitter *em)
 	rr__cu_line(em, 3, "sum += __expf(v[e] - base);");
 	rr__cu_line(em, 1, "z = sum;");
 	rr__cu_line(em, 1, "m = m_new;\n}");
-	rr__cu_line(em, 0, "/* Two partials combined; symmetric in its operands (no fused multiply-add),");
+	rr__cu_line(em, 0,
+	            "/* Two partials combined; symmetric in its operands (no fused multiply-add),");
 	rr__cu_line(em, 0, " * so both lanes of a butterfly get the same bits. */");
-	rr__cu_line(em, 0, "__device__ __forceinline__ void rr_online_combine(float &m, float &z, float m2, "
-			   "float z2)\n{");
+	rr__cu_line(
+	    em, 0,
+	    "__device__ __forceinline__ void rr_online_combine(float &m, float &z, float m2, "
+	    "float z2)\n{");
 	rr__cu_line(em, 1, "const float m_new = fmaxf(m, m2);");
 	rr__cu_line(em, 1, "const float base = m_new == -INFINITY ? 0.0f : m_new;");
-	rr__cu_line(em, 1, "z = __fmul_rn(z, __expf(m - base)) + __fmul_rn(z2, __expf(m2 - base));");
+	rr__cu_line(em, 1,
+	            "z = __fmul_rn(z, __expf(m - base)) + __fmul_rn(z2, __expf(m2 - base));");
 	rr__cu_line(em, 1, "m = m_new;\n}\n");
 }
 
 static void emit_cluster_helpers(rr__cu_emitter *em)
 {
-	rr__cu_line(em, 0, "/* Thread-block clusters (sm_90): rank, barrier, distributed shared memory. */");
+	rr__cu_line(
+	    em, 0,
+	    "/* Thread-block clusters (sm_90): rank, barrier, distributed shared memory. */");
 	rr__cu_line(em, 0, "__device__ __forceinline__ unsigned rr_cluster_rank()\n{");
 	rr__cu_line(em, 0, "#if defined(__CUDA_ARCH__)");
 	rr__cu_line(em, 1, "unsigned r;");
@@ -708,28 +766,35 @@ static void emit_cluster_helpers(rr__cu_emitter *em)
 	rr__cu_line(em, 0, "__device__ __forceinline__ void rr_cluster_sync()\n{");
 	rr__cu_line(em, 0, "#if defined(__CUDA_ARCH__)");
 	rr__cu_line(em, 1, "asm volatile(\"barrier.cluster.arrive.release.aligned;\\n\\t\"");
-	rr__cu_line(em, 1, "             \"barrier.cluster.wait.acquire.aligned;\" ::: \"memory\");");
+	rr__cu_line(em, 1,
+	            "             \"barrier.cluster.wait.acquire.aligned;\" ::: \"memory\");");
 	rr__cu_line(em, 0, "#else");
 	rr__cu_line(em, 1, "rr_sim_cluster_sync();");
 	rr__cu_line(em, 0, "#endif\n}");
-	rr__cu_line(em, 0, "/* The float at `local` in the shared memory of cluster block `rank`. */");
-	rr__cu_line(em, 0, "__device__ __forceinline__ float rr_cluster_load(const float *local, unsigned "
-			   "rank)\n{");
+	rr__cu_line(em, 0,
+	            "/* The float at `local` in the shared memory of cluster block `rank`. */");
+	rr__cu_line(em, 0,
+	            "__device__ __forceinline__ float rr_cluster_load(const float *local, unsigned "
+	            "rank)\n{");
 	rr__cu_line(em, 0, "#if defined(__CUDA_ARCH__)");
 	rr__cu_line(em, 1, "const unsigned addr = (unsigned)__cvta_generic_to_shared(local);");
 	rr__cu_line(em, 1, "unsigned remote;");
 	rr__cu_line(em, 1, "float v;");
-	rr__cu_line(em, 1, "asm volatile(\"mapa.shared::cluster.u32 %%0, %%1, %%2;\" : \"=r\"(remote) : "
-			   "\"r\"(addr), \"r\"(rank));");
-	rr__cu_line(em, 1, "asm volatile(\"ld.shared::cluster.f32 %%0, [%%1];\" : \"=f\"(v) : "
-			   "\"r\"(remote) : \"memory\");");
+	rr__cu_line(em, 1,
+	            "asm volatile(\"mapa.shared::cluster.u32 %%0, %%1, %%2;\" : \"=r\"(remote) : "
+	            "\"r\"(addr), \"r\"(rank));");
+	rr__cu_line(em, 1,
+	            "asm volatile(\"ld.shared::cluster.f32 %%0, [%%1];\" : \"=f\"(v) : "
+	            "\"r\"(remote) : \"memory\");");
 	rr__cu_line(em, 1, "return v;");
 	rr__cu_line(em, 0, "#else");
 	rr__cu_line(em, 1, "return rr_sim_cluster_load(local, rank);");
 	rr__cu_line(em, 0, "#endif\n}");
-	rr__cu_line(em, 0, "/* The blocks' partials in a fixed tree: xor offsets C/2 ... 1 over ranks. */");
+	rr__cu_line(
+	    em, 0, "/* The blocks' partials in a fixed tree: xor offsets C/2 ... 1 over ranks. */");
 	rr__cu_line(em, 0, "template <int OP> /* 0 sum, 1 max, 2 min */");
-	rr__cu_line(em, 0, "__device__ __forceinline__ float rr_cluster_reduce(const float *slot)\n{");
+	rr__cu_line(em, 0,
+	            "__device__ __forceinline__ float rr_cluster_reduce(const float *slot)\n{");
 	rr__cu_line(em, 1, "float p[C];");
 	rr__cu_line(em, 1, "#pragma unroll");
 	rr__cu_line(em, 1, "for (int r = 0; r < C; r++)");
@@ -738,11 +803,13 @@ static void emit_cluster_helpers(rr__cu_emitter *em)
 	rr__cu_line(em, 1, "for (int off = C / 2; off >= 1; off /= 2)");
 	rr__cu_line(em, 2, "#pragma unroll");
 	rr__cu_line(em, 2, "for (int r = 0; r < off; r++)");
-	rr__cu_line(em, 3, "p[r] = OP == 0 ? p[r] + p[r + off] : OP == 1 ? fmaxf(p[r], p[r + off]) : "
-			   "fminf(p[r], p[r + off]);");
+	rr__cu_line(em, 3,
+	            "p[r] = OP == 0 ? p[r] + p[r + off] : OP == 1 ? fmaxf(p[r], p[r + off]) : "
+	            "fminf(p[r], p[r + off]);");
 	rr__cu_line(em, 1, "return p[0];\n}");
-	rr__cu_line(em, 0, "__device__ __forceinline__ void rr_cluster_online(float &m, float &z, const "
-			   "float *slot)\n{");
+	rr__cu_line(em, 0,
+	            "__device__ __forceinline__ void rr_cluster_online(float &m, float &z, const "
+	            "float *slot)\n{");
 	rr__cu_line(em, 1, "float pm[C], pz[C];");
 	rr__cu_line(em, 1, "#pragma unroll");
 	rr__cu_line(em, 1, "for (int r = 0; r < C; r++) {");
@@ -763,29 +830,41 @@ static void emit_keep_helpers(rr__cu_emitter *em)
 {
 	int unit = em->V < 4 ? em->V : 4;
 	const char *type = unit == 4 ? "float4" : unit == 2 ? "float2" : "float";
-	rr__cu_line(em, 0, "/* Kept packs in shared memory, [value][chunk][unit of %d][thread]. */", unit);
-	rr__cu_line(em, 0, "__device__ __forceinline__ void rr_keep_store(float *keep, int k, int c, "
-			   "const float (&v)[V])\n{");
+	rr__cu_line(em, 0, "/* Kept packs in shared memory, [value][chunk][unit of %d][thread]. */",
+	            unit);
+	rr__cu_line(em, 0,
+	            "__device__ __forceinline__ void rr_keep_store(float *keep, int k, int c, "
+	            "const float (&v)[V])\n{");
 	rr__cu_line(em, 1, "#pragma unroll");
 	rr__cu_line(em, 1, "for (int g = 0; g < V / %d; g++) {", unit);
-	rr__cu_line(em, 2, "%s *at = reinterpret_cast<%s *>(keep) + ((k * KEEP_CHUNKS + c) * (V / %d) + "
-			   "g) * THREADS + threadIdx.x;", type, type, unit);
+	rr__cu_line(em, 2,
+	            "%s *at = reinterpret_cast<%s *>(keep) + ((k * KEEP_CHUNKS + c) * (V / %d) + "
+	            "g) * THREADS + threadIdx.x;",
+	            type, type, unit);
 	if (unit == 4)
-		rr__cu_line(em, 2, "*at = make_float4(v[g * 4], v[g * 4 + 1], v[g * 4 + 2], v[g * 4 + 3]);");
+		rr__cu_line(
+		    em, 2,
+		    "*at = make_float4(v[g * 4], v[g * 4 + 1], v[g * 4 + 2], v[g * 4 + 3]);");
 	else if (unit == 2)
 		rr__cu_line(em, 2, "*at = make_float2(v[g * 2], v[g * 2 + 1]);");
 	else
 		rr__cu_line(em, 2, "*at = v[g];");
 	rr__cu_line(em, 1, "}\n}");
-	rr__cu_line(em, 0, "__device__ __forceinline__ void rr_keep_load(float (&v)[V], const float *keep, "
-			   "int k, int c)\n{");
+	rr__cu_line(
+	    em, 0,
+	    "__device__ __forceinline__ void rr_keep_load(float (&v)[V], const float *keep, "
+	    "int k, int c)\n{");
 	rr__cu_line(em, 1, "#pragma unroll");
 	rr__cu_line(em, 1, "for (int g = 0; g < V / %d; g++) {", unit);
-	rr__cu_line(em, 2, "const %s t = reinterpret_cast<const %s *>(keep)[((k * KEEP_CHUNKS + c) * (V / "
-			   "%d) + g) * THREADS + threadIdx.x];", type, type, unit);
+	rr__cu_line(em, 2,
+	            "const %s t = reinterpret_cast<const %s *>(keep)[((k * KEEP_CHUNKS + c) * (V / "
+	            "%d) + g) * THREADS + threadIdx.x];",
+	            type, type, unit);
 	if (unit == 4)
-		rr__cu_line(em, 2, "v[g * 4] = t.x;\n\t\tv[g * 4 + 1] = t.y;\n\t\tv[g * 4 + 2] = t.z;\n\t\t"
-				   "v[g * 4 + 3] = t.w;");
+		rr__cu_line(
+		    em, 2,
+		    "v[g * 4] = t.x;\n\t\tv[g * 4 + 1] = t.y;\n\t\tv[g * 4 + 2] = t.z;\n\t\t"
+		    "v[g * 4 + 3] = t.w;");
 	else if (unit == 2)
 		rr__cu_line(em, 2, "v[g * 2] = t.x;\n\t\tv[g * 2 + 1] = t.y;");
 	else
@@ -796,18 +875,20 @@ static void emit_keep_helpers(rr__cu_emitter *em)
 static void emit_args_struct(rr__cu_emitter *em)
 {
 	const rr_kernel *kernel = em->kernel;
-	rr__cu_line(em, 0, "/* The launch arguments, in the kernel's input order, then its outputs. */");
+	rr__cu_line(em, 0,
+	            "/* The launch arguments, in the kernel's input order, then its outputs. */");
 	rr__cu_line(em, 0, "struct rr_args {");
 	for (int k = 0; k < kernel->n_inputs; k++) {
 		const rr__io *io = &kernel->inputs[k];
 		const char *type = io->kind == RR_KIND_PARAM   ? "float "
-				   : io->kind == RR_KIND_INDEX ? "const long long *"
-							       : "const io_t *";
-		rr__cu_line(em, 1, "%sin%d; /* %s: %s */", type, k, io->name, rr_kind_name(io->kind));
+		                   : io->kind == RR_KIND_INDEX ? "const long long *"
+		                                               : "const io_t *";
+		rr__cu_line(em, 1, "%sin%d; /* %s: %s */", type, k, io->name,
+		            rr_kind_name(io->kind));
 	}
 	for (int j = 0; j < kernel->n_outputs; j++)
 		rr__cu_line(em, 1, "io_t *out%d; /* %s: %s */", j, kernel->outputs[j].name,
-			    rr_kind_name(kernel->outputs[j].kind));
+		            rr_kind_name(kernel->outputs[j].kind));
 	rr__cu_line(em, 0, "};\n");
 }
 
@@ -821,22 +902,25 @@ static void emit_shared(rr__cu_emitter *em, const char **red, const char **cl, c
 {
 	const rr__cuda_geometry *g = &em->geo;
 	if (em->W > 32 && em->red_slots > 0) {
-		rr__cu_line(em, 0, "__shared__ float rr_red[2 * RED_SLOTS * R * WARPS]; /* [parity][slot]"
-				   "[row][warp] */");
+		rr__cu_line(em, 0,
+		            "__shared__ float rr_red[2 * RED_SLOTS * R * WARPS]; /* [parity][slot]"
+		            "[row][warp] */");
 		*red = "rr_red";
 	}
 	if (em->C > 1) {
-		rr__cu_line(em, 0, "__shared__ float rr_cl[2 * RED_SLOTS]; /* this block's partials, "
-				   "[parity][slot] */");
+		rr__cu_line(em, 0,
+		            "__shared__ float rr_cl[2 * RED_SLOTS]; /* this block's partials, "
+		            "[parity][slot] */");
 		*cl = "rr_cl";
 	}
 	if (g->keep == RR_CUDA_KEEP_SMEM) {
 		rr__cu_line(em, 0, "#if defined(__CUDA_ARCH__)");
-		rr__cu_line(em, 0, "extern __shared__ float4 rr_keep_smem[]; /* %lld bytes at launch */",
-			    (long long)g->dynamic_smem);
+		rr__cu_line(em, 0,
+		            "extern __shared__ float4 rr_keep_smem[]; /* %lld bytes at launch */",
+		            (long long)g->dynamic_smem);
 		rr__cu_line(em, 0, "#else");
 		rr__cu_line(em, 0, "float4 rr_keep_smem[%lld]; /* host simulation (tests) */",
-			    (long long)(g->dynamic_smem + 15) / 16);
+		            (long long)(g->dynamic_smem + 15) / 16);
 		rr__cu_line(em, 0, "#endif");
 		*keep = "reinterpret_cast<float *>(rr_keep_smem)";
 	}
@@ -849,56 +933,65 @@ static void emit_main(rr__cu_emitter *em)
 	const char *red = "nullptr", *cl = "nullptr", *keep = "nullptr";
 	emit_shared(em, &red, &cl, &keep);
 	rr__cu_line(em, 0, "template <bool VEC>");
-	rr__cu_line(em, 0, "__device__ __forceinline__ void rr_main(const rr_args &a, const long long "
-			   "rows)\n{");
+	rr__cu_line(em, 0,
+	            "__device__ __forceinline__ void rr_main(const rr_args &a, const long long "
+	            "rows)\n{");
 	rr__cu_line(em, 1, "const int worker = threadIdx.x %% W;");
 	rr__cu_line(em, 1, "const int rig = threadIdx.x / W; /* row in group */");
 	if (em->C > 1)
 		rr__cu_line(em, 1, "const int rank = (int)rr_cluster_rank();");
 	rr__cu_line(em, 1, "const long long step = gridDim.x / C;");
 	rr__cu_line(em, 1, "int parity = 0; /* scratch slots alternate between groups */");
-	rr__cu_line(em, 1, "for (long long group = blockIdx.x / C; group * R < rows; group += step) {");
+	rr__cu_line(em, 1,
+	            "for (long long group = blockIdx.x / C; group * R < rows; group += step) {");
 	rr__cu_line(em, 2, "const long long wanted = group * R + rig;");
 	rr__cu_line(em, 2, "const bool live = wanted < rows;");
-	rr__cu_line(em, 2, "const long long row = live ? wanted : rows - 1; /* idle rows compute, never "
-			   "store */");
+	rr__cu_line(em, 2,
+	            "const long long row = live ? wanted : rows - 1; /* idle rows compute, never "
+	            "store */");
 	const char *tail = "(a, row, live, worker, rig";
 	if (em->C == 1) {
-		rr__cu_line(em, 2, "rr_row<VEC, N>%s, 0, parity, %s, %s, %s);", tail, red, cl, keep);
+		rr__cu_line(em, 2, "rr_row<VEC, N>%s, 0, parity, %s, %s, %s);", tail, red, cl,
+		            keep);
 	} else {
 		int64_t full = em->n / g->segment, last = em->n % g->segment;
 		rr__cu_line(em, 2, "if (rank < %lld)", (long long)full);
-		rr__cu_line(em, 3, "rr_row<VEC, SEG>%s, rank * SEG, parity, %s, %s, %s);", tail, red, cl,
-			    keep);
+		rr__cu_line(em, 3, "rr_row<VEC, SEG>%s, rank * SEG, parity, %s, %s, %s);", tail,
+		            red, cl, keep);
 		if (last > 0 && full < em->C) {
 			rr__cu_line(em, 2, "else if (rank == %lld)", (long long)full);
 			rr__cu_line(em, 3, "rr_row<VEC, %lld>%s, rank * SEG, parity, %s, %s, %s);",
-				    (long long)last, tail, red, cl, keep);
+			            (long long)last, tail, red, cl, keep);
 		}
 		if (full + (last > 0) < em->C) {
 			rr__cu_line(em, 2, "else /* beyond the row: partials are identities */");
-			rr__cu_line(em, 3, "rr_row<VEC, 0>%s, N, parity, %s, %s, %s);", tail, red, cl, keep);
+			rr__cu_line(em, 3, "rr_row<VEC, 0>%s, N, parity, %s, %s, %s);", tail, red,
+			            cl, keep);
 		}
 	}
 	rr__cu_line(em, 2, "parity ^= 1;");
 	rr__cu_line(em, 1, "}");
 	if (em->C > 1)
-		rr__cu_line(em, 1, "rr_cluster_sync(); /* no block leaves while others read its partials */");
+		rr__cu_line(
+		    em, 1,
+		    "rr_cluster_sync(); /* no block leaves while others read its partials */");
 	rr__cu_line(em, 0, "}\n");
 }
 
 static void emit_entry(rr__cu_emitter *em, const char *name, int vec)
 {
 	const rr_kernel *kernel = em->kernel;
-	rr__buf_printf(em->out, "extern \"C\" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) "
-				"%s(", name);
+	rr__buf_printf(em->out,
+	               "extern \"C\" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) "
+	               "%s(",
+	               name);
 	for (int k = 0; k < kernel->n_inputs; k++) {
 		rr_kind kind = kernel->inputs[k].kind;
 		rr__buf_printf(em->out, "%s in%d, ",
-			       kind == RR_KIND_PARAM   ? "const float"
-			       : kind == RR_KIND_INDEX ? "const long long *__restrict__"
-						       : "const io_t *__restrict__",
-			       k);
+		               kind == RR_KIND_PARAM   ? "const float"
+		               : kind == RR_KIND_INDEX ? "const long long *__restrict__"
+		                                       : "const io_t *__restrict__",
+		               k);
 	}
 	for (int j = 0; j < kernel->n_outputs; j++)
 		rr__buf_printf(em->out, "io_t *__restrict__ out%d, ", j);
@@ -921,10 +1014,10 @@ static void emit_simulation_entry(rr__cu_emitter *em)
 	for (int k = 0; k < kernel->n_inputs; k++, n++) {
 		rr_kind kind = kernel->inputs[k].kind;
 		rr__buf_printf(em->out, "%s*(%s *)params[%d]", n ? ", " : "",
-			       kind == RR_KIND_PARAM   ? "const float"
-			       : kind == RR_KIND_INDEX ? "const long long *const"
-						       : "const io_t *const",
-			       n);
+		               kind == RR_KIND_PARAM   ? "const float"
+		               : kind == RR_KIND_INDEX ? "const long long *const"
+		                                       : "const io_t *const",
+		               n);
 	}
 	for (int j = 0; j < kernel->n_outputs; j++, n++)
 		rr__buf_printf(em->out, "%s*(io_t *const *)params[%d]", n ? ", " : "", n);
@@ -932,7 +1025,8 @@ static void emit_simulation_entry(rr__cu_emitter *em)
 	rr__cu_line(em, 1, "const long long rows = *(const long long *)params[%d];", n);
 	if (em->geo.has_vec_entry)
 		rr__cu_line(em, 1, "if (vec)\n\t\trr_main<true>(a, rows);\n\telse");
-	rr__cu_line(em, 1, "%srr_main<false>(a, rows);", em->geo.has_vec_entry ? "\t" : "(void)vec, ");
+	rr__cu_line(em, 1, "%srr_main<false>(a, rows);",
+	            em->geo.has_vec_entry ? "\t" : "(void)vec, ");
 	rr__cu_line(em, 0, "}");
 	rr__cu_line(em, 0, "#endif");
 }
@@ -969,6 +1063,7 @@ rr_status rr__cuda_emit(const rr_program *program, const rr__target *target, rr_
 	snprintf(name, sizeof name, "%s", program->kernel->name);
 	free(em);
 	if (failed)
-		return rr__fail(RR_ERR_NOMEM, "out of memory emitting CUDA C for kernel '%s'", name);
+		return rr__fail(RR_ERR_NOMEM, "out of memory emitting CUDA C for kernel '%s'",
+		                name);
 	return RR_OK;
 }

@@ -16,23 +16,23 @@ typedef struct rr__cu_emitter {
 	rr__cuda_geometry geo;
 	int W, V, U, R, C;
 	int64_t n;
-	int rounds;      /* reduction rounds */
-	int phases;      /* rounds, plus the output phase when there are row outputs */
+	int rounds; /* reduction rounds */
+	int phases; /* rounds, plus the output phase when there are row outputs */
 	int row_outputs;
 	int warps;       /* warps per row when W > 32, else 1 */
 	int red_slots;   /* partial values combined across workers per row, over all rounds */
 	int offsets[16]; /* the fixed tree (rr__tree_offsets) */
 	int n_offsets;
-	int red_slot[RR_MAX_NODES];       /* first scratch slot of a reduction (a pair takes two) */
+	int red_slot[RR_MAX_NODES]; /* first scratch slot of a reduction (a pair takes two) */
 	unsigned char rowdep[RR_MAX_NODES]; /* elem node that depends on a row input */
 	unsigned char kept[RR_MAX_NODES];   /* elem values kept from phase 1 to later phases */
 	int keep_ordinal[RR_MAX_NODES];
-	unsigned char eval[RR_MAX_NODES];   /* scratch: elem nodes evaluated in the current phase */
+	unsigned char eval[RR_MAX_NODES]; /* scratch: elem nodes evaluated in the current phase */
 } rr__cu_emitter;
 
 /* Appends one line at `depth` tabs. */
 void rr__cu_line(rr__cu_emitter *em, int depth, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 /* Appends `depth` tabs (for a line finished with rr__buf_printf). */
 void rr__cu_indent(rr__cu_emitter *em, int depth);
 

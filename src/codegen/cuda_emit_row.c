@@ -77,12 +77,12 @@ static void emit_pointers(rr__cu_emitter *em)
 			continue;
 		int row_kind = kernel->inputs[k].kind == RR_KIND_ROW;
 		rr__cu_line(em, 1, "const io_t *x%d = a.in%d + %sseg_begin; /* %s */", k, k,
-			    row_kind ? "row * N + " : "", kernel->inputs[k].name);
+		            row_kind ? "row * N + " : "", kernel->inputs[k].name);
 	}
 	for (int j = 0; j < kernel->n_outputs; j++)
 		if (kernel->outputs[j].kind == RR_KIND_ROW)
-			rr__cu_line(em, 1, "io_t *y%d = a.out%d + row * N + seg_begin; /* %s */", j, j,
-				    kernel->outputs[j].name);
+			rr__cu_line(em, 1, "io_t *y%d = a.out%d + row * N + seg_begin; /* %s */", j,
+			            j, kernel->outputs[j].name);
 }
 
 /* Params, rowscalar inputs, indices, gathers and scalars that need no reduction. */
@@ -94,19 +94,20 @@ static void emit_scalars_before(rr__cu_emitter *em)
 	for (int k = 0; k < kernel->n_inputs; k++) {
 		const rr__io *io = &kernel->inputs[k];
 		if (io->kind == RR_KIND_PARAM && io->node >= 0)
-			rr__cu_line(em, 1, "const float s%d = a.in%d; /* %s */", io->node, k, io->name);
+			rr__cu_line(em, 1, "const float s%d = a.in%d; /* %s */", io->node, k,
+			            io->name);
 		if (io->kind == RR_KIND_ROWSCALAR && io->node >= 0)
 			rr__cu_line(em, 1, "const float s%d = rr_in(__ldg(a.in%d + row)); /* %s */",
-				    io->node, k, io->name);
+			            io->node, k, io->name);
 		if (io->kind != RR_KIND_INDEX)
 			continue;
 		int gathered = 0;
 		for (int id = 0; id < kernel->n_nodes; id++)
 			gathered |= ready[id] && kernel->nodes[id].op == RR_OP_GATHER &&
-				    kernel->nodes[id].index == k;
+			            kernel->nodes[id].index == k;
 		if (gathered)
-			rr__cu_line(em, 1, "const long long t%d = __ldg(a.in%d + row); /* %s */", k, k,
-				    io->name);
+			rr__cu_line(em, 1, "const long long t%d = __ldg(a.in%d + row); /* %s */", k,
+			            k, io->name);
 	}
 }
 
@@ -121,10 +122,12 @@ static void emit_scalars_after(rr__cu_emitter *em, int round)
 		if (!ready[id] || node->op == RR_OP_CONST)
 			continue;
 		if (node->op == RR_OP_GATHER) {
-			rr__cu_line(em, 1, "const float s%d = t%d >= 0 && t%d < N ? rr_in(__ldg(a.in%d + "
-					   "row * N + t%d)) : NAN; /* %s[%s] */",
-				    id, node->index, node->index, node->input, node->index,
-				    kernel->inputs[node->input].name, kernel->inputs[node->index].name);
+			rr__cu_line(em, 1,
+			            "const float s%d = t%d >= 0 && t%d < N ? rr_in(__ldg(a.in%d + "
+			            "row * N + t%d)) : NAN; /* %s[%s] */",
+			            id, node->index, node->index, node->input, node->index,
+			            kernel->inputs[node->input].name,
+			            kernel->inputs[node->index].name);
 			continue;
 		}
 		rr__buf_printf(em->out, "\tconst float s%d = ", id);
@@ -139,7 +142,8 @@ static void emit_kept_arrays(rr__cu_emitter *em)
 		return;
 	for (int id = 0; id < em->kernel->n_nodes; id++)
 		if (em->kept[id])
-			rr__cu_line(em, 1, "float k%d[CH > 0 ? CH : 1][V]; /* kept in registers */", id);
+			rr__cu_line(em, 1, "float k%d[CH > 0 ? CH : 1][V]; /* kept in registers */",
+			            id);
 }
 
 /* ---------------------------------------------------------------- one pack */
@@ -161,7 +165,7 @@ static void emit_values(rr__cu_emitter *em, int depth, int phase, const char *u)
 	for (int id = 0; id < kernel->n_nodes; id++)
 		if (from_storage(em, id, phase) && em->geo.keep == RR_CUDA_KEEP_SMEM)
 			rr__cu_line(em, depth, "rr_keep_load(e%d, keep, %d, c);", id,
-				    em->keep_ordinal[id]);
+			            em->keep_ordinal[id]);
 	rr__cu_line(em, depth, "#pragma unroll");
 	rr__cu_line(em, depth, "for (int e = 0; e < V; e++) {");
 	for (int id = 0; id < kernel->n_nodes; id++) {
@@ -174,7 +178,7 @@ static void emit_values(rr__cu_emitter *em, int depth, int phase, const char *u)
 		}
 		if (global_load(em, id, phase)) {
 			rr__cu_line(em, depth + 1, "e%d[e] = ld%d[%s][e]; /* %s */", id, id, u,
-				    kernel->inputs[kernel->nodes[id].input].name);
+			            kernel->inputs[kernel->nodes[id].input].name);
 			continue;
 		}
 		rr__cu_indent(em, depth + 1);
@@ -194,7 +198,8 @@ static void emit_accumulate(rr__cu_emitter *em, int depth, int phase, int guarde
 {
 	const rr_kernel *kernel = em->kernel;
 	for (int id = 0; id < kernel->n_nodes; id++) {
-		if (!rr__cu_reduced_in(kernel, id, phase) || kernel->analysis.online_partner[id] >= 0)
+		if (!rr__cu_reduced_in(kernel, id, phase) ||
+		    kernel->analysis.online_partner[id] >= 0)
 			continue;
 		const rr__node *node = &kernel->nodes[id];
 		rr__cu_indent(em, depth + 1);
@@ -203,17 +208,19 @@ static void emit_accumulate(rr__cu_emitter *em, int depth, int phase, int guarde
 		if (node->reduce == RR_REDUCE_SUM)
 			rr__buf_printf(em->out, "acc%d = acc%d + ", id, id);
 		else
-			rr__buf_printf(em->out, "acc%d = %s(acc%d, ", id, reduce_fn(node->reduce), id);
+			rr__buf_printf(em->out, "acc%d = %s(acc%d, ", id, reduce_fn(node->reduce),
+			               id);
 		value_ref(em, node->a, "[e]");
 		rr__buf_printf(em->out, "%s;\n", node->reduce == RR_REDUCE_SUM ? "" : ")");
 	}
 	rr__cu_line(em, depth, "}");
 	for (int id = 0; id < kernel->n_nodes; id++) {
-		if (!rr__cu_reduced_in(kernel, id, phase) || kernel->analysis.online_partner[id] < 0)
+		if (!rr__cu_reduced_in(kernel, id, phase) ||
+		    kernel->analysis.online_partner[id] < 0)
 			continue;
 		rr__cu_line(em, depth, "rr_online_add(m%d, z%d, e%d, %s);", id,
-			    kernel->analysis.online_partner[id], kernel->nodes[id].a,
-			    guarded ? "valid" : "V");
+		            kernel->analysis.online_partner[id], kernel->nodes[id].a,
+		            guarded ? "valid" : "V");
 	}
 }
 
@@ -240,11 +247,12 @@ static void emit_stores(rr__cu_emitter *em, int depth, int guarded)
 		}
 		rr__cu_line(em, depth, "if (live)");
 		if (guarded)
-			rr__cu_line(em, depth + 1, "rr_store_tail<VEC>(y%d + at, %s, valid); /* %s */", j,
-				    value, kernel->outputs[j].name);
+			rr__cu_line(em, depth + 1,
+			            "rr_store_tail<VEC>(y%d + at, %s, valid); /* %s */", j, value,
+			            kernel->outputs[j].name);
 		else
-			rr__cu_line(em, depth + 1, "rr_store<VEC>(y%d + at, %s); /* %s */", j, value,
-				    kernel->outputs[j].name);
+			rr__cu_line(em, depth + 1, "rr_store<VEC>(y%d + at, %s); /* %s */", j,
+			            value, kernel->outputs[j].name);
 	}
 }
 
@@ -260,7 +268,7 @@ static void emit_pack(rr__cu_emitter *em, int depth, int phase, const char *u, i
 		for (int id = 0; id < em->kernel->n_nodes; id++)
 			if (em->kept[id])
 				rr__cu_line(em, depth, "rr_keep_store(keep, %d, c, e%d);",
-					    em->keep_ordinal[id], id);
+				            em->keep_ordinal[id], id);
 }
 
 /* ---------------------------------------------------------------- chunks */
@@ -303,7 +311,7 @@ static void emit_full_chunks(rr__cu_emitter *em, int phase)
 		for (int id = 0; id < kernel->n_nodes; id++)
 			if (global_load(em, id, phase))
 				rr__cu_line(em, 4, "rr_load<VEC>(ld%d[u], x%d + at);", id,
-					    kernel->nodes[id].input);
+				            kernel->nodes[id].input);
 		rr__cu_line(em, 3, "}");
 		rr__cu_line(em, 2, "}");
 	}
@@ -336,7 +344,7 @@ static void emit_tail_chunk(rr__cu_emitter *em, int phase)
 			continue;
 		rr__cu_line(em, 3, "float ld%d[1][V];", id);
 		rr__cu_line(em, 3, "rr_load_tail<VEC>(ld%d[0], x%d + at, valid);", id,
-			    kernel->nodes[id].input);
+		            kernel->nodes[id].input);
 	}
 	emit_pack(em, 3, phase, "0", 1);
 	rr__cu_line(em, 2, "}");
@@ -353,12 +361,14 @@ static void emit_accumulators(rr__cu_emitter *em, int round)
 			continue;
 		int partner = kernel->analysis.online_partner[id];
 		if (partner >= 0)
-			rr__cu_line(em, 1, "float m%d = -INFINITY, z%d = 0.0f; /* online max s%d, sum s%d */",
-				    id, partner, id, partner);
+			rr__cu_line(
+			    em, 1,
+			    "float m%d = -INFINITY, z%d = 0.0f; /* online max s%d, sum s%d */", id,
+			    partner, id, partner);
 		else
 			rr__cu_line(em, 1, "float acc%d = %s; /* %s */", id,
-				    rr__reduce_identity(kernel->nodes[id].reduce),
-				    rr__reduce_name(kernel->nodes[id].reduce));
+			            rr__reduce_identity(kernel->nodes[id].reduce),
+			            rr__reduce_name(kernel->nodes[id].reduce));
 	}
 }
 
@@ -378,7 +388,7 @@ static void emit_combine(rr__cu_emitter *em, int round, int depth, const char *o
 			snprintf(other_m, sizeof other_m, other_fmt, m, arg);
 			snprintf(other_z, sizeof other_z, other_fmt, z, arg);
 			rr__cu_line(em, depth, "rr_online_combine(%s, %s, %s, %s);", m, z, other_m,
-				    other_z);
+			            other_z);
 			continue;
 		}
 		snprintf(m, sizeof m, "acc%d", id);
@@ -386,14 +396,14 @@ static void emit_combine(rr__cu_emitter *em, int round, int depth, const char *o
 		if (kernel->nodes[id].reduce == RR_REDUCE_SUM)
 			rr__cu_line(em, depth, "%s = %s + %s;", m, m, other_m);
 		else
-			rr__cu_line(em, depth, "%s = %s(%s, %s);", m, reduce_fn(kernel->nodes[id].reduce),
-				    m, other_m);
+			rr__cu_line(em, depth, "%s = %s(%s, %s);", m,
+			            reduce_fn(kernel->nodes[id].reduce), m, other_m);
 	}
 }
 
 /* Calls `fn` on every partial variable of a round with its scratch slot. */
 static void for_each_partial(rr__cu_emitter *em, int round, int depth,
-			     void (*fn)(rr__cu_emitter *, int, const char *, int))
+                             void (*fn)(rr__cu_emitter *, int, const char *, int))
 {
 	const rr_kernel *kernel = em->kernel;
 	char name[32];
@@ -412,14 +422,17 @@ static void for_each_partial(rr__cu_emitter *em, int round, int depth,
 
 static void write_warp_partial(rr__cu_emitter *em, int depth, const char *name, int slot)
 {
-	rr__cu_line(em, depth, "red[((parity * RED_SLOTS + %d) * R + rig) * WARPS + (worker >> 5)] = %s;",
-		    slot, name);
+	rr__cu_line(em, depth,
+	            "red[((parity * RED_SLOTS + %d) * R + rig) * WARPS + (worker >> 5)] = %s;",
+	            slot, name);
 }
 
 static void read_warp_partial(rr__cu_emitter *em, int depth, const char *name, int slot)
 {
-	rr__cu_line(em, depth, "%s = red[((parity * RED_SLOTS + %d) * R + rig) * WARPS + (lane & "
-			       "(WARPS - 1))];", name, slot);
+	rr__cu_line(em, depth,
+	            "%s = red[((parity * RED_SLOTS + %d) * R + rig) * WARPS + (lane & "
+	            "(WARPS - 1))];",
+	            name, slot);
 }
 
 static void write_block_partial(rr__cu_emitter *em, int depth, const char *name, int slot)
@@ -430,7 +443,8 @@ static void write_block_partial(rr__cu_emitter *em, int depth, const char *name,
 static void emit_cluster_stage(rr__cu_emitter *em, int round)
 {
 	const rr_kernel *kernel = em->kernel;
-	rr__cu_line(em, 1, "/* across the cluster's C blocks, through distributed shared memory */");
+	rr__cu_line(em, 1,
+	            "/* across the cluster's C blocks, through distributed shared memory */");
 	rr__cu_line(em, 1, "if (threadIdx.x == 0) {");
 	for_each_partial(em, round, 2, write_block_partial);
 	rr__cu_line(em, 1, "}");
@@ -440,11 +454,13 @@ static void emit_cluster_stage(rr__cu_emitter *em, int round)
 			continue;
 		int partner = kernel->analysis.online_partner[id];
 		if (partner >= 0)
-			rr__cu_line(em, 1, "rr_cluster_online(m%d, z%d, cl + parity * RED_SLOTS + %d);", id,
-				    partner, em->red_slot[id]);
+			rr__cu_line(em, 1,
+			            "rr_cluster_online(m%d, z%d, cl + parity * RED_SLOTS + %d);",
+			            id, partner, em->red_slot[id]);
 		else
-			rr__cu_line(em, 1, "acc%d = rr_cluster_reduce<%d>(cl + parity * RED_SLOTS + %d);",
-				    id, (int)kernel->nodes[id].reduce, em->red_slot[id]);
+			rr__cu_line(em, 1,
+			            "acc%d = rr_cluster_reduce<%d>(cl + parity * RED_SLOTS + %d);",
+			            id, (int)kernel->nodes[id].reduce, em->red_slot[id]);
 	}
 }
 
@@ -460,7 +476,8 @@ static void emit_tree(rr__cu_emitter *em, int round)
 	rr__buf_printf(em->out, "%s */\n", em->n_offsets ? "" : " (none: one worker)");
 	for (int k = 0; k < em->n_offsets; k++)
 		if (em->offsets[k] < 32)
-			emit_combine(em, round, 1, "__shfl_xor_sync(RR_MASK, %s, %d)", em->offsets[k]);
+			emit_combine(em, round, 1, "__shfl_xor_sync(RR_MASK, %s, %d)",
+			             em->offsets[k]);
 	if (em->W > 32) {
 		rr__cu_line(em, 1, "if (lane == 0) {");
 		for_each_partial(em, round, 2, write_warp_partial);
@@ -470,7 +487,7 @@ static void emit_tree(rr__cu_emitter *em, int round)
 		for (int k = 0; k < em->n_offsets; k++)
 			if (em->offsets[k] >= 32)
 				emit_combine(em, round, 1, "__shfl_xor_sync(RR_MASK, %s, %d)",
-					     em->offsets[k] / 32);
+				             em->offsets[k] / 32);
 	}
 	if (em->C > 1)
 		emit_cluster_stage(em, round);
@@ -495,7 +512,8 @@ static void emit_phase(rr__cu_emitter *em, int phase)
 	int reduce = phase <= em->rounds;
 	rr__cu_mark_phase(em, phase);
 	if (reduce) {
-		rr__cu_line(em, 1, "/* round %d: each worker accumulates its slots in order */", phase);
+		rr__cu_line(em, 1, "/* round %d: each worker accumulates its slots in order */",
+		            phase);
 		emit_accumulators(em, phase);
 	} else {
 		rr__cu_line(em, 1, "/* output phase: each worker writes the elements it owns */");
@@ -529,17 +547,24 @@ static void emit_rowscalar_outputs(rr__cu_emitter *em)
 
 void rr__cu_emit_row(rr__cu_emitter *em)
 {
-	rr__cu_line(em, 0, "/* One row, or the segment [seg_begin, seg_begin + LEN) of it that this "
-			   "block of a cluster owns. */");
+	rr__cu_line(em, 0,
+	            "/* One row, or the segment [seg_begin, seg_begin + LEN) of it that this "
+	            "block of a cluster owns. */");
 	rr__cu_line(em, 0, "template <bool VEC, int LEN>");
-	rr__cu_line(em, 0, "__device__ __forceinline__ void rr_row(const rr_args &a, const long long "
-			   "row, const bool live, const int worker,");
-	rr__cu_line(em, 0, "\t\t\t\t\t   const int rig, const int seg_begin, const int parity, "
-			   "float *red, float *cl, float *keep)\n{");
-	rr__cu_line(em, 1, "constexpr int FULL = LEN / (W * V); /* chunks where every worker has a "
-			   "complete pack */");
-	rr__cu_line(em, 1, "constexpr int REM = LEN %% (W * V); /* elements of the last, partial chunk */");
-	rr__cu_line(em, 1, "constexpr int CH = FULL + (REM > 0 ? 1 : 0); /* packs a worker owns at most */");
+	rr__cu_line(em, 0,
+	            "__device__ __forceinline__ void rr_row(const rr_args &a, const long long "
+	            "row, const bool live, const int worker,");
+	rr__cu_line(em, 0,
+	            "\t\t\t\t\t   const int rig, const int seg_begin, const int parity, "
+	            "float *red, float *cl, float *keep)\n{");
+	rr__cu_line(em, 1,
+	            "constexpr int FULL = LEN / (W * V); /* chunks where every worker has a "
+	            "complete pack */");
+	rr__cu_line(
+	    em, 1, "constexpr int REM = LEN %% (W * V); /* elements of the last, partial chunk */");
+	rr__cu_line(
+	    em, 1,
+	    "constexpr int CH = FULL + (REM > 0 ? 1 : 0); /* packs a worker owns at most */");
 	if (em->W > 32)
 		rr__cu_line(em, 1, "const int lane = threadIdx.x & 31;");
 	rr__cu_line(em, 1, "(void)rig, (void)parity, (void)red, (void)cl, (void)keep, (void)CH;");
