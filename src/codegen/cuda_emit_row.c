@@ -474,9 +474,12 @@ static void emit_tree(rr__cu_emitter *em, int round)
 	for (int k = 0; k < em->n_offsets; k++)
 		rr__buf_printf(em->out, " %d", em->offsets[k]);
 	rr__buf_printf(em->out, "%s */\n", em->n_offsets ? "" : " (none: one worker)");
+	/* With W < 32 the shuffle width is W: the R rows sharing a warp stay apart. */
 	for (int k = 0; k < em->n_offsets; k++)
 		if (em->offsets[k] < 32)
-			emit_combine(em, round, 1, "__shfl_xor_sync(RR_MASK, %s, %d)",
+			emit_combine(em, round, 1,
+			             em->W < 32 ? "__shfl_xor_sync(RR_MASK, %s, %d, W)"
+			                        : "__shfl_xor_sync(RR_MASK, %s, %d)",
 			             em->offsets[k]);
 	if (em->W > 32) {
 		rr__cu_line(em, 1, "if (lane == 0) {");
