@@ -349,6 +349,9 @@ static void synthetic_results(rr__results *results, int samples)
 		snprintf(ceiling->description, sizeof ceiling->description, "synthetic %d", c);
 		for (int p = 0; p < RR__PHASE_COUNT; p++)
 			fill_phase(&ceiling->phases[p], samples, ceiling->bytes, 500);
+		/* As on a real GPU, a copy replayed in a graph is slower than on a stream. */
+		rr__phase_result_free(&ceiling->phases[RR_PHASE_GPU_GRAPH]);
+		fill_phase(&ceiling->phases[RR_PHASE_GPU_GRAPH], samples, ceiling->bytes, 900);
 	}
 	rr__phase_result_unavailable(&results->ceilings[0].phases[RR_PHASE_SINGLE_GPU], "none");
 	const char *kernels[] = {"softmax", "sum", "rmsnorm"};
@@ -415,8 +418,9 @@ static int is_hex64(json_t *value)
 	return 1;
 }
 
-/* The documented rules for one phase object, and its statistics recomputed from its samples. */
-static void check_phase_json(json_t *phase, int64_t bytes, json_t *ceiling_phase)
+/* The documented rules for one phase object, and its statistics recomputed from its samples;
+ * `ceiling_best` is the row's ceiling's best TB/s, or a negative number for none. */
+static void check_phase_json(json_t *phase, int64_t bytes, double ceiling_best)
 {
 	CHECK(is_bool(phase, "available"));
 	if (!json_is_true(json_object_get(phase, "available"))) {
@@ -440,12 +444,40 @@ static void check_phase_json(json_t *phase, int64_t bytes, json_t *ceiling_phase
 	double tbps = (double)bytes / median / 1e6;
 	CHECK(json_real_value(json_object_get(phase, "tbps")) == tbps);
 	json_t *fraction = json_object_get(phase, "fraction_of_ceiling");
-	if (ceiling_phase && json_is_true(json_object_get(ceiling_phase, "available"))) {
-		double limit = json_real_value(json_object_get(ceiling_phase, "tbps"));
-		CHECK(json_is_real(fraction) && json_real_value(fraction) == tbps / limit);
-	} else {
+	if (ceiling_best > 0)
+		CHECK(json_is_real(fraction) && json_real_value(fraction) == tbps / ceiling_best);
+	else
 		CHECK(json_is_null(fraction));
+}
+
+/* A ceiling's best_tbps and best_phase recomputed from its stored phases (the first phase on a
+ * tie); returns best_tbps, or -1 when the ceiling has none (and then both keys are null). */
+static double check_ceiling_best(json_t *ceiling)
+{
+	json_t *phases = json_object_get(ceiling, "phases");
+	double best = -1;
+	const char *best_name = NULL;
+	for (int p = 0; p < RR__PHASE_COUNT; p++) {
+		const char *name = rr__phase_name((rr__phase_id)p);
+		json_t *phase = json_object_get(phases, name);
+		double tbps = json_number_value(json_object_get(phase, "tbps"));
+		if (json_is_true(json_object_get(ceiling, "measured")) &&
+		    json_is_true(json_object_get(phase, "available")) && tbps > 0 && tbps > best) {
+			best = tbps;
+			best_name = name;
+		}
 	}
+	json_t *stored = json_object_get(ceiling, "best_tbps");
+	json_t *stored_phase = json_object_get(ceiling, "best_phase");
+	CHECK(stored != NULL && stored_phase != NULL);
+	if (best_name) {
+		CHECK(json_is_real(stored) && json_real_value(stored) == best);
+		CHECK(json_is_string(stored_phase) &&
+		      strcmp(json_string_value(stored_phase), best_name) == 0);
+	} else {
+		CHECK(json_is_null(stored) && json_is_null(stored_phase));
+	}
+	return best;
 }
 
 static void check_json(const char *path, const rr__results *results)
@@ -487,8 +519,13 @@ static void check_json(const char *path, const rr__results *results)
 		json_t *phases = json_object_get(ceiling, "phases");
 		for (int p = 0; p < RR__PHASE_COUNT; p++)
 			check_phase_json(json_object_get(phases, rr__phase_name((rr__phase_id)p)),
-			                 json_integer_value(json_object_get(ceiling, "bytes")),
-			                 NULL);
+			                 json_integer_value(json_object_get(ceiling, "bytes")), -1);
+		double best = check_ceiling_best(ceiling);
+		CHECK((best > 0) == (results->ceilings[c].measured != 0));
+		/* The synthetic graph phase is the slowest: it must never be the divisor. */
+		CHECK(!results->ceilings[c].measured ||
+		      strcmp(json_string_value(json_object_get(ceiling, "best_phase")),
+		             "gpu_graph") != 0);
 	}
 	json_t *rows = json_object_get(root, "rows");
 	CHECK(json_array_size(rows) == (size_t)results->n_rows);
@@ -515,13 +552,12 @@ static void check_json(const char *path, const rr__results *results)
 		}
 		json_t *ceiling =
 		    json_object_get(ceilings, json_string_value(json_object_get(row, "ceiling")));
+		double best = check_ceiling_best(ceiling);
 		json_t *phases = json_object_get(row, "phases");
-		for (int p = 0; p < RR__PHASE_COUNT; p++) {
-			const char *name = rr__phase_name((rr__phase_id)p);
-			check_phase_json(json_object_get(phases, name),
+		for (int p = 0; p < RR__PHASE_COUNT; p++)
+			check_phase_json(json_object_get(phases, rr__phase_name((rr__phase_id)p)),
 			                 json_integer_value(json_object_get(row, "bytes_min")),
-			                 json_object_get(json_object_get(ceiling, "phases"), name));
-		}
+			                 best);
 	}
 	json_t *summary = json_object_get(root, "summary");
 	CHECK(json_integer_value(json_object_get(summary, "invalid")) == 1);
@@ -547,7 +583,7 @@ static void test_results(const char *dir)
 	CHECK(rr__results_format_md(&results, &md) == RR_OK);
 	CHECK(md.data && strstr(md.data, "| softmax | f32 | 64x1024 |"));
 	CHECK(md.data && strstr(md.data, "INVALID"));
-	CHECK(md.data && strstr(md.data, "## Ceilings"));
+	CHECK(md.data && strstr(md.data, "## Ceilings") && strstr(md.data, "| best phase |"));
 	CHECK(md.data && strstr(md.data, results.info.command_line));
 	rr__buf_free(&md);
 	snprintf(path, sizeof path, "%s/results.md", dir);
@@ -562,6 +598,20 @@ static void test_results(const char *dir)
 	CHECK(svg && strstr(svg, "&lt;GPU&gt; &amp; co") && !strstr(svg, "<GPU>"));
 	CHECK(svg && strstr(svg, "<polyline") && strstr(svg, "copy ceiling"));
 	free(svg);
+
+	/* An unmeasured ceiling has no best, and its rows no fraction. */
+	double best_tbps = 1;
+	CHECK(rr__ceiling_best(&results.ceilings[RR_CEILING_COPY], &best_tbps) >= 0);
+	CHECK(best_tbps > 0);
+	results.ceilings[RR_CEILING_READ].measured = 0;
+	snprintf(results.ceilings[RR_CEILING_READ].error,
+	         sizeof results.ceilings[RR_CEILING_READ].error, "synthetic failure");
+	CHECK(rr__ceiling_best(&results.ceilings[RR_CEILING_READ], &best_tbps) == -1);
+	CHECK(best_tbps == 0);
+	rr__results_apply_ceilings(&results);
+	snprintf(path, sizeof path, "%s/unmeasured.json", dir);
+	CHECK(rr__results_write_json(&results, path) == RR_OK);
+	check_json(path, &results);
 
 	/* A path under a regular file cannot be created, even by root: nothing may be left. */
 	char blocked[600];

@@ -57,7 +57,7 @@ typedef struct rr__phase_result {
 	double *samples_us; /* µs per operation, in the order taken (owned) */
 	double median_us, min_us, max_us;
 	double tbps;     /* bytes / median_us / 1e6; 0 when no byte count applies */
-	double fraction; /* tbps over the ceiling's tbps in the same phase; -1 when none */
+	double fraction; /* tbps over the ceiling's best tbps (rr__ceiling_best); -1 when none */
 } rr__phase_result;
 
 void rr__phase_result_free(rr__phase_result *phase);
@@ -149,6 +149,12 @@ typedef struct rr__ceiling_result {
 	rr__phase_result phases[RR__PHASE_COUNT];
 } rr__ceiling_result;
 
+/* The ceiling's best phase: the available phase with the highest tbps (the first in phase order
+ * on a tie), i.e. the fastest this device was seen to move these bytes in this run. Returns that
+ * phase and sets *tbps to its tbps; returns -1 and sets *tbps to 0 when the ceiling was not
+ * measured or no phase has a positive tbps. */
+int rr__ceiling_best(const rr__ceiling_result *ceiling, double *tbps);
+
 /* Everything a results file records besides the rows (provenance and protocol). */
 typedef struct rr__run_info {
 	char *command_line; /* argv joined by single spaces, exactly (owned) */
@@ -187,7 +193,9 @@ typedef struct rr__results {
 /* Appends a zeroed row and returns it (NULL on out of memory; rr_last_error says so). */
 rr__row_result *rr__results_add_row(rr__results *results);
 void rr__results_free(rr__results *results);
-/* Sets every row's and ceiling's fraction: tbps over the matching ceiling's tbps per phase. */
+/* Sets every row phase's fraction: its tbps over the row's ceiling's best tbps (one divisor for
+ * all phases: a graph's memcpy node is slower than a stream memcpy, so dividing phase by phase
+ * would flatter kernels timed in a graph). */
 void rr__results_apply_ceilings(rr__results *results);
 /* Fills provenance: command line, time, host, device, versions, hashes (results_json.c). */
 rr_status rr__run_info_collect(rr__run_info *info, rr_device *device, int argc, char **argv);

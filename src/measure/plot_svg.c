@@ -1,5 +1,5 @@
 /* plot.svg: TB/s of the headline phase (gpu on cuda, e2e on cpu) against the row length N on a
- * log2 axis, one series per kernel and dtype, with the copy ceiling as a horizontal line.
+ * log2 axis, one series per kernel and dtype, with each ceiling's best TB/s as a horizontal line.
  * Hand-written SVG: no dependencies, readable in any browser. */
 #include <math.h>
 #include <stdio.h>
@@ -122,21 +122,22 @@ static void draw_axes(rr__buf *buf, const axes *a, const char *phase, const char
 	rr__buf_printf(buf, ")</text>\n");
 }
 
+/* The ceiling's best TB/s over its phases, the same divisor as the fraction of ceiling. */
 static void draw_ceiling(rr__buf *buf, const axes *a, const rr__results *results, rr__ceiling_id id,
-                         rr__phase_id phase, const char *color)
+                         const char *color)
 {
-	const rr__ceiling_result *ceiling = &results->ceilings[id];
-	if (!results->info.ceilings_requested || !ceiling->measured ||
-	    !ceiling->phases[phase].available || !(ceiling->phases[phase].tbps > 0))
+	double tbps;
+	int best = rr__ceiling_best(&results->ceilings[id], &tbps);
+	if (!results->info.ceilings_requested || best < 0)
 		return;
-	double y = py(a, ceiling->phases[phase].tbps);
+	double y = py(a, tbps);
 	rr__buf_printf(buf,
 	               "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\" "
 	               "stroke-width=\"1.5\" stroke-dasharray=\"8 4\"/><text x=\"%d\" "
 	               "y=\"%.1f\" fill=\"%s\" text-anchor=\"end\">%s ceiling %.3f "
-	               "TB/s</text>\n",
+	               "TB/s (best, %s phase)</text>\n",
 	               LEFT, y, WIDTH - RIGHT, y, color, WIDTH - RIGHT - 6, y - 5, color,
-	               rr__ceiling_name(id), ceiling->phases[phase].tbps);
+	               rr__ceiling_name(id), tbps, rr__phase_name((rr__phase_id)best));
 }
 
 static const char *dash_for(rr_dtype dtype)
@@ -227,10 +228,10 @@ static axes fit_axes(const rr__results *results, rr__phase_id phase)
 		a.y_hi = row->phases[phase].tbps > a.y_hi ? row->phases[phase].tbps : a.y_hi;
 	}
 	for (int c = 0; c < RR__CEILING_COUNT; c++) {
-		const rr__ceiling_result *ceiling = &results->ceilings[c];
-		if (results->info.ceilings_requested && ceiling->measured &&
-		    ceiling->phases[phase].available && ceiling->phases[phase].tbps > a.y_hi)
-			a.y_hi = ceiling->phases[phase].tbps;
+		double tbps;
+		if (results->info.ceilings_requested &&
+		    rr__ceiling_best(&results->ceilings[c], &tbps) >= 0 && tbps > a.y_hi)
+			a.y_hi = tbps;
 	}
 	if (!isfinite(a.x_lo)) {
 		a.x_lo = 7;
@@ -265,8 +266,8 @@ rr_status rr__results_write_svg(const rr__results *results, const char *path)
 		               "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">no timed "
 		               "configuration to plot</text>\n",
 		               (LEFT + WIDTH - RIGHT) / 2, (TOP + HEIGHT - BOTTOM) / 2);
-	draw_ceiling(&buf, &a, results, RR_CEILING_COPY, phase, "#c00000");
-	draw_ceiling(&buf, &a, results, RR_CEILING_READ, phase, "#e08000");
+	draw_ceiling(&buf, &a, results, RR_CEILING_COPY, "#c00000");
+	draw_ceiling(&buf, &a, results, RR_CEILING_READ, "#e08000");
 	rr__buf_printf(&buf, "</svg>\n");
 	if (buf.failed) {
 		rr__buf_free(&buf);

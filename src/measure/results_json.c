@@ -58,18 +58,33 @@ void rr__results_free(rr__results *results)
 	memset(results, 0, sizeof *results);
 }
 
+int rr__ceiling_best(const rr__ceiling_result *ceiling, double *tbps)
+{
+	int best = -1;
+	*tbps = 0;
+	if (!ceiling->measured)
+		return -1;
+	for (int p = 0; p < RR__PHASE_COUNT; p++) {
+		const rr__phase_result *phase = &ceiling->phases[p];
+		if (phase->available && isfinite(phase->tbps) && phase->tbps > *tbps) {
+			*tbps = phase->tbps;
+			best = p;
+		}
+	}
+	return best;
+}
+
 void rr__results_apply_ceilings(rr__results *results)
 {
 	for (int i = 0; i < results->n_rows; i++) {
 		rr__row_result *row = &results->rows[i];
-		const rr__ceiling_result *ceiling = &results->ceilings[row->ceiling];
+		double limit;
+		int best = rr__ceiling_best(&results->ceilings[row->ceiling], &limit);
 		for (int p = 0; p < RR__PHASE_COUNT; p++) {
 			rr__phase_result *phase = &row->phases[p];
-			const rr__phase_result *limit = &ceiling->phases[p];
 			phase->fraction = -1;
-			if (ceiling->measured && phase->available && limit->available &&
-			    limit->tbps > 0 && phase->tbps > 0)
-				phase->fraction = phase->tbps / limit->tbps;
+			if (best >= 0 && phase->available && phase->tbps > 0)
+				phase->fraction = phase->tbps / limit;
 		}
 	}
 }
@@ -316,6 +331,12 @@ static json_t *ceiling_json(const rr__ceiling_result *ceiling, rr__ceiling_id id
 	json_object_set_new(object, "M", json_integer(ceiling->rows));
 	json_object_set_new(object, "N", json_integer(ceiling->cols));
 	json_object_set_new(object, "phases", phases_json(ceiling->phases));
+	double best_tbps;
+	int best = rr__ceiling_best(ceiling, &best_tbps);
+	json_object_set_new(object, "best_tbps", best >= 0 ? number(best_tbps) : json_null());
+	json_object_set_new(object, "best_phase",
+	                    best >= 0 ? json_string(rr__phase_name((rr__phase_id)best))
+	                              : json_null());
 	return object;
 }
 
