@@ -308,7 +308,7 @@ static rr_status plan_emitter(rr__cu_emitter *em, const rr_program *program,
 	else if (l->storage == RR_STORAGE_SMEM)
 		g->keep = RR_CUDA_KEEP_SMEM;
 	else if (l->storage == RR_STORAGE_CLUSTER &&
-	         slots * layout_kept(kernel) > target->register_slots)
+	         slots * layout_kept(kernel) > rr__register_slots(target, l))
 		g->keep = RR_CUDA_KEEP_SMEM; /* the legality check's rule, so the limits agree */
 	else
 		g->keep = RR_CUDA_KEEP_REGS;

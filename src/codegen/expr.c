@@ -56,10 +56,20 @@ void rr__emit_rhs(rr__buf *buf, const rr_kernel *kernel, int id, const char *ele
 		operand(buf, kernel, node->a, elem_suffix);
 		rr__buf_printf(buf, ")");
 		return;
+	case RR_OP_DIV:
+		/* A row divided by a per-row scalar multiplies by its reciprocal: one division per
+		 * row instead of one per element (the compiler hoists or shares 1.0f / s). */
+		if (kernel->nodes[node->a].shape == RR_SHAPE_ELEM &&
+		    kernel->nodes[node->b].shape == RR_SHAPE_SCALAR &&
+		    kernel->nodes[node->b].op != RR_OP_CONST) {
+			operand(buf, kernel, node->a, elem_suffix);
+			rr__buf_printf(buf, " * (1.0f / s%d)", node->b);
+			return;
+		}
+		/* fall through */
 	case RR_OP_ADD:
 	case RR_OP_SUB:
 	case RR_OP_MUL:
-	case RR_OP_DIV:
 		operand(buf, kernel, node->a, elem_suffix);
 		rr__buf_printf(buf, " %s ", rr__op_name(node->op));
 		operand(buf, kernel, node->b, elem_suffix);

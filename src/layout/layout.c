@@ -248,18 +248,30 @@ int64_t rr__layout_smem_bytes(const rr_kernel *kernel, int64_t cols, int elem_by
 	return kept * chunks * V * W * R * 4 + scratch;
 }
 
+int rr__register_slots(const rr__target *target, const rr_layout *layout)
+{
+	int budget = target->register_slots;
+	if (target->cc_major > 0) {
+		int threads = layout->workers_per_row * layout->rows_per_group;
+		int fit = threads > 0 ? 65536 / threads - 32 : budget;
+		if (fit < budget)
+			budget = fit > 0 ? fit : 0;
+	}
+	return budget;
+}
+
 /* Kept rows in registers: the slots of the block's segment times the values kept. */
 static rr__illegal check_slots(const rr_layout *l, int64_t segment, int kept, const rr__target *t,
                                char *detail, size_t detail_size)
 {
 	int64_t slots = rr__slot_bound(segment, l->workers_per_row, l->vec);
-	if (slots * kept <= t->register_slots)
+	if (slots * kept <= rr__register_slots(t, l))
 		return RR_LEGAL;
 	SAY("S=regs keeps %d row input(s) × %lld private slots = %lld per worker (N = %lld "
 	    "over W = %d, V = %d), over the register budget of %d slots; use a larger W or V, "
 	    "S=smem or S=reread",
 	    kept, (long long)slots, (long long)(slots * kept), (long long)segment,
-	    l->workers_per_row, l->vec, t->register_slots);
+	    l->workers_per_row, l->vec, rr__register_slots(t, l));
 	return RR_ILLEGAL_SLOTS_OVER_BUDGET;
 }
 
@@ -301,7 +313,7 @@ static rr__illegal check_storage(const rr_kernel *kernel, const rr_layout *l, in
 	}
 	/* A cluster keeps its segment in registers when it fits there, else in shared memory. */
 	if (l->storage == RR_STORAGE_CLUSTER &&
-	    rr__slot_bound(segment, l->workers_per_row, l->vec) * kept <= t->register_slots)
+	    rr__slot_bound(segment, l->workers_per_row, l->vec) * kept <= rr__register_slots(t, l))
 		return RR_LEGAL;
 	int64_t bytes = rr__layout_smem_bytes(kernel, cols, elem_bytes, l, t->warp_size, kept);
 	if (bytes <= t->smem_per_group)

@@ -84,6 +84,11 @@ int64_t rr__layout_smem_bytes(const rr_kernel *kernel, int64_t cols, int elem_by
  * must keep (regs, smem, cluster) or read again (reread). Uses kernel->analysis. */
 int rr__layout_kept_inputs(const rr_kernel *kernel, int phases_read[RR_MAX_IO]);
 
+/* Private slots a worker may keep under `layout`: the target's budget, and on a GPU no more
+ * than a block of W·R threads can hold in the 64 Ki registers of a multiprocessor with 32
+ * registers per thread left for addresses and accumulators (W·R = 1024 leaves 32 slots). */
+int rr__register_slots(const rr__target *target, const rr_layout *layout);
+
 /* Checks `layout` (all fields set, none 0) for `kernel` at row length `cols` and element size
  * `elem_bytes` against `target`. RR_LEGAL or the first reason found; detail gets a sentence. */
 rr__illegal rr__layout_check(const rr_kernel *kernel, int64_t cols, int elem_bytes,

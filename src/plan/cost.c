@@ -117,7 +117,7 @@ static void gpu_occupancy(const rr__plan_request *req, const rr_layout *l, const
 	int kept = io->kept > 0 && l->storage != RR_STORAGE_REREAD ? io->kept : 0;
 	/* A cluster keeps its segment in registers when it fits there (as the check allows). */
 	int in_regs = l->storage == RR_STORAGE_REGS ||
-	              (l->storage == RR_STORAGE_CLUSTER && f->slots * kept <= t->register_slots);
+	              (l->storage == RR_STORAGE_CLUSTER && f->slots * kept <= rr__register_slots(t, l));
 	double in_flight = fmin(l->unroll, f->chunks_per_worker);
 	double regs = 24 + in_flight * fmax(1, l->vec * elem / 4) * fmax(1, io->row_inputs) +
 	              (l->workers_per_row > warp ? 4 : 0) + (in_regs ? f->slots * kept : 0);
@@ -224,7 +224,7 @@ static void gpu_features(const rr__plan_request *req, const rr_layout *l, const 
 	/* Rows kept in shared memory are written once and read back in every later phase. */
 	double staged = 0;
 	int in_smem = l->storage == RR_STORAGE_SMEM ||
-	              (l->storage == RR_STORAGE_CLUSTER && f->slots * io->kept > t->register_slots);
+	              (l->storage == RR_STORAGE_CLUSTER && f->slots * io->kept > rr__register_slots(t, l));
 	if (io->kept > 0 && in_smem)
 		staged = io->max_passes * io->kept * f->rows * (double)req->cols * 4;
 	f->memory_us = f->dram_bytes / (GPU_BANDWIDTH * f->bandwidth_efficiency) * 1e6 +
