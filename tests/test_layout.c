@@ -226,13 +226,13 @@ static void test_legality(void)
 	       RR_ILLEGAL_SMEM_OVER_LIMIT, "R = 2");
 	expect(norm, 131072, make(1024, 4, 1, 1, 4, RR_STORAGE_CLUSTER, G), &gpu, RR_LEGAL, NULL);
 	/* A cluster keeps its segment in registers when it fits, else in shared memory. A block
-	 * of 1024 threads may keep 65536 / 1024 - 32 = 32 slots: C = 4 (32 slots) fits, C = 2
+	 * of 1024 threads may keep 65536 / 1024 - 40 = 24 slots: C = 8 (16 slots) fits, C = 2
 	 * (64 slots) does not, and its 65536 f32 = 256 KiB are over the shared-memory limit. */
 	expect(norm, 131072, make(1024, 4, 1, 1, 2, RR_STORAGE_CLUSTER, G), &gpu,
 	       RR_ILLEGAL_SMEM_OVER_LIMIT, "65536");
-	expect(norm, 32768, make(1024, 4, 1, 1, 1, R_, G), &gpu, RR_LEGAL, NULL);
-	expect(norm, 65536, make(1024, 4, 1, 1, 1, R_, G), &gpu, RR_ILLEGAL_SLOTS_OVER_BUDGET,
-	       "budget of 32");
+	expect(norm, 24576, make(1024, 4, 1, 1, 1, R_, G), &gpu, RR_LEGAL, NULL);
+	expect(norm, 32768, make(1024, 4, 1, 1, 1, R_, G), &gpu, RR_ILLEGAL_SLOTS_OVER_BUDGET,
+	       "budget of 24");
 	expect(norm, 131072, make(512, 4, 1, 1, 2, RR_STORAGE_CLUSTER, G), &gpu,
 	       RR_ILLEGAL_SMEM_OVER_LIMIT, "65536");
 	expect(norm, 4096, make(256, 4, 1, 1, 1, RR_STORAGE_CLUSTER, G), &gpu, RR_ILLEGAL_STORAGE,

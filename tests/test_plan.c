@@ -249,7 +249,7 @@ static void test_defaults(const rr__target *gpu, const rr__target *cpu)
 	req.kernel = ln;
 	req.cols = 131072;
 	l = choose(&req, NULL);
-	CHECKF(l.workers_per_row == 1024 &&
+	CHECKF(l.workers_per_row >= 512 &&
 	           (l.storage == RR_STORAGE_SMEM || l.storage == RR_STORAGE_CLUSTER),
 	       "layernorm N=131072: %s", show(&l));
 	req.kernel = sm;

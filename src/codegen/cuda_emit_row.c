@@ -298,7 +298,11 @@ static void emit_full_chunks(rr__cu_emitter *em, int phase)
 {
 	const rr_kernel *kernel = em->kernel;
 	int output_phase = phase > em->rounds;
-	rr__cu_line(em, 1, "#pragma unroll");
+	/* Register-kept values are indexed by chunk, which needs constant indices: unroll fully.
+	 * Otherwise only the U chunks of one iteration are unrolled, so U bounds the loads in
+	 * flight and a wide row streams without exhausting registers. */
+	int indexes_regs = em->geo.keep == RR_CUDA_KEEP_REGS && em->geo.kept_values > 0;
+	rr__cu_line(em, 1, indexes_regs ? "#pragma unroll" : "#pragma unroll 1");
 	rr__cu_line(em, 1, "for (int c0 = 0; c0 < FULL; c0 += U) {");
 	if (count_loads(em, phase) > 0) {
 		for (int id = 0; id < kernel->n_nodes; id++)

@@ -253,7 +253,7 @@ int rr__register_slots(const rr__target *target, const rr_layout *layout)
 	int budget = target->register_slots;
 	if (target->cc_major > 0) {
 		int threads = layout->workers_per_row * layout->rows_per_group;
-		int fit = threads > 0 ? 65536 / threads - 32 : budget;
+		int fit = threads > 0 ? 65536 / threads - 40 : budget;
 		if (fit < budget)
 			budget = fit > 0 ? fit : 0;
 	}

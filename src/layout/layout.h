@@ -85,8 +85,9 @@ int64_t rr__layout_smem_bytes(const rr_kernel *kernel, int64_t cols, int elem_by
 int rr__layout_kept_inputs(const rr_kernel *kernel, int phases_read[RR_MAX_IO]);
 
 /* Private slots a worker may keep under `layout`: the target's budget, and on a GPU no more
- * than a block of W·R threads can hold in the 64 Ki registers of a multiprocessor with 32
- * registers per thread left for addresses and accumulators (W·R = 1024 leaves 32 slots). */
+ * than a block of W·R threads can hold in the 64 Ki registers of a multiprocessor with 40
+ * registers per thread left for addresses, loads in flight and accumulators (W·R = 1024
+ * leaves 24 slots; ptxas spilled layernorm at 32). */
 int rr__register_slots(const rr__target *target, const rr_layout *layout);
 
 /* Checks `layout` (all fields set, none 0) for `kernel` at row length `cols` and element size

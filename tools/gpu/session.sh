@@ -81,6 +81,10 @@ for stage in "$@"; do
 		echo "exit $?"; tail -3 "$OUT/explore.err"
 		python3 tools/gpu/summary.py "$OUT/explore/results.json"
 		;;
+	sweep)
+		log "plan sweeps"
+		bash bench/lab/sweeps.sh "$RR" /tmp/sweeps 2>&1 | tee "$OUT/sweeps.txt"
+		;;
 	*)
 		echo "unknown stage $stage"
 		;;
