@@ -172,6 +172,25 @@ static double gpu_group_us(const rr_layout *l, const io_facts *io, const rr__pla
 	       f->rounds * per_round + output;
 }
 
+/* Every worker takes part in every level of the cross-worker tree (the cross-warp stage is
+ * done by every warp), so wide groups spend issue slots that a narrower layout spends on
+ * loads: about 3 instructions per level for a sum, max or min, 14 for an online (max, sum)
+ * pair (two shuffles, two exponentials, rescaling), and a shared-memory stage per round when
+ * W exceeds a warp. Calibrated on the H200
+ * sweeps of bench/NOTES.md (cross_entropy bf16 32768x1024: W = 128 took 50 µs, W = 32 22 µs). */
+static double gpu_tree_us(const rr__plan_request *req, const rr_layout *l,
+                          const rr__plan_features *f, double warp)
+{
+	const rr__analysis *a = &req->kernel->analysis;
+	double W = l->workers_per_row;
+	double levels = log2_of(W);
+	int pairs = a->online_rewrites, plain = a->reductions - a->online_rewrites;
+	double per_thread = levels * (3.0 * plain + 14.0 * pairs) + (W > warp ? 20.0 * f->rounds : 0);
+	double lanes_per_us = (req->target->multiprocessors > 0 ? req->target->multiprocessors : 1) *
+	                      128.0 * GPU_CYCLES_PER_US;
+	return f->rows * l->blocks_per_row * W * per_thread / lanes_per_us;
+}
+
 static void gpu_features(const rr__plan_request *req, const rr_layout *l, const io_facts *io,
                          rr__plan_features *f)
 {
@@ -237,6 +256,7 @@ static void gpu_features(const rr__plan_request *req, const rr_layout *l, const 
 	else
 		f->latency_us = ceil(f->waves) * group_us + ceil(f->groups / sms) * GPU_DISPATCH_US;
 	f->launch_us = GPU_LAUNCH_US + (l->blocks_per_row > 1 ? 0.5 : 0);
+	f->tree_us = gpu_tree_us(req, l, f, warp);
 }
 
 /* ---------------------------------------------------------------- CPU */
@@ -296,7 +316,16 @@ void rr__plan_features_compute(const rr__plan_request *req, const rr_layout *lay
 	double slow = fmax(features->memory_us, features->latency_us);
 	double fast = fmin(features->memory_us, features->latency_us);
 	/* Memory and latency overlap, but not perfectly. */
-	features->predicted_us = features->launch_us + slow + 0.25 * fast;
+	features->predicted_us = features->launch_us + slow + 0.25 * fast + features->tree_us;
+	/* More than 8 packs per worker is outside what the H200 sweeps measured (bench/NOTES.md);
+	 * the model's latency terms are not trusted there, so such layouts rank last unless
+	 * nothing else is legal. */
+	if (strcmp(req->target->backend, "cpu") != 0 && features->chunks_per_worker > 8 &&
+	    layout->workers_per_row < 1024)
+		features->predicted_us *= 1.5;
+	/* A cluster pays cluster-wide barriers per round; it is for rows one block cannot hold. */
+	if (layout->blocks_per_row > 1 && req->cols / layout->blocks_per_row < 8192)
+		features->predicted_us *= 4;
 }
 
 double rr__cost_default(const rr__plan_request *req, const rr_layout *layout, void *ctx)

@@ -79,6 +79,7 @@ typedef struct rr__plan_features {
 	double memory_us;            /* bytes over the reachable bandwidth */
 	double latency_us;           /* waves × the time one group takes */
 	double launch_us;            /* fixed launch overhead */
+	double tree_us;              /* issue time of the cross-worker trees over all rows (GPU) */
 	double predicted_us;         /* the model's total */
 } rr__plan_features;
 
