@@ -249,6 +249,12 @@ static void gpu_features(const rr__plan_request *req, const rr_layout *l, const 
 	f->memory_us = f->dram_bytes / (GPU_BANDWIDTH * f->bandwidth_efficiency) * 1e6 +
 	               f->cache_bytes / (GPU_CACHE_BANDWIDTH * fmax(active, 0.05)) * 1e6 +
 	               staged / (GPU_SMEM_BANDWIDTH * fmax(active, 0.05)) * 1e6;
+	/* Few bytes over few SMs: the efficiency product above collapses towards zero, but such
+	 * a launch is bounded by one SM's share of the bandwidth plus a memory latency per serial
+	 * step, whatever the occupancy. */
+	double one_sm_us = f->serial_steps * GPU_MEMORY_LATENCY_US +
+	                   (f->dram_bytes + f->cache_bytes) / (GPU_BANDWIDTH / sms) * 1e6;
+	f->memory_us = fmin(f->memory_us, one_sm_us);
 	double group_us = gpu_group_us(l, io, f, depth, cached_share, warp);
 	if (l->grid == RR_GRID_PERSISTENT) /* groups loop over rows: one prologue each */
 		f->latency_us = GPU_BLOCK_US + ceil(f->waves) * (group_us - GPU_BLOCK_US + 0.02) +

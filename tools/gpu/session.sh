@@ -49,28 +49,30 @@ for stage in "$@"; do
 		log "bench large"
 		d=bench/results/$DATE-h200-large
 		"$RR" bench --backend cuda --suite large --kernels all --dtypes f32,bf16 --l2 cold \
-			--capture-sources --out "$d" 2>"$OUT/bench-large.err"
-		echo "exit $?"; tail -5 "$OUT/bench-large.err"
+			--samples 5 --sample-ms 10 --warmup-ms 50 --capture-sources --out "$d" \
+			2>"$OUT/bench-large.err"
+		echo "exit $?"; tail -3 "$OUT/bench-large.err"; python3 tools/gpu/summary.py "$d/results.json"
 		tar czf "$OUT/bench-large.tgz" "$d"
 		;;
 	bench-seed)
 		log "bench seed"
 		d=bench/results/$DATE-h200-seed
 		"$RR" bench --backend cuda --suite seed --kernels all --dtypes f32,bf16 --l2 hot \
-			--capture-sources --out "$d" 2>"$OUT/bench-seed.err"
-		echo "exit $?"; tail -5 "$OUT/bench-seed.err"
+			--samples 5 --sample-ms 10 --warmup-ms 50 --capture-sources --out "$d" \
+			2>"$OUT/bench-seed.err"
+		echo "exit $?"; tail -3 "$OUT/bench-seed.err"; python3 tools/gpu/summary.py "$d/results.json"
 		tar czf "$OUT/bench-seed.tgz" "$d"
 		;;
 	peers-large)
 		log "peers large"
-		python3 bench/peers/torch_peers.py --l2 cold --dtypes f32,bf16 \
+		python3 bench/peers/torch_peers.py --l2 cold --dtypes f32,bf16 --samples 5 --sample-ms 10 --warmup-ms 50 \
 			--shapes 65536x128,32768x1024,16384x4096,8192x8192,4096x32768,1024x131072,256x262144 \
 			--out "$OUT/peers-large.json" 2>"$OUT/peers-large.err"
 		echo "exit $?"; tail -3 "$OUT/peers-large.err"
 		;;
 	peers-seed)
 		log "peers seed"
-		python3 bench/peers/torch_peers.py --l2 hot --dtypes f32,bf16 \
+		python3 bench/peers/torch_peers.py --l2 hot --dtypes f32,bf16 --samples 5 --sample-ms 10 --warmup-ms 50 \
 			--shapes 1x127,17x257,64x4096,1024x4096 --out "$OUT/peers-seed.json" 2>"$OUT/peers-seed.err"
 		echo "exit $?"; tail -3 "$OUT/peers-seed.err"
 		;;
