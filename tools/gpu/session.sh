@@ -85,7 +85,7 @@ for stage in "$@"; do
 		;;
 	sweep)
 		log "plan sweeps"
-		bash bench/lab/sweeps.sh "$RR" /tmp/sweeps 2>&1 | tee "$OUT/sweeps.txt"
+		bash bench/lab/${SWEEPS:-sweeps}.sh "$RR" /tmp/sweeps 2>&1 | tee "$OUT/sweeps.txt"
 		;;
 	*)
 		echo "unknown stage $stage"
