@@ -371,8 +371,9 @@ static rr_status cuda_synchronize(rr_device *device)
 
 /* ---------------------------------------------------------------- provenance */
 
-/* The kernel module's version ("580.95.05"), the first dotted number after "Module" in the
- * driver's proc file; "" when there is none. */
+/* The kernel module's version ("580.95.05"): the first word after "Module" in the driver's
+ * proc file that starts with a digit and holds a dot (the words before it name the platform,
+ * e.g. "x86_64"); "" when there is none. */
 static void kernel_driver_version(char *out, size_t size)
 {
 	out[0] = 0;
@@ -382,14 +383,17 @@ static void kernel_driver_version(char *out, size_t size)
 	char line[512] = "";
 	const char *p = fgets(line, sizeof line, f) ? strstr(line, "Module") : NULL;
 	fclose(f);
-	while (p && *p && !(*p >= '0' && *p <= '9'))
-		p++;
-	size_t n = 0;
-	while (p && n + 1 < size && ((p[n] >= '0' && p[n] <= '9') || p[n] == '.')) {
-		out[n] = p[n];
-		n++;
+	while (p && *p) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		size_t n = strcspn(p, " \t\n");
+		if (n > 0 && *p >= '0' && *p <= '9' && memchr(p, '.', n) && n < size) {
+			memcpy(out, p, n);
+			out[n] = 0;
+			return;
+		}
+		p += n;
 	}
-	out[n] = 0;
 }
 
 static rr_status cuda_properties(rr_device *device, rr__device_properties *out)

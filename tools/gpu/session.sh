@@ -12,7 +12,9 @@ export PYTHONUNBUFFERED=1
 log() { echo "== $* ($(date -u +%H:%M:%S))"; }
 
 log build
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DRR_STATIC_DEPS=ON \
+# The copy of the tree has no .git: tools/gpu/make-deps.sh writes the commit to .rr-commit.
+commit=$(cat .rr-commit 2>/dev/null || echo unknown)
+cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DRR_STATIC_DEPS=ON -DRR_GIT_COMMIT="$commit" \
 	-DCMAKE_PREFIX_PATH="$PWD/.deps" >"$OUT/build.log" 2>&1 &&
 	cmake --build build-gpu -j 16 >>"$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
 RR=$PWD/build-gpu/rowreduce
