@@ -89,6 +89,32 @@ for stage in "$@"; do
 		log "plan sweeps"
 		bash bench/lab/${SWEEPS:-sweeps}.sh "$RR" /tmp/sweeps 2>&1 | tee "$OUT/sweeps.txt"
 		;;
+	memcheck)
+		log "compute-sanitizer memcheck on a subset"
+		for spec in softmax:33x4103:bf16:auto rmsnorm:17x257:f32:auto layernorm:5x65536:f32:W=1024,V=4,U=2,R=1,C=1,S=smem,G=rows \
+			add_layernorm:3x131072:bf16:W=512,V=8,U=2,R=1,C=4,S=cluster,G=rows cross_entropy:100x1000:f16:auto \
+			sum:1000x64:f32:W=8,V=4,U=1,R=8,C=1,S=regs,G=persistent; do
+			IFS=: read -r k shape dt plan <<<"$spec"
+			args=(--backend cuda --kernel "$k" --shape "$shape" --dtype "$dt" --repeat 1)
+			[ "$plan" = auto ] || args+=(--layout "$plan")
+			timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 "$RR" run "${args[@]}" >"$OUT/memcheck-$k.log" 2>&1
+			echo "$k $shape $dt $plan: exit $? ($(grep -E 'ERROR SUMMARY' "$OUT/memcheck-$k.log" | tail -1))"
+		done | tee "$OUT/memcheck.txt"
+		;;
+	bench-f32)
+		log "bench large f32 + peers (same session)"
+		d=bench/results/$DATE-h200-large-f32-rerun
+		"$RR" bench --backend cuda --suite large --kernels all --dtypes f32 --l2 cold \
+			--samples 5 --sample-ms 10 --warmup-ms 50 --capture-sources --out "$d" \
+			2>"$OUT/bench-f32.err"
+		echo "exit $?"; tail -2 "$OUT/bench-f32.err"
+		tar czf "$OUT/bench-f32.tgz" "$d"
+		python3 bench/peers/torch_peers.py --l2 cold --dtypes f32 --samples 5 --sample-ms 10 --warmup-ms 50 \
+			--shapes 65536x128,32768x1024,16384x4096,8192x8192,4096x32768,1024x131072,256x262144 \
+			--out "$OUT/peers-f32.json" 2>"$OUT/peers-f32.err"
+		echo "peers exit $?"
+		python3 bench/peers/compare.py "$d" "$OUT/peers-f32.json" && cp "$d/comparison.md" "$OUT/"
+		;;
 	*)
 		echo "unknown stage $stage"
 		;;
