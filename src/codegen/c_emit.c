@@ -9,6 +9,7 @@
 
 #include "analysis/analysis.h"
 #include "codegen/c_emit.h"
+#include "codegen/common.h"
 #include "codegen/expr.h"
 #include "layout/layout.h"
 
@@ -34,13 +35,10 @@ static void line(emitter *em, int depth, const char *fmt, ...)
 
 static void line(emitter *em, int depth, const char *fmt, ...)
 {
-	for (int i = 0; i < depth; i++)
-		rr__buf_append(em->out, "\t", 1);
 	va_list args;
 	va_start(args, fmt);
-	rr__buf_vprintf(em->out, fmt, args);
+	rr__emit_vline(em->out, depth, fmt, args);
 	va_end(args);
-	rr__buf_append(em->out, "\n", 1);
 }
 
 /* The name of node `id`'s value inside the generated code: a literal, e<id> or s<id>. */
@@ -55,59 +53,7 @@ static void value_ref(emitter *em, int id)
 		rr__buf_printf(em->out, "s%d", id);
 }
 
-static int is_online_sum(const rr_kernel *kernel, int id)
-{
-	return kernel->analysis.online_partner[id] >= 0 &&
-	       kernel->nodes[id].reduce == RR_REDUCE_SUM;
-}
-
-/* Reductions accumulated in round r: REDUCE nodes of that level, the sum of an online pair
- * riding with its max. */
-static int reduced_in(const emitter *em, int id, int round)
-{
-	const rr__node *node = &em->kernel->nodes[id];
-	return node->op == RR_OP_REDUCE && em->kernel->analysis.level[id] == round &&
-	       !is_online_sum(em->kernel, id);
-}
-
 /* ---------------------------------------------------------------- header comment */
-
-/* Appends text inside a block comment, one " * " prefix per line, never closing it early. */
-static void comment_text(emitter *em, const char *prefix, const char *text, size_t length)
-{
-	size_t start = 0;
-	while (start < length) {
-		size_t end = start;
-		while (end < length && text[end] != '\n')
-			end++;
-		rr__buf_printf(em->out, " * %s", prefix);
-		for (size_t i = start; i < end; i++) {
-			char ch = text[i];
-			if (ch == '\r' || ch == 0)
-				continue;
-			rr__buf_append(em->out, &ch, 1);
-			if (ch == '*' && i + 1 < end && text[i + 1] == '/')
-				rr__buf_append(em->out, " ", 1);
-		}
-		rr__buf_append(em->out, "\n", 1);
-		start = end + 1;
-	}
-}
-
-static void comment_expr(emitter *em, const char *prefix, int id)
-{
-	char *text = NULL;
-	size_t size = 0;
-	FILE *f = open_memstream(&text, &size);
-	if (!f) {
-		em->out->failed = 1;
-		return;
-	}
-	rr__ir_print_expr(em->kernel, id, f);
-	fclose(f);
-	comment_text(em, prefix, text, size);
-	free(text);
-}
 
 static void emit_header(emitter *em, const int *offsets, int steps)
 {
@@ -129,23 +75,12 @@ static void emit_header(emitter *em, const int *offsets, int steps)
 		rr__buf_printf(em->out, " %d", offsets[k]);
 	line(em, 0, "%s (warp size %d)", steps ? "" : " none", em->warp_size);
 	line(em, 0, " * rounds   %d", em->rounds);
-	for (int id = 0; id < kernel->n_nodes; id++) {
-		if (kernel->nodes[id].op != RR_OP_REDUCE)
-			continue;
-		char prefix[96];
-		snprintf(prefix, sizeof prefix, "  round %d: s%d = %s", kernel->analysis.level[id],
-		         id, kernel->analysis.online_partner[id] >= 0 ? "(online pair) " : "");
-		comment_expr(em, prefix, id);
-	}
+	rr__emit_comment_reductions(em->out, kernel);
 	for (int k = 0; k < kernel->n_inputs; k++)
 		if (em->kept[k] >= 0)
 			line(em, 0, " * storage  %s kept in private slots after round %d",
 			     kernel->inputs[k].name, em->first_round[k]);
-	line(em, 0, " *");
-	line(em, 0, " * kernel text:");
-	comment_text(em, "  ", kernel->text ? kernel->text : "",
-	             kernel->text ? kernel->text_length : 0);
-	line(em, 0, " */");
+	rr__emit_comment_kernel_text(em->out, kernel);
 }
 
 /* ---------------------------------------------------------------- prelude */
@@ -397,7 +332,7 @@ static void emit_element(emitter *em, int depth, int round)
 		return;
 	}
 	for (int id = 0; id < kernel->n_nodes; id++) {
-		if (!reduced_in(em, id, round))
+		if (!rr__reduced_in(kernel, id, round))
 			continue;
 		const rr__node *node = &kernel->nodes[id];
 		for (int i = 0; i < depth; i++)
@@ -442,7 +377,7 @@ static void emit_pack(emitter *em, int depth, int round, int guarded)
 {
 	const rr_kernel *kernel = em->kernel;
 	for (int id = 0; id < kernel->n_nodes; id++) {
-		if (!reduced_in(em, id, round) || kernel->analysis.online_partner[id] < 0)
+		if (!rr__reduced_in(kernel, id, round) || kernel->analysis.online_partner[id] < 0)
 			continue;
 		line(em, depth, "float pack%d[V];", id);
 		if (guarded) {
@@ -461,7 +396,7 @@ static void emit_pack(emitter *em, int depth, int round, int guarded)
 	emit_element(em, depth + 1, round);
 	line(em, depth, "}");
 	for (int id = 0; id < kernel->n_nodes; id++)
-		if (reduced_in(em, id, round) && kernel->analysis.online_partner[id] >= 0)
+		if (rr__reduced_in(kernel, id, round) && kernel->analysis.online_partner[id] >= 0)
 			emit_online_update(em, depth, id);
 }
 
@@ -469,7 +404,7 @@ static void emit_worker_begin(emitter *em, int round)
 {
 	const rr_kernel *kernel = em->kernel;
 	for (int id = 0; id < kernel->n_nodes; id++) {
-		if (!reduced_in(em, id, round))
+		if (!rr__reduced_in(kernel, id, round))
 			continue;
 		int partner = kernel->analysis.online_partner[id];
 		if (partner >= 0)
@@ -493,7 +428,7 @@ static void emit_worker_end(emitter *em, int round)
 {
 	const rr_kernel *kernel = em->kernel;
 	for (int id = 0; id < kernel->n_nodes; id++) {
-		if (!reduced_in(em, id, round))
+		if (!rr__reduced_in(kernel, id, round))
 			continue;
 		int partner = kernel->analysis.online_partner[id];
 		if (partner >= 0) {
@@ -544,7 +479,7 @@ static void emit_tree(emitter *em, int round)
 	     "step++) {");
 	line(em, 2, "const int o = tree_offsets[step];");
 	for (int id = 0; id < kernel->n_nodes; id++) {
-		if (!reduced_in(em, id, round))
+		if (!rr__reduced_in(kernel, id, round))
 			continue;
 		int partner = kernel->analysis.online_partner[id];
 		line(em, 2, "float next%d[W];", id);
@@ -553,7 +488,7 @@ static void emit_tree(emitter *em, int round)
 	}
 	line(em, 2, "for (int w = 0; w < W; w++) {");
 	for (int id = 0; id < kernel->n_nodes; id++) {
-		if (!reduced_in(em, id, round))
+		if (!rr__reduced_in(kernel, id, round))
 			continue;
 		int partner = kernel->analysis.online_partner[id];
 		if (partner >= 0) {
@@ -583,7 +518,7 @@ static void emit_tree(emitter *em, int round)
 	}
 	line(em, 2, "}");
 	for (int id = 0; id < kernel->n_nodes; id++) {
-		if (!reduced_in(em, id, round))
+		if (!rr__reduced_in(kernel, id, round))
 			continue;
 		int partner = kernel->analysis.online_partner[id];
 		line(em, 2, "memcpy(part%d, next%d, sizeof next%d);", id, id, id);
@@ -599,7 +534,7 @@ static void emit_round(emitter *em, int round)
 	const rr_kernel *kernel = em->kernel;
 	line(em, 1, "/* round %d: each worker's partials in slot order, then the tree */", round);
 	for (int id = 0; id < kernel->n_nodes; id++) {
-		if (!reduced_in(em, id, round))
+		if (!rr__reduced_in(kernel, id, round))
 			continue;
 		int partner = kernel->analysis.online_partner[id];
 		line(em, 1, "float part%d[W];", id);
@@ -610,7 +545,7 @@ static void emit_round(emitter *em, int round)
 	if (em->layout->workers_per_row > 1)
 		emit_tree(em, round);
 	for (int id = 0; id < kernel->n_nodes; id++) {
-		if (!reduced_in(em, id, round))
+		if (!rr__reduced_in(kernel, id, round))
 			continue;
 		int partner = kernel->analysis.online_partner[id];
 		line(em, 1, "const float s%d = part%d[0];", id, id);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analysis/analysis.h"
+#include "codegen/common.h"
 #include "codegen/cuda_emit_internal.h"
 #include "layout/layout.h"
 
@@ -64,30 +65,10 @@ rr_status rr__cuda_target_for_arch(const char *arch, rr__target *out)
 
 void rr__cu_line(rr__cu_emitter *em, int depth, const char *fmt, ...)
 {
-	rr__cu_indent(em, depth);
 	va_list args;
 	va_start(args, fmt);
-	rr__buf_vprintf(em->out, fmt, args);
+	rr__emit_vline(em->out, depth, fmt, args);
 	va_end(args);
-	rr__buf_append(em->out, "\n", 1);
-}
-
-void rr__cu_indent(rr__cu_emitter *em, int depth)
-{
-	for (int i = 0; i < depth; i++)
-		rr__buf_append(em->out, "\t", 1);
-}
-
-int rr__cu_is_online_sum(const rr_kernel *kernel, int id)
-{
-	return kernel->analysis.online_partner[id] >= 0 &&
-	       kernel->nodes[id].reduce == RR_REDUCE_SUM;
-}
-
-int rr__cu_reduced_in(const rr_kernel *kernel, int id, int round)
-{
-	return kernel->nodes[id].op == RR_OP_REDUCE && kernel->analysis.level[id] == round &&
-	       !rr__cu_is_online_sum(kernel, id);
 }
 
 static int is_elem(const rr_kernel *kernel, int id)
@@ -102,7 +83,7 @@ static void mark_roots(const rr__cu_emitter *em, int phase, unsigned char *mark)
 	memset(mark, 0, (size_t)kernel->n_nodes);
 	if (phase <= em->rounds) {
 		for (int id = 0; id < kernel->n_nodes; id++)
-			if (rr__cu_reduced_in(kernel, id, phase) &&
+			if (rr__reduced_in(kernel, id, phase) &&
 			    is_elem(kernel, kernel->nodes[id].a))
 				mark[kernel->nodes[id].a] = 1;
 		return;
@@ -275,7 +256,7 @@ static rr_status plan_emitter(rr__cu_emitter *em, const rr_program *program,
 	em->n_offsets = rr__tree_offsets(em->W, 32, em->offsets);
 	for (int id = 0; id < kernel->n_nodes; id++) {
 		em->red_slot[id] = -1;
-		if (!rr__cu_reduced_in(kernel, id, kernel->analysis.level[id]))
+		if (!rr__reduced_in(kernel, id, kernel->analysis.level[id]))
 			continue;
 		em->red_slot[id] = em->red_slots;
 		em->red_slots += kernel->analysis.online_partner[id] >= 0 ? 2 : 1;
@@ -355,43 +336,6 @@ rr_status rr__cuda_geometry_of(const rr_program *program, const rr__target *targ
 
 /* ---------------------------------------------------------------- header comment */
 
-/* Text inside a block comment, one " * " prefix per line, never closing it early. */
-static void comment_text(rr__cu_emitter *em, const char *prefix, const char *text, size_t length)
-{
-	size_t start = 0;
-	while (start < length) {
-		size_t end = start;
-		while (end < length && text[end] != '\n')
-			end++;
-		rr__buf_printf(em->out, " * %s", prefix);
-		for (size_t i = start; i < end; i++) {
-			char ch = text[i];
-			if (ch == '\r' || ch == 0)
-				continue;
-			rr__buf_append(em->out, &ch, 1);
-			if (ch == '*' && i + 1 < end && text[i + 1] == '/')
-				rr__buf_append(em->out, " ", 1);
-		}
-		rr__buf_append(em->out, "\n", 1);
-		start = end + 1;
-	}
-}
-
-static void comment_expr(rr__cu_emitter *em, const char *prefix, int id)
-{
-	char *text = NULL;
-	size_t size = 0;
-	FILE *f = open_memstream(&text, &size);
-	if (!f) {
-		em->out->failed = 1;
-		return;
-	}
-	rr__ir_print_expr(em->kernel, id, f);
-	fclose(f);
-	comment_text(em, prefix, text, size);
-	free(text);
-}
-
 static const char *keep_name(rr__cuda_keep keep)
 {
 	switch (keep) {
@@ -443,23 +387,12 @@ static void emit_header(rr__cu_emitter *em)
 	rr__cu_line(em, 0, "%s (shuffles below 32, shared memory across warps%s)",
 	            em->n_offsets ? "" : " none", em->C > 1 ? ", then the cluster" : "");
 	rr__cu_line(em, 0, " * rounds   %d", em->rounds);
-	for (int id = 0; id < kernel->n_nodes; id++) {
-		if (kernel->nodes[id].op != RR_OP_REDUCE)
-			continue;
-		char prefix[96];
-		snprintf(prefix, sizeof prefix, "  round %d: s%d = %s", kernel->analysis.level[id],
-		         id, kernel->analysis.online_partner[id] >= 0 ? "(online pair) " : "");
-		comment_expr(em, prefix, id);
-	}
+	rr__emit_comment_reductions(em->out, kernel);
 	rr__cu_line(em, 0, " * storage  %s", keep_name(g->keep));
 	for (int id = 0; id < kernel->n_nodes; id++)
 		if (em->kept[id] && g->keep != RR_CUDA_KEEP_NONE)
-			comment_expr(em, "  kept: ", id);
-	rr__cu_line(em, 0, " *");
-	rr__cu_line(em, 0, " * kernel text:");
-	comment_text(em, "  ", kernel->text ? kernel->text : "",
-	             kernel->text ? kernel->text_length : 0);
-	rr__cu_line(em, 0, " */");
+			rr__emit_comment_expr(em->out, kernel, "  kept: ", id);
+	rr__emit_comment_kernel_text(em->out, kernel);
 }
 
 /* ---------------------------------------------------------------- prelude */

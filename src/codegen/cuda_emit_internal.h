@@ -4,6 +4,7 @@
 #ifndef RR_CODEGEN_CUDA_EMIT_INTERNAL_H
 #define RR_CODEGEN_CUDA_EMIT_INTERNAL_H
 
+#include "codegen/common.h"
 #include "codegen/cuda_emit.h"
 #include "spec/ir.h"
 
@@ -33,13 +34,6 @@ typedef struct rr__cu_emitter {
 /* Appends one line at `depth` tabs. */
 void rr__cu_line(rr__cu_emitter *em, int depth, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* Appends `depth` tabs (for a line finished with rr__buf_printf). */
-void rr__cu_indent(rr__cu_emitter *em, int depth);
-
-/* 1 for the sum of an online (max, sum) pair: it rides with its max. */
-int rr__cu_is_online_sum(const rr_kernel *kernel, int id);
-/* REDUCE nodes accumulated in round `round` (the sum of an online pair excluded). */
-int rr__cu_reduced_in(const rr_kernel *kernel, int id, int round);
 /* Marks in em->eval the elem nodes evaluated in `phase`: from that phase's roots (reduction
  * operands, or row outputs in the output phase) down to inputs, stopping at kept values in
  * phases after the first; phase 1 also evaluates every kept value. */

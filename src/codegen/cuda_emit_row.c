@@ -156,7 +156,7 @@ static void emit_values(rr__cu_emitter *em, int depth, int phase, const char *u)
 		if (!em->eval[id] || kernel->nodes[id].shape != RR_SHAPE_ELEM)
 			continue;
 		if (!any)
-			rr__cu_indent(em, depth);
+			rr__emit_indent(em->out, depth);
 		rr__buf_printf(em->out, "%se%d[V]", any ? ", " : "float ", id);
 		any = 1;
 	}
@@ -181,7 +181,7 @@ static void emit_values(rr__cu_emitter *em, int depth, int phase, const char *u)
 			            kernel->inputs[kernel->nodes[id].input].name);
 			continue;
 		}
-		rr__cu_indent(em, depth + 1);
+		rr__emit_indent(em->out, depth + 1);
 		rr__buf_printf(em->out, "e%d[e] = ", id);
 		elem_rhs(em, id);
 		rr__buf_printf(em->out, ";\n");
@@ -198,11 +198,11 @@ static void emit_accumulate(rr__cu_emitter *em, int depth, int phase, int guarde
 {
 	const rr_kernel *kernel = em->kernel;
 	for (int id = 0; id < kernel->n_nodes; id++) {
-		if (!rr__cu_reduced_in(kernel, id, phase) ||
+		if (!rr__reduced_in(kernel, id, phase) ||
 		    kernel->analysis.online_partner[id] >= 0)
 			continue;
 		const rr__node *node = &kernel->nodes[id];
-		rr__cu_indent(em, depth + 1);
+		rr__emit_indent(em->out, depth + 1);
 		if (guarded)
 			rr__buf_printf(em->out, "if (e < valid) ");
 		if (node->reduce == RR_REDUCE_SUM)
@@ -215,7 +215,7 @@ static void emit_accumulate(rr__cu_emitter *em, int depth, int phase, int guarde
 	}
 	rr__cu_line(em, depth, "}");
 	for (int id = 0; id < kernel->n_nodes; id++) {
-		if (!rr__cu_reduced_in(kernel, id, phase) ||
+		if (!rr__reduced_in(kernel, id, phase) ||
 		    kernel->analysis.online_partner[id] < 0)
 			continue;
 		rr__cu_line(em, depth, "rr_online_add(m%d, z%d, e%d, %s);", id,
@@ -238,9 +238,9 @@ static void emit_stores(rr__cu_emitter *em, int depth, int guarded)
 			snprintf(value, sizeof value, "o%d", j);
 			rr__cu_line(em, depth, "float o%d[V];", j);
 			rr__cu_line(em, depth, "#pragma unroll");
-			rr__cu_indent(em, depth);
+			rr__emit_indent(em->out, depth);
 			rr__buf_printf(em->out, "for (int e = 0; e < V; e++)\n");
-			rr__cu_indent(em, depth + 1);
+			rr__emit_indent(em->out, depth + 1);
 			rr__buf_printf(em->out, "o%d[e] = ", j);
 			value_ref(em, node, "[e]");
 			rr__buf_printf(em->out, ";\n");
@@ -361,7 +361,7 @@ static void emit_accumulators(rr__cu_emitter *em, int round)
 {
 	const rr_kernel *kernel = em->kernel;
 	for (int id = 0; id < kernel->n_nodes; id++) {
-		if (!rr__cu_reduced_in(kernel, id, round))
+		if (!rr__reduced_in(kernel, id, round))
 			continue;
 		int partner = kernel->analysis.online_partner[id];
 		if (partner >= 0)
@@ -383,7 +383,7 @@ static void emit_combine(rr__cu_emitter *em, int round, int depth, const char *o
 	const rr_kernel *kernel = em->kernel;
 	char m[32], z[32], other_m[96], other_z[96];
 	for (int id = 0; id < kernel->n_nodes; id++) {
-		if (!rr__cu_reduced_in(kernel, id, round))
+		if (!rr__reduced_in(kernel, id, round))
 			continue;
 		int partner = kernel->analysis.online_partner[id];
 		if (partner >= 0) {
@@ -412,7 +412,7 @@ static void for_each_partial(rr__cu_emitter *em, int round, int depth,
 	const rr_kernel *kernel = em->kernel;
 	char name[32];
 	for (int id = 0; id < kernel->n_nodes; id++) {
-		if (!rr__cu_reduced_in(kernel, id, round))
+		if (!rr__reduced_in(kernel, id, round))
 			continue;
 		int partner = kernel->analysis.online_partner[id];
 		snprintf(name, sizeof name, partner >= 0 ? "m%d" : "acc%d", id);
@@ -454,7 +454,7 @@ static void emit_cluster_stage(rr__cu_emitter *em, int round)
 	rr__cu_line(em, 1, "}");
 	rr__cu_line(em, 1, "rr_cluster_sync();");
 	for (int id = 0; id < kernel->n_nodes; id++) {
-		if (!rr__cu_reduced_in(kernel, id, round))
+		if (!rr__reduced_in(kernel, id, round))
 			continue;
 		int partner = kernel->analysis.online_partner[id];
 		if (partner >= 0)
@@ -500,7 +500,7 @@ static void emit_tree(rr__cu_emitter *em, int round)
 		emit_cluster_stage(em, round);
 	const rr_kernel *kernel = em->kernel;
 	for (int id = 0; id < kernel->n_nodes; id++) {
-		if (!rr__cu_reduced_in(kernel, id, round))
+		if (!rr__reduced_in(kernel, id, round))
 			continue;
 		int partner = kernel->analysis.online_partner[id];
 		if (partner >= 0) {

@@ -1,0 +1,32 @@
+/* Pieces the C and the CUDA C emitters share: lines at a depth, the parts of the header
+ * comment that read the same in both (reductions, kernel text), and the questions both ask
+ * the analysis about reductions. */
+#ifndef RR_CODEGEN_COMMON_H
+#define RR_CODEGEN_COMMON_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#include "spec/ir.h"
+#include "util/util.h"
+
+/* Appends `depth` tabs. */
+void rr__emit_indent(rr__buf *out, int depth);
+/* Appends one line at `depth` tabs: the formatted text and a newline. */
+void rr__emit_vline(rr__buf *out, int depth, const char *fmt, va_list args);
+
+/* Appends text inside a block comment, one " * <prefix>" per line, never closing it early. */
+void rr__emit_comment_text(rr__buf *out, const char *prefix, const char *text, size_t length);
+/* Appends node `id`'s expression (as the IR prints it) inside a block comment. */
+void rr__emit_comment_expr(rr__buf *out, const rr_kernel *kernel, const char *prefix, int id);
+/* Appends one comment line per reduction: its round, its name and its expression. */
+void rr__emit_comment_reductions(rr__buf *out, const rr_kernel *kernel);
+/* Appends the kernel's source text and closes the header comment. */
+void rr__emit_comment_kernel_text(rr__buf *out, const rr_kernel *kernel);
+
+/* 1 for the sum of an online (max, sum) pair: it rides with its max. */
+int rr__is_online_sum(const rr_kernel *kernel, int id);
+/* REDUCE nodes accumulated in round `round` (the sum of an online pair excluded). */
+int rr__reduced_in(const rr_kernel *kernel, int id, int round);
+
+#endif
