@@ -553,42 +553,58 @@ static const char *word_member(int bytes, int k)
 	return bytes >= 8 ? four[k] : "";
 }
 
-static void emit_vector_load(rr__cu_emitter *em)
+/* The VEC branch of rr_load (store 0) or rr_store (store 1): V / per_access accesses of the
+ * geometry's width, each split into 32-bit words of one f32 or two 16-bit elements. */
+static void emit_vector_access(rr__cu_emitter *em, int store)
 {
 	int a = em->geo.access_bytes, es = em->geo.elem_bytes;
 	int words = a / 4, per_access = a / es;
 	rr__cu_line(em, 2, "#pragma unroll");
 	rr__cu_line(em, 2, "for (int k = 0; k < V / %d; k++) {", per_access);
-	rr__cu_line(em, 3, "const %s w = __ldg(reinterpret_cast<const %s *>(p) + k);",
-	            access_type(a), access_type(a));
+	if (store)
+		rr__cu_line(em, 3, "%s w;", access_type(a));
+	else
+		rr__cu_line(em, 3, "const %s w = __ldg(reinterpret_cast<const %s *>(p) + k);",
+		            access_type(a), access_type(a));
 	for (int j = 0; j < words; j++) {
-		if (es == 4)
+		const char *m = word_member(a, j);
+		if (es == 4 && store)
+			rr__cu_line(em, 3, "w%s = __float_as_uint(v[k * %d + %d]);", m, per_access,
+			            j);
+		else if (es == 4)
 			rr__cu_line(em, 3, "v[k * %d + %d] = __uint_as_float(w%s);", per_access, j,
-			            word_member(a, j));
+			            m);
+		else if (store)
+			rr__cu_line(em, 3, "w%s = rr_out2(v[k * %d + %d], v[k * %d + %d]);", m,
+			            per_access, 2 * j, per_access, 2 * j + 1);
 		else
-			rr__cu_line(em, 3, "rr_in2(w%s, v[k * %d + %d], v[k * %d + %d]);",
-			            word_member(a, j), per_access, 2 * j, per_access, 2 * j + 1);
+			rr__cu_line(em, 3, "rr_in2(w%s, v[k * %d + %d], v[k * %d + %d]);", m,
+			            per_access, 2 * j, per_access, 2 * j + 1);
 	}
+	if (store)
+		rr__cu_line(em, 3, "reinterpret_cast<%s *>(p)[k] = w;", access_type(a));
 	rr__cu_line(em, 2, "}");
 }
 
-static void emit_vector_store(rr__cu_emitter *em)
+/* rr_load (store 0) or rr_store (store 1) of one whole pack: the VEC branch where the
+ * geometry has a vector entry, element by element otherwise. */
+static void emit_pack_access(rr__cu_emitter *em, int store)
 {
-	int a = em->geo.access_bytes, es = em->geo.elem_bytes;
-	int words = a / 4, per_access = a / es;
-	rr__cu_line(em, 2, "#pragma unroll");
-	rr__cu_line(em, 2, "for (int k = 0; k < V / %d; k++) {", per_access);
-	rr__cu_line(em, 3, "%s w;", access_type(a));
-	for (int j = 0; j < words; j++) {
-		if (es == 4)
-			rr__cu_line(em, 3, "w%s = __float_as_uint(v[k * %d + %d]);",
-			            word_member(a, j), per_access, j);
-		else
-			rr__cu_line(em, 3, "w%s = rr_out2(v[k * %d + %d], v[k * %d + %d]);",
-			            word_member(a, j), per_access, 2 * j, per_access, 2 * j + 1);
+	rr__cu_line(em, 0, "template <bool VEC>");
+	rr__cu_line(em, 0, "__device__ __forceinline__ void %s\n{",
+	            store ? "rr_store(io_t *p, const float (&v)[V])"
+	                  : "rr_load(float (&v)[V], const io_t *p)");
+	if (em->geo.has_vec_entry) {
+		rr__cu_line(em, 1, "if constexpr (VEC) {");
+		emit_vector_access(em, store);
+		rr__cu_line(em, 1, "} else {");
+	} else {
+		rr__cu_line(em, 1, "{");
 	}
-	rr__cu_line(em, 3, "reinterpret_cast<%s *>(p)[k] = w;", access_type(a));
-	rr__cu_line(em, 2, "}");
+	rr__cu_line(em, 2, "#pragma unroll");
+	rr__cu_line(em, 2, "for (int e = 0; e < V; e++)");
+	rr__cu_line(em, 3, "%s", store ? "p[e] = rr_out(v[e]);" : "v[e] = rr_in(__ldg(p + e));");
+	rr__cu_line(em, 1, "}\n}");
 }
 
 /* Pack loads and stores: VEC uses accesses of the geometry's width (the launcher picks VEC
@@ -596,37 +612,10 @@ static void emit_vector_store(rr__cu_emitter *em)
  * are read through the read-only path. */
 static void emit_access_helpers(rr__cu_emitter *em)
 {
-	int vec = em->geo.has_vec_entry;
 	rr__cu_line(em, 0, "/* One pack of V elements at p (VEC: %d-byte accesses). */",
 	            em->geo.access_bytes);
-	rr__cu_line(em, 0, "template <bool VEC>");
-	rr__cu_line(em, 0,
-	            "__device__ __forceinline__ void rr_load(float (&v)[V], const io_t *p)\n{");
-	if (vec) {
-		rr__cu_line(em, 1, "if constexpr (VEC) {");
-		emit_vector_load(em);
-		rr__cu_line(em, 1, "} else {");
-	} else {
-		rr__cu_line(em, 1, "{");
-	}
-	rr__cu_line(em, 2, "#pragma unroll");
-	rr__cu_line(em, 2, "for (int e = 0; e < V; e++)");
-	rr__cu_line(em, 3, "v[e] = rr_in(__ldg(p + e));");
-	rr__cu_line(em, 1, "}\n}");
-	rr__cu_line(em, 0, "template <bool VEC>");
-	rr__cu_line(em, 0,
-	            "__device__ __forceinline__ void rr_store(io_t *p, const float (&v)[V])\n{");
-	if (vec) {
-		rr__cu_line(em, 1, "if constexpr (VEC) {");
-		emit_vector_store(em);
-		rr__cu_line(em, 1, "} else {");
-	} else {
-		rr__cu_line(em, 1, "{");
-	}
-	rr__cu_line(em, 2, "#pragma unroll");
-	rr__cu_line(em, 2, "for (int e = 0; e < V; e++)");
-	rr__cu_line(em, 3, "p[e] = rr_out(v[e]);");
-	rr__cu_line(em, 1, "}\n}");
+	emit_pack_access(em, 0);
+	emit_pack_access(em, 1);
 	rr__cu_line(em, 0, "/* The pack at the end of the row: `valid` of its elements exist. */");
 	rr__cu_line(em, 0, "template <bool VEC>");
 	rr__cu_line(em, 0,
