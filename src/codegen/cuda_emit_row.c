@@ -198,8 +198,7 @@ static void emit_accumulate(rr__cu_emitter *em, int depth, int phase, int guarde
 {
 	const rr_kernel *kernel = em->kernel;
 	for (int id = 0; id < kernel->n_nodes; id++) {
-		if (!rr__reduced_in(kernel, id, phase) ||
-		    kernel->analysis.online_partner[id] >= 0)
+		if (!rr__reduced_in(kernel, id, phase) || kernel->analysis.online_partner[id] >= 0)
 			continue;
 		const rr__node *node = &kernel->nodes[id];
 		rr__emit_indent(em->out, depth + 1);
@@ -215,8 +214,7 @@ static void emit_accumulate(rr__cu_emitter *em, int depth, int phase, int guarde
 	}
 	rr__cu_line(em, depth, "}");
 	for (int id = 0; id < kernel->n_nodes; id++) {
-		if (!rr__reduced_in(kernel, id, phase) ||
-		    kernel->analysis.online_partner[id] < 0)
+		if (!rr__reduced_in(kernel, id, phase) || kernel->analysis.online_partner[id] < 0)
 			continue;
 		rr__cu_line(em, depth, "rr_online_add(m%d, z%d, e%d, %s);", id,
 		            kernel->analysis.online_partner[id], kernel->nodes[id].a,
