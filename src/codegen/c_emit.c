@@ -85,21 +85,34 @@ static void emit_header(emitter *em, const int *offsets, int steps)
 
 /* ---------------------------------------------------------------- prelude */
 
+/* The 16-bit types' conversions share their frame: load_io builds the f32 bits and returns
+ * them as a float; store_io starts from the f32 bits. */
+static void emit_load_io_open(emitter *em)
+{
+	line(em, 0, "typedef uint16_t io_t;");
+	line(em, 0, "static inline float load_io(const io_t *p, int64_t i)\n{");
+}
+
+/* The end of load_io (bits to float) and the start of store_io (float to bits). */
+static void emit_bits_between(emitter *em)
+{
+	line(em, 1, "float v;");
+	line(em, 1, "memcpy(&v, &bits, sizeof v);");
+	line(em, 1, "return v;\n}");
+	line(em, 0, "static inline io_t store_io(float v)\n{");
+	line(em, 1, "uint32_t bits;");
+	line(em, 1, "memcpy(&bits, &v, sizeof bits);");
+}
+
 static void emit_io_helpers(emitter *em)
 {
 	switch (em->dtype) {
 	case RR_BF16:
 		line(em, 0,
 		     "/* bfloat16 in memory; conversions round to nearest even, NaN stays NaN. */");
-		line(em, 0, "typedef uint16_t io_t;");
-		line(em, 0, "static inline float load_io(const io_t *p, int64_t i)\n{");
+		emit_load_io_open(em);
 		line(em, 1, "uint32_t bits = (uint32_t)p[i] << 16;");
-		line(em, 1, "float v;");
-		line(em, 1, "memcpy(&v, &bits, sizeof v);");
-		line(em, 1, "return v;\n}");
-		line(em, 0, "static inline io_t store_io(float v)\n{");
-		line(em, 1, "uint32_t bits;");
-		line(em, 1, "memcpy(&bits, &v, sizeof bits);");
+		emit_bits_between(em);
 		line(em, 1, "if (v != v)");
 		line(em, 2, "return (io_t)((bits >> 16) | 0x40);");
 		line(em, 1, "return (io_t)((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);\n}");
@@ -108,8 +121,7 @@ static void emit_io_helpers(emitter *em)
 		line(
 		    em, 0,
 		    "/* IEEE half in memory; conversions round to nearest even, NaN stays NaN. */");
-		line(em, 0, "typedef uint16_t io_t;");
-		line(em, 0, "static inline float load_io(const io_t *p, int64_t i)\n{");
+		emit_load_io_open(em);
 		line(em, 1, "const uint32_t h = p[i];");
 		line(em, 1,
 		     "const uint32_t sign = (h & 0x8000u) << 16, exponent = (h >> 10) & 0x1fu, "
@@ -123,12 +135,7 @@ static void emit_io_helpers(emitter *em)
 		line(em, 2, "bits = sign | 0x7f800000u | (mantissa << 13);");
 		line(em, 1, "else");
 		line(em, 2, "bits = sign | ((exponent - 15 + 127) << 23) | (mantissa << 13);");
-		line(em, 1, "float v;");
-		line(em, 1, "memcpy(&v, &bits, sizeof v);");
-		line(em, 1, "return v;\n}");
-		line(em, 0, "static inline io_t store_io(float v)\n{");
-		line(em, 1, "uint32_t bits;");
-		line(em, 1, "memcpy(&bits, &v, sizeof bits);");
+		emit_bits_between(em);
 		line(em, 1,
 		     "const uint32_t sign = (bits >> 16) & 0x8000u, exponent = (bits >> 23) & "
 		     "0xffu;");
