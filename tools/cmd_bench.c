@@ -96,23 +96,6 @@ typedef struct bench_options {
 	int capture_sources, no_ceilings;
 } bench_options;
 
-/* "--name value" or "--name=value"; the value, or NULL when argv[*i] is not --name. */
-static const char *option_value(int argc, char **argv, int *i, const char *name, int *missing)
-{
-	size_t length = strlen(name);
-	if (strncmp(argv[*i], name, length) != 0)
-		return NULL;
-	if (argv[*i][length] == '=')
-		return argv[*i] + length + 1;
-	if (argv[*i][length] != 0)
-		return NULL;
-	if (*i + 1 >= argc) {
-		*missing = 1;
-		return NULL;
-	}
-	return argv[++*i];
-}
-
 static int parse_number(const char *flag, const char *text, double lo, double hi, double *out)
 {
 	char *end = NULL;
@@ -167,7 +150,8 @@ static int parse_options(int argc, char **argv, bench_options *o)
 		}
 		int matched = 0, missing = 0;
 		for (size_t f = 0; f < sizeof with_value / sizeof *with_value && !matched; f++) {
-			const char *v = option_value(argc, argv, &i, with_value[f], &missing);
+			const char *v =
+			    rr_tool_option_value(argc, argv, &i, with_value[f], &missing);
 			if (missing)
 				return rr_tool_fail(2,
 				                    "%s needs a value (see rowreduce bench --help)",

@@ -61,18 +61,13 @@ static int parse_options(int argc, char **argv, emit_options *o)
 	for (int i = 1; i < argc; i++) {
 		int matched = 0;
 		for (size_t k = 0; k < sizeof names / sizeof names[0] && !matched; k++) {
-			size_t length = strlen(names[k]);
-			if (strncmp(argv[i], names[k], length) != 0)
-				continue;
-			if (argv[i][length] == '=') {
-				*slots[k] = argv[i] + length + 1;
-				matched = 1;
-			} else if (argv[i][length] == 0) {
-				if (i + 1 >= argc)
-					return rr_tool_fail(
-					    2, "%s needs a value (see rowreduce emit --help)",
-					    names[k]);
-				*slots[k] = argv[++i];
+			int missing = 0;
+			const char *v = rr_tool_option_value(argc, argv, &i, names[k], &missing);
+			if (missing)
+				return rr_tool_fail(
+				    2, "%s needs a value (see rowreduce emit --help)", names[k]);
+			if (v) {
+				*slots[k] = v;
 				matched = 1;
 			}
 		}
@@ -133,16 +128,10 @@ int rr_cmd_emit(int argc, char **argv)
 	if (parse_options(argc, argv, &o) != 0)
 		return 2;
 	long long rows, cols;
-	if (rr_tool_parse_shape(o.shape, &rows, &cols) != 0)
-		return 2;
 	rr_dtype dtype;
-	if (rr_dtype_parse(o.dtype, &dtype) != RR_OK ||
-	    (dtype != RR_F32 && dtype != RR_BF16 && dtype != RR_F16))
-		return rr_tool_fail(2, "--dtype '%s' is not allowed: use f32, bf16 or f16",
-		                    o.dtype);
 	rr_layout layout = {0};
-	if (o.layout && rr_layout_parse(o.layout, &layout) != RR_OK)
-		return rr_tool_fail(2, "--layout '%s': %s", o.layout, rr_last_error());
+	if (rr_tool_parse_problem(o.shape, o.dtype, o.layout, &rows, &cols, &dtype, &layout) != 0)
+		return 2;
 	rr_device scratch, *device = NULL;
 	if (emit_device(&o, &scratch, &device) != 0)
 		return 2;

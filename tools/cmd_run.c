@@ -56,44 +56,6 @@ typedef struct run_options {
 	long repeat;
 } run_options;
 
-int rr_tool_parse_shape(const char *text, long long *rows, long long *cols)
-{
-	char *end = NULL;
-	errno = 0;
-	long long m = text ? strtoll(text, &end, 10) : 0;
-	if (text && end != text && (*end == 'x' || *end == 'X') && errno == 0) {
-		const char *rest = end + 1;
-		long long n = strtoll(rest, &end, 10);
-		if (end != rest && *end == 0 && errno == 0 && m >= 1 && n >= 1) {
-			*rows = m;
-			*cols = n;
-			return 0;
-		}
-	}
-	rr_tool_fail(2,
-	             "--shape '%s' is not MxN with M >= 1 rows and N >= 1 columns (e.g. 4096x4096)",
-	             text ? text : "");
-	return -1;
-}
-
-/* "--name value" or "--name=value"; returns the value and advances *i, or NULL if argv[*i] is
- * not --name. */
-static const char *option_value(int argc, char **argv, int *i, const char *name, int *missing)
-{
-	size_t length = strlen(name);
-	if (strncmp(argv[*i], name, length) != 0)
-		return NULL;
-	if (argv[*i][length] == '=')
-		return argv[*i] + length + 1;
-	if (argv[*i][length] != 0)
-		return NULL;
-	if (*i + 1 >= argc) {
-		*missing = 1;
-		return NULL;
-	}
-	return argv[++*i];
-}
-
 static int parse_options(int argc, char **argv, run_options *o)
 {
 	o->dtype = "f32";
@@ -103,29 +65,29 @@ static int parse_options(int argc, char **argv, run_options *o)
 	for (int i = 1; i < argc; i++) {
 		int missing = 0;
 		const char *v;
-		if ((v = option_value(argc, argv, &i, "--kernel", &missing)))
+		if ((v = rr_tool_option_value(argc, argv, &i, "--kernel", &missing)))
 			o->kernel = v;
-		else if ((v = option_value(argc, argv, &i, "--shape", &missing)))
+		else if ((v = rr_tool_option_value(argc, argv, &i, "--shape", &missing)))
 			o->shape = v;
-		else if ((v = option_value(argc, argv, &i, "--dtype", &missing)))
+		else if ((v = rr_tool_option_value(argc, argv, &i, "--dtype", &missing)))
 			o->dtype = v;
-		else if ((v = option_value(argc, argv, &i, "--layout", &missing)))
+		else if ((v = rr_tool_option_value(argc, argv, &i, "--layout", &missing)))
 			o->layout = v;
-		else if ((v = option_value(argc, argv, &i, "--backend", &missing)))
+		else if ((v = rr_tool_option_value(argc, argv, &i, "--backend", &missing)))
 			o->backend = v;
-		else if ((v = option_value(argc, argv, &i, "--seed", &missing))) {
+		else if ((v = rr_tool_option_value(argc, argv, &i, "--seed", &missing))) {
 			char *end = NULL;
 			o->seed = strtoull(v, &end, 10);
 			if (!*v || *end)
 				return rr_tool_fail(2, "--seed '%s' is not a non-negative integer",
 				                    v);
-		} else if ((v = option_value(argc, argv, &i, "--repeat", &missing))) {
+		} else if ((v = rr_tool_option_value(argc, argv, &i, "--repeat", &missing))) {
 			char *end = NULL;
 			o->repeat = strtol(v, &end, 10);
 			if (!*v || *end || o->repeat < 1 || o->repeat > 1000000)
 				return rr_tool_fail(
 				    2, "--repeat '%s' is not an integer in 1..1000000", v);
-		} else if ((v = option_value(argc, argv, &i, "--param", &missing))) {
+		} else if ((v = rr_tool_option_value(argc, argv, &i, "--param", &missing))) {
 			if (o->n_params == MAX_PARAMS)
 				return rr_tool_fail(2, "at most %d --param options", MAX_PARAMS);
 			o->params[o->n_params++] = v;
@@ -327,16 +289,10 @@ int rr_cmd_run(int argc, char **argv)
 	if (parse_options(argc, argv, &o) != 0)
 		return 2;
 	long long rows, cols;
-	if (rr_tool_parse_shape(o.shape, &rows, &cols) != 0)
-		return 2;
 	rr_dtype dtype;
-	if (rr_dtype_parse(o.dtype, &dtype) != RR_OK ||
-	    (dtype != RR_F32 && dtype != RR_BF16 && dtype != RR_F16))
-		return rr_tool_fail(2, "--dtype '%s' is not allowed: use f32, bf16 or f16",
-		                    o.dtype);
 	rr_layout layout = {0};
-	if (o.layout && rr_layout_parse(o.layout, &layout) != RR_OK)
-		return rr_tool_fail(2, "--layout '%s': %s", o.layout, rr_last_error());
+	if (rr_tool_parse_problem(o.shape, o.dtype, o.layout, &rows, &cols, &dtype, &layout) != 0)
+		return 2;
 	rr_kernel *kernel = NULL;
 	if (rr_kernel_load(o.kernel, &kernel) != RR_OK)
 		return rr_tool_fail(2, "cannot load kernel '%s': %s", o.kernel, rr_last_error());

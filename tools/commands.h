@@ -3,6 +3,8 @@
 #ifndef RR_TOOLS_COMMANDS_H
 #define RR_TOOLS_COMMANDS_H
 
+#include "rowreduce.h"
+
 int rr_cmd_check(int argc, char **argv);
 int rr_cmd_ops(int argc, char **argv);
 int rr_cmd_run(int argc, char **argv);
@@ -19,5 +21,11 @@ int rr_tool_exit_code(int status);
 int rr_tool_wants_help(int argc, char **argv);
 /* Parses "MxN" (both at least 1) into rows and cols; 0 on success, else prints why and -1. */
 int rr_tool_parse_shape(const char *text, long long *rows, long long *cols);
+/* "--name value" or "--name=value" at argv[*i]: the value (advancing *i past a separate one),
+ * or NULL when argv[*i] is not --name; sets *missing when --name is last with no value. */
+const char *rr_tool_option_value(int argc, char **argv, int *i, const char *name, int *missing);
+/* --shape, --dtype (f32, bf16 or f16) and, when given, --layout; 0, or prints why and 2. */
+int rr_tool_parse_problem(const char *shape, const char *dtype_text, const char *layout_text,
+                          long long *rows, long long *cols, rr_dtype *dtype, rr_layout *layout);
 
 #endif
