@@ -156,19 +156,29 @@ static rr_status event_elapsed_us(session *s, double *us)
 	return status;
 }
 
+/* Ends a sample begun by recording the start event: records the end event, waits and reads
+ * the microseconds between them (0 when a step fails). An earlier failure in `status` skips
+ * every step and comes back as it is. */
+static rr_status end_sample(session *s, rr_status status, double *us)
+{
+	*us = 0;
+	if (status == RR_OK)
+		status = s->ops->event_record(s->device, s->end, s->stream);
+	if (status == RR_OK)
+		status = sync_device(s);
+	if (status == RR_OK)
+		status = event_elapsed_us(s, us);
+	return status;
+}
+
 static rr_status time_gpu(session *s, double *samples)
 {
 	for (int i = 0; i < s->config->samples; i++) {
 		rr_status status = s->ops->event_record(s->device, s->start, s->stream);
 		if (status == RR_OK)
 			status = launch_many(s, s->batch, s->stream);
-		if (status == RR_OK)
-			status = s->ops->event_record(s->device, s->end, s->stream);
-		if (status == RR_OK)
-			status = sync_device(s);
-		double us = 0;
-		if (status == RR_OK)
-			status = event_elapsed_us(s, &us);
+		double us;
+		status = end_sample(s, status, &us);
 		if (status != RR_OK)
 			return status;
 		samples[i] = us / (double)s->batch;
@@ -217,13 +227,8 @@ static rr_status time_graph(session *s, double *samples, int64_t *batch_out)
 		status = s->ops->event_record(s->device, s->start, s->stream);
 		for (int64_t r = 0; status == RR_OK && r < replays; r++)
 			status = s->ops->graph_launch(s->device, graph, s->stream);
-		if (status == RR_OK)
-			status = s->ops->event_record(s->device, s->end, s->stream);
-		if (status == RR_OK)
-			status = sync_device(s);
-		double us = 0;
-		if (status == RR_OK)
-			status = event_elapsed_us(s, &us);
+		double us;
+		status = end_sample(s, status, &us);
 		samples[i] = us / (double)(captured * replays);
 	}
 	s->ops->graph_destroy(s->device, graph);

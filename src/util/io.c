@@ -55,6 +55,25 @@ rr_status rr__sha256_file(const char *path, char out[65])
 	return RR_OK;
 }
 
+/* Room for `extra` more bytes and the terminating NUL, doubling from 256; on a failed
+ * allocation marks the buffer failed and returns -1. */
+static int buf_reserve(rr__buf *buf, size_t extra)
+{
+	if (buf->length + extra + 1 <= buf->capacity)
+		return 0;
+	size_t capacity = buf->capacity ? buf->capacity : 256;
+	while (capacity < buf->length + extra + 1)
+		capacity *= 2;
+	char *data = realloc(buf->data, capacity);
+	if (!data) {
+		buf->failed = 1;
+		return -1;
+	}
+	buf->data = data;
+	buf->capacity = capacity;
+	return 0;
+}
+
 void rr__buf_vprintf(rr__buf *buf, const char *fmt, va_list args)
 {
 	if (buf->failed)
@@ -67,18 +86,8 @@ void rr__buf_vprintf(rr__buf *buf, const char *fmt, va_list args)
 		buf->failed = 1;
 		return;
 	}
-	if (buf->length + (size_t)needed + 1 > buf->capacity) {
-		size_t capacity = buf->capacity ? buf->capacity : 256;
-		while (capacity < buf->length + (size_t)needed + 1)
-			capacity *= 2;
-		char *data = realloc(buf->data, capacity);
-		if (!data) {
-			buf->failed = 1;
-			return;
-		}
-		buf->data = data;
-		buf->capacity = capacity;
-	}
+	if (buf_reserve(buf, (size_t)needed) != 0)
+		return;
 	vsnprintf(buf->data + buf->length, (size_t)needed + 1, fmt, args);
 	buf->length += (size_t)needed;
 }
@@ -95,18 +104,8 @@ void rr__buf_append(rr__buf *buf, const char *text, size_t length)
 {
 	if (buf->failed)
 		return;
-	if (buf->length + length + 1 > buf->capacity) {
-		size_t capacity = buf->capacity ? buf->capacity : 256;
-		while (capacity < buf->length + length + 1)
-			capacity *= 2;
-		char *data = realloc(buf->data, capacity);
-		if (!data) {
-			buf->failed = 1;
-			return;
-		}
-		buf->data = data;
-		buf->capacity = capacity;
-	}
+	if (buf_reserve(buf, length) != 0)
+		return;
 	memcpy(buf->data + buf->length, text, length);
 	buf->length += length;
 	buf->data[buf->length] = 0;
