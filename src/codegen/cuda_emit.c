@@ -460,6 +460,27 @@ static void emit_constants(rr__cu_emitter *em)
 	rr__buf_append(em->out, "\n", 1);
 }
 
+/* The 16-bit rr_out up to its #else: the PTX conversion where `guard` (appended to
+ * defined(__CUDA_ARCH__)) holds; the portable form follows the #else. */
+static void emit_rr_out_head(rr__cu_emitter *em, const char *guard, const char *type)
+{
+	rr__cu_line(em, 0, "__device__ __forceinline__ io_t rr_out(float v) /* nearest even */\n{");
+	rr__cu_line(em, 0, "#if defined(__CUDA_ARCH__)%s", guard);
+	rr__cu_line(em, 1, "io_t h;");
+	rr__cu_line(em, 1, "asm(\"cvt.rn.%s.f32 %%0, %%1;\" : \"=h\"(h) : \"f\"(v));", type);
+	rr__cu_line(em, 1, "return h;");
+	rr__cu_line(em, 0, "#else");
+}
+
+/* The comment and signature of rr_in2; the body follows. */
+static void emit_in2_head(rr__cu_emitter *em)
+{
+	rr__cu_line(em, 0,
+	            "/* Two elements in one 32-bit word, the lower address in the low half. */");
+	rr__cu_line(em, 0,
+	            "__device__ __forceinline__ void rr_in2(unsigned w, float &lo, float &hi)");
+}
+
 /* Conversions between the dtype in memory and f32. The PTX forms run on the device; the
  * portable forms after #else (bit arithmetic, or the host simulation's helpers in the tests)
  * state the same rounding and let the tests run this code on the CPU. */
@@ -477,24 +498,13 @@ static void emit_conversions(rr__cu_emitter *em)
 		rr__cu_line(em, 0,
 		            "__device__ __forceinline__ float rr_in(io_t v) { return "
 		            "__uint_as_float((unsigned)v << 16); }");
-		rr__cu_line(
-		    em, 0, "__device__ __forceinline__ io_t rr_out(float v) /* nearest even */\n{");
-		rr__cu_line(em, 0, "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800");
-		rr__cu_line(em, 1, "io_t h;");
-		rr__cu_line(em, 1, "asm(\"cvt.rn.bf16.f32 %%0, %%1;\" : \"=h\"(h) : \"f\"(v));");
-		rr__cu_line(em, 1, "return h;");
-		rr__cu_line(em, 0, "#else");
+		emit_rr_out_head(em, " && __CUDA_ARCH__ >= 800", "bf16");
 		rr__cu_line(em, 1, "const unsigned u = __float_as_uint(v);");
 		rr__cu_line(em, 1, "if ((u & 0x7fffffffu) > 0x7f800000u)");
 		rr__cu_line(em, 2, "return (io_t)((u >> 16) | 0x40u); /* NaN stays NaN */");
 		rr__cu_line(em, 1, "return (io_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);");
 		rr__cu_line(em, 0, "#endif\n}");
-		rr__cu_line(
-		    em, 0,
-		    "/* Two elements in one 32-bit word, the lower address in the low half. */");
-		rr__cu_line(
-		    em, 0,
-		    "__device__ __forceinline__ void rr_in2(unsigned w, float &lo, float &hi)");
+		emit_in2_head(em);
 		rr__cu_line(em, 0,
 		            "{\n\tlo = __uint_as_float(w << 16);\n\thi = __uint_as_float(w & "
 		            "0xffff0000u);\n}");
@@ -509,21 +519,10 @@ static void emit_conversions(rr__cu_emitter *em)
 		rr__cu_line(em, 0, "#else");
 		rr__cu_line(em, 1, "return rr_sim_f16_in(v); /* host simulation (tests) */");
 		rr__cu_line(em, 0, "#endif\n}");
-		rr__cu_line(
-		    em, 0, "__device__ __forceinline__ io_t rr_out(float v) /* nearest even */\n{");
-		rr__cu_line(em, 0, "#if defined(__CUDA_ARCH__)");
-		rr__cu_line(em, 1, "io_t h;");
-		rr__cu_line(em, 1, "asm(\"cvt.rn.f16.f32 %%0, %%1;\" : \"=h\"(h) : \"f\"(v));");
-		rr__cu_line(em, 1, "return h;");
-		rr__cu_line(em, 0, "#else");
+		emit_rr_out_head(em, "", "f16");
 		rr__cu_line(em, 1, "return rr_sim_f16_out(v);");
 		rr__cu_line(em, 0, "#endif\n}");
-		rr__cu_line(
-		    em, 0,
-		    "/* Two elements in one 32-bit word, the lower address in the low half. */");
-		rr__cu_line(
-		    em, 0,
-		    "__device__ __forceinline__ void rr_in2(unsigned w, float &lo, float &hi)");
+		emit_in2_head(em);
 		rr__cu_line(
 		    em, 0,
 		    "{\n\tlo = rr_in((io_t)(w & 0xffffu));\n\thi = rr_in((io_t)(w >> 16));\n}");
