@@ -205,6 +205,19 @@ const char *rr_program_source(const rr_program *program);
 const char *rr_program_source_hash(const rr_program *program);
 const char *rr_program_binary_hash(const rr_program *program);
 
+/* How the planner reached the program's layout. `planned` is 0 when the caller gave every
+ * field (the layout was only checked). Otherwise: the layouts of the product considered, those
+ * rejected as illegal, those merged because they realise the same kernel as another, and the
+ * distinct legal candidates the cost model ranked (considered = rejected + merged + candidates). */
+typedef struct rr_plan_stats {
+	int planned;
+	int considered;
+	int rejected;
+	int merged;
+	int candidates;
+} rr_plan_stats;
+void rr_program_plan_stats(const rr_program *program, rr_plan_stats *out);
+
 /* Runs the program over `rows` rows. inputs follow the kernel's inputs (array data are device
  * pointers of the program's dtype; index data int64); outputs[j] are device pointers of the
  * program's dtype. stream: a CUstream on cuda (NULL = the default stream), ignored on cpu.

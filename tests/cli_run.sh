@@ -65,6 +65,18 @@ expect 2 'rejected the generated source' -- run --kernel "$work/scaled.rr" --sha
 if [ -n "$saved_cc" ]; then export RR_CC="$saved_cc"; else unset RR_CC; fi
 expect 0 'validated 1/1' -- run --kernel "$work/scaled.rr" --shape 2x40 --backend cpu
 
+# The planner reports how it got to the layout, and its counts add up; a complete layout is
+# only checked, so there is nothing to report.
+"$ROWREDUCE" run --kernel layernorm --shape 3x1000 --backend cpu >"$work/planned" 2>&1 ||
+	fail "run with the planner's layout failed"
+line=$(grep '^planner ' "$work/planned")
+read -r considered rejected merged ranked < <(echo "$line" | grep -oE '[0-9]+' | tr '\n' ' ')
+[ -n "$line" ] && [ $((rejected + merged + ranked)) -eq "$considered" ] && [ "$ranked" -gt 0 ] ||
+	fail "planner line missing or its counts do not add up: '$line'"
+"$ROWREDUCE" run --kernel layernorm --shape 3x1000 --backend cpu \
+	--layout W=4,V=4,U=1,R=1,C=1,S=reread,G=rows >"$work/fixed" 2>&1 || fail "run with a complete layout failed"
+grep -q '^planner ' "$work/fixed" && fail "a complete layout printed a planner line"
+
 if [ "$failures" -ne 0 ]; then
 	echo "cli_run: $failures failures" >&2
 	exit 1

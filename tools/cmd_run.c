@@ -235,6 +235,12 @@ static int run_kernel(const run_options *o, const rr_kernel *kernel, int64_t row
 	printf("shape     M=%lld N=%lld dtype=%s\n", (long long)rows, (long long)cols,
 	       rr_dtype_name(dtype));
 	printf("plan      %s\n", plan);
+	rr_plan_stats stats;
+	rr_program_plan_stats(program, &stats);
+	if (stats.planned)
+		printf("planner   %d layouts considered: %d rejected as illegal, %d merged as "
+		       "duplicates, %d ranked by the cost model\n",
+		       stats.considered, stats.rejected, stats.merged, stats.candidates);
 	printf("source    sha256 %s\n", rr_program_source_hash(program));
 	printf("binary    sha256 %s\n", rr_program_binary_hash(program));
 	status = buffers_make(device, kernel, rows, cols, dtype, &host, &buffers);

@@ -81,6 +81,7 @@ struct rr_program {
 	char source_hash[65];
 	char binary_hash[65];
 	void *module; /* the backend's loaded code */
+	rr_plan_stats plan_stats;
 };
 
 /* The registered backends, NULL-terminated, in the order "auto" tries them. */

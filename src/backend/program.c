@@ -180,7 +180,16 @@ rr_status rr__program_emit_only(rr_device *device, const rr_kernel *kernel, rr_d
 	program->kernel = kernel;
 	program->dtype = dtype;
 	program->cols = cols;
-	status = rr__plan_choose(&request, &requested, NULL, NULL, &program->layout, NULL);
+	rr__candidates stats;
+	status = rr__plan_choose(&request, &requested, NULL, NULL, &program->layout, &stats);
+	if (status == RR_OK && !rr__layout_is_complete(&requested)) {
+		program->plan_stats.planned = 1;
+		program->plan_stats.considered = stats.considered;
+		program->plan_stats.rejected = stats.rejected;
+		program->plan_stats.merged = stats.merged;
+		program->plan_stats.candidates = stats.count;
+	}
+	rr__candidates_free(&stats);
 	if (status != RR_OK) {
 		free(program);
 		return rr__fail_context(status, "cannot plan kernel '%s' (%s, N = %lld) on %s",
@@ -302,4 +311,9 @@ rr_status rr_program_launch(rr_program *program, int64_t rows, const rr_arg *inp
 		return status;
 	return program->device->ops->launch(program->device, program, rows, inputs, outputs,
 	                                    stream);
+}
+
+void rr_program_plan_stats(const rr_program *program, rr_plan_stats *out)
+{
+	*out = program->plan_stats;
 }
