@@ -21,7 +21,8 @@ build-test:
 	cmake -S . -B $(TEST_BUILD) -DCMAKE_BUILD_TYPE=Debug -DRR_SANITIZE=ON >/dev/null
 	cmake --build $(TEST_BUILD) -j $(JOBS)
 
-test: build-test
+# The Release build of `make run` is built too: -O3 warnings (as errors) differ from -O0's.
+test: build-test build
 	cd $(TEST_BUILD) && ctest --output-on-failure -j $(JOBS)
 	$(MAKE) fuzz
 

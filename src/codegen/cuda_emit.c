@@ -549,7 +549,7 @@ static const char *access_type(int bytes)
 static const char *word_member(int bytes, int k)
 {
 	static const char *const four[] = {".x", ".y", ".z", ".w"};
-	return bytes >= 8 ? four[k] : "";
+	return bytes >= 8 && k >= 0 && k < 4 ? four[k] : "";
 }
 
 /* The VEC branch of rr_load (store 0) or rr_store (store 1): V / per_access accesses of the
@@ -558,6 +558,8 @@ static void emit_vector_access(rr__cu_emitter *em, int store)
 {
 	int a = em->geo.access_bytes, es = em->geo.elem_bytes;
 	int words = a / 4, per_access = a / es;
+	if (words > 4) /* accesses are at most 16 bytes (uint4) */
+		words = 4;
 	rr__cu_line(em, 2, "#pragma unroll");
 	rr__cu_line(em, 2, "for (int k = 0; k < V / %d; k++) {", per_access);
 	if (store)
