@@ -83,8 +83,8 @@ typedef struct rr_io_info {
 
 /* What the analysis found (DESIGN.md §3). */
 typedef struct rr_analysis_info {
-	int rounds;          /* reduction rounds; a new round starts where a reduction needs another */
-	int reductions;      /* reduction nodes after rewrites (an online pair counts as one) */
+	int rounds;     /* reduction rounds; a new round starts where a reduction needs another */
+	int reductions; /* reduction nodes after rewrites (an online pair counts as one) */
 	int online_rewrites; /* max/sum pairs fused into one online (max, sum) reduction */
 	int exact_reductions;
 	int row_outputs;       /* outputs of kind row */
@@ -95,7 +95,7 @@ typedef struct rr_analysis_info {
 rr_status rr_kernel_load_file(const char *path, rr_kernel **out);
 /* As above from text; name_for_errors is used in messages (e.g. "<string>"). */
 rr_status rr_kernel_load_string(const char *text, size_t length, const char *name_for_errors,
-				rr_kernel **out);
+                                rr_kernel **out);
 /* One of the built-ins embedded in the library (the files of specs/). */
 rr_status rr_kernel_load_builtin(const char *name, rr_kernel **out);
 /* NAME of a built-in, else a path to a file. */
@@ -136,7 +136,7 @@ typedef struct rr_arg {
  * rewrites: the oracle every backend is validated against. outputs[j] receives M×N doubles for
  * a row output and M doubles for a rowscalar output. An index outside [0, N) is an error. */
 rr_status rr_reference_run(const rr_kernel *kernel, int64_t rows, int64_t cols,
-			   const rr_arg *inputs, double *const *outputs);
+                           const rr_arg *inputs, double *const *outputs);
 
 /* ---------------------------------------------------------------- layouts and plans */
 
@@ -156,11 +156,11 @@ typedef enum rr_grid {
 
 /* The layout of DESIGN.md §4. Zero in a field means "let the planner choose". */
 typedef struct rr_layout {
-	int workers_per_row;  /* W: power of two, 1..1024 */
-	int vec;              /* V: consecutive elements per worker, 1, 2, 4, 8 or 16 */
-	int unroll;           /* U: chunks per loop iteration, 1..8 */
-	int rows_per_group;   /* R: rows handled by one group of W·R workers */
-	int blocks_per_row;   /* >1: a row is split over a cluster of blocks */
+	int workers_per_row; /* W: power of two, 1..1024 */
+	int vec;             /* V: consecutive elements per worker, 1, 2, 4, 8 or 16 */
+	int unroll;          /* U: chunks per loop iteration, 1..8 */
+	int rows_per_group;  /* R: rows handled by one group of W·R workers */
+	int blocks_per_row;  /* >1: a row is split over a cluster of blocks */
 	rr_storage storage;
 	rr_grid grid;
 } rr_layout;
@@ -196,8 +196,8 @@ rr_status rr_device_synchronize(rr_device *device);
  * illegal layout fails with RR_ERR_ILLEGAL_LAYOUT and the named reason in rr_last_error().
  * `param_values` are not needed: params are launch arguments. */
 rr_status rr_program_build(rr_device *device, const rr_kernel *kernel, rr_dtype dtype,
-			   int64_t rows_hint, int64_t cols, const rr_layout *layout,
-			   rr_program **out);
+                           int64_t rows_hint, int64_t cols, const rr_layout *layout,
+                           rr_program **out);
 void rr_program_free(rr_program *program);
 /* The plan actually used, the generated source and its SHA-256, the compiled binary's SHA-256. */
 const rr_layout *rr_program_layout(const rr_program *program);
@@ -223,7 +223,7 @@ void rr_program_plan_stats(const rr_program *program, rr_plan_stats *out);
  * program's dtype. stream: a CUstream on cuda (NULL = the default stream), ignored on cpu.
  * Asynchronous on cuda. */
 rr_status rr_program_launch(rr_program *program, int64_t rows, const rr_arg *inputs,
-			    void *const *outputs, void *stream);
+                            void *const *outputs, void *stream);
 
 #ifdef __cplusplus
 }

@@ -7,24 +7,24 @@
 extern int rr_test_failures;
 extern int rr_test_checks;
 
-#define CHECK(cond)                                                                           \
-	do {                                                                                  \
-		rr_test_checks++;                                                             \
-		if (!(cond)) {                                                                \
-			rr_test_failures++;                                                   \
-			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-		}                                                                             \
+#define CHECK(cond)                                                                                \
+	do {                                                                                       \
+		rr_test_checks++;                                                                  \
+		if (!(cond)) {                                                                     \
+			rr_test_failures++;                                                        \
+			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);   \
+		}                                                                                  \
 	} while (0)
 
-#define CHECKF(cond, ...)                                                                     \
-	do {                                                                                  \
-		rr_test_checks++;                                                             \
-		if (!(cond)) {                                                                \
-			rr_test_failures++;                                                   \
-			fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond); \
-			fprintf(stderr, __VA_ARGS__);                                         \
-			fputc('\n', stderr);                                                  \
-		}                                                                             \
+#define CHECKF(cond, ...)                                                                          \
+	do {                                                                                       \
+		rr_test_checks++;                                                                  \
+		if (!(cond)) {                                                                     \
+			rr_test_failures++;                                                        \
+			fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond);   \
+			fprintf(stderr, __VA_ARGS__);                                              \
+			fputc('\n', stderr);                                                       \
+		}                                                                                  \
 	} while (0)
 
 /* Prints "N checks, F failures" and returns the exit code (0 or 1). */

@@ -11,20 +11,22 @@ static const struct {
 	int (*run)(int, char **);
 	const char *summary;
 } commands[] = {
-	{"check", rr_cmd_check, "type-check a kernel and print its analysis"},
-	{"ops", rr_cmd_ops, "list the built-in kernels and their signatures"},
-	{"run", rr_cmd_run, "run one kernel on random inputs and validate it"},
-	{"emit", rr_cmd_emit, "print the generated C or CUDA C source of a plan"},
-	{"bench", rr_cmd_bench, "measure kernels and write results.json and results.md"},
+    {"check", rr_cmd_check, "type-check a kernel and print its analysis"},
+    {"ops", rr_cmd_ops, "list the built-in kernels and their signatures"},
+    {"run", rr_cmd_run, "run one kernel on random inputs and validate it"},
+    {"emit", rr_cmd_emit, "print the generated C or CUDA C source of a plan"},
+    {"bench", rr_cmd_bench, "measure kernels and write results.json and results.md"},
 };
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: rowreduce <command> [options]   (rowreduce <command> --help for more)\n\n"
-		     "commands:\n");
+	fprintf(out,
+	        "usage: rowreduce <command> [options]   (rowreduce <command> --help for more)\n\n"
+	        "commands:\n");
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		fprintf(out, "  %-6s %s\n", commands[i].name, commands[i].summary);
-	fprintf(out, "\nexit status: 0 success, 1 a failed check or validation, 2 bad usage or input\n");
+	fprintf(out,
+	        "\nexit status: 0 success, 1 a failed check or validation, 2 bad usage or input\n");
 }
 
 int rr_tool_fail(int code, const char *fmt, ...)

@@ -11,13 +11,13 @@
 
 /* What results.json records about the device and its toolchain ("" when unknown). */
 typedef struct rr__device_properties {
-	char name[128];             /* "NVIDIA H200", or the CPU model */
-	char uuid[64];              /* GPU-xxxxxxxx-...; "" on cpu */
-	int cc_major, cc_minor;     /* 0 on cpu */
-	int multiprocessors;        /* SMs, or online CPUs */
+	char name[128];         /* "NVIDIA H200", or the CPU model */
+	char uuid[64];          /* GPU-xxxxxxxx-...; "" on cpu */
+	int cc_major, cc_minor; /* 0 on cpu */
+	int multiprocessors;    /* SMs, or online CPUs */
 	int64_t memory_bytes;
 	int64_t l2_bytes;
-	int sm_clock_mhz;           /* current clocks at the time of the call, 0 if unknown */
+	int sm_clock_mhz; /* current clocks at the time of the call, 0 if unknown */
 	int mem_clock_mhz;
 	char driver_version[64];    /* "580.159.04" / CUDA driver API version; "" on cpu */
 	char compiler_version[128]; /* "NVRTC 13.0" or the first line of `cc --version` */
@@ -38,13 +38,14 @@ typedef struct rr__backend_ops {
 	void (*unload)(rr_device *device, rr_program *program);
 	/* Launches over `rows` rows (see rr_program_launch). */
 	rr_status (*launch)(rr_device *device, rr_program *program, int64_t rows,
-			    const rr_arg *inputs, void *const *outputs, void *stream);
+	                    const rr_arg *inputs, void *const *outputs, void *stream);
 	rr_status (*alloc)(rr_device *device, size_t bytes, void **out);
 	void (*free)(rr_device *device, void *ptr);
 	rr_status (*upload)(rr_device *device, void *dst, const void *src, size_t bytes);
 	rr_status (*download)(rr_device *device, void *dst, const void *src, size_t bytes);
 	/* Device-to-device copy of `bytes` (the ceiling kernels use it). */
-	rr_status (*copy)(rr_device *device, void *dst, const void *src, size_t bytes, void *stream);
+	rr_status (*copy)(rr_device *device, void *dst, const void *src, size_t bytes,
+	                  void *stream);
 	rr_status (*synchronize)(rr_device *device);
 
 	rr_status (*properties)(rr_device *device, rr__device_properties *out);

@@ -17,9 +17,12 @@ void rr__emit_float(rr__buf *buf, double value)
 const char *rr__reduce_identity(rr__reduce reduce)
 {
 	switch (reduce) {
-	case RR_REDUCE_SUM: return "0.0f";
-	case RR_REDUCE_MAX: return "(-INFINITY)";
-	case RR_REDUCE_MIN: return "INFINITY";
+	case RR_REDUCE_SUM:
+		return "0.0f";
+	case RR_REDUCE_MAX:
+		return "(-INFINITY)";
+	case RR_REDUCE_MIN:
+		return "INFINITY";
 	}
 	return "0.0f";
 }
@@ -35,22 +38,36 @@ static void operand(rr__buf *buf, const rr_kernel *kernel, int id, const char *s
 }
 
 void rr__emit_rhs(rr__buf *buf, const rr_kernel *kernel, int id, const char *elem_suffix,
-		  rr__flavor flavor)
+                  rr__flavor flavor)
 {
 	const rr__node *node = &kernel->nodes[id];
 	const char *fn = NULL;
 	switch (node->op) {
-	case RR_OP_CONST: rr__emit_float(buf, node->value); return;
-	case RR_OP_N: rr__buf_printf(buf, "(float)N"); return;
+	case RR_OP_CONST:
+		rr__emit_float(buf, node->value);
+		return;
+	case RR_OP_N:
+		rr__buf_printf(buf, "(float)N");
+		return;
 	case RR_OP_NEG:
 		rr__buf_printf(buf, "-");
 		operand(buf, kernel, node->a, elem_suffix);
 		return;
-	case RR_OP_EXP: fn = "expf"; break;
-	case RR_OP_LOG: fn = "logf"; break;
-	case RR_OP_SQRT: fn = "sqrtf"; break;
-	case RR_OP_ABS: fn = "fabsf"; break;
-	case RR_OP_TANH: fn = "tanhf"; break;
+	case RR_OP_EXP:
+		fn = "expf";
+		break;
+	case RR_OP_LOG:
+		fn = "logf";
+		break;
+	case RR_OP_SQRT:
+		fn = "sqrtf";
+		break;
+	case RR_OP_ABS:
+		fn = "fabsf";
+		break;
+	case RR_OP_TANH:
+		fn = "tanhf";
+		break;
 	case RR_OP_RSQRT:
 		rr__buf_printf(buf, flavor == RR_FLAVOR_CUDA ? "rsqrtf(" : "1.0f / sqrtf(");
 		operand(buf, kernel, node->a, elem_suffix);

@@ -15,7 +15,7 @@ typedef enum rr__flavor {
 /* Appends the right-hand side computing node `id` (an arithmetic, N or constant node) in float
  * from its operands' names. INPUT, REDUCE and GATHER nodes are the emitter's own business. */
 void rr__emit_rhs(rr__buf *buf, const rr_kernel *kernel, int id, const char *elem_suffix,
-		  rr__flavor flavor);
+                  rr__flavor flavor);
 /* Appends a float literal that reads back as `value` exactly in float ("1.0e-06f"). */
 void rr__emit_float(rr__buf *buf, double value);
 /* The identity of a reduction ("0.0f", "-INFINITY", "INFINITY"). */

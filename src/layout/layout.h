@@ -9,16 +9,16 @@
 
 /* What a backend can do; the legality check compares a plan against it. */
 typedef struct rr__target {
-	const char *backend;      /* "cpu" or "cuda" */
-	int max_workers;          /* most threads in one group (1024 on CUDA) */
-	int warp_size;            /* 32 on CUDA; the CPU backend simulates the same tree */
-	int register_slots;       /* most private slots a worker may hold (register budget) */
-	int64_t smem_per_group;   /* shared memory one group may use, bytes */
-	int has_clusters;         /* thread-block clusters (sm_90) */
-	int max_cluster;          /* most blocks in a portable cluster (8) */
-	int multiprocessors;      /* SMs, or CPU threads */
+	const char *backend;    /* "cpu" or "cuda" */
+	int max_workers;        /* most threads in one group (1024 on CUDA) */
+	int warp_size;          /* 32 on CUDA; the CPU backend simulates the same tree */
+	int register_slots;     /* most private slots a worker may hold (register budget) */
+	int64_t smem_per_group; /* shared memory one group may use, bytes */
+	int has_clusters;       /* thread-block clusters (sm_90) */
+	int max_cluster;        /* most blocks in a portable cluster (8) */
+	int multiprocessors;    /* SMs, or CPU threads */
 	int64_t l2_bytes;
-	int cc_major, cc_minor;   /* compute capability; 0 on cpu */
+	int cc_major, cc_minor; /* compute capability; 0 on cpu */
 } rr__target;
 
 /* The target the CPU backend presents. */
@@ -27,20 +27,21 @@ void rr__target_cpu(rr__target *target);
 /* Why a layout was rejected. */
 typedef enum rr__illegal {
 	RR_LEGAL = 0,
-	RR_ILLEGAL_WIDTH_NOT_POW2,   /* W is not a power of two */
-	RR_ILLEGAL_WIDTH_OVER_DEVICE,/* W·R exceeds the device's threads per group */
-	RR_ILLEGAL_VEC,              /* V not in {1,2,4,8,16} */
-	RR_ILLEGAL_UNROLL,           /* U not in 1..8 */
-	RR_ILLEGAL_ROWS,             /* R < 1 or R > 1 with more than one block per row */
-	RR_ILLEGAL_SLOTS_OVER_BUDGET,/* private slots over the register budget */
-	RR_ILLEGAL_SMEM_OVER_LIMIT,  /* shared memory over the device limit */
-	RR_ILLEGAL_EXACT_REASSOC,    /* an exact reduction would be reassociated (W > 1 etc.) */
-	RR_ILLEGAL_NO_CLUSTER,       /* clusters on a device without them, or over its size */
-	RR_ILLEGAL_STORAGE,          /* a storage mode this backend or kernel cannot use */
-	RR_ILLEGAL_INCOMPLETE        /* a field left 0 or AUTO: the check needs a complete layout */
+	RR_ILLEGAL_WIDTH_NOT_POW2,    /* W is not a power of two */
+	RR_ILLEGAL_WIDTH_OVER_DEVICE, /* W·R exceeds the device's threads per group */
+	RR_ILLEGAL_VEC,               /* V not in {1,2,4,8,16} */
+	RR_ILLEGAL_UNROLL,            /* U not in 1..8 */
+	RR_ILLEGAL_ROWS,              /* R < 1 or R > 1 with more than one block per row */
+	RR_ILLEGAL_SLOTS_OVER_BUDGET, /* private slots over the register budget */
+	RR_ILLEGAL_SMEM_OVER_LIMIT,   /* shared memory over the device limit */
+	RR_ILLEGAL_EXACT_REASSOC,     /* an exact reduction would be reassociated (W > 1 etc.) */
+	RR_ILLEGAL_NO_CLUSTER,        /* clusters on a device without them, or over its size */
+	RR_ILLEGAL_STORAGE,           /* a storage mode this backend or kernel cannot use */
+	RR_ILLEGAL_INCOMPLETE /* a field left 0 or AUTO: the check needs a complete layout */
 } rr__illegal;
 
-/* A sentence naming the reason, e.g. "W = 3 is not a power of two (allowed: 1, 2, 4, ..., 1024)". */
+/* A sentence naming the reason, e.g. "W = 3 is not a power of two (allowed: 1, 2, 4, ..., 1024)".
+ */
 const char *rr__illegal_name(rr__illegal reason);
 
 /* Private slots per worker: floor(N/(W*V))*V + min(N % (W*V), V). */
@@ -56,7 +57,7 @@ static inline int64_t rr__owned_index(int64_t chunk, int worker, int element, in
 	return (chunk * workers + worker) * vec + element;
 }
 static inline void rr__owner_of(int64_t i, int workers, int vec, int64_t *chunk, int *worker,
-				int *element)
+                                int *element)
 {
 	*element = (int)(i % vec);
 	*worker = (int)((i / vec) % workers);
@@ -77,7 +78,7 @@ int64_t rr__block_segment(int64_t cols, int blocks, int vec, int elem_bytes);
  * in f32 (whole chunks of W·V lanes for each of its R rows, over the block's segment), plus the
  * reduction scratch (double-buffered partials per warp and, with C > 1, per cluster). */
 int64_t rr__layout_smem_bytes(const rr_kernel *kernel, int64_t cols, int elem_bytes,
-			      const rr_layout *layout, int warp_size, int kept);
+                              const rr_layout *layout, int warp_size, int kept);
 
 /* Per input, how many phases read it (rounds 1..rounds, then the output phase), into
  * phases_read[]; returns how many row inputs are read in more than one phase: the rows a plan
@@ -93,7 +94,7 @@ int rr__register_slots(const rr__target *target, const rr_layout *layout);
 /* Checks `layout` (all fields set, none 0) for `kernel` at row length `cols` and element size
  * `elem_bytes` against `target`. RR_LEGAL or the first reason found; detail gets a sentence. */
 rr__illegal rr__layout_check(const rr_kernel *kernel, int64_t cols, int elem_bytes,
-			     const rr_layout *layout, const rr__target *target, char *detail,
-			     size_t detail_size);
+                             const rr_layout *layout, const rr__target *target, char *detail,
+                             size_t detail_size);
 
 #endif

@@ -7,10 +7,10 @@
 #include "plan/plan.h"
 
 /* Assumptions of the GPU branch (an H100/H200-class device). */
-#define ASSUMED_ROWS 4096.0        /* M when the request does not say */
-#define GPU_BANDWIDTH 4.0e12       /* B/s reachable from device memory */
+#define ASSUMED_ROWS 4096.0         /* M when the request does not say */
+#define GPU_BANDWIDTH 4.0e12        /* B/s reachable from device memory */
 #define GPU_CACHE_BANDWIDTH 30.0e12 /* B/s of L1/L2 hits (col inputs every group re-reads) */
-#define GPU_SMEM_BANDWIDTH 30.0e12 /* B/s of shared memory, all SMs together */
+#define GPU_SMEM_BANDWIDTH 30.0e12  /* B/s of shared memory, all SMs together */
 #define GPU_THREADS_PER_SM 2048.0
 #define GPU_GROUPS_PER_SM 32.0
 #define GPU_REGISTERS_PER_SM 65536.0
@@ -116,8 +116,9 @@ static void gpu_occupancy(const rr__plan_request *req, const rr_layout *l, const
 	double warp = t->warp_size > 0 ? t->warp_size : 32;
 	int kept = io->kept > 0 && l->storage != RR_STORAGE_REREAD ? io->kept : 0;
 	/* A cluster keeps its segment in registers when it fits there (as the check allows). */
-	int in_regs = l->storage == RR_STORAGE_REGS ||
-	              (l->storage == RR_STORAGE_CLUSTER && f->slots * kept <= rr__register_slots(t, l));
+	int in_regs =
+	    l->storage == RR_STORAGE_REGS ||
+	    (l->storage == RR_STORAGE_CLUSTER && f->slots * kept <= rr__register_slots(t, l));
 	double in_flight = fmin(l->unroll, f->chunks_per_worker);
 	double regs = 24 + in_flight * fmax(1, l->vec * elem / 4) * fmax(1, io->row_inputs) +
 	              (l->workers_per_row > warp ? 4 : 0) + (in_regs ? f->slots * kept : 0);
@@ -185,9 +186,11 @@ static double gpu_tree_us(const rr__plan_request *req, const rr_layout *l,
 	double W = l->workers_per_row;
 	double levels = log2_of(W);
 	int pairs = a->online_rewrites, plain = a->reductions - a->online_rewrites;
-	double per_thread = levels * (3.0 * plain + 14.0 * pairs) + (W > warp ? 20.0 * f->rounds : 0);
-	double lanes_per_us = (req->target->multiprocessors > 0 ? req->target->multiprocessors : 1) *
-	                      128.0 * GPU_CYCLES_PER_US;
+	double per_thread =
+	    levels * (3.0 * plain + 14.0 * pairs) + (W > warp ? 20.0 * f->rounds : 0);
+	double lanes_per_us =
+	    (req->target->multiprocessors > 0 ? req->target->multiprocessors : 1) * 128.0 *
+	    GPU_CYCLES_PER_US;
 	return f->rows * l->blocks_per_row * W * per_thread / lanes_per_us;
 }
 
@@ -242,8 +245,9 @@ static void gpu_features(const rr__plan_request *req, const rr_layout *l, const 
 	    (io->kept > 0 && (l->storage == RR_STORAGE_SMEM || l->storage == RR_STORAGE_CLUSTER));
 	/* Rows kept in shared memory are written once and read back in every later phase. */
 	double staged = 0;
-	int in_smem = l->storage == RR_STORAGE_SMEM ||
-	              (l->storage == RR_STORAGE_CLUSTER && f->slots * io->kept > rr__register_slots(t, l));
+	int in_smem =
+	    l->storage == RR_STORAGE_SMEM ||
+	    (l->storage == RR_STORAGE_CLUSTER && f->slots * io->kept > rr__register_slots(t, l));
 	if (io->kept > 0 && in_smem)
 		staged = io->max_passes * io->kept * f->rows * (double)req->cols * 4;
 	f->memory_us = f->dram_bytes / (GPU_BANDWIDTH * f->bandwidth_efficiency) * 1e6 +

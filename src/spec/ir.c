@@ -30,7 +30,7 @@ int rr__ir_add(rr_kernel *kernel, const rr__node *node)
 			return i;
 	if (kernel->n_nodes >= RR_MAX_NODES) {
 		rr__fail(RR_ERR_INVALID_ARG, "kernel '%s' has more than %d distinct expressions",
-			 kernel->name, RR_MAX_NODES);
+		         kernel->name, RR_MAX_NODES);
 		return -1;
 	}
 	if (kernel->n_nodes == kernel->cap_nodes) {
@@ -61,10 +61,16 @@ int rr__ir_input(rr_kernel *kernel, int input)
 	node.input = input;
 	switch (kernel->inputs[input].kind) {
 	case RR_KIND_ROW:
-	case RR_KIND_COL: node.shape = RR_SHAPE_ELEM; break;
-	case RR_KIND_INDEX: node.shape = RR_SHAPE_INDEX; break;
+	case RR_KIND_COL:
+		node.shape = RR_SHAPE_ELEM;
+		break;
+	case RR_KIND_INDEX:
+		node.shape = RR_SHAPE_INDEX;
+		break;
 	case RR_KIND_ROWSCALAR:
-	case RR_KIND_PARAM: node.shape = RR_SHAPE_SCALAR; break;
+	case RR_KIND_PARAM:
+		node.shape = RR_SHAPE_SCALAR;
+		break;
 	}
 	return rr__ir_add(kernel, &node);
 }
@@ -95,9 +101,10 @@ int rr__ir_binary(rr_kernel *kernel, rr__op op, int a, int b)
 	rr__node node = blank(op);
 	node.a = a;
 	node.b = b;
-	node.shape = (kernel->nodes[a].shape == RR_SHAPE_ELEM || kernel->nodes[b].shape == RR_SHAPE_ELEM)
-			     ? RR_SHAPE_ELEM
-			     : RR_SHAPE_SCALAR;
+	node.shape =
+	    (kernel->nodes[a].shape == RR_SHAPE_ELEM || kernel->nodes[b].shape == RR_SHAPE_ELEM)
+	        ? RR_SHAPE_ELEM
+	        : RR_SHAPE_SCALAR;
 	return rr__ir_add(kernel, &node);
 }
 
@@ -123,24 +130,42 @@ int rr__ir_gather(rr_kernel *kernel, int row_input, int index_input)
 const char *rr__op_name(rr__op op)
 {
 	switch (op) {
-	case RR_OP_INPUT: return "input";
-	case RR_OP_CONST: return "const";
-	case RR_OP_N: return "N";
-	case RR_OP_NEG: return "-";
-	case RR_OP_EXP: return "exp";
-	case RR_OP_LOG: return "log";
-	case RR_OP_SQRT: return "sqrt";
-	case RR_OP_RSQRT: return "rsqrt";
-	case RR_OP_ABS: return "abs";
-	case RR_OP_TANH: return "tanh";
-	case RR_OP_ADD: return "+";
-	case RR_OP_SUB: return "-";
-	case RR_OP_MUL: return "*";
-	case RR_OP_DIV: return "/";
-	case RR_OP_MAX: return "max";
-	case RR_OP_MIN: return "min";
-	case RR_OP_REDUCE: return "reduce";
-	case RR_OP_GATHER: return "gather";
+	case RR_OP_INPUT:
+		return "input";
+	case RR_OP_CONST:
+		return "const";
+	case RR_OP_N:
+		return "N";
+	case RR_OP_NEG:
+		return "-";
+	case RR_OP_EXP:
+		return "exp";
+	case RR_OP_LOG:
+		return "log";
+	case RR_OP_SQRT:
+		return "sqrt";
+	case RR_OP_RSQRT:
+		return "rsqrt";
+	case RR_OP_ABS:
+		return "abs";
+	case RR_OP_TANH:
+		return "tanh";
+	case RR_OP_ADD:
+		return "+";
+	case RR_OP_SUB:
+		return "-";
+	case RR_OP_MUL:
+		return "*";
+	case RR_OP_DIV:
+		return "/";
+	case RR_OP_MAX:
+		return "max";
+	case RR_OP_MIN:
+		return "min";
+	case RR_OP_REDUCE:
+		return "reduce";
+	case RR_OP_GATHER:
+		return "gather";
 	}
 	return "?";
 }
@@ -148,9 +173,12 @@ const char *rr__op_name(rr__op op)
 const char *rr__reduce_name(rr__reduce reduce)
 {
 	switch (reduce) {
-	case RR_REDUCE_SUM: return "sum";
-	case RR_REDUCE_MAX: return "max";
-	case RR_REDUCE_MIN: return "min";
+	case RR_REDUCE_SUM:
+		return "sum";
+	case RR_REDUCE_MAX:
+		return "max";
+	case RR_REDUCE_MIN:
+		return "min";
 	}
 	return "?";
 }
@@ -172,9 +200,15 @@ static void print_expr(const rr_kernel *kernel, int id, FILE *out, int top)
 		return;
 	}
 	switch (node->op) {
-	case RR_OP_INPUT: fputs(kernel->inputs[node->input].name, out); return;
-	case RR_OP_CONST: fprintf(out, "%.17g", node->value); return;
-	case RR_OP_N: fputs("N", out); return;
+	case RR_OP_INPUT:
+		fputs(kernel->inputs[node->input].name, out);
+		return;
+	case RR_OP_CONST:
+		fprintf(out, "%.17g", node->value);
+		return;
+	case RR_OP_N:
+		fputs("N", out);
+		return;
 	case RR_OP_NEG:
 		fputs("-(", out);
 		print_expr(kernel, node->a, out, 0);
@@ -215,7 +249,7 @@ static void print_expr(const rr_kernel *kernel, int id, FILE *out, int top)
 		return;
 	case RR_OP_GATHER:
 		fprintf(out, "%s[%s]", kernel->inputs[node->input].name,
-			kernel->inputs[node->index].name);
+		        kernel->inputs[node->index].name);
 		return;
 	}
 }
@@ -239,12 +273,17 @@ static int precedence(const rr__node *node)
 {
 	switch (node->op) {
 	case RR_OP_ADD:
-	case RR_OP_SUB: return 1;
+	case RR_OP_SUB:
+		return 1;
 	case RR_OP_MUL:
-	case RR_OP_DIV: return 2;
-	case RR_OP_NEG: return 3;
-	case RR_OP_CONST: return signbit(node->value) ? 3 : 4;
-	default: return 4;
+	case RR_OP_DIV:
+		return 2;
+	case RR_OP_NEG:
+		return 3;
+	case RR_OP_CONST:
+		return signbit(node->value) ? 3 : 4;
+	default:
+		return 4;
 	}
 }
 
@@ -300,7 +339,9 @@ static void print_tidy(const rr_kernel *kernel, int id, FILE *out, int top, int 
 		print_tidy(kernel, node->a, out, 0, 0);
 		fputs(node->exact ? ", exact)" : ")", out);
 		break;
-	default: print_expr(kernel, id, out, top); break;
+	default:
+		print_expr(kernel, id, out, top);
+		break;
 	}
 	if (own < min_precedence)
 		fputc(')', out);

@@ -9,9 +9,9 @@
 
 #include "rowreduce.h"
 
-#define RR_MAX_IO 16       /* inputs, and separately outputs, per kernel */
-#define RR_MAX_NAME 64     /* identifier length, including the terminating zero */
-#define RR_MAX_NODES 4096  /* nodes per kernel */
+#define RR_MAX_IO 16      /* inputs, and separately outputs, per kernel */
+#define RR_MAX_NAME 64    /* identifier length, including the terminating zero */
+#define RR_MAX_NODES 4096 /* nodes per kernel */
 
 /* Where a value varies: once per row (scalar) or once per element of a row (elem). */
 typedef enum rr__shape {
@@ -21,10 +21,11 @@ typedef enum rr__shape {
 } rr__shape;
 
 typedef enum rr__op {
-	RR_OP_INPUT = 0, /* input `input`: row/col -> elem, rowscalar/param -> scalar, index -> index */
-	RR_OP_CONST,     /* `value` */
-	RR_OP_N,         /* the row length, as a scalar */
-	RR_OP_NEG,       /* unary: a */
+	RR_OP_INPUT =
+	    0,       /* input `input`: row/col -> elem, rowscalar/param -> scalar, index -> index */
+	RR_OP_CONST, /* `value` */
+	RR_OP_N,     /* the row length, as a scalar */
+	RR_OP_NEG,   /* unary: a */
 	RR_OP_EXP,
 	RR_OP_LOG,
 	RR_OP_SQRT,
@@ -41,22 +42,18 @@ typedef enum rr__op {
 	RR_OP_GATHER  /* element of row input `input` at the row's index input `index` -> scalar */
 } rr__op;
 
-typedef enum rr__reduce {
-	RR_REDUCE_SUM = 0,
-	RR_REDUCE_MAX,
-	RR_REDUCE_MIN
-} rr__reduce;
+typedef enum rr__reduce { RR_REDUCE_SUM = 0, RR_REDUCE_MAX, RR_REDUCE_MIN } rr__reduce;
 
 typedef struct rr__node {
 	rr__op op;
 	rr__shape shape;
-	int a, b;           /* operand node ids, -1 when unused */
-	int input;          /* INPUT, GATHER: index into kernel->inputs */
-	int index;          /* GATHER: index into kernel->inputs of the index input */
-	double value;       /* CONST */
-	rr__reduce reduce;  /* REDUCE */
-	int exact;          /* REDUCE: 1 = one accumulator in index order, no reassociation */
-	int line, column;   /* where the node was first written (1-based), 0 if synthetic */
+	int a, b;          /* operand node ids, -1 when unused */
+	int input;         /* INPUT, GATHER: index into kernel->inputs */
+	int index;         /* GATHER: index into kernel->inputs of the index input */
+	double value;      /* CONST */
+	rr__reduce reduce; /* REDUCE */
+	int exact;         /* REDUCE: 1 = one accumulator in index order, no reassociation */
+	int line, column;  /* where the node was first written (1-based), 0 if synthetic */
 } rr__node;
 
 typedef struct rr__io {
@@ -79,7 +76,8 @@ typedef struct rr__analysis {
 	/* Per node: the level at which its value is known. Scalars that need no reduction, and
 	 * elem nodes that read only inputs, are level 0; a reduction is one more than the level of
 	 * its operand, except the sum of an online pair, which shares its max's level. An elem node
-	 * of level L is evaluated during round L + 1 (as reduction input) or in the output phase. */
+	 * of level L is evaluated during round L + 1 (as reduction input) or in the output phase.
+	 */
 	int *level;
 	/* Per node: for the max and the sum of an online pair, the other's id; else -1. The sum's
 	 * operand exp(e - m) is then never evaluated for it: the pair accumulates e directly. */
@@ -91,10 +89,10 @@ typedef struct rr__analysis {
 
 struct rr_kernel {
 	char name[RR_MAX_NAME];
-	char path[256];         /* file it came from, or the name given for errors */
-	char *text;             /* the source text (owned) */
+	char path[256]; /* file it came from, or the name given for errors */
+	char *text;     /* the source text (owned) */
 	size_t text_length;
-	char source_hash[65];   /* SHA-256 hex of text */
+	char source_hash[65]; /* SHA-256 hex of text */
 	int n_inputs, n_outputs;
 	rr__io inputs[RR_MAX_IO];
 	rr__io outputs[RR_MAX_IO];

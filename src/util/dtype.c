@@ -8,11 +8,16 @@
 const char *rr_dtype_name(rr_dtype dtype)
 {
 	switch (dtype) {
-	case RR_F32: return "f32";
-	case RR_BF16: return "bf16";
-	case RR_F16: return "f16";
-	case RR_F64: return "f64";
-	case RR_I64: return "i64";
+	case RR_F32:
+		return "f32";
+	case RR_BF16:
+		return "bf16";
+	case RR_F16:
+		return "f16";
+	case RR_F64:
+		return "f64";
+	case RR_I64:
+		return "i64";
 	}
 	return "?";
 }
@@ -26,18 +31,24 @@ rr_status rr_dtype_parse(const char *name, rr_dtype *out)
 			return RR_OK;
 		}
 	}
-	return rr__fail(RR_ERR_INVALID_ARG, "unknown dtype '%s': allowed are f32, bf16, f16, f64, i64",
-			name ? name : "(null)");
+	return rr__fail(RR_ERR_INVALID_ARG,
+	                "unknown dtype '%s': allowed are f32, bf16, f16, f64, i64",
+	                name ? name : "(null)");
 }
 
 size_t rr_dtype_size(rr_dtype dtype)
 {
 	switch (dtype) {
-	case RR_F32: return 4;
-	case RR_BF16: return 2;
-	case RR_F16: return 2;
-	case RR_F64: return 8;
-	case RR_I64: return 8;
+	case RR_F32:
+		return 4;
+	case RR_BF16:
+		return 2;
+	case RR_F16:
+		return 2;
+	case RR_F64:
+		return 8;
+	case RR_I64:
+		return 8;
 	}
 	return 0;
 }
@@ -119,11 +130,16 @@ float rr__f16_to_f32(uint16_t h)
 double rr__load_as_double(const void *data, rr_dtype dtype, size_t i)
 {
 	switch (dtype) {
-	case RR_F32: return ((const float *)data)[i];
-	case RR_BF16: return rr__bf16_to_f32(((const uint16_t *)data)[i]);
-	case RR_F16: return rr__f16_to_f32(((const uint16_t *)data)[i]);
-	case RR_F64: return ((const double *)data)[i];
-	case RR_I64: return (double)((const int64_t *)data)[i];
+	case RR_F32:
+		return ((const float *)data)[i];
+	case RR_BF16:
+		return rr__bf16_to_f32(((const uint16_t *)data)[i]);
+	case RR_F16:
+		return rr__f16_to_f32(((const uint16_t *)data)[i]);
+	case RR_F64:
+		return ((const double *)data)[i];
+	case RR_I64:
+		return (double)((const int64_t *)data)[i];
 	}
 	return NAN;
 }
@@ -131,10 +147,20 @@ double rr__load_as_double(const void *data, rr_dtype dtype, size_t i)
 void rr__store_from_double(void *data, rr_dtype dtype, size_t i, double value)
 {
 	switch (dtype) {
-	case RR_F32: ((float *)data)[i] = (float)value; break;
-	case RR_BF16: ((uint16_t *)data)[i] = rr__f32_to_bf16((float)value); break;
-	case RR_F16: ((uint16_t *)data)[i] = rr__f32_to_f16((float)value); break;
-	case RR_F64: ((double *)data)[i] = value; break;
-	case RR_I64: ((int64_t *)data)[i] = (int64_t)value; break;
+	case RR_F32:
+		((float *)data)[i] = (float)value;
+		break;
+	case RR_BF16:
+		((uint16_t *)data)[i] = rr__f32_to_bf16((float)value);
+		break;
+	case RR_F16:
+		((uint16_t *)data)[i] = rr__f32_to_f16((float)value);
+		break;
+	case RR_F64:
+		((double *)data)[i] = value;
+		break;
+	case RR_I64:
+		((int64_t *)data)[i] = (int64_t)value;
+		break;
 	}
 }

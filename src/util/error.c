@@ -53,19 +53,32 @@ rr_status rr__fail_context(rr_status status, const char *fmt, ...)
 const char *rr_status_string(rr_status status)
 {
 	switch (status) {
-	case RR_OK: return "ok";
-	case RR_ERR_PARSE: return "parse error";
-	case RR_ERR_TYPE: return "type error";
-	case RR_ERR_INVALID_ARG: return "invalid argument";
-	case RR_ERR_ILLEGAL_LAYOUT: return "illegal layout";
-	case RR_ERR_COMPILE: return "compile error";
-	case RR_ERR_NO_DEVICE: return "no device";
-	case RR_ERR_DEVICE: return "device error";
-	case RR_ERR_IO: return "i/o error";
-	case RR_ERR_NOMEM: return "out of memory";
-	case RR_ERR_VALIDATION: return "validation failed";
-	case RR_ERR_UNSUPPORTED: return "unsupported";
-	case RR_ERR_INTERNAL: return "internal error";
+	case RR_OK:
+		return "ok";
+	case RR_ERR_PARSE:
+		return "parse error";
+	case RR_ERR_TYPE:
+		return "type error";
+	case RR_ERR_INVALID_ARG:
+		return "invalid argument";
+	case RR_ERR_ILLEGAL_LAYOUT:
+		return "illegal layout";
+	case RR_ERR_COMPILE:
+		return "compile error";
+	case RR_ERR_NO_DEVICE:
+		return "no device";
+	case RR_ERR_DEVICE:
+		return "device error";
+	case RR_ERR_IO:
+		return "i/o error";
+	case RR_ERR_NOMEM:
+		return "out of memory";
+	case RR_ERR_VALIDATION:
+		return "validation failed";
+	case RR_ERR_UNSUPPORTED:
+		return "unsupported";
+	case RR_ERR_INTERNAL:
+		return "internal error";
 	}
 	return "unknown status";
 }

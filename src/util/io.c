@@ -32,7 +32,8 @@ rr_status rr__sha256_file(const char *path, char out[65])
 {
 	FILE *f = fopen(path, "rb");
 	if (!f)
-		return rr__fail(RR_ERR_IO, "cannot open '%s' to hash it: %s", path, strerror(errno));
+		return rr__fail(RR_ERR_IO, "cannot open '%s' to hash it: %s", path,
+		                strerror(errno));
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
 	if (!ctx) {
 		fclose(f);
@@ -140,11 +141,12 @@ rr_status rr__write_file_atomic(const char *path, const void *data, size_t size)
 		unlink(temp);
 		free(temp);
 		return rr__fail(RR_ERR_IO, "cannot write '%s' (disk full?): %s", path,
-				strerror(saved_errno ? saved_errno : EIO));
+		                strerror(saved_errno ? saved_errno : EIO));
 	}
 	if (rename(temp, path) != 0) {
-		rr_status s = rr__fail(RR_ERR_IO, "cannot move the finished file into place at '%s': %s",
-				       path, strerror(errno));
+		rr_status s =
+		    rr__fail(RR_ERR_IO, "cannot move the finished file into place at '%s': %s",
+		             path, strerror(errno));
 		unlink(temp);
 		free(temp);
 		return s;
@@ -197,7 +199,7 @@ rr_status rr__mkdir_p(const char *path)
 		partial[i] = 0;
 		if (mkdir(partial, 0755) != 0 && errno != EEXIST)
 			return rr__fail(RR_ERR_IO, "cannot create folder '%s': %s", partial,
-					strerror(errno));
+			                strerror(errno));
 		partial[i] = saved;
 	}
 	struct stat st;

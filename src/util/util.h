@@ -14,7 +14,7 @@ rr_status rr__fail(rr_status status, const char *fmt, ...) __attribute__((format
 /* Prefixes the current message with a context ("while compiling rmsnorm: <old message>") and
  * returns `status`: how a cause chain is built as an error travels up. */
 rr_status rr__fail_context(rr_status status, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 void rr__clear_error(void);
 
 /* SHA-256 of a buffer or a whole file, as 64 lowercase hex digits plus a zero. */
