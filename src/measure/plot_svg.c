@@ -15,8 +15,11 @@
 #define TOP 50
 #define BOTTOM 70
 
+/* 18 distinct colours: six kernels in up to three dtypes get a colour each. */
 static const char *const colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e",
-                                     "#17becf", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22"};
+                                     "#17becf", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
+                                     "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173",
+                                     "#000000", "#3182bd", "#e6550d"};
 #define N_COLORS (sizeof colors / sizeof colors[0])
 
 typedef struct point {
