@@ -214,6 +214,13 @@ static void test_legality(void)
 	expect(add_norm, 4096, make(16, 4, 1, 1, 1, R_, G), &gpu, RR_ILLEGAL_SLOTS_OVER_BUDGET,
 	       "2 row input");
 	expect(add_norm, 4096, make(128, 4, 1, 1, 1, R_, G), &cpu, RR_LEGAL, NULL);
+	/* Loads in flight on a GPU: V·U values of each input a phase reads, at most 1.5 × the
+	 * budget (24 slots at 1024 threads: 36). add_norm reads x and r in every phase: V = 4,
+	 * U = 4 keeps 32 values in flight, V = 8, U = 4 keeps 64; the CPU has no such limit. */
+	expect(add_norm, 32768, make(1024, 4, 4, 1, 1, RR_STORAGE_REREAD, G), &gpu, RR_LEGAL, NULL);
+	expect(add_norm, 32768, make(1024, 8, 4, 1, 1, RR_STORAGE_REREAD, G), &gpu,
+	       RR_ILLEGAL_SLOTS_OVER_BUDGET, "64 values in flight");
+	expect(add_norm, 32768, make(1024, 8, 4, 1, 1, RR_STORAGE_REREAD, G), &cpu, RR_LEGAL, NULL);
 	expect(norm, 4096, make(8, 8, 1, 1, 1, RR_STORAGE_SMEM, G), &cpu, RR_ILLEGAL_STORAGE,
 	       "registers or re-reads");
 	expect(norm, 4096, make(8, 8, 1, 1, 1, RR_STORAGE_CLUSTER, G), &cpu, RR_ILLEGAL_NO_CLUSTER,

@@ -43,6 +43,13 @@ static const grid_plan plans[] = {
 
 static const rr_dtype dtypes[] = {RR_F32, RR_BF16, RR_F16};
 
+/* The shapes of the seed and large bench suites: the planner's own choice for each is compiled
+ * too, so a layout the cost model would pick that spills to local memory fails here. */
+static const long long suite_shapes[][2] = {
+    {1, 127},      {17, 257},     {64, 4096},   {1024, 4096},  {65536, 128},  {32768, 1024},
+    {16384, 4096}, {8192, 8192},  {4096, 32768}, {1024, 131072}, {256, 262144}};
+#define N_SUITE_SHAPES (sizeof suite_shapes / sizeof suite_shapes[0])
+
 typedef struct job {
 	char label[160];
 	char *source;
@@ -70,12 +77,15 @@ static void usage(FILE *out)
 	    "(short rows with R > 1, N = 4096 with W 128/256/512, misaligned N, U 1 and 2, smem,\n"
 	    "cluster and reread storage up to N = 262144, persistent grids) and compiles each "
 	    "with\n"
-	    "NVRTC for the architecture (default sm_90). No GPU is needed. Plans the legality "
-	    "check\n"
-	    "rejects for a kernel are counted and skipped. Prints one line per failure with the\n"
-	    "head of the NVRTC log, then `compiled K/K kernels`.\n"
+	    "NVRTC for the architecture (default sm_90), and also the planner's own choice for\n"
+	    "every shape of the seed and large bench suites in f32 and bf16 (the dtypes they are\n"
+	    "benchmarked in). No GPU is needed. Plans the legality\n"
+	    "check rejects for a kernel are counted and skipped. Prints one line per failure with\n"
+	    "the head of the NVRTC log, one line per kernel whose ptxas report shows a stack frame\n"
+	    "or spills (local memory), then `compiled K/K kernels`.\n"
 	    "\n"
-	    "exit status: 0 all compiled, 1 a compilation failed, 2 bad usage or NVRTC absent\n");
+	    "exit status: 0 all compiled without local memory, 1 a compilation failed or a kernel\n"
+	    "uses local memory, 2 bad usage or NVRTC absent\n");
 }
 
 /* "ld.local" traffic shows in the ptxas report as a non-zero stack frame or spills. */
@@ -133,30 +143,44 @@ static int emit_kernel(rr_device *device, const char *name, job *jobs, int *coun
 	rr_kernel *kernel = NULL;
 	if (rr_kernel_load_builtin(name, &kernel) != RR_OK)
 		return rr_tool_fail(2, "cannot load built-in '%s': %s", name, rr_last_error());
+	size_t n_plans = sizeof plans / sizeof plans[0];
 	for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; d++) {
-		for (size_t p = 0; p < sizeof plans / sizeof plans[0]; p++) {
-			const grid_plan *g = &plans[p];
-			rr_layout layout = {
-			    g->W, vec_for(g->V, dtypes[d]), g->U, g->R, g->C, g->storage, g->grid};
+		/* The suites are benchmarked in f32 and bf16; f16 planner choices are not yet
+		 * free of spills (bench/NOTES.md). */
+		size_t n_suite = dtypes[d] == RR_F16 ? 0 : N_SUITE_SHAPES;
+		for (size_t p = 0; p < n_plans + n_suite; p++) {
+			rr_layout layout = {0}; /* a suite shape: everything left to the planner */
+			long long rows = 1000, cols;
+			if (p < n_plans) {
+				const grid_plan *g = &plans[p];
+				rr_layout fixed = {g->W, vec_for(g->V, dtypes[d]), g->U, g->R,
+				                   g->C, g->storage,          g->grid};
+				layout = fixed;
+				cols = g->cols;
+			} else {
+				rows = suite_shapes[p - n_plans][0];
+				cols = suite_shapes[p - n_plans][1];
+			}
 			rr_program *program = NULL;
-			rr_status status = rr__program_emit_only(device, kernel, dtypes[d], 1000,
-			                                         g->cols, &layout, &program);
+			rr_status status = rr__program_emit_only(device, kernel, dtypes[d], rows,
+			                                         cols, &layout, &program);
 			if (status == RR_ERR_ILLEGAL_LAYOUT) {
 				(*illegal)++;
 				continue;
 			}
 			char plan[128];
-			rr_layout_format(&layout, plan, sizeof plan);
+			rr_layout_format(status == RR_OK ? rr_program_layout(program) : &layout, plan,
+			                 sizeof plan);
 			if (status != RR_OK) {
 				rr_tool_fail(1, "%s %s N=%lld %s: emit failed: %s", name,
-				             rr_dtype_name(dtypes[d]), (long long)g->cols, plan,
-				             rr_last_error());
+				             rr_dtype_name(dtypes[d]), cols, plan, rr_last_error());
 				rr_kernel_free(kernel);
 				return 1;
 			}
 			job *j = &jobs[(*count)++];
-			snprintf(j->label, sizeof j->label, "%s %s N=%lld %s", name,
-			         rr_dtype_name(dtypes[d]), (long long)g->cols, plan);
+			snprintf(j->label, sizeof j->label, "%s %s %lldx%lld %s%s", name,
+			         rr_dtype_name(dtypes[d]), rows, cols, plan,
+			         p < n_plans ? "" : " (the planner's choice)");
 			j->source = strdup(rr_program_source(program));
 			rr_program_free(program);
 			if (!j->source) {
@@ -223,7 +247,7 @@ static int report(const queue *q, int illegal)
 	printf("compiled %d/%d kernels for %s (%d plans skipped as illegal for their kernel; %d "
 	       "use local memory)\n",
 	       ok, q->count, q->arch, illegal, local);
-	return ok == q->count ? 0 : 1;
+	return ok == q->count && local == 0 ? 0 : 1;
 }
 
 int rr_cmd_emit_check_all(int argc, char **argv)
@@ -249,7 +273,7 @@ int rr_cmd_emit_check_all(int argc, char **argv)
 	while (names[n_kernels])
 		n_kernels++;
 	size_t capacity = (size_t)n_kernels * (sizeof dtypes / sizeof dtypes[0]) *
-	                  (sizeof plans / sizeof plans[0]);
+	                  (sizeof plans / sizeof plans[0] + N_SUITE_SHAPES);
 	queue q = {.jobs = calloc(capacity, sizeof(job)), .arch = arch};
 	if (!q.jobs)
 		return rr_tool_fail(2, "out of memory");

@@ -405,7 +405,13 @@ static int min_blocks(const rr__cu_emitter *em)
 	const rr__cuda_geometry *g = &em->geo;
 	int64_t slots = rr__slot_bound(g->segment, em->W, em->V);
 	int64_t kept = g->keep == RR_CUDA_KEEP_REGS ? g->kept_values : 0;
-	int64_t wanted = 40 + slots * (1 + kept);
+	int inputs = 0;
+	for (int i = 0; i < em->kernel->n_inputs; i++)
+		inputs += em->kernel->inputs[i].kind == RR_KIND_ROW ||
+		          em->kernel->inputs[i].kind == RR_KIND_COL;
+	/* Kept slots and one value derived from each (LayerNorm's x - mean), the loads of U
+	 * chunks of every input, and a working set: ptxas spilled with less (bench/NOTES.md). */
+	int64_t wanted = 48 + 2 * slots * kept + (int64_t)em->V * em->U * inputs;
 	int64_t blocks = 65536 / ((int64_t)g->threads * wanted);
 	int64_t most = 2048 / g->threads;
 	if (blocks > most)

@@ -327,6 +327,36 @@ static rr__illegal check_storage(const rr_kernel *kernel, const rr_layout *l, in
 	return RR_ILLEGAL_SMEM_OVER_LIMIT;
 }
 
+/* On a GPU the U chunks of one loop iteration are loaded before they are used: V·U values of
+ * every row and col input a phase reads are live at once. Over 1.5 times the register budget
+ * ptxas spilled them to local memory (bench/NOTES.md; e.g. add_layernorm bf16 N = 32768 at
+ * W = 1024, V = 8, U = 4 re-reading four inputs in its output phase). */
+static rr__illegal check_in_flight(const rr_kernel *kernel, const rr_layout *l, int64_t cols,
+                                   const rr__target *t, char *detail, size_t detail_size)
+{
+	if (!kernel || t->cc_major <= 0)
+		return RR_LEGAL;
+	int64_t span = (int64_t)l->workers_per_row * l->vec * l->blocks_per_row;
+	int64_t chunks = (cols + span - 1) / span;
+	int64_t unrolled = l->unroll < chunks ? l->unroll : chunks;
+	int inputs = 0;
+	for (int round = 1; round <= kernel->analysis.rounds + 1; round++) {
+		unsigned char read[RR_MAX_IO];
+		int n = rr__analysis_inputs_read(kernel, round, read);
+		inputs = n > inputs ? n : inputs;
+	}
+	int64_t live = (int64_t)l->vec * unrolled * inputs;
+	int64_t budget = 3 * (int64_t)rr__register_slots(t, l) / 2;
+	if (live <= budget)
+		return RR_LEGAL;
+	SAY("U = %lld chunk(s) of V = %d elements for %d input(s) read in one phase keep %lld "
+	    "values in flight per worker, over 1.5 × the register budget of %d slots at W·R = %d "
+	    "threads; use a smaller U or V",
+	    (long long)unrolled, l->vec, inputs, (long long)live, rr__register_slots(t, l),
+	    l->workers_per_row * l->rows_per_group);
+	return RR_ILLEGAL_SLOTS_OVER_BUDGET;
+}
+
 rr__illegal rr__layout_check(const rr_kernel *kernel, int64_t cols, int elem_bytes,
                              const rr_layout *layout, const rr__target *target, char *detail,
                              size_t detail_size)
@@ -351,6 +381,9 @@ rr__illegal rr__layout_check(const rr_kernel *kernel, int64_t cols, int elem_byt
 	}
 	int phases_read[RR_MAX_IO];
 	int kept = rr__layout_kept_inputs(kernel, phases_read);
+	reason = check_in_flight(kernel, layout, cols > 0 ? cols : 1, target, detail, detail_size);
+	if (reason != RR_LEGAL)
+		return reason;
 	return check_storage(kernel, layout, cols > 0 ? cols : 1, elem_bytes, kept, target, detail,
 	                     detail_size);
 }

@@ -331,6 +331,8 @@ static double gpu_measured_factor(const rr__plan_request *req, const rr_layout *
 		factor *= 3;
 	if (l->blocks_per_row > 1 && req->cols <= 32768)
 		factor *= 1.5;
+	if (l->vec * rr_dtype_size(req->dtype) > 16) /* packs wider than one 16-byte access */
+		factor *= 1.5;
 	return factor;
 }
 
