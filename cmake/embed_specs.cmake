@@ -2,7 +2,7 @@
 file(GLOB specs ${SPEC_DIR}/*.rr)
 list(SORT specs)
 set(body "/* Generated from the .rr files of specs by cmake/embed_specs.cmake; do not edit. */\n")
-string(APPEND body "#include \"spec/builtins.h\"\n\nconst rr__builtin rr__builtins[] = {\n")
+string(APPEND body "#include \"lang/builtins.h\"\n\nconst rr__builtin rr__builtins[] = {\n")
 foreach(f ${specs})
   get_filename_component(name ${f} NAME_WE)
   file(READ ${f} text HEX)

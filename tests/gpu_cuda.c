@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "backend/cuda_shim.h"
-#include "backend/program.h"
+#include "program/program.h"
 #include "codegen/cuda_emit.h"
 #include "harness.h"
 #include "rowreduce.h"
@@ -131,7 +131,7 @@ static void queue_run(compile_queue *q)
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	int threads = cores > 1 ? (int)(cores > 32 ? 32 : cores) : 1;
 	pthread_t ids[32];
-	rr__cuda_arch_name(&gpu->target, q->arch, sizeof q->arch);
+	rr__target_cuda_arch_name(&gpu->target, q->arch, sizeof q->arch);
 	pthread_mutex_init(&q->lock, NULL);
 	int started = 0;
 	for (; started < threads; started++)

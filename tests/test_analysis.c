@@ -6,7 +6,7 @@
 
 #include "analysis/analysis.h"
 #include "harness.h"
-#include "spec/ir.h"
+#include "lang/ir.h"
 
 /* ---------------------------------------------------------------- kernels */
 

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "backend/cuda_shim.h"
-#include "backend/program.h"
+#include "program/program.h"
 #include "codegen/cuda_emit.h"
 #include "harness.h"
 #include "rowreduce.h"
@@ -238,13 +238,13 @@ static void check_compile_errors_and_cache(void)
 static void check_targets_and_open(void)
 {
 	rr__target t;
-	CHECK(rr__cuda_target_for_arch("sm_90", &t) == RR_OK);
+	CHECK(rr__target_for_cuda_arch("sm_90", &t) == RR_OK);
 	CHECK(t.cc_major == 9 && t.cc_minor == 0 && t.has_clusters && t.max_cluster == 8);
 	CHECK(t.max_workers == 1024 && t.warp_size == 32 && t.smem_per_group == 227 * 1024);
 	CHECK(t.multiprocessors == 132 && strcmp(t.backend, "cuda") == 0);
-	CHECK(rr__cuda_target_for_arch("sm_80", &t) == RR_OK && !t.has_clusters);
-	CHECK(rr__cuda_target_for_arch("compute_90", &t) == RR_ERR_INVALID_ARG);
-	CHECK(rr__cuda_target_for_arch("sm_", &t) == RR_ERR_INVALID_ARG);
+	CHECK(rr__target_for_cuda_arch("sm_80", &t) == RR_OK && !t.has_clusters);
+	CHECK(rr__target_for_cuda_arch("compute_90", &t) == RR_ERR_INVALID_ARG);
+	CHECK(rr__target_for_cuda_arch("sm_", &t) == RR_ERR_INVALID_ARG);
 	CHECK(strstr(rr_last_error(), "sm_XY") != NULL);
 
 	rr_device *device = NULL;
@@ -266,7 +266,7 @@ int main(void)
 		return RR_TEST_SKIP;
 	}
 	target_device.ops = &rr__cuda_backend;
-	CHECK(rr__cuda_target_for_arch("sm_90", &target_device.target) == RR_OK);
+	CHECK(rr__target_for_cuda_arch("sm_90", &target_device.target) == RR_OK);
 	check_targets_and_open();
 	check_vector_access("rmsnorm", RR_F32);
 	check_vector_access("rmsnorm", RR_BF16);

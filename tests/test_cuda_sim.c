@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "backend/program.h"
+#include "program/program.h"
 #include "codegen/cuda_emit.h"
 #include "cuda_sim.h"
 #include "harness.h"
@@ -338,7 +338,7 @@ static rr_device cuda_target_device(void)
 	rr_device device;
 	memset(&device, 0, sizeof device);
 	device.ops = &rr__cuda_backend;
-	rr__cuda_target_for_arch("sm_90", &device.target);
+	rr__target_for_cuda_arch("sm_90", &device.target);
 	return device;
 }
 

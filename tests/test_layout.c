@@ -5,7 +5,7 @@
 
 #include "harness.h"
 #include "layout/layout.h"
-#include "spec/ir.h"
+#include "lang/ir.h"
 #include "util/util.h"
 
 /* ---------------------------------------------------------------- kernels and targets */

@@ -8,7 +8,7 @@
 
 #include "harness.h"
 #include "plan/plan.h"
-#include "spec/ir.h"
+#include "lang/ir.h"
 #include "util/util.h"
 
 /* ---------------------------------------------------------------- the built-ins, by hand */

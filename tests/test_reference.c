@@ -7,7 +7,7 @@
 #include <time.h>
 
 #include "harness.h"
-#include "spec/ir.h"
+#include "lang/ir.h"
 #include "util/util.h"
 
 static unsigned long long rng;

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backend/program.h"
+#include "program/program.h"
 #include "codegen/cuda_emit.h"
 #include "commands.h"
 #include "rowreduce.h"
@@ -103,7 +103,7 @@ static int emit_device(const emit_options *o, rr_device *scratch, rr_device **de
 	if (o->arch) {
 		memset(scratch, 0, sizeof *scratch);
 		scratch->ops = ops;
-		if (rr__cuda_target_for_arch(o->arch, &scratch->target) != RR_OK)
+		if (rr__target_for_cuda_arch(o->arch, &scratch->target) != RR_OK)
 			return rr_tool_fail(2, "--arch '%s': %s", o->arch, rr_last_error());
 		*device = scratch;
 		return 0;

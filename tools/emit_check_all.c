@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "backend/cuda_shim.h"
-#include "backend/program.h"
+#include "program/program.h"
 #include "codegen/cuda_emit.h"
 #include "commands.h"
 #include "rowreduce.h"
@@ -266,7 +266,7 @@ int rr_cmd_emit_check_all(int argc, char **argv)
 	rr_device device;
 	memset(&device, 0, sizeof device);
 	device.ops = &rr__cuda_backend;
-	if (rr__cuda_target_for_arch(arch, &device.target) != RR_OK)
+	if (rr__target_for_cuda_arch(arch, &device.target) != RR_OK)
 		return rr_tool_fail(2, "--arch: %s", rr_last_error());
 	const char *const *names = rr_builtin_names();
 	int n_kernels = 0;

@@ -3,7 +3,7 @@
 #ifndef RR_ANALYSIS_H
 #define RR_ANALYSIS_H
 
-#include "spec/ir.h"
+#include "lang/ir.h"
 
 /* Computes kernel->analysis (allocating its per-node arrays). Called by the loader after the
  * type check; safe to call again (it recomputes). */

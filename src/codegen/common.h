@@ -7,7 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 
-#include "spec/ir.h"
+#include "lang/ir.h"
 #include "util/util.h"
 
 /* Appends `depth` tabs. */

@@ -1,4 +1,4 @@
-/* The CUDA C emitter's frame: the targets of named architectures, the plan's bookkeeping (what
+/* The CUDA C emitter's frame: the plan's bookkeeping (what
  * is kept between rounds and where, the launch geometry), the header comment, the prelude of
  * conversions and access helpers, and the entries that loop over row groups. The per-row code
  * is in cuda_emit_row.c. */
@@ -11,55 +11,6 @@
 #include "codegen/common.h"
 #include "codegen/cuda_emit_internal.h"
 #include "layout/layout.h"
-
-/* ---------------------------------------------------------------- targets */
-
-void rr__cuda_arch_name(const rr__target *target, char *out, size_t size)
-{
-	snprintf(out, size, "sm_%d%d", target->cc_major, target->cc_minor);
-}
-
-rr_status rr__cuda_target_for_arch(const char *arch, rr__target *out)
-{
-	int major = 0, minor = 0;
-	char tail = 0;
-	const char *digits = arch && strncmp(arch, "sm_", 3) == 0 ? arch + 3 : NULL;
-	size_t length = digits ? strlen(digits) : 0;
-	if (!digits || length < 2 || length > 3 || sscanf(digits, "%d%c", &major, &tail) != 1)
-		return rr__fail(
-		    RR_ERR_INVALID_ARG,
-		    "'%s' is not a CUDA architecture: write sm_XY, e.g. sm_90 for H100/H200 "
-		    "or sm_80 for A100",
-		    arch ? arch : "(null)");
-	minor = major % 10;
-	major /= 10;
-	memset(out, 0, sizeof *out);
-	out->backend = "cuda";
-	out->max_workers = 1024;
-	out->warp_size = 32;
-	out->register_slots = 64;
-	out->cc_major = major;
-	out->cc_minor = minor;
-	/* The usual part of each architecture; a live device reports its own numbers. */
-	if (major >= 9 && !(major == 12)) {
-		out->smem_per_group = 227 * 1024;
-		out->multiprocessors = major == 9 ? 132 : 148;
-		out->l2_bytes = (int64_t)(major == 9 ? 60 : 126) * 1024 * 1024;
-	} else if (major == 8 && minor == 0) {
-		out->smem_per_group = 163 * 1024;
-		out->multiprocessors = 108;
-		out->l2_bytes = (int64_t)40 * 1024 * 1024;
-	} else {
-		out->smem_per_group = 99 * 1024;
-		out->multiprocessors = major >= 12 ? 170 : 84;
-		out->l2_bytes = (int64_t)(major >= 12 ? 96 : 6) * 1024 * 1024;
-	}
-	if (major < 7)
-		out->smem_per_group = 48 * 1024;
-	out->has_clusters = major >= 9;
-	out->max_cluster = major >= 9 ? 8 : 1;
-	return RR_OK;
-}
 
 /* ---------------------------------------------------------------- plan bookkeeping */
 
@@ -355,7 +306,7 @@ static void emit_header(rr__cu_emitter *em)
 	const rr__cuda_geometry *g = &em->geo;
 	char plan[256], arch[32];
 	rr_layout_format(em->layout, plan, sizeof plan);
-	rr__cuda_arch_name(em->target, arch, sizeof arch);
+	rr__target_cuda_arch_name(em->target, arch, sizeof arch);
 	rr__cu_line(em, 0,
 	            "/* rowreduce: generated CUDA C for the cuda backend (%s). Regenerate "
 	            "rather than edit.",

@@ -8,14 +8,6 @@
 
 #include "backend/backend.h"
 
-/* The target of a named architecture ("sm_90", "sm_80", ...) as the emitter and the legality
- * check see it without a device: threads, warp, register budget, opt-in shared memory per block,
- * clusters, and the SM count and L2 of the usual part (H200 for sm_90). RR_ERR_INVALID_ARG for a
- * name that is not sm_XY. */
-rr_status rr__cuda_target_for_arch(const char *arch, rr__target *out);
-/* "sm_90" for a target's compute capability. */
-void rr__cuda_arch_name(const rr__target *target, char *out, size_t size);
-
 /* Where values kept between rounds live. */
 typedef enum rr__cuda_keep {
 	RR_CUDA_KEEP_NONE = 0, /* single phase, or S=reread: nothing is kept */

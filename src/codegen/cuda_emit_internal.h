@@ -6,7 +6,7 @@
 
 #include "codegen/common.h"
 #include "codegen/cuda_emit.h"
-#include "spec/ir.h"
+#include "lang/ir.h"
 
 typedef struct rr__cu_emitter {
 	rr__buf *out;

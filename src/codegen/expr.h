@@ -4,7 +4,7 @@
 #ifndef RR_CODEGEN_EXPR_H
 #define RR_CODEGEN_EXPR_H
 
-#include "spec/ir.h"
+#include "lang/ir.h"
 #include "util/util.h"
 
 typedef enum rr__flavor {

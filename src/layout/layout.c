@@ -1,5 +1,5 @@
 /* The layout of DESIGN.md §4: the ownership map's bounds and packs, the fixed cross-worker tree,
- * the CPU target, and the legality check that rejects a plan, with a sentence, before any cost
+ * and the legality check that rejects a plan, with a sentence, before any cost
  * is computed. */
 #include <stdio.h>
 #include <string.h>
@@ -48,21 +48,6 @@ int rr__tree_offsets(int workers, int warp_size, int offsets[16])
 	for (int offset = workers / 2; offset >= warp_size && count < 16; offset /= 2)
 		offsets[count++] = offset;
 	return count;
-}
-
-void rr__target_cpu(rr__target *target)
-{
-	long online = sysconf(_SC_NPROCESSORS_ONLN);
-	memset(target, 0, sizeof *target);
-	target->backend = "cpu";
-	target->max_workers = 1024;
-	target->warp_size = 32;
-	/* The same budget as a GPU thread, so one plan means the same on both backends. */
-	target->register_slots = 64;
-	target->smem_per_group = 0;
-	target->has_clusters = 0;
-	target->max_cluster = 1;
-	target->multiprocessors = online > 0 ? (int)online : 1;
 }
 
 const char *rr__illegal_name(rr__illegal reason)

@@ -5,24 +5,8 @@
 
 #include <stdint.h>
 
-#include "spec/ir.h"
-
-/* What a backend can do; the legality check compares a plan against it. */
-typedef struct rr__target {
-	const char *backend;    /* "cpu" or "cuda" */
-	int max_workers;        /* most threads in one group (1024 on CUDA) */
-	int warp_size;          /* 32 on CUDA; the CPU backend simulates the same tree */
-	int register_slots;     /* most private slots a worker may hold (register budget) */
-	int64_t smem_per_group; /* shared memory one group may use, bytes */
-	int has_clusters;       /* thread-block clusters (sm_90) */
-	int max_cluster;        /* most blocks in a portable cluster (8) */
-	int multiprocessors;    /* SMs, or CPU threads */
-	int64_t l2_bytes;
-	int cc_major, cc_minor; /* compute capability; 0 on cpu */
-} rr__target;
-
-/* The target the CPU backend presents. */
-void rr__target_cpu(rr__target *target);
+#include "lang/ir.h"
+#include "target/target.h"
 
 /* Why a layout was rejected. */
 typedef enum rr__illegal {

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "spec/ir.h"
+#include "lang/ir.h"
 #include "util/util.h"
 
 /* Below this many elements a call stays on the calling thread: starting threads would cost more

@@ -14,7 +14,7 @@
 
 #include <stdint.h>
 
-#include "spec/ir.h"
+#include "lang/ir.h"
 
 /* Host copies of a kernel's inputs in launch order: args[k] for input k (arrays in the dtype,
  * index inputs int64, params with their value). */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "spec/parser.h"
+#include "lang/parser.h"
 #include "util/util.h"
 
 #define RR_NAME_SLOTS 16384 /* > 2 * (RR_MAX_BINDINGS + 2 * RR_MAX_IO), a power of two */

@@ -1,6 +1,6 @@
 /* The built-in kernels, embedded from the specs folder at build time (cmake/embed_specs.cmake). */
-#ifndef RR_SPEC_BUILTINS_H
-#define RR_SPEC_BUILTINS_H
+#ifndef RR_LANG_BUILTINS_H
+#define RR_LANG_BUILTINS_H
 
 typedef struct rr__builtin {
 	const char *name;

@@ -4,8 +4,8 @@
  * their users). Nodes are hash-consed by rr__ir_add: building the same expression twice gives
  * the same id, so structural equality is id equality.
  */
-#ifndef RR_SPEC_IR_H
-#define RR_SPEC_IR_H
+#ifndef RR_LANG_IR_H
+#define RR_LANG_IR_H
 
 #include "rowreduce.h"
 

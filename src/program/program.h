@@ -1,7 +1,7 @@
 /* Internal entry points of the device/program pipeline (program.c) for tools that need less than
  * a full build: emitting a plan's source for a target without compiling or opening a device. */
-#ifndef RR_BACKEND_PROGRAM_H
-#define RR_BACKEND_PROGRAM_H
+#ifndef RR_PROGRAM_PROGRAM_H
+#define RR_PROGRAM_PROGRAM_H
 
 #include "backend/backend.h"
 

@@ -6,8 +6,8 @@
 #include <sys/stat.h>
 
 #include "analysis/analysis.h"
-#include "spec/builtins.h"
-#include "spec/parser.h"
+#include "lang/builtins.h"
+#include "lang/parser.h"
 #include "util/util.h"
 
 /* Bigger texts are refused before parsing: no real kernel comes near. */

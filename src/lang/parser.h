@@ -1,11 +1,11 @@
 /* The front end of the kernel language: parser.c reads statements and expressions, check.c
  * holds the names in scope, builds hash-consed nodes and enforces the shape rules. Both share
  * the state below; kernel.c only calls rr__parse_kernel. */
-#ifndef RR_SPEC_PARSER_H
-#define RR_SPEC_PARSER_H
+#ifndef RR_LANG_PARSER_H
+#define RR_LANG_PARSER_H
 
-#include "spec/ir.h"
-#include "spec/lexer.h"
+#include "lang/ir.h"
+#include "lang/lexer.h"
 
 #define RR_MAX_NESTING 256   /* parentheses, calls and unary minus inside one expression */
 #define RR_MAX_BINDINGS 4096 /* named intermediates per kernel */

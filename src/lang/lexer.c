@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "spec/lexer.h"
-#include "spec/ir.h"
+#include "lang/lexer.h"
+#include "lang/ir.h"
 #include "util/util.h"
 
 /* Longest number text handed to strtod; real literals are far shorter. */

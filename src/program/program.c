@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/program.h"
+#include "program/program.h"
 #include "plan/plan.h"
 
 const rr__backend_ops *rr__backend_find(const char *name)

@@ -4,7 +4,7 @@
  * RR_MAX_NESTING levels. */
 #include <string.h>
 
-#include "spec/parser.h"
+#include "lang/parser.h"
 #include "util/util.h"
 
 static int parse_expr(rr__parser *p);

@@ -1,8 +1,8 @@
 /* Tokens of the kernel language. The lexer walks a length-bounded buffer (NUL bytes are just
  * bad characters), never allocates, and reports errors as "FILE:LINE:COL: error: ..." through
  * rr__spec_error, the one formatter every front-end message goes through. */
-#ifndef RR_SPEC_LEXER_H
-#define RR_SPEC_LEXER_H
+#ifndef RR_LANG_LEXER_H
+#define RR_LANG_LEXER_H
 
 #include <stddef.h>
 

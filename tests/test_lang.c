@@ -8,7 +8,7 @@
 
 #include "harness.h"
 #include "rowreduce.h"
-#include "spec/ir.h"
+#include "lang/ir.h"
 #include "util/util.h"
 
 static rr_kernel *load(const char *text)

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "spec/ir.h"
+#include "lang/ir.h"
 #include "util/util.h"
 
 rr_kernel *rr__kernel_new(const char *name)

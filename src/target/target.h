@@ -1,0 +1,39 @@
+/* The targets a plan is made for (DESIGN.md §10): what a backend's device can do, in one place.
+ * The CPU backend's target and the per-architecture table of CUDA parts live here; a live GPU
+ * overrides the table's numbers with its own attributes. */
+#ifndef RR_TARGET_TARGET_H
+#define RR_TARGET_TARGET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rowreduce.h"
+
+/* What a backend can do; the legality check compares a plan against it. */
+typedef struct rr__target {
+	const char *backend;    /* "cpu" or "cuda" */
+	int max_workers;        /* most threads in one group (1024 on CUDA) */
+	int warp_size;          /* 32 on CUDA; the CPU backend simulates the same tree */
+	int register_slots;     /* most private slots a worker may hold (register budget) */
+	int64_t smem_per_group; /* shared memory one group may use, bytes */
+	int has_clusters;       /* thread-block clusters (sm_90) */
+	int max_cluster;        /* most blocks in a portable cluster (8) */
+	int multiprocessors;    /* SMs, or CPU threads */
+	int64_t l2_bytes;
+	int cc_major, cc_minor; /* compute capability; 0 on cpu */
+} rr__target;
+
+
+/* The target the CPU backend presents. */
+void rr__target_cpu(rr__target *target);
+
+/* The target of a named CUDA architecture ("sm_90", "sm_80", ...) as the emitter and the
+ * legality check see it without a device: threads, warp, register budget, opt-in shared memory
+ * per block, clusters, and the SM count and L2 of the usual part (H200 for sm_90).
+ * RR_ERR_INVALID_ARG for a name that is not sm_XY. */
+rr_status rr__target_for_cuda_arch(const char *arch, rr__target *out);
+
+/* "sm_90" for a target's compute capability. */
+void rr__target_cuda_arch_name(const rr__target *target, char *out, size_t size);
+
+#endif
