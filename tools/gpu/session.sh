@@ -115,6 +115,24 @@ for stage in "$@"; do
 		echo "peers exit $?"
 		python3 bench/peers/compare.py "$d" "$OUT/peers-f32.json" && cp "$d/comparison.md" "$OUT/"
 		;;
+	ab-seed)
+		# The tree of the reference commit is carried in .base/ (git archive, ignored).
+		log "A/B seed: reference build .base ($(cat .base/.rr-commit)) against this tree, ABBA"
+		(cd .base && cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DRR_STATIC_DEPS=ON \
+			-DRR_GIT_COMMIT="$(cat .rr-commit)" -DCMAKE_PREFIX_PATH="$OLDPWD/.deps" >"$OUT/build-base.log" 2>&1 &&
+			cmake --build build-gpu -j 16 >>"$OUT/build-base.log" 2>&1) || { tail -20 "$OUT/build-base.log"; exit 1; }
+		base=$PWD/.base/build-gpu/rowreduce
+		mkdir -p /tmp/ab
+		i=0
+		for side in A B B A A B B A; do
+			i=$((i + 1))
+			bin=$RR; [ $side = A ] && bin=$base
+			"$bin" bench --backend cuda --suite bench/suites/seed.txt --kernels all --dtypes f32,bf16 --l2 hot \
+				--samples 5 --sample-ms 10 --warmup-ms 50 --out /tmp/ab/$i-$side >/dev/null 2>"$OUT/ab-$i.err" ||
+				{ echo "run $i ($side) failed"; tail -5 "$OUT/ab-$i.err"; }
+		done
+		python3 tools/gpu/ab.py /tmp/ab/{1-A,2-B,3-B,4-A,5-A,6-B,7-B,8-A}/results.json | tee "$OUT/ab-seed.md" | tail -3
+		;;
 	*)
 		echo "unknown stage $stage"
 		;;

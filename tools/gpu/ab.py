@@ -1,0 +1,45 @@
+#!/usr/bin/env python3
+"""A/B of two builds from results.json files measured in ABBA order: per row, the median of
+each side's per-run medians (gpu_graph, else gpu), the paired ratios candidate/reference and
+their min-max; a range that straddles 1.0 is a tie.
+usage: ab.py A1.json B1.json B2.json A2.json ...  (A = reference, B = candidate, alternating
+pairs as measured)"""
+import json
+import statistics
+import sys
+
+
+def rows(path):
+    doc = json.load(open(path))
+    out = {}
+    for r in doc["rows"]:
+        if r["state"] != "measured":
+            continue
+        ph = r["phases"].get("gpu_graph") or {}
+        if not ph.get("available"):
+            ph = r["phases"].get("gpu") or {}
+        out[(r["kernel"], r["dtype"], r["M"], r["N"])] = (ph["median_us"], r["plan"])
+    return out
+
+
+files = sys.argv[1:]
+a = [rows(f) for f in files[0::4] + files[3::4]]
+b = [rows(f) for f in files[1::4] + files[2::4]]
+keys = sorted(set.intersection(*[set(x) for x in a + b]))
+print("| kernel | dtype | shape | plan | reference µs | candidate µs | ratio B/A (min-max) | verdict |")
+print("|---|---|---|---|---:|---:|---|---|")
+verdicts = {}
+for k in keys:
+    ta = [x[k][0] for x in a]
+    tb = [x[k][0] for x in b]
+    ratios = [y / x for x, y in zip(ta, tb)]
+    lo, hi = min(ratios), max(ratios)
+    spread_a = (max(ta) - min(ta)) / statistics.median(ta)
+    v = "tie" if lo <= 1.0 <= hi or abs(statistics.median(ratios) - 1) <= spread_a else (
+        "slower" if lo > 1 else "faster")
+    verdicts[v] = verdicts.get(v, 0) + 1
+    print("| %s | %s | %dx%d | %s | %.2f | %.2f | %.3f (%.3f-%.3f) | %s |" % (
+        k[0], k[1], k[2], k[3], a[0][k][1], statistics.median(ta), statistics.median(tb),
+        statistics.median(ratios), lo, hi, v))
+print()
+print("rows: %d; %s" % (len(keys), ", ".join("%s %d" % kv for kv in sorted(verdicts.items()))))
