@@ -10,6 +10,7 @@
 #include "analysis/analysis.h"
 #include "codegen/c_emit.h"
 #include "codegen/common.h"
+#include "codegen/device_files.h"
 #include "codegen/expr.h"
 #include "layout/layout.h"
 
@@ -85,101 +86,31 @@ static void emit_header(emitter *em, const int *offsets, int steps)
 
 /* ---------------------------------------------------------------- prelude */
 
-/* The 16-bit types' conversions share their frame: load_io builds the f32 bits and returns
- * them as a float; store_io starts from the f32 bits. */
-static void emit_load_io_open(emitter *em)
-{
-	line(em, 0, "typedef uint16_t io_t;");
-	line(em, 0, "static inline float load_io(const io_t *p, int64_t i)\n{");
-}
-
-/* The end of load_io (bits to float) and the start of store_io (float to bits). */
-static void emit_bits_between(emitter *em)
-{
-	line(em, 1, "float v;");
-	line(em, 1, "memcpy(&v, &bits, sizeof v);");
-	line(em, 1, "return v;\n}");
-	line(em, 0, "static inline io_t store_io(float v)\n{");
-	line(em, 1, "uint32_t bits;");
-	line(em, 1, "memcpy(&bits, &v, sizeof bits);");
-}
-
+/* load_io and store_io: f32 in memory as it is; the 16-bit types through the conversions of
+ * device/convert16.h, the same code that util/dtype.c runs for the reference. */
 static void emit_io_helpers(emitter *em)
 {
-	switch (em->dtype) {
-	case RR_BF16:
-		line(em, 0,
-		     "/* bfloat16 in memory; conversions round to nearest even, NaN stays NaN. */");
-		emit_load_io_open(em);
-		line(em, 1, "uint32_t bits = (uint32_t)p[i] << 16;");
-		emit_bits_between(em);
-		line(em, 1, "if (v != v)");
-		line(em, 2, "return (io_t)((bits >> 16) | 0x40);");
-		line(em, 1, "return (io_t)((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);\n}");
-		return;
-	case RR_F16:
-		line(
-		    em, 0,
-		    "/* IEEE half in memory; conversions round to nearest even, NaN stays NaN. */");
-		emit_load_io_open(em);
-		line(em, 1, "const uint32_t h = p[i];");
-		line(em, 1,
-		     "const uint32_t sign = (h & 0x8000u) << 16, exponent = (h >> 10) & 0x1fu, "
-		     "mantissa = h & 0x3ffu;");
-		line(em, 1, "uint32_t bits;");
-		line(em, 1, "if (exponent == 0) {");
-		line(em, 2, "const float sub = ldexpf((float)mantissa, -24);");
-		line(em, 2, "return sign ? -sub : sub;");
-		line(em, 1, "}");
-		line(em, 1, "if (exponent == 31)");
-		line(em, 2, "bits = sign | 0x7f800000u | (mantissa << 13);");
-		line(em, 1, "else");
-		line(em, 2, "bits = sign | ((exponent - 15 + 127) << 23) | (mantissa << 13);");
-		emit_bits_between(em);
-		line(em, 1,
-		     "const uint32_t sign = (bits >> 16) & 0x8000u, exponent = (bits >> 23) & "
-		     "0xffu;");
-		line(em, 1, "uint32_t mantissa = bits & 0x7fffffu;");
-		line(em, 1, "if (exponent == 0xff)");
-		line(em, 2, "return (io_t)(sign | 0x7c00u | (mantissa ? 0x200u : 0u));");
-		line(em, 1, "const int e = (int)exponent - 127 + 15;");
-		line(em, 1, "if (e >= 31)");
-		line(em, 2, "return (io_t)(sign | 0x7c00u);");
-		line(em, 1, "if (e <= 0) {");
-		line(em, 2, "if (e < -10)");
-		line(em, 3, "return (io_t)sign;");
-		line(em, 2, "mantissa |= 0x800000u;");
-		line(em, 2, "const int shift = 14 - e;");
-		line(em, 2, "uint32_t half = mantissa >> shift;");
-		line(em, 2,
-		     "const uint32_t rest = mantissa & ((1u << shift) - 1), midpoint = 1u << "
-		     "(shift - 1);");
-		line(em, 2, "if (rest > midpoint || (rest == midpoint && (half & 1u)))");
-		line(em, 3, "half++;");
-		line(em, 2, "return (io_t)(sign | half);");
-		line(em, 1, "}");
-		line(em, 1, "uint32_t half = sign | ((uint32_t)e << 10) | (mantissa >> 13);");
-		line(em, 1, "const uint32_t rest = mantissa & 0x1fffu;");
-		line(em, 1, "if (rest > 0x1000u || (rest == 0x1000u && (half & 1u)))");
-		line(em, 2,
-		     "half++; /* a carry into the exponent rounds up, to infinity at most */");
-		line(em, 1, "return (io_t)half;\n}");
-		return;
-	default:
-		line(em, 0, "typedef float io_t;");
-		line(em, 0,
-		     "static inline float load_io(const io_t *p, int64_t i)\n{\n\treturn p[i];\n}");
-		line(em, 0, "static inline io_t store_io(float v)\n{\n\treturn v;\n}");
-		return;
+	const char *type = "float", *load = "p[i]", *store = "v";
+	if (em->dtype == RR_BF16 || em->dtype == RR_F16) {
+		int bf16 = em->dtype == RR_BF16;
+		rr__device_emit(em->out, "convert16.h", "bits");
+		rr__device_emit(em->out, "convert16.h", bf16 ? "bf16" : "f16");
+		line(em, 0, "/* %s in memory; conversions round to nearest even, NaN stays NaN. */",
+		     bf16 ? "bfloat16" : "IEEE half");
+		type = "uint16_t";
+		load = bf16 ? "rr__bf16_to_float(p[i])" : "rr__f16_to_float(p[i])";
+		store = bf16 ? "rr__bf16_from_float(v)" : "rr__f16_from_float(v)";
 	}
+	line(em, 0, "typedef %s io_t;", type);
+	line(em, 0, "static inline float load_io(const io_t *p, int64_t i)\n{\n\treturn %s;\n}",
+	     load);
+	line(em, 0, "static inline io_t store_io(float v)\n{\n\treturn %s;\n}\n", store);
 }
 
 static void emit_prelude(emitter *em, const int *offsets, int steps)
 {
 	const rr_layout *layout = em->layout;
-	line(em, 0, "#include <math.h>");
-	line(em, 0, "#include <stdint.h>");
-	line(em, 0, "#include <string.h>\n");
+	rr__device_emit(em->out, "cpu_row.h", "includes");
 	line(em, 0, "#define W %d /* workers per row */", layout->workers_per_row);
 	line(em, 0, "#define V %d /* consecutive elements per worker access (a pack) */",
 	     layout->vec);
@@ -195,22 +126,7 @@ static void emit_prelude(emitter *em, const int *offsets, int steps)
 		line(em, 0, "};\n");
 	}
 	emit_io_helpers(em);
-	rr__buf_append(em->out, "\n", 1);
-	line(em, 0,
-	     "/* Private slots per worker: floor(N / (W * V)) * V + min(N %% (W * V), V). */");
-	line(em, 0, "static inline int64_t slot_bound(int64_t N)\n{");
-	line(em, 1, "const int64_t rest = N %% ((int64_t)W * V);");
-	line(em, 1, "return N / ((int64_t)W * V) * V + (rest < V ? rest : V);\n}\n");
-	line(em, 0,
-	     "/* Packs p = chunk * W + worker with all V elements valid: those with p < N / V. */");
-	line(em, 0, "static inline int64_t complete_packs(int64_t N, int worker)\n{");
-	line(em, 1, "const int64_t packs = N / V;");
-	line(em, 1, "return packs > worker ? (packs - worker + W - 1) / W : 0;\n}\n");
-	line(em, 0, "/* The one partial pack, p = N / V, belongs to worker p %% W. */");
-	line(em, 0, "static inline int has_partial_pack(int64_t N, int worker)\n{");
-	line(em, 1, "return N %% V != 0 && (N / V) %% W == worker;\n}\n");
-	line(em, 0, "int64_t " RR_CPU_SCRATCH_SYMBOL "(int64_t N)\n{");
-	line(em, 1, "return (int64_t)KEPT_INPUTS * W * slot_bound(N);\n}\n");
+	rr__device_emit(em->out, "cpu_row.h", "slots");
 }
 
 /* ---------------------------------------------------------------- one row */
@@ -595,15 +511,7 @@ static void emit_row_function(emitter *em)
 		emit_round(em, round);
 	emit_outputs(em);
 	line(em, 0, "}\n");
-	line(em, 0,
-	     "void " RR_CPU_KERNEL_SYMBOL "(int64_t row_begin, int64_t row_end, int64_t N, "
-	     "const void *const *inputs,");
-	line(em, 0, "\t\t   const double *params, void *const *outputs, float *scratch)\n{");
-	line(em, 1, "/* groups of R rows; the grouping never changes a row's arithmetic */");
-	line(em, 1, "for (int64_t group = row_begin; group < row_end; group += R)");
-	line(em, 2, "for (int64_t row = group; row < group + R && row < row_end; row++)");
-	line(em, 3, "one_row(row, N, inputs, params, outputs, scratch);");
-	line(em, 0, "}");
+	rr__device_emit(em->out, "cpu_row.h", "entry");
 }
 
 /* Which row inputs stay in private slots: with storage other than reread, those read in more

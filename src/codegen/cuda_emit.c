@@ -10,6 +10,7 @@
 #include "analysis/analysis.h"
 #include "codegen/common.h"
 #include "codegen/cuda_emit_internal.h"
+#include "codegen/device_files.h"
 #include "layout/layout.h"
 
 /* ---------------------------------------------------------------- plan bookkeeping */
@@ -376,8 +377,7 @@ static void emit_constants(rr__cu_emitter *em)
 {
 	const rr__cuda_geometry *g = &em->geo;
 	int64_t chunks = (g->segment + (int64_t)em->W * em->V - 1) / ((int64_t)em->W * em->V);
-	rr__cu_line(em, 0, "#define INFINITY __int_as_float(0x7f800000)");
-	rr__cu_line(em, 0, "#define NAN __int_as_float(0x7fffffff)\n");
+	rr__device_emit(em->out, "limits.cuh", "limits");
 	rr__cu_line(em, 0, "constexpr int N = %lld;  /* the row length, baked in */",
 	            (long long)em->n);
 	rr__cu_line(em, 0, "constexpr int W = %d;  /* workers per row */", em->W);
@@ -417,84 +417,13 @@ static void emit_constants(rr__cu_emitter *em)
 	rr__buf_append(em->out, "\n", 1);
 }
 
-/* The 16-bit rr_out up to its #else: the PTX conversion where `guard` (appended to
- * defined(__CUDA_ARCH__)) holds; the portable form follows the #else. */
-static void emit_rr_out_head(rr__cu_emitter *em, const char *guard, const char *type)
-{
-	rr__cu_line(em, 0, "__device__ __forceinline__ io_t rr_out(float v) /* nearest even */\n{");
-	rr__cu_line(em, 0, "#if defined(__CUDA_ARCH__)%s", guard);
-	rr__cu_line(em, 1, "io_t h;");
-	rr__cu_line(em, 1, "asm(\"cvt.rn.%s.f32 %%0, %%1;\" : \"=h\"(h) : \"f\"(v));", type);
-	rr__cu_line(em, 1, "return h;");
-	rr__cu_line(em, 0, "#else");
-}
-
-/* The comment and signature of rr_in2; the body follows. */
-static void emit_in2_head(rr__cu_emitter *em)
-{
-	rr__cu_line(em, 0,
-	            "/* Two elements in one 32-bit word, the lower address in the low half. */");
-	rr__cu_line(em, 0,
-	            "__device__ __forceinline__ void rr_in2(unsigned w, float &lo, float &hi)");
-}
-
-/* Conversions between the dtype in memory and f32. The PTX forms run on the device; the
- * portable forms after #else (bit arithmetic, or the host simulation's helpers in the tests)
- * state the same rounding and let the tests run this code on the CPU. */
+/* Conversions between the dtype in memory and f32 (device/io_*.cuh). */
 static void emit_conversions(rr__cu_emitter *em)
 {
-	switch (em->dtype) {
-	case RR_F32:
-		rr__cu_line(em, 0, "typedef float io_t;");
-		rr__cu_line(em, 0, "__device__ __forceinline__ float rr_in(io_t v) { return v; }");
-		rr__cu_line(em, 0,
-		            "__device__ __forceinline__ io_t rr_out(float v) { return v; }\n");
-		return;
-	case RR_BF16:
-		rr__cu_line(em, 0, "typedef unsigned short io_t; /* bfloat16 bits */");
-		rr__cu_line(em, 0,
-		            "__device__ __forceinline__ float rr_in(io_t v) { return "
-		            "__uint_as_float((unsigned)v << 16); }");
-		emit_rr_out_head(em, " && __CUDA_ARCH__ >= 800", "bf16");
-		rr__cu_line(em, 1, "const unsigned u = __float_as_uint(v);");
-		rr__cu_line(em, 1, "if ((u & 0x7fffffffu) > 0x7f800000u)");
-		rr__cu_line(em, 2, "return (io_t)((u >> 16) | 0x40u); /* NaN stays NaN */");
-		rr__cu_line(em, 1, "return (io_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);");
-		rr__cu_line(em, 0, "#endif\n}");
-		emit_in2_head(em);
-		rr__cu_line(em, 0,
-		            "{\n\tlo = __uint_as_float(w << 16);\n\thi = __uint_as_float(w & "
-		            "0xffff0000u);\n}");
-		break;
-	default:
-		rr__cu_line(em, 0, "typedef unsigned short io_t; /* IEEE half bits */");
-		rr__cu_line(em, 0, "__device__ __forceinline__ float rr_in(io_t v)\n{");
-		rr__cu_line(em, 0, "#if defined(__CUDA_ARCH__)");
-		rr__cu_line(em, 1, "float f;");
-		rr__cu_line(em, 1, "asm(\"cvt.f32.f16 %%0, %%1;\" : \"=f\"(f) : \"h\"(v));");
-		rr__cu_line(em, 1, "return f;");
-		rr__cu_line(em, 0, "#else");
-		rr__cu_line(em, 1, "return rr_sim_f16_in(v); /* host simulation (tests) */");
-		rr__cu_line(em, 0, "#endif\n}");
-		emit_rr_out_head(em, "", "f16");
-		rr__cu_line(em, 1, "return rr_sim_f16_out(v);");
-		rr__cu_line(em, 0, "#endif\n}");
-		emit_in2_head(em);
-		rr__cu_line(
-		    em, 0,
-		    "{\n\tlo = rr_in((io_t)(w & 0xffffu));\n\thi = rr_in((io_t)(w >> 16));\n}");
-		break;
-	}
-	rr__cu_line(em, 0, "__device__ __forceinline__ unsigned rr_out2(float lo, float hi)\n{");
-	rr__cu_line(em, 0, "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800");
-	rr__cu_line(em, 1, "unsigned w;");
-	rr__cu_line(em, 1,
-	            "asm(\"cvt.rn.%s.f32 %%0, %%1, %%2;\" : \"=r\"(w) : \"f\"(hi), \"f\"(lo));",
-	            em->dtype == RR_BF16 ? "bf16x2" : "f16x2");
-	rr__cu_line(em, 1, "return w;");
-	rr__cu_line(em, 0, "#else");
-	rr__cu_line(em, 1, "return (unsigned)rr_out(lo) | ((unsigned)rr_out(hi) << 16);");
-	rr__cu_line(em, 0, "#endif\n}\n");
+	const char *file = em->dtype == RR_BF16  ? "io_bf16.cuh"
+	                   : em->dtype == RR_F16 ? "io_f16.cuh"
+	                                         : "io_f32.cuh";
+	rr__device_emit(em->out, file, "io");
 }
 
 /* The word type of one access of `bytes`, and its members. */
@@ -574,134 +503,7 @@ static void emit_access_helpers(rr__cu_emitter *em)
 	            em->geo.access_bytes);
 	emit_pack_access(em, 0);
 	emit_pack_access(em, 1);
-	rr__cu_line(em, 0, "/* The pack at the end of the row: `valid` of its elements exist. */");
-	rr__cu_line(em, 0, "template <bool VEC>");
-	rr__cu_line(em, 0,
-	            "__device__ __forceinline__ void rr_load_tail(float (&v)[V], const io_t *p, "
-	            "int valid)\n{");
-	rr__cu_line(em, 1, "if (valid >= V) {\n\t\trr_load<VEC>(v, p);\n\t\treturn;\n\t}");
-	rr__cu_line(em, 1, "#pragma unroll");
-	rr__cu_line(em, 1, "for (int e = 0; e < V; e++)");
-	rr__cu_line(em, 2, "v[e] = e < valid ? rr_in(__ldg(p + e)) : 0.0f;\n}");
-	rr__cu_line(em, 0, "template <bool VEC>");
-	rr__cu_line(em, 0,
-	            "__device__ __forceinline__ void rr_store_tail(io_t *p, const float (&v)[V], "
-	            "int valid)\n{");
-	rr__cu_line(em, 1, "if (valid >= V) {\n\t\trr_store<VEC>(p, v);\n\t\treturn;\n\t}");
-	rr__cu_line(em, 1, "#pragma unroll");
-	rr__cu_line(em, 1, "for (int e = 0; e < V; e++)");
-	rr__cu_line(em, 2, "if (e < valid)");
-	rr__cu_line(em, 3, "p[e] = rr_out(v[e]);\n}\n");
-}
-
-static void emit_online_helpers(rr__cu_emitter *em)
-{
-	rr__cu_line(em, 0,
-	            "/* Online (max, sum of exp(v - max)): one pack of `valid` elements. */");
-	rr__cu_line(em, 0,
-	            "__device__ __forceinline__ void rr_online_add(float &m, float &z, const float "
-	            "(&v)[V], int valid)\n{");
-	rr__cu_line(em, 1, "float pack_max = -INFINITY;");
-	rr__cu_line(em, 1, "#pragma unroll");
-	rr__cu_line(em, 1, "for (int e = 0; e < V; e++)");
-	rr__cu_line(em, 2, "if (e < valid)");
-	rr__cu_line(em, 3, "pack_max = fmaxf(pack_max, v[e]);");
-	rr__cu_line(em, 1, "const float m_new = fmaxf(m, pack_max);");
-	rr__cu_line(em, 1,
-	            "const float base = m_new == -INFINITY ? 0.0f : m_new; /* all -inf so far */");
-	rr__cu_line(em, 1, "float sum = z * __expf(m - base);");
-	rr__cu_line(em, 1, "#pragma unroll");
-	rr__cu_line(em, 1, "for (int e = 0; e < V; e++)");
-	rr__cu_line(em, 2, "if (e < valid)");
-	rr__cu_line(em, 3, "sum += __expf(v[e] - base);");
-	rr__cu_line(em, 1, "z = sum;");
-	rr__cu_line(em, 1, "m = m_new;\n}");
-	rr__cu_line(em, 0,
-	            "/* Two partials combined; symmetric in its operands (no fused multiply-add),");
-	rr__cu_line(em, 0, " * so both lanes of a butterfly get the same bits. */");
-	rr__cu_line(
-	    em, 0,
-	    "__device__ __forceinline__ void rr_online_combine(float &m, float &z, float m2, "
-	    "float z2)\n{");
-	rr__cu_line(em, 1, "const float m_new = fmaxf(m, m2);");
-	rr__cu_line(em, 1, "const float base = m_new == -INFINITY ? 0.0f : m_new;");
-	rr__cu_line(em, 1,
-	            "z = __fmul_rn(z, __expf(m - base)) + __fmul_rn(z2, __expf(m2 - base));");
-	rr__cu_line(em, 1, "m = m_new;\n}\n");
-}
-
-static void emit_cluster_helpers(rr__cu_emitter *em)
-{
-	rr__cu_line(
-	    em, 0,
-	    "/* Thread-block clusters (sm_90): rank, barrier, distributed shared memory. */");
-	rr__cu_line(em, 0, "__device__ __forceinline__ unsigned rr_cluster_rank()\n{");
-	rr__cu_line(em, 0, "#if defined(__CUDA_ARCH__)");
-	rr__cu_line(em, 1, "unsigned r;");
-	rr__cu_line(em, 1, "asm volatile(\"mov.u32 %%0, %%%%cluster_ctarank;\" : \"=r\"(r));");
-	rr__cu_line(em, 1, "return r;");
-	rr__cu_line(em, 0, "#else");
-	rr__cu_line(em, 1, "return rr_sim_cluster_rank(); /* host simulation (tests) */");
-	rr__cu_line(em, 0, "#endif\n}");
-	rr__cu_line(em, 0, "__device__ __forceinline__ void rr_cluster_sync()\n{");
-	rr__cu_line(em, 0, "#if defined(__CUDA_ARCH__)");
-	rr__cu_line(em, 1, "asm volatile(\"barrier.cluster.arrive.release.aligned;\\n\\t\"");
-	rr__cu_line(em, 1,
-	            "             \"barrier.cluster.wait.acquire.aligned;\" ::: \"memory\");");
-	rr__cu_line(em, 0, "#else");
-	rr__cu_line(em, 1, "rr_sim_cluster_sync();");
-	rr__cu_line(em, 0, "#endif\n}");
-	rr__cu_line(em, 0,
-	            "/* The float at `local` in the shared memory of cluster block `rank`. */");
-	rr__cu_line(em, 0,
-	            "__device__ __forceinline__ float rr_cluster_load(const float *local, unsigned "
-	            "rank)\n{");
-	rr__cu_line(em, 0, "#if defined(__CUDA_ARCH__)");
-	rr__cu_line(em, 1, "const unsigned addr = (unsigned)__cvta_generic_to_shared(local);");
-	rr__cu_line(em, 1, "unsigned remote;");
-	rr__cu_line(em, 1, "float v;");
-	rr__cu_line(em, 1,
-	            "asm volatile(\"mapa.shared::cluster.u32 %%0, %%1, %%2;\" : \"=r\"(remote) : "
-	            "\"r\"(addr), \"r\"(rank));");
-	rr__cu_line(em, 1,
-	            "asm volatile(\"ld.shared::cluster.f32 %%0, [%%1];\" : \"=f\"(v) : "
-	            "\"r\"(remote) : \"memory\");");
-	rr__cu_line(em, 1, "return v;");
-	rr__cu_line(em, 0, "#else");
-	rr__cu_line(em, 1, "return rr_sim_cluster_load(local, rank);");
-	rr__cu_line(em, 0, "#endif\n}");
-	rr__cu_line(
-	    em, 0, "/* The blocks' partials in a fixed tree: xor offsets C/2 ... 1 over ranks. */");
-	rr__cu_line(em, 0, "template <int OP> /* 0 sum, 1 max, 2 min */");
-	rr__cu_line(em, 0,
-	            "__device__ __forceinline__ float rr_cluster_reduce(const float *slot)\n{");
-	rr__cu_line(em, 1, "float p[C];");
-	rr__cu_line(em, 1, "#pragma unroll");
-	rr__cu_line(em, 1, "for (int r = 0; r < C; r++)");
-	rr__cu_line(em, 2, "p[r] = rr_cluster_load(slot, r);");
-	rr__cu_line(em, 1, "#pragma unroll");
-	rr__cu_line(em, 1, "for (int off = C / 2; off >= 1; off /= 2)");
-	rr__cu_line(em, 2, "#pragma unroll");
-	rr__cu_line(em, 2, "for (int r = 0; r < off; r++)");
-	rr__cu_line(em, 3,
-	            "p[r] = OP == 0 ? p[r] + p[r + off] : OP == 1 ? fmaxf(p[r], p[r + off]) : "
-	            "fminf(p[r], p[r + off]);");
-	rr__cu_line(em, 1, "return p[0];\n}");
-	rr__cu_line(em, 0,
-	            "__device__ __forceinline__ void rr_cluster_online(float &m, float &z, const "
-	            "float *slot)\n{");
-	rr__cu_line(em, 1, "float pm[C], pz[C];");
-	rr__cu_line(em, 1, "#pragma unroll");
-	rr__cu_line(em, 1, "for (int r = 0; r < C; r++) {");
-	rr__cu_line(em, 2, "pm[r] = rr_cluster_load(slot, r);");
-	rr__cu_line(em, 2, "pz[r] = rr_cluster_load(slot + 1, r);\n\t}");
-	rr__cu_line(em, 1, "#pragma unroll");
-	rr__cu_line(em, 1, "for (int off = C / 2; off >= 1; off /= 2)");
-	rr__cu_line(em, 2, "#pragma unroll");
-	rr__cu_line(em, 2, "for (int r = 0; r < off; r++)");
-	rr__cu_line(em, 3, "rr_online_combine(pm[r], pz[r], pm[r + off], pz[r + off]);");
-	rr__cu_line(em, 1, "m = pm[0];");
-	rr__cu_line(em, 1, "z = pz[0];\n}\n");
+	rr__device_emit(em->out, "pack_tail.cuh", "pack_tail");
 }
 
 /* Kept values in dynamic shared memory: pack c of kept value k of this thread, in units of
@@ -926,9 +728,9 @@ rr_status rr__cuda_emit(const rr_program *program, const rr__target *target, rr_
 	emit_constants(em);
 	emit_conversions(em);
 	emit_access_helpers(em);
-	emit_online_helpers(em);
+	rr__device_emit(em->out, "online.cuh", "online");
 	if (em->C > 1)
-		emit_cluster_helpers(em);
+		rr__device_emit(em->out, "cluster.cuh", "cluster");
 	if (em->geo.keep == RR_CUDA_KEEP_SMEM)
 		emit_keep_helpers(em);
 	emit_args_struct(em);

@@ -1,8 +1,10 @@
 /* Element types: names, sizes, and the bf16/f16 conversions every backend and the reference
- * share (round to nearest even, as the GPU's conversion instructions do). */
+ * share (round to nearest even, as the GPU's conversion instructions do; the code is in
+ * codegen/device/convert16.h, shared with the generated C). */
 #include <math.h>
 #include <string.h>
 
+#include "codegen/device/convert16.h"
 #include "util/util.h"
 
 const char *rr_dtype_name(rr_dtype dtype)
@@ -53,78 +55,24 @@ size_t rr_dtype_size(rr_dtype dtype)
 	return 0;
 }
 
-static uint32_t float_bits(float value)
-{
-	uint32_t bits;
-	memcpy(&bits, &value, sizeof bits);
-	return bits;
-}
-
-static float bits_float(uint32_t bits)
-{
-	float value;
-	memcpy(&value, &bits, sizeof value);
-	return value;
-}
-
 uint16_t rr__f32_to_bf16(float value)
 {
-	uint32_t bits = float_bits(value);
-	if (isnan(value))
-		return (uint16_t)((bits >> 16) | 0x40);
-	uint32_t rounding = 0x7fff + ((bits >> 16) & 1);
-	return (uint16_t)((bits + rounding) >> 16);
+	return rr__bf16_from_float(value);
 }
 
 float rr__bf16_to_f32(uint16_t bits)
 {
-	return bits_float((uint32_t)bits << 16);
+	return rr__bf16_to_float(bits);
 }
 
 uint16_t rr__f32_to_f16(float value)
 {
-	uint32_t bits = float_bits(value);
-	uint32_t sign = (bits >> 16) & 0x8000;
-	uint32_t exponent = (bits >> 23) & 0xff;
-	uint32_t mantissa = bits & 0x7fffff;
-	if (exponent == 0xff)
-		return (uint16_t)(sign | 0x7c00 | (mantissa ? 0x200 : 0));
-	int e = (int)exponent - 127 + 15;
-	if (e >= 31)
-		return (uint16_t)(sign | 0x7c00);
-	if (e <= 0) {
-		if (e < -10)
-			return (uint16_t)sign;
-		mantissa |= 0x800000;
-		int shift = 14 - e;
-		uint32_t half = mantissa >> shift;
-		uint32_t rest = mantissa & ((1u << shift) - 1);
-		uint32_t midpoint = 1u << (shift - 1);
-		if (rest > midpoint || (rest == midpoint && (half & 1)))
-			half++;
-		return (uint16_t)(sign | half);
-	}
-	uint32_t half = sign | ((uint32_t)e << 10) | (mantissa >> 13);
-	uint32_t rest = mantissa & 0x1fff;
-	if (rest > 0x1000 || (rest == 0x1000 && (half & 1)))
-		half++; /* a carry into the exponent is the right rounding, up to infinity */
-	return (uint16_t)half;
+	return rr__f16_from_float(value);
 }
 
-float rr__f16_to_f32(uint16_t h)
+float rr__f16_to_f32(uint16_t bits)
 {
-	uint32_t sign = (uint32_t)(h & 0x8000) << 16;
-	uint32_t exponent = (h >> 10) & 0x1f;
-	uint32_t mantissa = h & 0x3ff;
-	if (exponent == 0) {
-		if (mantissa == 0)
-			return bits_float(sign);
-		float value = ldexpf((float)mantissa, -24);
-		return sign ? -value : value;
-	}
-	if (exponent == 31)
-		return bits_float(sign | 0x7f800000 | (mantissa << 13));
-	return bits_float(sign | ((exponent - 15 + 127) << 23) | (mantissa << 13));
+	return rr__f16_to_float(bits);
 }
 
 double rr__load_as_double(const void *data, rr_dtype dtype, size_t i)

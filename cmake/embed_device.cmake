@@ -1,0 +1,15 @@
+# Turns the device files of src/codegen/device (CUDA C .cuh, C .h) into a C table of (name, text),
+# so the emitters print real source files, and the tool needs no files at run time.
+file(GLOB files ${DEVICE_DIR}/*.cuh ${DEVICE_DIR}/*.h)
+list(SORT files)
+set(body "/* Generated from src/codegen/device by cmake/embed_device.cmake; do not edit. */\n")
+string(APPEND body "#include \"codegen/device_files.h\"\n\nconst rr__device_file rr__device_files[] = {\n")
+foreach(f ${files})
+  get_filename_component(name ${f} NAME)
+  file(READ ${f} text HEX)
+  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "\\\\x\\1" escaped "${text}")
+  string(APPEND body "  {\"${name}\", \"${escaped}\"},\n")
+endforeach()
+string(APPEND body "  {0, 0},\n};\n")
+file(WRITE ${OUT}.tmp "${body}")
+file(RENAME ${OUT}.tmp ${OUT})

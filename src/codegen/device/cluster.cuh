@@ -1,0 +1,75 @@
+/* Thread-block clusters for generated CUDA C (sm_90): a row spread over the C blocks of a
+ * cluster combines the blocks' partials through distributed shared memory, in a fixed tree.
+ * src/codegen/cuda_emit.c prints the section "cluster" when the plan has C > 1. */
+//@ stand-in
+/* What the emitted source defines before this file (the plan's C, online.cuh): here only so
+ * that the file compiles on its own. */
+constexpr int C = 2;
+__device__ void rr_online_combine(float &m, float &z, float m2, float z2);
+//@ cluster
+/* Thread-block clusters (sm_90): rank, barrier, distributed shared memory. */
+__device__ __forceinline__ unsigned rr_cluster_rank()
+{
+#if defined(__CUDA_ARCH__)
+	unsigned r;
+	asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+	return r;
+#else
+	return rr_sim_cluster_rank(); /* host simulation (tests) */
+#endif
+}
+__device__ __forceinline__ void rr_cluster_sync()
+{
+#if defined(__CUDA_ARCH__)
+	asm volatile("barrier.cluster.arrive.release.aligned;\n\t"
+	             "barrier.cluster.wait.acquire.aligned;" ::: "memory");
+#else
+	rr_sim_cluster_sync();
+#endif
+}
+/* The float at `local` in the shared memory of cluster block `rank`. */
+__device__ __forceinline__ float rr_cluster_load(const float *local, unsigned rank)
+{
+#if defined(__CUDA_ARCH__)
+	const unsigned addr = (unsigned)__cvta_generic_to_shared(local);
+	unsigned remote;
+	float v;
+	asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(addr), "r"(rank));
+	asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(remote) : "memory");
+	return v;
+#else
+	return rr_sim_cluster_load(local, rank);
+#endif
+}
+/* The blocks' partials in a fixed tree: xor offsets C/2 ... 1 over ranks. */
+template <int OP> /* 0 sum, 1 max, 2 min */
+__device__ __forceinline__ float rr_cluster_reduce(const float *slot)
+{
+	float p[C];
+	#pragma unroll
+	for (int r = 0; r < C; r++)
+		p[r] = rr_cluster_load(slot, r);
+	#pragma unroll
+	for (int off = C / 2; off >= 1; off /= 2)
+		#pragma unroll
+		for (int r = 0; r < off; r++)
+			p[r] = OP == 0 ? p[r] + p[r + off] : OP == 1 ? fmaxf(p[r], p[r + off]) : fminf(p[r], p[r + off]);
+	return p[0];
+}
+__device__ __forceinline__ void rr_cluster_online(float &m, float &z, const float *slot)
+{
+	float pm[C], pz[C];
+	#pragma unroll
+	for (int r = 0; r < C; r++) {
+		pm[r] = rr_cluster_load(slot, r);
+		pz[r] = rr_cluster_load(slot + 1, r);
+	}
+	#pragma unroll
+	for (int off = C / 2; off >= 1; off /= 2)
+		#pragma unroll
+		for (int r = 0; r < off; r++)
+			rr_online_combine(pm[r], pz[r], pm[r + off], pz[r + off]);
+	m = pm[0];
+	z = pz[0];
+}
+

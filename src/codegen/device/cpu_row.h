@@ -1,0 +1,53 @@
+/* The fixed C around a plan in the cpu backend's generated source: the includes, the counts
+ * of a worker's private slots and complete packs (DESIGN.md section 4), and the entry that runs
+ * rows in groups of R. src/codegen/c_emit.c prints these sections around the plan's constants
+ * and its one_row (sections: see codegen/device_files.h). */
+//@ includes
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+//@ stand-in
+/* What the emitted source defines between the sections (the plan's constants, its one_row):
+ * here only so that the file compiles on its own. */
+#define W 4
+#define V 4
+#define R 1
+#define KEPT_INPUTS 1
+void one_row(int64_t row, int64_t N, const void *const *inputs, const double *params,
+	     void *const *outputs, float *scratch);
+//@ slots
+/* Private slots per worker: floor(N / (W * V)) * V + min(N % (W * V), V). */
+static inline int64_t slot_bound(int64_t N)
+{
+	const int64_t rest = N % ((int64_t)W * V);
+	return N / ((int64_t)W * V) * V + (rest < V ? rest : V);
+}
+
+/* Packs p = chunk * W + worker with all V elements valid: those with p < N / V. */
+static inline int64_t complete_packs(int64_t N, int worker)
+{
+	const int64_t packs = N / V;
+	return packs > worker ? (packs - worker + W - 1) / W : 0;
+}
+
+/* The one partial pack, p = N / V, belongs to worker p % W. */
+static inline int has_partial_pack(int64_t N, int worker)
+{
+	return N % V != 0 && (N / V) % W == worker;
+}
+
+int64_t rr_cpu_scratch_floats(int64_t N)
+{
+	return (int64_t)KEPT_INPUTS * W * slot_bound(N);
+}
+
+//@ entry
+void rr_cpu_kernel(int64_t row_begin, int64_t row_end, int64_t N, const void *const *inputs,
+		   const double *params, void *const *outputs, float *scratch)
+{
+	/* groups of R rows; the grouping never changes a row's arithmetic */
+	for (int64_t group = row_begin; group < row_end; group += R)
+		for (int64_t row = group; row < group + R && row < row_end; row++)
+			one_row(row, N, inputs, params, outputs, scratch);
+}

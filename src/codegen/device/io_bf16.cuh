@@ -1,0 +1,37 @@
+/* bfloat16 in memory: conversions to and from f32 for generated CUDA C, one element (rr_in,
+ * rr_out) or two in a 32-bit word (rr_in2, rr_out2). The PTX forms run on the device; the forms
+ * after #else state the same rounding (nearest even, NaN stays NaN) for the tests' host
+ * simulation (tests/cuda_sim.h). Printed by src/codegen/cuda_emit.c after the plan's constants. */
+//@ io
+typedef unsigned short io_t; /* bfloat16 bits */
+__device__ __forceinline__ float rr_in(io_t v) { return __uint_as_float((unsigned)v << 16); }
+__device__ __forceinline__ io_t rr_out(float v) /* nearest even */
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	io_t h;
+	asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(v));
+	return h;
+#else
+	const unsigned u = __float_as_uint(v);
+	if ((u & 0x7fffffffu) > 0x7f800000u)
+		return (io_t)((u >> 16) | 0x40u); /* NaN stays NaN */
+	return (io_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+#endif
+}
+/* Two elements in one 32-bit word, the lower address in the low half. */
+__device__ __forceinline__ void rr_in2(unsigned w, float &lo, float &hi)
+{
+	lo = __uint_as_float(w << 16);
+	hi = __uint_as_float(w & 0xffff0000u);
+}
+__device__ __forceinline__ unsigned rr_out2(float lo, float hi)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	unsigned w;
+	asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(w) : "f"(hi), "f"(lo));
+	return w;
+#else
+	return (unsigned)rr_out(lo) | ((unsigned)rr_out(hi) << 16);
+#endif
+}
+

@@ -1,0 +1,191 @@
+/* The device files of src/codegen/device: the embedded copy is the file on disk, sections are
+ * found as device_files.h says, every .h compiles on its own with the system C compiler and
+ * every .cuh with NVRTC for sm_90, and the one copy of the 16-bit conversions rounds to
+ * nearest even. Exits 77 (skipped) after the other checks when NVRTC cannot be opened. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend/cuda_shim.h"
+#include "codegen/c_emit.h"
+#include "codegen/device/convert16.h"
+#include "codegen/device_files.h"
+#include "harness.h"
+#include "rowreduce.h"
+
+static char device_dir[4096];
+
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	rr__buf buf = {0};
+	char chunk[4096];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+		rr__buf_append(&buf, chunk, n);
+	fclose(f);
+	rr__buf_append(&buf, "", 1);
+	return buf.failed ? NULL : buf.data;
+}
+
+static int has_suffix(const char *name, const char *suffix)
+{
+	size_t n = strlen(name), s = strlen(suffix);
+	return n > s && strcmp(name + n - s, suffix) == 0;
+}
+
+/* Every device file on disk is embedded, byte for byte, and every embedded one is on disk. */
+static int check_embedded_copies(void)
+{
+	DIR *dir = opendir(device_dir);
+	CHECKF(dir != NULL, "cannot open %s", device_dir);
+	if (!dir)
+		return 0;
+	int on_disk = 0, embedded = 0;
+	struct dirent *entry;
+	while ((entry = readdir(dir)) != NULL) {
+		if (!has_suffix(entry->d_name, ".cuh") && !has_suffix(entry->d_name, ".h"))
+			continue;
+		on_disk++;
+		char path[8192];
+		snprintf(path, sizeof path, "%s/%s", device_dir, entry->d_name);
+		char *text = read_file(path);
+		const char *copy = rr__device_file_text(entry->d_name);
+		CHECKF(copy != NULL, "%s is not embedded (rerun cmake)", entry->d_name);
+		CHECKF(text && copy && strcmp(text, copy) == 0,
+		       "the embedded %s differs from the file on disk", entry->d_name);
+		free(text);
+	}
+	closedir(dir);
+	for (const rr__device_file *f = rr__device_files; f->name; f++)
+		embedded++;
+	CHECKF(on_disk == embedded, "%d device files on disk, %d embedded", on_disk, embedded);
+	return on_disk;
+}
+
+static void check_sections(void)
+{
+	const char *text;
+	size_t length;
+	CHECK(rr__device_section("online.cuh", "online", &text, &length));
+	CHECK(length > 0 && strncmp(text, "/* Online (max", 14) == 0);
+	CHECK(length > 0 && text[length - 1] == '\n' && !strstr(text, "//@ "));
+	/* A section ends at the next marker; the last one at the end of the file. */
+	CHECK(rr__device_section("cpu_row.h", "includes", &text, &length));
+	CHECK(length == strlen("#include <math.h>\n#include <stdint.h>\n#include <string.h>\n\n"));
+	CHECK(rr__device_section("cpu_row.h", "entry", &text, &length));
+	CHECK(text[length] == 0 && length > 2 && strcmp(text + length - 2, "}\n") == 0);
+	/* The names the cpu backend looks up are the ones the fixed C defines. */
+	CHECK(strstr(text, "void " RR_CPU_KERNEL_SYMBOL "(") == text);
+	CHECK(rr__device_section("cpu_row.h", "slots", &text, &length));
+	CHECK(strstr(text, "int64_t " RR_CPU_SCRATCH_SYMBOL "(int64_t N)") != NULL);
+	/* Names match whole: no section "online" inside "online_more", no file by prefix. */
+	CHECK(!rr__device_section("online.cuh", "onlin", &text, &length) && text == NULL);
+	CHECK(!rr__device_section("online", "online", &text, &length));
+	rr__buf out = {0};
+	rr__device_emit(&out, "online.cuh", "absent");
+	rr__buf_append(&out, "", 1);
+	CHECK(!out.failed && strcmp(out.data, "#error \"rowreduce: device section absent of "
+	                                      "online.cuh is missing\"\n") == 0);
+	free(out.data);
+}
+
+/* `cc -std=c11 -Wall -Wextra -Werror -c` of a unit that includes the header alone. */
+static void check_c_header(const char *name, const char *work)
+{
+	char unit[8192], command[32768];
+	snprintf(unit, sizeof unit, "%s/unit.c", work);
+	FILE *f = fopen(unit, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fprintf(f, "#include \"%s/%s\"\nint rr_device_unit_compiled;\n", device_dir, name);
+	fclose(f);
+	const char *cc = getenv("RR_CC") && *getenv("RR_CC") ? getenv("RR_CC") : "cc";
+	snprintf(command, sizeof command,
+	         "%s -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -c '%s' -o "
+	         "'%s/unit.o'",
+	         cc, unit, work);
+	int rc = system(command);
+	CHECKF(rc == 0, "%s does not compile on its own: %s", name, command);
+}
+
+static void check_cuda_file(const char *name, const char *text)
+{
+	rr__cuda_compiled compiled;
+	rr_status status = rr__cuda_compile(text, "sm_90", 0, &compiled);
+	CHECKF(status == RR_OK, "%s does not compile with NVRTC for sm_90: %s\n%s", name,
+	       rr_last_error(), compiled.log ? compiled.log : "");
+	if (status == RR_OK)
+		rr__cuda_compiled_free(&compiled);
+}
+
+/* Every 16-bit value converts to f32 and back unchanged (NaN stays NaN), and f32 values
+ * halfway between two 16-bit neighbours round to the even one. */
+static void check_conversions(void)
+{
+	int bf16_bad = 0, f16_bad = 0;
+	for (uint32_t h = 0; h < 65536; h++) {
+		float b = rr__bf16_to_float((uint16_t)h), f = rr__f16_to_float((uint16_t)h);
+		uint16_t b2 = rr__bf16_from_float(b), f2 = rr__f16_from_float(f);
+		bf16_bad += b != b ? !(rr__bf16_to_float(b2) != rr__bf16_to_float(b2)) : b2 != h;
+		f16_bad += f != f ? !(rr__f16_to_float(f2) != rr__f16_to_float(f2)) : f2 != h;
+	}
+	CHECKF(bf16_bad == 0, "%d bf16 values do not round-trip", bf16_bad);
+	CHECKF(f16_bad == 0, "%d f16 values do not round-trip", f16_bad);
+	/* 1 + 2^-8 is halfway between bf16 1 and 1 + 2^-7: even is 1 (0x3f80). */
+	CHECK(rr__bf16_from_float(1.0f + 1.0f / 256) == 0x3f80);
+	CHECK(rr__bf16_from_float(1.0f + 3.0f / 256) == 0x3f82);
+	/* 1 + 2^-11 is halfway between f16 1 and 1 + 2^-10: even is 1 (0x3c00). */
+	CHECK(rr__f16_from_float(1.0f + 1.0f / 2048) == 0x3c00);
+	CHECK(rr__f16_from_float(1.0f + 3.0f / 2048) == 0x3c02);
+	CHECK(rr__f16_from_float(65520.0f) == 0x7c00); /* rounds up to infinity */
+	CHECK(rr__f16_from_float(1e-8f) == 0);         /* below half the least subnormal */
+	/* The library's conversions are these. */
+	CHECK(rr__f32_to_bf16(3.14159f) == rr__bf16_from_float(3.14159f));
+	CHECK(rr__f32_to_f16(3.14159f) == rr__f16_from_float(3.14159f));
+}
+
+int main(void)
+{
+	const char *source = getenv("RR_SOURCE_DIR");
+	if (!source) {
+		fprintf(stderr, "test_device_sources: RR_SOURCE_DIR must name the source tree\n");
+		return 2;
+	}
+	snprintf(device_dir, sizeof device_dir, "%s/src/codegen/device", source);
+	int files = check_embedded_copies();
+	CHECKF(files >= 2, "only %d device files found", files);
+	check_sections();
+	check_conversions();
+
+	char work[] = "/tmp/rr-device-XXXXXX";
+	CHECK(mkdtemp(work) != NULL);
+	const rr__nvrtc *nvrtc = NULL;
+	int have_nvrtc = rr__nvrtc_get(&nvrtc) == RR_OK;
+	if (!have_nvrtc)
+		fprintf(stderr, "NVRTC absent (%s): the .cuh files are not compiled\n",
+		        rr_last_error());
+	int cuda_files = 0;
+	for (const rr__device_file *f = rr__device_files; f->name; f++) {
+		if (has_suffix(f->name, ".h"))
+			check_c_header(f->name, work);
+		else if (have_nvrtc)
+			check_cuda_file(f->name, f->text), cuda_files++;
+	}
+	CHECKF(!have_nvrtc || cuda_files >= 1, "no .cuh file was compiled");
+	char path[128];
+	snprintf(path, sizeof path, "%s/unit.c", work);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/unit.o", work);
+	unlink(path);
+	rmdir(work);
+	int result = rr_test_finish("test_device_sources");
+	if (result == 0 && !have_nvrtc)
+		return RR_TEST_SKIP;
+	return result;
+}
