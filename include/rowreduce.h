@@ -44,6 +44,26 @@ const char *rr_status_string(rr_status status);
 const char *rr_version(void);
 const char *rr_git_commit(void);
 
+/* ---------------------------------------------------------------- numbers */
+
+/* The one reader of the numbers users type (seeds, params, shapes, layouts, counts), so every
+ * flag says the same thing about the same mistake. A whole number is decimal digits only: no
+ * sign, no spaces, no fraction or exponent, so "-1" is refused like "abc" and nothing wraps
+ * around. On success *out (may be NULL) receives the value. On failure RR_ERR_INVALID_ARG with
+ * one of: "'abc' is not a whole number from 0 to 9", "'65536' exceeds the most allowed, 1024",
+ * "'0' is below the least allowed, 1". The message does not name the flag: callers add it. */
+rr_status rr_parse_whole(const char *text, uint64_t least, uint64_t most, uint64_t *out);
+
+/* A finite real number in [least, most] in decimal (strtod) syntax with nothing after it; NaN,
+ * infinities and hexadecimal are refused. Messages as rr_parse_whole's ("'abc' is not a number
+ * from 0.001 to 60000"; with least = -DBL_MAX and most = DBL_MAX, "'abc' is not a finite
+ * number"). */
+rr_status rr_parse_real(const char *text, double least, double most, double *out);
+
+/* A shape "MxN": M rows and N columns, each a whole number from 1 to 2^31 read by
+ * rr_parse_whole ("shape '0x5': M (rows): '0' is below the least allowed, 1"). */
+rr_status rr_parse_shape(const char *text, int64_t *rows, int64_t *cols);
+
 /* ---------------------------------------------------------------- element types */
 
 typedef enum rr_dtype {

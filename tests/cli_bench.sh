@@ -115,8 +115,42 @@ assert d["ceilings"]["read"]["bytes_counted"] == "read"
 assert r["bytes_min"] == (4 * 256 + 256 + 4 * 256) * 4, r["bytes_min"]
 PY
 grep -q '## Ceilings' "$out/results.md" || fail "results.md has no ceilings"
-grep -q '| best TB/s | best phase |' "$out/results.md" || fail "results.md has no best ceiling phase"
+grep -q '| best GB/s | best phase |' "$out/results.md" || fail "results.md has no best ceiling phase in GB/s"
 grep -q 'copy ceiling' "$out/plot.svg" || fail "plot.svg has no copy ceiling line"
+
+# The cpu backend's own words: a memory copy, GB/s, a read pass that is rather than a rowreduce kernel,
+# and nothing about GPUs (L2, graphs, device-to-device copies, TB/s).
+grep -q '| copy | memory copy of ' "$out/results.md" || fail "results.md: the copy ceiling is not a memory copy"
+grep -q '| read | read-only pass over .* vectorised sum .*rather than a rowreduce kernel' "$out/results.md" ||
+	fail "results.md: the read ceiling is not the backend's own pass"
+grep -q 'GB/s (e2e)' "$out/results.md" || fail "results.md: no GB/s column"
+for word in 'TB/s' 'L2' 'graph' 'device-to-device' 'built-in sum'; do
+	grep -q -- "$word" "$out/results.md" "$out/plot.svg" && fail "cpu report speaks of '$word'"
+done
+grep -Eq '\| [0-9.]+ (µs|ms|s) \[[0-9.]+–[0-9.]+\] \|' "$out/results.md" || fail "results.md times carry no unit"
+python3 - "$out" <<'PY' || fail "cpu ceiling descriptions in results.json"
+import json, sys
+d = json.load(open(sys.argv[1] + "/results.json"))
+c = d["ceilings"]
+assert c["copy"]["description"].startswith("memory copy of "), c["copy"]["description"]
+assert "rather than a rowreduce kernel" in c["read"]["description"], c["read"]["description"]
+PY
+
+# run and bench count the same thing: output elements within tolerance / compared.
+"$rr" run --kernel rmsnorm --shape 4x256 --backend cpu --repeat 1 >"$tmp/run.stdout" 2>&1 ||
+	fail "run rmsnorm 4x256 failed"
+grep -q '^validated 1024/1024 elements in 1/1 outputs of rmsnorm$' "$tmp/run.stdout" ||
+	fail "run does not count validated elements: $(grep validated "$tmp/run.stdout")"
+python3 - "$out" <<'PY' || fail "bench does not count 1024 elements per buffer set"
+import json, re, sys
+d = json.load(open(sys.argv[1] + "/results.json"))
+r = d["rows"][0]
+sets, v = r["l2"]["buffer_sets"], r["validation"]
+assert v["total"] == v["validated"] == 1024 * sets, (v, sets)
+md = open(sys.argv[1] + "/results.md").read()
+cell = "%d/%d (%d buffer sets) |" % (1024 * sets, 1024 * sets, sets)
+assert re.search(r"^\| rmsnorm \| f32 \| 4x256 \|.*" + re.escape(cell) + "$", md, re.M), cell
+PY
 
 # 3. Usage errors: exit 2, a clear message, no results.json.
 expect_usage_error() { # name pattern args...
@@ -131,7 +165,7 @@ expect_usage_error() { # name pattern args...
 }
 expect_usage_error bad-flag "unknown option '--bogus'" --kernels sum --shapes 4x64 \
 	--bogus --out "$tmp/err-bad-flag"
-expect_usage_error bad-samples "samples" --kernels sum --shapes 4x64 --samples 0 \
+expect_usage_error bad-samples "^rowreduce: --samples: '0' is below the least allowed, 1$" --kernels sum --shapes 4x64 --samples 0 \
 	--out "$tmp/err-bad-samples"
 printf '# suite\n8x64\n8by64\n' >"$tmp/bad-suite.txt"
 expect_usage_error bad-suite "$tmp/bad-suite.txt:3" --kernels sum --suite "$tmp/bad-suite.txt" \
@@ -147,7 +181,8 @@ touch "$tmp/a-file"
 expect_usage_error bad-out "cannot be used" --kernels sum --shapes 4x64 "${quick[@]}" \
 	--out "$tmp/a-file/out"
 [ ! -e "$tmp/a-file/out" ] || fail "bad-out: created something"
-"$rr" bench --help | grep -q -- '--l2 hot|cold' || fail "--help lacks --l2"
+"$rr" bench --help >"$tmp/help" || fail "bench --help exited non-zero"
+grep -q -- '--l2 hot|cold' "$tmp/help" || fail "--help lacks --l2"
 
 if [ $failures -ne 0 ]; then
 	echo "cli_bench: $failures failures"

@@ -20,7 +20,7 @@ fi
 failures=0
 check() { # check ARGS...: rowreduce run --backend cuda ARGS validates every output
 	if ! "$ROWREDUCE" run --backend cuda --repeat 3 "$@" >"$work/out" 2>"$work/err" ||
-		! grep -Eq '^validated ([0-9]+)/\1 outputs' "$work/out"; then
+		! grep -Eq '^validated ([0-9]+)/\1 elements in ([0-9]+)/\2 outputs' "$work/out"; then
 		echo "FAIL: rowreduce run --backend cuda $*"
 		head -c 2000 "$work/out" "$work/err"
 		failures=$((failures + 1))

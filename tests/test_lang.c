@@ -149,7 +149,7 @@ static void test_rmsnorm(void)
 	CHECK(kernel->nodes[ss].line == 7 && kernel->nodes[ss].column == 9);
 	char sig[256];
 	CHECK(rr_kernel_signature(kernel, sig, sizeof sig) == RR_OK);
-	CHECKF(strcmp(sig, "rmsnorm(x: row, w: col, eps = 1e-06) -> (y: row)") == 0, "%s", sig);
+	CHECKF(strcmp(sig, "rmsnorm(x: row, w: col, eps = 1e-6) -> (y: row)") == 0, "%s", sig);
 	CHECK(rr_kernel_signature(kernel, sig, 8) == RR_ERR_INVALID_ARG && strlen(sig) == 7);
 	rr_kernel_free(kernel);
 }

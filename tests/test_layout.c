@@ -310,7 +310,7 @@ static void test_text(void)
 	for (int trial = 0; trial < 200; trial++) {
 		rr_layout in =
 		    make((int)random_int(&state, 1, 1024), (int)random_int(&state, 0, 16),
-		         (int)random_int(&state, 1, 9), (int)random_int(&state, 0, 64),
+		         (int)random_int(&state, 1, 8), (int)random_int(&state, 0, 64),
 		         (int)random_int(&state, 0, 8), storages[random_int(&state, 0, 4)],
 		         (rr_grid)random_int(&state, 0, 2));
 		rr_layout out;
@@ -326,7 +326,9 @@ static void test_text(void)
 	expect_parse_error("W=", "whole number");
 	expect_parse_error("W=-4", "whole number");
 	expect_parse_error("W=4.5", "whole number");
-	expect_parse_error("W=0", "whole number");
+	expect_parse_error("W=0", "'0' is below the least allowed, 1");
+	expect_parse_error("W=65536", "'65536' exceeds the most allowed, 1024");
+	expect_parse_error("U=9", "'9' exceeds the most allowed, 8");
 	expect_parse_error("S=disk", "regs, smem, cluster, reread");
 	expect_parse_error("G=cols", "rows, persistent");
 	expect_parse_error("W=1,,V=2", "empty item");

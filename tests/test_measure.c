@@ -336,6 +336,7 @@ static void synthetic_results(rr__results *results, int samples)
 	char *argv[] = {"bench", "--kernels", "softmax,sum", "--out", "x y"};
 	CHECK(rr__run_info_collect(&results->info, NULL, 5, argv) == RR_OK);
 	snprintf(results->info.backend, sizeof results->info.backend, "cuda");
+	results->info.report = &rr__cuda_backend.report;
 	snprintf(results->info.device_description, sizeof results->info.device_description,
 	         "Fake <GPU> & co");
 	results->info.samples = samples;
@@ -727,6 +728,36 @@ static void test_suites(const char *dir)
 	rr__shape_list_free(&list);
 }
 
+/* Times switch unit with size, and a range reads in its median's unit; constants and bounds
+ * print as a person writes them. */
+static void test_formats(void)
+{
+	char out[32];
+	CHECK(strcmp(rr__format_duration(12.345, 0, 1, out, sizeof out), "12.35 µs") == 0);
+	CHECK(strcmp(rr__format_duration(336032.45, 0, 1, out, sizeof out), "336.0 ms") == 0);
+	CHECK(strcmp(rr__format_duration(2.5e6, 0, 1, out, sizeof out), "2.500 s") == 0);
+	CHECK(strcmp(rr__format_duration(900, 1500, 0, out, sizeof out), "0.900") == 0);
+	const double values[] = {30, 1e-6, 0.5, -2, 1.5e20, 0.1};
+	const char *texts[] = {"30", "1e-6", "0.5", "-2", "1.5e20", "0.1"};
+	for (int i = 0; i < 6; i++) {
+		rr__format_real(values[i], out);
+		CHECKF(strcmp(out, texts[i]) == 0, "%g printed as %s, want %s", values[i], out,
+		       texts[i]);
+	}
+	uint64_t whole = 7;
+	CHECK(rr_parse_whole("-1", 0, UINT64_MAX, &whole) == RR_ERR_INVALID_ARG && whole == 7);
+	CHECK(rr_parse_whole("18446744073709551615", 0, UINT64_MAX, &whole) == RR_OK &&
+	      whole == UINT64_MAX);
+	CHECK(rr_parse_whole("18446744073709551616", 0, UINT64_MAX, &whole) == RR_ERR_INVALID_ARG);
+	CHECK(strstr(rr_last_error(), "exceeds the most allowed") != NULL);
+	double real = 0;
+	CHECK(rr_parse_real("0x10", 0, 100, &real) == RR_ERR_INVALID_ARG);
+	CHECK(rr_parse_real("2.5", 0, 100, &real) == RR_OK && real == 2.5);
+	/* The bandwidth unit is the backend's: 0.0271 TB/s reads 27.1 GB/s on cpu. */
+	CHECK(fabs(rr__report_bandwidth(&rr__cpu_backend.report, 0.0271) - 27.1) < 1e-9);
+	CHECK(rr__report_bandwidth(&rr__cuda_backend.report, 4.28) == 4.28);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/rr-test-measure-XXXXXX";
@@ -735,6 +766,7 @@ int main(void)
 		return 1;
 	}
 	test_stats();
+	test_formats();
 	test_phases();
 	test_bench_fake();
 	test_results(dir);

@@ -50,8 +50,8 @@ static void usage(FILE *out)
 	      "  --warmup-ms T      warm-up before each configuration's samples, in ms\n"
 	      "                     (default 150)\n"
 	      "  --l2 hot|cold      hot (default): one buffer set, reused; cold: identical\n"
-	      "                     sets rotated so the working set exceeds twice the L2 (the\n"
-	      "                     device's; 64 MiB on cpu), at most 262144 sets\n"
+	      "                     sets rotated so the working set exceeds twice the cache\n"
+	      "                     (the GPU's L2; 64 MiB on cpu), at most 262144 sets\n"
 	      "  --seed S           seed of the random inputs (default 1)\n"
 	      "  --capture-sources  write each generated source to\n"
 	      "                     DIR/sources/<kernel>-<dtype>-<M>x<N>.c (cpu) or .cu (cuda)\n"
@@ -60,7 +60,7 @@ static void usage(FILE *out)
 	      "                     before anything is measured\n"
 	      "  -h, --help         this text\n"
 	      "\n"
-	      "Phases, each sampled separately, never subtracted from one another (µs per op):\n"
+	      "Phases, each sampled separately, never subtracted from one another (time per op):\n"
 	      "  gpu         device events around a batch of launches on one stream, / batch\n"
 	      "  gpu_graph   the batch captured once as a graph and replayed, / batch\n"
 	      "  e2e         host wall time of the batch, launches and a final sync, / batch\n"
@@ -69,17 +69,20 @@ static void usage(FILE *out)
 	      "On cpu only e2e and single exist; the others are recorded unavailable, never\n"
 	      "estimated.\n"
 	      "\n"
-	      "Ceilings, measured first with the same phases: a device-to-device copy (2 GiB\n"
-	      "on cuda, 256 MiB on cpu, halved until both buffers fit in half the device\n"
-	      "memory; bytes read + written) for kernels that write a row output, and the\n"
-	      "built-in sum over a 16384x32768 (cuda) or 2048x16384 (cpu) f32 matrix (bytes\n"
-	      "read) for the others. TB/s = bytes_min / median, where bytes_min reads each\n"
-	      "input once and writes each output once; the fraction of ceiling divides it by\n"
-	      "the same phase of the ceiling.\n"
+	      "Ceilings, measured first with the same phases: a copy (on cuda a 2 GiB\n"
+	      "device-to-device copy; on cpu a 256 MiB memory copy over the kernels' threads;\n"
+	      "halved until both buffers fit in half the memory; bytes read + written) for\n"
+	      "kernels that write a row output, and a read-only pass (on cuda the built-in sum\n"
+	      "over a 16384x32768 f32 matrix; on cpu a vectorised sum of 128 MiB of f32 over\n"
+	      "the kernels' threads, not a rowreduce kernel; bytes read) for the others.\n"
+	      "Bandwidth = bytes_min / median (TB/s on cuda, GB/s on cpu), where bytes_min\n"
+	      "reads each input once and writes each output once; the fraction of ceiling\n"
+	      "divides it by the ceiling's best phase. Times print in us, ms or s.\n"
 	      "\n"
 	      "Writes DIR/results.json (raw samples and provenance, docs/results-schema.md),\n"
-	      "DIR/results.md (the tables) and DIR/plot.svg (TB/s against N). Progress goes to\n"
-	      "stderr.\n"
+	      "DIR/results.md (the tables; \"validated\" counts output elements within\n"
+	      "tolerance / compared, as run does) and DIR/plot.svg (bandwidth against N).\n"
+	      "Progress goes to stderr.\n"
 	      "\n"
 	      "exit status: 0 every configuration validated and timed, 1 a validation failure,\n"
 	      "2 bad usage or input (flag, suite, kernel, --out), a device that cannot be\n"
@@ -90,46 +93,21 @@ static void usage(FILE *out)
 
 typedef struct bench_options {
 	const char *kernels, *suite, *shapes, *dtypes, *backend, *plan, *l2, *out;
-	long samples;
+	uint64_t samples;
 	double sample_ms, warmup_ms;
-	unsigned long long seed;
+	uint64_t seed;
 	int capture_sources, no_ceilings;
 } bench_options;
 
-static int parse_number(const char *flag, const char *text, double lo, double hi, double *out)
-{
-	char *end = NULL;
-	errno = 0;
-	double value = strtod(text, &end);
-	if (!*text || *end || errno || !(value >= lo && value <= hi))
-		return rr_tool_fail(2, "%s '%s' is not a number from %g to %g", flag, text, lo, hi);
-	*out = value;
-	return 0;
-}
-
 static int parse_value(bench_options *o, const char *flag, const char *v)
 {
-	double number = 0;
-	if (strcmp(flag, "--samples") == 0) {
-		if (parse_number(flag, v, 1, 100000, &number))
-			return 2;
-		if (number != floor(number))
-			return rr_tool_fail(2, "--samples '%s' is not a whole number", v);
-		o->samples = (long)number;
-	} else if (strcmp(flag, "--sample-ms") == 0) {
-		if (parse_number(flag, v, 0.001, 60000, &o->sample_ms))
-			return 2;
-	} else if (strcmp(flag, "--warmup-ms") == 0) {
-		if (parse_number(flag, v, 0, 600000, &o->warmup_ms))
-			return 2;
-	} else if (strcmp(flag, "--seed") == 0) {
-		char *end = NULL;
-		errno = 0;
-		o->seed = strtoull(v, &end, 10);
-		if (!*v || *end || errno || v[0] == '-')
-			return rr_tool_fail(2, "--seed '%s' is not a non-negative integer", v);
-	}
-	return 0;
+	if (strcmp(flag, "--samples") == 0)
+		return rr_tool_whole(flag, v, 1, 100000, &o->samples);
+	if (strcmp(flag, "--sample-ms") == 0)
+		return rr_tool_real(flag, v, 0.001, 60000, &o->sample_ms);
+	if (strcmp(flag, "--warmup-ms") == 0)
+		return rr_tool_real(flag, v, 0, 600000, &o->warmup_ms);
+	return rr_tool_whole(flag, v, 0, UINT64_MAX, &o->seed); /* --seed */
 }
 
 static int parse_options(int argc, char **argv, bench_options *o)
@@ -339,7 +317,7 @@ static void capture_source(const bench_options *o, rr_device *device, rr_program
 	char path[4400];
 	snprintf(row->source_file, sizeof row->source_file, "sources/%s-%s-%lldx%lld.%s",
 	         row->kernel, rr_dtype_name(row->dtype), (long long)row->rows, (long long)row->cols,
-	         strcmp(device->ops->name, "cuda") == 0 ? "cu" : "c");
+	         device->ops->report.source_suffix);
 	snprintf(path, sizeof path, "%s/%s", o->out, row->source_file);
 	const char *source = rr_program_source(program);
 	if (rr__write_file_atomic(path, source, strlen(source)) != RR_OK) {

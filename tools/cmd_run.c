@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "rowreduce.h"
 #include "util/util.h"
+#include "measure/measure.h"
 #include "validate/validate.h"
 
 #define MAX_PARAMS 16
@@ -38,11 +39,12 @@ static void usage(FILE *out)
 	    "  --repeat K           timed launches, at least 1 (default 5)\n"
 	    "  -h, --help           this text\n"
 	    "\n"
-	    "Prints the complete plan, each output's max abs/rel error, `validated K/K outputs`, "
-	    "and\n"
-	    "the host wall time of one synchronized launch: the median of K launches after one\n"
-	    "warm-up launch. The C compiler is $RR_CC (default cc) with extra flags $RR_CFLAGS;\n"
-	    "compiled kernels are cached under $RR_CACHE_DIR (default ~/.cache/rowreduce).\n"
+	    "Prints the complete plan, each output's max abs/rel error, `validated E/E elements\n"
+	    "in K/K outputs` (output elements within tolerance / compared, the count bench\n"
+	    "reports), and the host wall time of one synchronized launch (in us, ms or s): the\n"
+	    "median of K launches after one warm-up launch. The C compiler is $RR_CC (default\n"
+	    "cc) with extra flags $RR_CFLAGS; compiled kernels are cached under $RR_CACHE_DIR\n"
+	    "(default ~/.cache/rowreduce).\n"
 	    "\n"
 	    "exit status: 0 every output validated, 1 a validation failure (the first failing\n"
 	    "element is printed), 2 bad usage, bad input, a rejected layout or a compile error\n");
@@ -52,8 +54,8 @@ typedef struct run_options {
 	const char *kernel, *shape, *dtype, *layout, *backend;
 	const char *params[MAX_PARAMS + 1];
 	int n_params;
-	unsigned long long seed;
-	long repeat;
+	uint64_t seed;
+	uint64_t repeat;
 } run_options;
 
 static int parse_options(int argc, char **argv, run_options *o)
@@ -76,17 +78,11 @@ static int parse_options(int argc, char **argv, run_options *o)
 		else if ((v = rr_tool_option_value(argc, argv, &i, "--backend", &missing)))
 			o->backend = v;
 		else if ((v = rr_tool_option_value(argc, argv, &i, "--seed", &missing))) {
-			char *end = NULL;
-			o->seed = strtoull(v, &end, 10);
-			if (!*v || *end)
-				return rr_tool_fail(2, "--seed '%s' is not a non-negative integer",
-				                    v);
+			if (rr_tool_whole("--seed", v, 0, UINT64_MAX, &o->seed))
+				return 2;
 		} else if ((v = rr_tool_option_value(argc, argv, &i, "--repeat", &missing))) {
-			char *end = NULL;
-			o->repeat = strtol(v, &end, 10);
-			if (!*v || *end || o->repeat < 1 || o->repeat > 1000000)
-				return rr_tool_fail(
-				    2, "--repeat '%s' is not an integer in 1..1000000", v);
+			if (rr_tool_whole("--repeat", v, 1, 1000000, &o->repeat))
+				return 2;
 		} else if ((v = rr_tool_option_value(argc, argv, &i, "--param", &missing))) {
 			if (o->n_params == MAX_PARAMS)
 				return rr_tool_fail(2, "at most %d --param options", MAX_PARAMS);
@@ -204,7 +200,14 @@ static void print_report(const rr_kernel *kernel, const rr__validation *report)
 	}
 	printf("tolerance |got - want| <= %.3g * max|want| + %.3g * |want|\n",
 	       report->tolerance.atol, report->tolerance.rtol);
-	printf("validated %d/%d outputs of %s\n", report->validated, report->total, kernel->name);
+	long long elements = 0, failures = 0;
+	for (int j = 0; j < report->total; j++) {
+		elements += report->outputs[j].elements;
+		failures += report->outputs[j].failures;
+	}
+	/* The count bench reports too: output elements within tolerance / compared. */
+	printf("validated %lld/%lld elements in %d/%d outputs of %s\n", elements - failures,
+	       elements, report->validated, report->total, kernel->name);
 }
 
 /* Everything after the kernel is loaded; returns the exit code. */
@@ -268,14 +271,15 @@ static int run_kernel(const run_options *o, const rr_kernel *kernel, int64_t row
 		goto done;
 	}
 	double median_us = 0;
-	status = time_launches(program, device, rows, &buffers, o->repeat, &median_us);
+	status = time_launches(program, device, rows, &buffers, (long)o->repeat, &median_us);
 	if (status != RR_OK) {
 		rr_tool_fail(2, "%s", rr_last_error());
 		goto done;
 	}
-	printf("time      %.2f us (host wall of one synchronized launch, median of %ld after a "
+	char shown[32];
+	printf("time      %s (host wall of one synchronized launch, median of %ld after a "
 	       "warm-up)\n",
-	       median_us, o->repeat);
+	       rr__format_duration(median_us, 0, 1, shown, sizeof shown), (long)o->repeat);
 	code = 0;
 done:
 	buffers_free(device, &buffers);

@@ -19,8 +19,11 @@ int rr_tool_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2
 int rr_tool_exit_code(int status);
 /* 1 when argv holds -h or --help. */
 int rr_tool_wants_help(int argc, char **argv);
-/* Parses "MxN" (both at least 1) into rows and cols; 0 on success, else prints why and -1. */
+/* Parses "MxN" (rr_parse_shape) into rows and cols; 0 on success, else prints why and -1. */
 int rr_tool_parse_shape(const char *text, long long *rows, long long *cols);
+/* A flag's value read by rr_parse_whole / rr_parse_real: 0, or prints "FLAG: why" and 2. */
+int rr_tool_whole(const char *flag, const char *text, uint64_t least, uint64_t most, uint64_t *out);
+int rr_tool_real(const char *flag, const char *text, double least, double most, double *out);
 /* "--name value" or "--name=value" at argv[*i]: the value (advancing *i past a separate one),
  * or NULL when argv[*i] is not --name; sets *missing when --name is last with no value. */
 const char *rr_tool_option_value(int argc, char **argv, int *i, const char *name, int *missing);

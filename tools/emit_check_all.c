@@ -46,8 +46,8 @@ static const rr_dtype dtypes[] = {RR_F32, RR_BF16, RR_F16};
 /* The shapes of the seed and large bench suites: the planner's own choice for each is compiled
  * too, so a layout the cost model would pick that spills to local memory fails here. */
 static const long long suite_shapes[][2] = {
-    {1, 127},      {17, 257},     {64, 4096},   {1024, 4096},  {65536, 128},  {32768, 1024},
-    {16384, 4096}, {8192, 8192},  {4096, 32768}, {1024, 131072}, {256, 262144}};
+    {1, 127},      {17, 257},    {64, 4096},    {1024, 4096},   {65536, 128}, {32768, 1024},
+    {16384, 4096}, {8192, 8192}, {4096, 32768}, {1024, 131072}, {256, 262144}};
 #define N_SUITE_SHAPES (sizeof suite_shapes / sizeof suite_shapes[0])
 
 typedef struct job {
@@ -81,7 +81,8 @@ static void usage(FILE *out)
 	    "every shape of the seed and large bench suites in f32 and bf16 (the dtypes they are\n"
 	    "benchmarked in). No GPU is needed. Plans the legality\n"
 	    "check rejects for a kernel are counted and skipped. Prints one line per failure with\n"
-	    "the head of the NVRTC log, one line per kernel whose ptxas report shows a stack frame\n"
+	    "the head of the NVRTC log, one line per kernel whose ptxas report shows a stack "
+	    "frame\n"
 	    "or spills (local memory), then `compiled K/K kernels`.\n"
 	    "\n"
 	    "exit status: 0 all compiled without local memory, 1 a compilation failed or a kernel\n"
@@ -153,8 +154,9 @@ static int emit_kernel(rr_device *device, const char *name, job *jobs, int *coun
 			long long rows = 1000, cols;
 			if (p < n_plans) {
 				const grid_plan *g = &plans[p];
-				rr_layout fixed = {g->W, vec_for(g->V, dtypes[d]), g->U, g->R,
-				                   g->C, g->storage,          g->grid};
+				rr_layout fixed = {
+				    g->W,   vec_for(g->V, dtypes[d]), g->U, g->R, g->C, g->storage,
+				    g->grid};
 				layout = fixed;
 				cols = g->cols;
 			} else {
@@ -169,8 +171,8 @@ static int emit_kernel(rr_device *device, const char *name, job *jobs, int *coun
 				continue;
 			}
 			char plan[128];
-			rr_layout_format(status == RR_OK ? rr_program_layout(program) : &layout, plan,
-			                 sizeof plan);
+			rr_layout_format(status == RR_OK ? rr_program_layout(program) : &layout,
+			                 plan, sizeof plan);
 			if (status != RR_OK) {
 				rr_tool_fail(1, "%s %s N=%lld %s: emit failed: %s", name,
 				             rr_dtype_name(dtypes[d]), cols, plan, rr_last_error());
@@ -209,9 +211,12 @@ static int parse(int argc, char **argv, const char **arch, const char **only, in
 			*arch = argv[++i];
 		else if (strcmp(a, "--kernel") == 0)
 			*only = argv[++i];
-		else if (strcmp(a, "--jobs") == 0)
-			*threads = atoi(argv[++i]);
-		else if (strcmp(a, "--backend") == 0) {
+		else if (strcmp(a, "--jobs") == 0) {
+			uint64_t jobs = 0;
+			if (rr_tool_whole("--jobs", argv[++i], 1, 64, &jobs))
+				return 2;
+			*threads = (int)jobs;
+		} else if (strcmp(a, "--backend") == 0) {
 			if (strcmp(argv[++i], "cuda") != 0)
 				return rr_tool_fail(2,
 				                    "--check-all checks the cuda backend only "
@@ -223,8 +228,6 @@ static int parse(int argc, char **argv, const char **arch, const char **only, in
 			                    "--help)",
 			                    a);
 	}
-	if (*threads < 1 || *threads > 64)
-		return rr_tool_fail(2, "--jobs must be between 1 and 64");
 	return 0;
 }
 

@@ -1,29 +1,34 @@
 /* Option parsing the subcommands share: "--name value" / "--name=value", and the shape, dtype
- * and layout that run and emit read alike, with the same messages. */
-#include <errno.h>
-#include <stdlib.h>
+ * and layout that run and emit read alike, and numbers read by the library's one number
+ * reader (rr_parse_whole, rr_parse_real), so every flag words a mistake the same way. */
 #include <string.h>
 
 #include "commands.h"
 
 int rr_tool_parse_shape(const char *text, long long *rows, long long *cols)
 {
-	char *end = NULL;
-	errno = 0;
-	long long m = text ? strtoll(text, &end, 10) : 0;
-	if (text && end != text && (*end == 'x' || *end == 'X') && errno == 0) {
-		const char *rest = end + 1;
-		long long n = strtoll(rest, &end, 10);
-		if (end != rest && *end == 0 && errno == 0 && m >= 1 && n >= 1) {
-			*rows = m;
-			*cols = n;
-			return 0;
-		}
+	int64_t m = 0, n = 0;
+	if (rr_parse_shape(text, &m, &n) != RR_OK) {
+		rr_tool_fail(2, "--shape: %s", rr_last_error());
+		return -1;
 	}
-	rr_tool_fail(2,
-	             "--shape '%s' is not MxN with M >= 1 rows and N >= 1 columns (e.g. 4096x4096)",
-	             text ? text : "");
-	return -1;
+	*rows = m;
+	*cols = n;
+	return 0;
+}
+
+int rr_tool_whole(const char *flag, const char *text, uint64_t least, uint64_t most, uint64_t *out)
+{
+	if (rr_parse_whole(text, least, most, out) != RR_OK)
+		return rr_tool_fail(2, "%s: %s", flag, rr_last_error());
+	return 0;
+}
+
+int rr_tool_real(const char *flag, const char *text, double least, double most, double *out)
+{
+	if (rr_parse_real(text, least, most, out) != RR_OK)
+		return rr_tool_fail(2, "%s: %s", flag, rr_last_error());
+	return 0;
 }
 
 const char *rr_tool_option_value(int argc, char **argv, int *i, const char *name, int *missing)

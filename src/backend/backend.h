@@ -7,7 +7,7 @@
 #include "layout/layout.h"
 #include "util/util.h"
 
-#define RR_BACKEND_OPS_VERSION 1
+#define RR_BACKEND_OPS_VERSION 2
 
 /* What results.json records about the device and its toolchain ("" when unknown). */
 typedef struct rr__device_properties {
@@ -23,9 +23,33 @@ typedef struct rr__device_properties {
 	char compiler_version[128]; /* "NVRTC 13.0" or the first line of `cc --version` */
 } rr__device_properties;
 
+/* How reports speak of a backend and what its ceilings are: data, so the measurement code and
+ * the tool never tell backends apart by name. */
+typedef struct rr__backend_report {
+	const char *copy_words;    /* the copy ceiling: "device-to-device copy", "memory copy" */
+	const char *cache_words;   /* the cache cold mode rotates past: "L2", "last-level cache" */
+	const char *source_suffix; /* a captured generated source: "cu", "c" */
+	/* The unit reports print bandwidth in and its size in bytes per µs: TB/s = 1e6 B/µs,
+	 * GB/s = 1e3 B/µs. results.json always records TB/s ("tbps"). */
+	const char *bandwidth_unit;
+	double bandwidth_bytes_per_us;
+	int headline_on_device; /* 1: the headline phase is device events (gpu), 0: host (e2e) */
+	/* Why "of ceiling" divides by the ceiling's best phase, when the backend has a reason to
+	 * state (a graph's memcpy node is slower than a stream memcpy); NULL otherwise. */
+	const char *ceiling_note;
+	int64_t copy_bytes;           /* the copy ceiling's size, halved until it fits */
+	int64_t read_rows, read_cols; /* the read ceiling's f32 matrix (the built-in sum's) */
+	/* The cache size cold mode sizes against: > 0 always this; 0 the device's own L2. */
+	int64_t cold_cache_bytes;
+} rr__backend_report;
+
 typedef struct rr__backend_ops {
 	int version; /* RR_BACKEND_OPS_VERSION */
 	const char *name;
+	rr__backend_report report;
+	/* The target a named architecture ("sm_90") presents without a device; NULL arch: the
+	 * backend's own target when it needs no device (cpu), else RR_ERR_NO_DEVICE. */
+	rr_status (*target_for_arch)(const char *arch, rr__target *out);
 	/* Probes the backend and fills device->impl, device->target and device->name.
 	 * RR_ERR_NO_DEVICE with a sentence when it is absent (no GPU, driver or compiler). */
 	rr_status (*open)(rr_device *device);
@@ -43,10 +67,16 @@ typedef struct rr__backend_ops {
 	void (*free)(rr_device *device, void *ptr);
 	rr_status (*upload)(rr_device *device, void *dst, const void *src, size_t bytes);
 	rr_status (*download)(rr_device *device, void *dst, const void *src, size_t bytes);
-	/* Device-to-device copy of `bytes` (the ceiling kernels use it). */
+	/* Device-to-device copy of `bytes` (the copy ceiling; on cpu over all its threads). */
 	rr_status (*copy)(rr_device *device, void *dst, const void *src, size_t bytes,
 	                  void *stream);
 	rr_status (*synchronize)(rr_device *device);
+	/* Optional: the read ceiling, a memory-bound pass over `bytes` of finite f32 values that
+	 * the compiler vectorises (never a rowreduce kernel), with a sentence on how it reads for
+	 * the ceiling's description. NULL: the read ceiling is the built-in sum over
+	 * report.read_rows x report.read_cols. */
+	rr_status (*read_pass)(rr_device *device, const void *src, size_t bytes, void *stream);
+	void (*read_pass_words)(rr_device *device, char *out, size_t size);
 
 	rr_status (*properties)(rr_device *device, rr__device_properties *out);
 

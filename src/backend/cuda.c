@@ -557,9 +557,32 @@ static void cuda_graph_destroy(rr_device *device, void *graph)
 		impl_of(device)->driver->cuGraphExecDestroy((CUgraphExec)graph);
 }
 
+static rr_status cuda_target_for_arch(const char *arch, rr__target *out)
+{
+	if (!arch)
+		return rr__fail(RR_ERR_NO_DEVICE,
+		                "the cuda target needs a GPU that answers or an architecture name");
+	return rr__target_for_cuda_arch(arch, out);
+}
+
 const rr__backend_ops rr__cuda_backend = {
     .version = RR_BACKEND_OPS_VERSION,
     .name = "cuda",
+    .report =
+        {
+            .copy_words = "device-to-device copy",
+            .cache_words = "L2",
+            .source_suffix = "cu",
+            .bandwidth_unit = "TB/s",
+            .bandwidth_bytes_per_us = 1e6,
+            .headline_on_device = 1,
+            .ceiling_note = "since a graph's memcpy node is slower than a stream memcpy",
+            .copy_bytes = (int64_t)2 << 30,
+            .read_rows = 16384,
+            .read_cols = 32768,
+            .cold_cache_bytes = 0,
+        },
+    .target_for_arch = cuda_target_for_arch,
     .open = cuda_open,
     .close = cuda_close,
     .emit = cuda_emit,

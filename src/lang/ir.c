@@ -261,11 +261,7 @@ void rr__ir_print_expr(const rr_kernel *kernel, int id, FILE *out)
 
 void rr__ir_format_number(double value, char out[32])
 {
-	for (int digits = 1; digits <= 17; digits++) {
-		snprintf(out, 32, "%.*g", digits, value);
-		if (strtod(out, NULL) == value || value != value)
-			return;
-	}
+	rr__format_real(value, out);
 }
 
 /* Binding strength: sums 1, products 2, unary minus (and negative numbers) 3, the rest 4. */

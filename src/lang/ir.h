@@ -126,7 +126,7 @@ void rr__ir_print_expr(const rr_kernel *kernel, int id, FILE *out);
 /* As rr__ir_print_expr, with only the parentheses that precedence needs and numbers in their
  * shortest exact form: "d * inv * w + b" rather than "((((d * inv) * w)) + b)". */
 void rr__ir_print_expr_tidy(const rr_kernel *kernel, int id, FILE *out);
-/* The shortest "%g" text that reads back as exactly `value` ("1e-06", "0.5", "3"). */
+/* The shortest text that reads back as exactly `value`, as written ("1e-6", "0.5", "30"). */
 void rr__ir_format_number(double value, char out[32]);
 
 #endif

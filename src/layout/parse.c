@@ -1,8 +1,8 @@
 /* The text form of a layout, "W=32,V=4,U=1,R=1,C=1,S=regs,G=rows": what users pass on the
  * command line and what results files record. Fields left out stay 0 / AUTO for the planner. */
 #include <ctype.h>
-#include <errno.h>
-#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -45,17 +45,22 @@ static int find_name(const char *const *names, int count, const char *value)
 	return -1;
 }
 
-static rr_status parse_int(const char *text, const char *key, int *out)
+/* The most each number field may be, the same bounds the legality check applies on any
+ * device (W·R and C are then checked against the device's own limits). */
+static const int most_allowed[F_COUNT] = {
+    [F_W] = 1024, [F_V] = 16, [F_U] = 8, [F_R] = 1024, [F_C] = 8,
+};
+
+static rr_status parse_int(const char *text, field f, int *out)
 {
-	char *end = NULL;
-	errno = 0;
-	long value = strtol(text, &end, 10);
-	if (!*text || *end || errno || value < 1 || value > INT_MAX)
-		return rr__fail(
-		    RR_ERR_INVALID_ARG,
-		    "layout field %s = '%s' is not a whole number of at least 1 (leave the "
-		    "key out to let the planner choose)",
-		    key, text);
+	uint64_t value = 0;
+	if (rr_parse_whole(text, 1, (uint64_t)most_allowed[f], &value) != RR_OK) {
+		char why[256];
+		snprintf(why, sizeof why, "%s", rr_last_error());
+		return rr__fail(RR_ERR_INVALID_ARG,
+		                "layout field %s: %s (leave the key out to let the planner choose)",
+		                keys[f].key, why);
+	}
 	*out = (int)value;
 	return RR_OK;
 }
@@ -102,7 +107,7 @@ static rr_status parse_item(char *item, rr_layout *out, int seen[F_COUNT])
 	            : f == F_U ? &out->unroll
 	            : f == F_R ? &out->rows_per_group
 	                       : &out->blocks_per_row;
-	return parse_int(value, keys[f].key, slot);
+	return parse_int(value, (field)f, slot);
 }
 
 rr_status rr_layout_parse(const char *text, rr_layout *out)

@@ -1,6 +1,7 @@
 /* Benchmarking one configuration end to end: buffer sets (one, or rotated past twice the L2),
  * poisoned outputs, validation of every set in full against the float64 reference, then the
- * timing phases; and the two ceilings (a device copy and a read-only sum) of the same run. */
+ * timing phases; and the two ceilings (the backend's copy and a read-only pass) of the same run.
+ * What the ceilings are and how they are worded is the backend's report (backend.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +11,7 @@
 
 #define SET_ALIGN 256               /* every buffer of every set starts on this boundary */
 #define MAX_SETS ((int64_t)1 << 18) /* bounds the rotation for tiny shapes */
-#define CPU_L2_BYTES ((int64_t)64 << 20)
+#define FALLBACK_CACHE_BYTES ((int64_t)64 << 20)
 
 /* ---------------------------------------------------------------- bytes and sizes */
 
@@ -60,11 +61,14 @@ int rr__kernel_writes_row(const rr_kernel *kernel)
 int64_t rr__bench_l2_bytes(rr_device *device)
 {
 	rr__device_properties properties;
-	if (strcmp(device->ops->name, "cpu") != 0 && device->ops->properties &&
-	    device->ops->properties(device, &properties) == RR_OK && properties.l2_bytes > 0)
+	int64_t fixed = device->ops->report.cold_cache_bytes;
+	if (fixed > 0)
+		return fixed;
+	if (device->ops->properties && device->ops->properties(device, &properties) == RR_OK &&
+	    properties.l2_bytes > 0)
 		return properties.l2_bytes;
 	rr__clear_error();
-	return CPU_L2_BYTES; /* the cpu rule, and the fallback when a GPU does not say */
+	return FALLBACK_CACHE_BYTES; /* a device that does not say */
 }
 
 static size_t align_up(size_t bytes)
@@ -301,11 +305,6 @@ rr_status rr__bench_program(rr_device *device, rr_program *program, int64_t rows
 
 #define MIN_CEILING_BYTES ((size_t)16 << 20)
 
-static int on_gpu(const rr_device *device)
-{
-	return strcmp(device->ops->name, "cpu") != 0;
-}
-
 /* Finite, non-zero f32 values: untouched host pages would be read from the shared zero page,
  * which is faster than memory. */
 static rr_status fill_device(rr_device *device, char *dst, size_t bytes)
@@ -368,16 +367,14 @@ static rr_status measure_copy(rr_device *device, const rr__bench_options *option
 	if (!device->ops->copy)
 		return rr__fail(RR_ERR_UNSUPPORTED, "the %s backend has no device copy",
 		                device->ops->name);
-	copy_context c = {.device = device,
-	                  .bytes = on_gpu(device) ? (size_t)2 << 30 : (size_t)256 << 20};
+	copy_context c = {.device = device, .bytes = (size_t)device->ops->report.copy_bytes};
 	rr_status status = alloc_pair(device, &c.bytes, 1, &c.src, &c.dst);
 	if (status == RR_OK)
 		status = fill_device(device, c.src, c.bytes);
 	ceiling->bytes = 2 * (int64_t)c.bytes;
 	snprintf(ceiling->description, sizeof ceiling->description,
-	         "device-to-device copy of %zu MiB (the backend's copy); bytes counted: read + "
-	         "written (2 x %zu MiB)",
-	         c.bytes >> 20, c.bytes >> 20);
+	         "%s of %zu MiB (the backend's copy); bytes counted: read + written (2 x %zu MiB)",
+	         device->ops->report.copy_words, c.bytes >> 20, c.bytes >> 20);
 	rr__workload workload = {.launch = launch_copy, .context = &c};
 	if (status == RR_OK)
 		status = rr__measure_phases(device, &options->measure, &workload, ceiling->bytes,
@@ -400,11 +397,54 @@ static rr_status launch_read(void *context, int64_t iteration, void *stream)
 	return rr_program_launch(r->program, r->rows, &r->input, &r->output, stream);
 }
 
-/* The built-in sum (one row input, one row-scalar output) over a large f32 matrix. */
+typedef struct pass_context {
+	rr_device *device;
+	void *src;
+	size_t bytes;
+} pass_context;
+
+static rr_status launch_pass(void *context, int64_t iteration, void *stream)
+{
+	pass_context *r = context;
+	return r->device->ops->read_pass(r->device, r->src, r->bytes, stream);
+}
+
+/* The backend's own memory-bound read pass over the read ceiling's matrix size. */
+static rr_status measure_read_pass(rr_device *device, const rr__bench_options *options,
+                                   rr__ceiling_result *ceiling)
+{
+	const rr__backend_report *report = &device->ops->report;
+	pass_context r = {.device = device,
+	                  .bytes = (size_t)(report->read_rows * report->read_cols) * sizeof(float)};
+	void *spare = NULL;
+	rr_status status = alloc_pair(device, &r.bytes, (size_t)report->read_cols, &r.src, &spare);
+	rr_device_free(device, spare); /* the pair's second buffer: the pass writes nothing */
+	if (status == RR_OK)
+		status = fill_device(device, r.src, r.bytes);
+	char how[256] = "";
+	device->ops->read_pass_words(device, how, sizeof how);
+	ceiling->rows = (int64_t)(r.bytes / sizeof(float)) / report->read_cols;
+	ceiling->cols = report->read_cols;
+	ceiling->bytes = (int64_t)r.bytes;
+	snprintf(ceiling->description, sizeof ceiling->description,
+	         "read-only pass over %zu MiB of f32: %.200s; bytes counted: read only",
+	         r.bytes >> 20, how);
+	rr__workload workload = {.launch = launch_pass, .context = &r};
+	if (status == RR_OK)
+		status = rr__measure_phases(device, &options->measure, &workload, ceiling->bytes,
+		                            ceiling->phases);
+	rr_device_free(device, r.src);
+	return status;
+}
+
+/* The built-in sum (one row input, one row-scalar output) over a large f32 matrix, for
+ * backends without a read pass of their own. */
 static rr_status measure_read(rr_device *device, const rr__bench_options *options,
                               rr__ceiling_result *ceiling)
 {
-	int64_t cols = on_gpu(device) ? 32768 : 16384, rows = on_gpu(device) ? 16384 : 2048;
+	if (device->ops->read_pass && device->ops->read_pass_words)
+		return measure_read_pass(device, options, ceiling);
+	int64_t cols = device->ops->report.read_cols, rows = device->ops->report.read_rows;
 	size_t bytes = (size_t)(rows * cols) * sizeof(float);
 	rr_kernel *kernel = NULL;
 	read_context r = {.input = {.dtype = RR_F32}};

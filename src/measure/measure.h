@@ -163,6 +163,7 @@ typedef struct rr__run_info {
 	char start_time[32]; /* UTC ISO 8601 */
 	char host[256];
 	char backend[16];
+	const rr__backend_report *report; /* the backend's words and units (backend.h) */
 	char device_description[256];
 	rr__device_properties device;
 	char build_compiler[128]; /* the C compiler that built rowreduce */
@@ -200,8 +201,18 @@ void rr__results_apply_ceilings(rr__results *results);
 /* Fills provenance: command line, time, host, device, versions, hashes (results_json.c). */
 rr_status rr__run_info_collect(rr__run_info *info, rr_device *device, int argc, char **argv);
 
-/* The headline phase of a results set: gpu on cuda, e2e elsewhere. */
+/* The headline phase of a results set: gpu where the backend's report says its headline is
+ * timed on the device (cuda), e2e elsewhere. */
 rr__phase_id rr__results_headline_phase(const rr__results *results);
+/* The backend's report of a results set (info.report; the cpu's words when it is unset). */
+const rr__backend_report *rr__results_report(const rr__results *results);
+/* A bandwidth in the report's unit (GB/s on cpu, TB/s on cuda) from bytes per µs. */
+double rr__report_bandwidth(const rr__backend_report *report, double tbps);
+
+/* "336.0 ms": a duration given in µs, in µs below 1 ms, ms below 1 s, else s, with 4 or 5
+ * significant digits, the unit appended when with_unit. `unit_of` (> 0) picks the unit
+ * instead, so a range [min–max] reads in the unit of its median. Returns out. */
+char *rr__format_duration(double us, double unit_of, int with_unit, char *out, size_t size);
 
 /* Writers; each writes atomically (rr__write_file_atomic). */
 rr_status rr__results_write_json(const rr__results *results, const char *path);

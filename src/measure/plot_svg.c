@@ -1,5 +1,6 @@
-/* plot.svg: TB/s of the headline phase (gpu on cuda, e2e on cpu) against the row length N on a
- * log2 axis, one series per kernel and dtype, with each ceiling's best TB/s as a horizontal line.
+/* plot.svg: bandwidth of the headline phase (gpu on cuda, e2e on cpu), in the backend's unit
+ * (TB/s, GB/s), against the row length N on a log2 axis, one series per kernel and dtype, with
+ * each ceiling's best bandwidth as a horizontal line.
  * Hand-written SVG: no dependencies, readable in any browser. */
 #include <math.h>
 #include <stdio.h>
@@ -28,8 +29,15 @@ typedef struct point {
 } point;
 
 typedef struct axes {
-	double x_lo, x_hi, y_hi;
+	double x_lo, x_hi, y_hi;          /* y in the backend's bandwidth unit */
+	const rr__backend_report *report; /* the unit: GB/s on cpu, TB/s on cuda */
 } axes;
+
+/* A TB/s figure in the axes' unit. */
+static double bw(const axes *a, double tbps)
+{
+	return rr__report_bandwidth(a->report, tbps);
+}
 
 static double px(const axes *a, double x)
 {
@@ -115,8 +123,8 @@ static void draw_axes(rr__buf *buf, const axes *a, const char *phase, const char
 	               (LEFT + right) / 2, HEIGHT - 20);
 	rr__buf_printf(buf,
 	               "<text transform=\"translate(22 %.1f) rotate(-90)\" "
-	               "text-anchor=\"middle\">TB/s (%s phase, minimal bytes / median)</text>\n",
-	               (TOP + bottom) / 2, phase);
+	               "text-anchor=\"middle\">%s (%s phase, minimal bytes / median)</text>\n",
+	               (TOP + bottom) / 2, a->report->bandwidth_unit, phase);
 	rr__buf_printf(buf,
 	               "<text x=\"%d\" y=\"30\" font-size=\"16\">rowreduce bench: bandwidth "
 	               "against row length (",
@@ -125,7 +133,7 @@ static void draw_axes(rr__buf *buf, const axes *a, const char *phase, const char
 	rr__buf_printf(buf, ")</text>\n");
 }
 
-/* The ceiling's best TB/s over its phases, the same divisor as the fraction of ceiling. */
+/* The ceiling's best bandwidth over its phases, the same divisor as the fraction of ceiling. */
 static void draw_ceiling(rr__buf *buf, const axes *a, const rr__results *results, rr__ceiling_id id,
                          const char *color)
 {
@@ -133,14 +141,15 @@ static void draw_ceiling(rr__buf *buf, const axes *a, const rr__results *results
 	int best = rr__ceiling_best(&results->ceilings[id], &tbps);
 	if (!results->info.ceilings_requested || best < 0)
 		return;
-	double y = py(a, tbps);
+	double y = py(a, bw(a, tbps));
 	rr__buf_printf(buf,
 	               "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\" "
 	               "stroke-width=\"1.5\" stroke-dasharray=\"8 4\"/><text x=\"%d\" "
-	               "y=\"%.1f\" fill=\"%s\" text-anchor=\"end\">%s ceiling %.3f "
-	               "TB/s (best, %s phase)</text>\n",
+	               "y=\"%.1f\" fill=\"%s\" text-anchor=\"end\">%s ceiling %.3g "
+	               "%s (best, %s phase)</text>\n",
 	               LEFT, y, WIDTH - RIGHT, y, color, WIDTH - RIGHT - 6, y - 5, color,
-	               rr__ceiling_name(id), tbps, rr__phase_name((rr__phase_id)best));
+	               rr__ceiling_name(id), bw(a, tbps), a->report->bandwidth_unit,
+	               rr__phase_name((rr__phase_id)best));
 }
 
 static const char *dash_for(rr_dtype dtype)
@@ -172,13 +181,15 @@ static void draw_series(rr__buf *buf, const axes *a, const rr__results *results,
 		const rr__row_result *row = &results->rows[i];
 		if (!plotted(row, phase) || !same_series(row, head))
 			continue;
-		double x = px(a, log2((double)row->cols)), y = py(a, row->phases[phase].tbps);
+		double x = px(a, log2((double)row->cols)),
+		       y = py(a, bw(a, row->phases[phase].tbps));
 		rr__buf_printf(buf, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"><title>",
 		               x, y, color);
 		xml_text(buf, row->kernel);
-		rr__buf_printf(buf, " %s %lldx%lld: %.3g TB/s</title></circle>\n",
+		rr__buf_printf(buf, " %s %lldx%lld: %.3g %s</title></circle>\n",
 		               rr_dtype_name(row->dtype), (long long)row->rows,
-		               (long long)row->cols, row->phases[phase].tbps);
+		               (long long)row->cols, bw(a, row->phases[phase].tbps),
+		               a->report->bandwidth_unit);
 		int at = 0;
 		while (line && at < n_line && line[at].cols != row->cols)
 			at++;
@@ -220,7 +231,8 @@ static int is_series_head(const rr__results *results, int i, rr__phase_id phase)
 
 static axes fit_axes(const rr__results *results, rr__phase_id phase)
 {
-	axes a = {.x_lo = INFINITY, .x_hi = -INFINITY, .y_hi = 0};
+	axes a = {
+	    .x_lo = INFINITY, .x_hi = -INFINITY, .y_hi = 0, .report = rr__results_report(results)};
 	for (int i = 0; i < results->n_rows; i++) {
 		const rr__row_result *row = &results->rows[i];
 		if (!plotted(row, phase))
@@ -228,13 +240,14 @@ static axes fit_axes(const rr__results *results, rr__phase_id phase)
 		double x = log2((double)row->cols);
 		a.x_lo = x < a.x_lo ? x : a.x_lo;
 		a.x_hi = x > a.x_hi ? x : a.x_hi;
-		a.y_hi = row->phases[phase].tbps > a.y_hi ? row->phases[phase].tbps : a.y_hi;
+		double y = bw(&a, row->phases[phase].tbps);
+		a.y_hi = y > a.y_hi ? y : a.y_hi;
 	}
 	for (int c = 0; c < RR__CEILING_COUNT; c++) {
 		double tbps;
 		if (results->info.ceilings_requested &&
-		    rr__ceiling_best(&results->ceilings[c], &tbps) >= 0 && tbps > a.y_hi)
-			a.y_hi = tbps;
+		    rr__ceiling_best(&results->ceilings[c], &tbps) >= 0 && bw(&a, tbps) > a.y_hi)
+			a.y_hi = bw(&a, tbps);
 	}
 	if (!isfinite(a.x_lo)) {
 		a.x_lo = 7;

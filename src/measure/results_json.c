@@ -89,9 +89,19 @@ void rr__results_apply_ceilings(rr__results *results)
 	}
 }
 
+const rr__backend_report *rr__results_report(const rr__results *results)
+{
+	return results->info.report ? results->info.report : &rr__cpu_backend.report;
+}
+
+double rr__report_bandwidth(const rr__backend_report *report, double tbps)
+{
+	return tbps * 1e6 / report->bandwidth_bytes_per_us;
+}
+
 rr__phase_id rr__results_headline_phase(const rr__results *results)
 {
-	return strcmp(results->info.backend, "cuda") == 0 ? RR_PHASE_GPU : RR_PHASE_E2E;
+	return rr__results_report(results)->headline_on_device ? RR_PHASE_GPU : RR_PHASE_E2E;
 }
 
 /* ---------------------------------------------------------------- provenance */
@@ -169,6 +179,7 @@ static void collect_hashes(rr__run_info *info)
 static void collect_device(rr__run_info *info, rr_device *device)
 {
 	snprintf(info->backend, sizeof info->backend, "%s", device->ops->name);
+	info->report = &device->ops->report;
 	snprintf(info->device_description, sizeof info->device_description, "%s", device->name);
 	if (!device->ops->properties || device->ops->properties(device, &info->device) != RR_OK) {
 		memset(&info->device, 0, sizeof info->device);

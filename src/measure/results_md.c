@@ -1,18 +1,13 @@
 /* results.md: the tables a person reads (per kernel, dtype and shape: plan, µs per operation for
- * each phase as median [min–max], TB/s, fraction of the ceiling, validated count), the ceilings,
+ * each phase as median [min–max] in µs, ms or s, bandwidth in the backend's unit (TB/s on cuda,
+ * GB/s on cpu), fraction of the ceiling, validated output elements), the ceilings,
  * the device and the command line. Every number is a copy of one in results.json. */
 #include <stdio.h>
 #include <string.h>
 
 #include "measure/measure.h"
 
-static void format_us(char *out, size_t size, double us)
-{
-	const char *format = us >= 1000 ? "%.0f" : us >= 100 ? "%.1f" : us >= 10 ? "%.2f" : "%.3f";
-	snprintf(out, size, format, us);
-}
-
-/* "median [min–max]" or "—" for an unavailable phase. */
+/* "median [min–max]" in the median's unit (µs, ms or s), or "—" for an unavailable phase. */
 static void phase_cell(rr__buf *buf, const rr__phase_result *phase)
 {
 	if (!phase->available) {
@@ -20,9 +15,9 @@ static void phase_cell(rr__buf *buf, const rr__phase_result *phase)
 		return;
 	}
 	char median[32], low[32], high[32];
-	format_us(median, sizeof median, phase->median_us);
-	format_us(low, sizeof low, phase->min_us);
-	format_us(high, sizeof high, phase->max_us);
+	rr__format_duration(phase->median_us, 0, 1, median, sizeof median);
+	rr__format_duration(phase->min_us, phase->median_us, 0, low, sizeof low);
+	rr__format_duration(phase->max_us, phase->median_us, 0, high, sizeof high);
 	rr__buf_printf(buf, " %s [%s–%s] |", median, low, high);
 }
 
@@ -68,19 +63,22 @@ static void header(rr__buf *buf, const rr__results *results)
 		rr__buf_printf(buf, "; driver %s", d->driver_version);
 	if (d->compiler_version[0])
 		rr__buf_printf(buf, "; kernel compiler %s", d->compiler_version);
+	const rr__backend_report *report = rr__results_report(results);
 	rr__buf_printf(buf,
 	               "\n- protocol: %d samples per phase of about %g ms each, after %g ms "
-	               "of warm-up; L2 %s; plan %s\n",
-	               info->samples, info->sample_ms, info->warmup_ms,
-	               info->l2_cold ? "cold (buffer sets rotated past twice the L2)" : "hot",
+	               "of warm-up; %s %s; plan %s\n",
+	               info->samples, info->sample_ms, info->warmup_ms, report->cache_words,
+	               info->l2_cold ? "cold (buffer sets rotated past twice its size)" : "hot",
 	               info->plan_request[0] ? info->plan_request : "auto");
 	rr__buf_printf(buf,
-	               "- times are µs per operation, median [min–max] over the samples; "
-	               "TB/s = minimal bytes / median of the %s phase; \"of ceiling\" divides "
-	               "it by the ceiling's best TB/s over all its phases (copy for kernels "
-	               "writing a row, read otherwise), since a graph's memcpy node is slower "
-	               "than a stream memcpy\n\n",
-	               rr__phase_name(rr__results_headline_phase(results)));
+	               "- times per operation, median [min–max] over the samples, in the "
+	               "median's unit; %s = minimal bytes / median of the %s phase; \"of "
+	               "ceiling\" divides it by the ceiling's best %s over all its phases (copy "
+	               "for kernels writing a row, read otherwise)%s%s; \"validated\" counts "
+	               "output elements within tolerance / compared, over every buffer set\n\n",
+	               report->bandwidth_unit, rr__phase_name(rr__results_headline_phase(results)),
+	               report->bandwidth_unit, report->ceiling_note ? ", " : "",
+	               report->ceiling_note ? report->ceiling_note : "");
 }
 
 static void ceilings_table(rr__buf *buf, const rr__results *results, const int used[])
@@ -93,8 +91,9 @@ static void ceilings_table(rr__buf *buf, const rr__results *results, const int u
 	rr__buf_printf(buf, "| ceiling | what | bytes |");
 	for (int p = 0; p < RR__PHASE_COUNT; p++)
 		if (used[p])
-			rr__buf_printf(buf, " %s µs |", rr__phase_name((rr__phase_id)p));
-	rr__buf_printf(buf, " best TB/s | best phase |\n|---|---|---:|");
+			rr__buf_printf(buf, " %s |", rr__phase_name((rr__phase_id)p));
+	rr__buf_printf(buf, " best %s | best phase |\n|---|---|---:|",
+	               rr__results_report(results)->bandwidth_unit);
 	for (int p = 0; p < RR__PHASE_COUNT; p++)
 		if (used[p])
 			rr__buf_printf(buf, "---:|");
@@ -120,7 +119,8 @@ static void ceilings_table(rr__buf *buf, const rr__results *results, const int u
 		double best_tbps;
 		int best = rr__ceiling_best(ceiling, &best_tbps);
 		if (best >= 0)
-			rr__buf_printf(buf, " %.3g | %s |\n", best_tbps,
+			rr__buf_printf(buf, " %.3g | %s |\n",
+			               rr__report_bandwidth(rr__results_report(results), best_tbps),
 			               rr__phase_name((rr__phase_id)best));
 		else
 			rr__buf_printf(buf, " — | — |\n");
@@ -128,8 +128,18 @@ static void ceilings_table(rr__buf *buf, const rr__results *results, const int u
 	rr__buf_printf(buf, "\n");
 }
 
+/* Output elements within tolerance / compared, over every buffer set (run counts one set). */
+static void validated_cell(rr__buf *buf, const rr__row_result *row)
+{
+	rr__buf_printf(buf, " %lld/%lld", (long long)row->validation.validated,
+	               (long long)row->validation.total);
+	if (row->buffer_sets > 1)
+		rr__buf_printf(buf, " (%d buffer sets)", row->buffer_sets);
+	rr__buf_printf(buf, " |\n");
+}
+
 static void row_line(rr__buf *buf, const rr__row_result *row, const int used[],
-                     rr__phase_id headline)
+                     rr__phase_id headline, const rr__backend_report *report)
 {
 	rr__buf_printf(buf, "| %s | %s | %lldx%lld | `%s` |", row->kernel,
 	               rr_dtype_name(row->dtype), (long long)row->rows, (long long)row->cols,
@@ -155,8 +165,8 @@ static void row_line(rr__buf *buf, const rr__row_result *row, const int used[],
 			cells += used[p];
 		for (int c = 1; c < cells; c++)
 			rr__buf_printf(buf, " |");
-		rr__buf_printf(buf, " | | %lld/%lld |\n", (long long)v->validated,
-		               (long long)v->total);
+		rr__buf_printf(buf, " | |");
+		validated_cell(buf, row);
 		return;
 	}
 	for (int p = 0; p < RR__PHASE_COUNT; p++)
@@ -164,7 +174,7 @@ static void row_line(rr__buf *buf, const rr__row_result *row, const int used[],
 			phase_cell(buf, &row->phases[p]);
 	const rr__phase_result *main_phase = &row->phases[headline];
 	if (main_phase->available)
-		rr__buf_printf(buf, " %.3g |", main_phase->tbps);
+		rr__buf_printf(buf, " %.3g |", rr__report_bandwidth(report, main_phase->tbps));
 	else
 		rr__buf_printf(buf, " — |");
 	if (main_phase->available && main_phase->fraction >= 0)
@@ -172,8 +182,7 @@ static void row_line(rr__buf *buf, const rr__row_result *row, const int used[],
 		               rr__ceiling_name(row->ceiling));
 	else
 		rr__buf_printf(buf, " — |");
-	rr__buf_printf(buf, " %lld/%lld |\n", (long long)row->validation.validated,
-	               (long long)row->validation.total);
+	validated_cell(buf, row);
 }
 
 static void results_table(rr__buf *buf, const rr__results *results, const int used[])
@@ -189,15 +198,15 @@ static void results_table(rr__buf *buf, const rr__results *results, const int us
 	rr__buf_printf(buf, "## Results\n\n| kernel | dtype | MxN | plan |");
 	for (int p = 0; p < RR__PHASE_COUNT; p++)
 		if (used_fixed[p])
-			rr__buf_printf(buf, " %s µs |", rr__phase_name((rr__phase_id)p));
-	rr__buf_printf(buf, " TB/s (%s) | of ceiling | validated |\n|---|---|---|---|",
-	               rr__phase_name(headline));
+			rr__buf_printf(buf, " %s |", rr__phase_name((rr__phase_id)p));
+	rr__buf_printf(buf, " %s (%s) | of ceiling | validated elements |\n|---|---|---|---|",
+	               rr__results_report(results)->bandwidth_unit, rr__phase_name(headline));
 	for (int p = 0; p < RR__PHASE_COUNT; p++)
 		if (used_fixed[p])
 			rr__buf_printf(buf, "---:|");
 	rr__buf_printf(buf, "---:|---:|---:|\n");
 	for (int i = 0; i < results->n_rows; i++)
-		row_line(buf, &results->rows[i], used_fixed, headline);
+		row_line(buf, &results->rows[i], used_fixed, headline, rr__results_report(results));
 	int valid = 0;
 	for (int i = 0; i < results->n_rows; i++)
 		valid += results->rows[i].state == RR_ROW_MEASURED;

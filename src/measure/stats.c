@@ -2,6 +2,7 @@
  * a bootstrap interval. Every formula is simple enough that a reader of results.json recomputes
  * it exactly from the samples stored there. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,4 +142,16 @@ rr_status rr__stats_bootstrap_median(const double *values, size_t n, size_t resa
 	free(draw);
 	free(medians);
 	return RR_OK;
+}
+
+char *rr__format_duration(double us, double unit_of, int with_unit, char *out, size_t size)
+{
+	double pick = unit_of > 0 ? unit_of : us;
+	double scale = pick >= 1e6 ? 1e6 : pick >= 1e3 ? 1e3 : 1;
+	const char *unit = scale == 1e6 ? "s" : scale == 1e3 ? "ms" : "µs";
+	double value = us / scale;
+	int decimals = value >= 100 ? 1 : value >= 10 ? 2 : 3;
+	snprintf(out, size, "%.*f%s%s", decimals, value, with_unit ? " " : "",
+	         with_unit ? unit : "");
+	return out;
 }

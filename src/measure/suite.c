@@ -2,7 +2,6 @@
  * one shape per line, '#' comments). A suite NAME is looked up in the source tree the binary was
  * built from, then upward from the current folder and from the executable's folder. */
 #include <ctype.h>
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,8 +10,6 @@
 #include <unistd.h>
 
 #include "measure/measure.h"
-
-#define MAX_DIMENSION ((int64_t)1 << 31)
 
 void rr__shape_list_free(rr__shape_list *list)
 {
@@ -40,34 +37,16 @@ static rr_status append(rr__shape_list *list, int64_t rows, int64_t cols)
 	return RR_OK;
 }
 
-/* One positive dimension at *text; advances past it. */
-static int parse_dimension(const char **text, int64_t *out)
-{
-	if (!isdigit((unsigned char)**text))
-		return 0;
-	errno = 0;
-	char *end;
-	long long value = strtoll(*text, &end, 10);
-	if (errno || value < 1 || value > MAX_DIMENSION)
-		return 0;
-	*out = value;
-	*text = end;
-	return 1;
-}
-
-/* Exactly "MxN" over [text, text + length). */
-static int parse_shape(const char *text, size_t length, int64_t *rows, int64_t *cols)
+/* Exactly "MxN" over [text, text + length), read by rr_parse_shape. */
+static rr_status parse_shape(const char *text, size_t length, int64_t *rows, int64_t *cols)
 {
 	char copy[64];
-	if (length == 0 || length >= sizeof copy)
-		return 0;
+	if (length >= sizeof copy)
+		return rr__fail(RR_ERR_INVALID_ARG, "'%.*s...' is too long for a shape MxN", 20,
+		                text);
 	memcpy(copy, text, length);
 	copy[length] = 0;
-	const char *at = copy;
-	if (!parse_dimension(&at, rows) || (*at != 'x' && *at != 'X'))
-		return 0;
-	at++;
-	return parse_dimension(&at, cols) && *at == 0;
+	return rr_parse_shape(copy, rows, cols);
 }
 
 rr_status rr__shapes_parse(const char *text, rr__shape_list *list)
@@ -77,11 +56,8 @@ rr_status rr__shapes_parse(const char *text, rr__shape_list *list)
 		const char *comma = strchr(at, ',');
 		size_t length = comma ? (size_t)(comma - at) : strlen(at);
 		int64_t rows, cols;
-		if (!parse_shape(at, length, &rows, &cols))
-			return rr__fail(RR_ERR_INVALID_ARG,
-			                "'%.*s' in '%s' is not a shape: expected MxN with M and N "
-			                "whole numbers from 1 to %lld, e.g. 1024x4096",
-			                (int)length, at, text, (long long)MAX_DIMENSION);
+		if (parse_shape(at, length, &rows, &cols) != RR_OK)
+			return rr__fail_context(RR_ERR_INVALID_ARG, "shape list '%s'", text);
 		rr_status status = append(list, rows, cols);
 		if (status != RR_OK)
 			return status;
@@ -109,12 +85,11 @@ static rr_status parse_suite_text(const char *path, char *text, rr__shape_list *
 			line[--length] = 0;
 		if (length > 0) {
 			int64_t rows, cols;
-			if (!parse_shape(line, length, &rows, &cols))
-				return rr__fail(RR_ERR_INVALID_ARG,
-				                "%s:%d: '%s' is not a shape: expected one MxN per "
-				                "line (M and N whole numbers from 1 to %lld), '#' "
-				                "starts a comment",
-				                path, line_number, line, (long long)MAX_DIMENSION);
+			if (parse_shape(line, length, &rows, &cols) != RR_OK)
+				return rr__fail_context(
+				    RR_ERR_INVALID_ARG,
+				    "%s:%d: one MxN per line, '#' starts a comment", path,
+				    line_number);
 			rr_status status = append(list, rows, cols);
 			if (status != RR_OK)
 				return status;

@@ -49,6 +49,11 @@ rr_status rr__read_file(const char *path, char **data, size_t *size);
 /* Creates a folder and its parents (like mkdir -p). */
 rr_status rr__mkdir_p(const char *path);
 
+/* The shortest text that reads back as exactly `value`, as a person writes it: whole numbers
+ * below 1e15 without exponent ("30"), otherwise %g digits with a plain exponent ("1e-6",
+ * "0.5", "1.5e20"). The one formatter of constants and bounds (util/number.c). */
+void rr__format_real(double value, char out[32]);
+
 /* Monotonic host time in seconds. */
 double rr__now(void);
 

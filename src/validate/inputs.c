@@ -1,6 +1,7 @@
 /* Random inputs and poisoned outputs for validation runs: fresh values from a seed, never zero,
  * already rounded to the element type so the reference sees exactly what the kernel reads. */
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,10 +58,8 @@ static rr_status apply_override(const rr_kernel *kernel, const char *text, rr__h
 		                "(its params: %s)",
 		                text, kernel->name, used ? names : "none");
 	}
-	char *end = NULL;
-	errno = 0;
-	double value = strtod(eq + 1, &end);
-	if (eq[1] == 0 || *end != 0 || errno == ERANGE || !isfinite(value))
+	double value = 0;
+	if (rr_parse_real(eq + 1, -DBL_MAX, DBL_MAX, &value) != RR_OK)
 		return rr__fail(RR_ERR_INVALID_ARG,
 		                "param override '%s': '%s' is not a finite number (e.g. %s=1e-5)",
 		                text, eq + 1, kernel->inputs[found].name);
