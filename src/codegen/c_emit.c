@@ -326,41 +326,13 @@ static void emit_pack(emitter *em, int depth, int round, int guarded)
 static void emit_worker_begin(emitter *em, int round)
 {
 	const rr_kernel *kernel = em->kernel;
-	for (int id = 0; id < kernel->n_nodes; id++) {
-		if (!rr__reduced_in(kernel, id, round))
-			continue;
-		int partner = kernel->analysis.online_partner[id];
-		if (partner >= 0)
-			line(em, 2,
-			     "float m%d = -INFINITY, z%d = 0.0f; /* online max s%d, sum s%d */", id,
-			     partner, id, partner);
-		else
-			line(em, 2, "float acc%d = %s; /* %s */", id,
-			     rr__reduce_identity(kernel->nodes[id].reduce),
-			     rr__reduce_name(kernel->nodes[id].reduce));
-	}
+	rr__emit_accumulators(em->out, kernel, round, 2);
 	for (int k = 0; k < kernel->n_inputs; k++)
 		if (em->kept[k] >= 0 && em->read[round][k])
 			line(em, 2,
 			     "float *keep%d = scratch + ((int64_t)%d * W + worker) * slots; /* %s "
 			     "*/",
 			     k, em->kept[k], kernel->inputs[k].name);
-}
-
-static void emit_worker_end(emitter *em, int round)
-{
-	const rr_kernel *kernel = em->kernel;
-	for (int id = 0; id < kernel->n_nodes; id++) {
-		if (!rr__reduced_in(kernel, id, round))
-			continue;
-		int partner = kernel->analysis.online_partner[id];
-		if (partner >= 0) {
-			line(em, 2, "part%d[worker] = m%d;", id, id);
-			line(em, 2, "part%d[worker] = z%d;", partner, partner);
-		} else {
-			line(em, 2, "part%d[worker] = acc%d;", id, id);
-		}
-	}
 }
 
 /* Every worker visits its private slots in slot order: chunk by chunk, U chunks per
@@ -388,7 +360,7 @@ static void emit_traversal(emitter *em, int round)
 	line(em, 3, "const int64_t c = packs;");
 	emit_pack(em, 3, round, 1);
 	line(em, 2, "}");
-	emit_worker_end(em, round);
+	rr__emit_from_accumulators(em->out, em->kernel, round, 2, "part", "[worker]");
 	line(em, 1, "}");
 }
 

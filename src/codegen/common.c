@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "codegen/common.h"
+#include "codegen/expr.h"
 
 void rr__emit_indent(rr__buf *out, int depth)
 {
@@ -16,6 +17,42 @@ void rr__emit_vline(rr__buf *out, int depth, const char *fmt, va_list args)
 	rr__emit_indent(out, depth);
 	rr__buf_vprintf(out, fmt, args);
 	rr__buf_append(out, "\n", 1);
+}
+
+void rr__emit_accumulators(rr__buf *out, const rr_kernel *kernel, int round, int depth)
+{
+	for (int id = 0; id < kernel->n_nodes; id++) {
+		if (!rr__reduced_in(kernel, id, round))
+			continue;
+		int partner = kernel->analysis.online_partner[id];
+		rr__emit_indent(out, depth);
+		if (partner >= 0)
+			rr__buf_printf(
+			    out,
+			    "float m%d = -INFINITY, z%d = 0.0f; /* online max s%d, sum s%d */\n",
+			    id, partner, id, partner);
+		else
+			rr__buf_printf(out, "float acc%d = %s; /* %s */\n", id,
+			               rr__reduce_identity(kernel->nodes[id].reduce),
+			               rr__reduce_name(kernel->nodes[id].reduce));
+	}
+}
+
+void rr__emit_from_accumulators(rr__buf *out, const rr_kernel *kernel, int round, int depth,
+                                const char *lhs, const char *lhs_end)
+{
+	for (int id = 0; id < kernel->n_nodes; id++) {
+		if (!rr__reduced_in(kernel, id, round))
+			continue;
+		int partner = kernel->analysis.online_partner[id];
+		rr__emit_indent(out, depth);
+		rr__buf_printf(out, "%s%d%s = %s%d;\n", lhs, id, lhs_end,
+		               partner >= 0 ? "m" : "acc", id);
+		if (partner < 0)
+			continue;
+		rr__emit_indent(out, depth);
+		rr__buf_printf(out, "%s%d%s = z%d;\n", lhs, partner, lhs_end, partner);
+	}
 }
 
 void rr__emit_comment_text(rr__buf *out, const char *prefix, const char *text, size_t length)

@@ -14,6 +14,14 @@
 void rr__emit_indent(rr__buf *out, int depth);
 /* Appends one line at `depth` tabs: the formatted text and a newline. */
 void rr__emit_vline(rr__buf *out, int depth, const char *fmt, va_list args);
+/* Declares at `depth` the accumulators of the reductions of `round` at their identities: acc<id>,
+ * or m<id> and z<sum> for an online (max, sum) pair. */
+void rr__emit_accumulators(rr__buf *out, const rr_kernel *kernel, int round, int depth);
+/* For each reduction accumulated in `round`, one line at `depth` that assigns its accumulator
+ * to <lhs><id><lhs_end>: acc<id>, or m<id> and z<sum> for an online (max, sum) pair (the
+ * sum's line with the sum's id). Both emitters name the accumulators so. */
+void rr__emit_from_accumulators(rr__buf *out, const rr_kernel *kernel, int round, int depth,
+                                const char *lhs, const char *lhs_end);
 
 /* Appends text inside a block comment, one " * <prefix>" per line, never closing it early. */
 void rr__emit_comment_text(rr__buf *out, const char *prefix, const char *text, size_t length);

@@ -507,51 +507,51 @@ static void emit_access_helpers(rr__cu_emitter *em)
 }
 
 /* Kept values in dynamic shared memory: pack c of kept value k of this thread, in units of
- * min(V, 4) floats laid out [k][c][unit][thread], so a warp's accesses are contiguous. */
+ * min(V, 4) floats laid out [k][c][unit][thread], so a warp's accesses are contiguous.
+ * rr_keep_store (load 0) writes a pack's units, rr_keep_load (load 1) reads them back. */
+static void emit_keep_access(rr__cu_emitter *em, int load, int unit)
+{
+	static const char *const member[] = {".x", ".y", ".z", ".w"};
+	const char *type = unit == 4 ? "float4" : unit == 2 ? "float2" : "float";
+	char at[128];
+	snprintf(at, sizeof at, "((k * KEEP_CHUNKS + c) * (V / %d) + g) * THREADS + threadIdx.x",
+	         unit);
+	rr__cu_line(em, 0, "__device__ __forceinline__ void %s\n{",
+	            load ? "rr_keep_load(float (&v)[V], const float *keep, int k, int c)"
+	                 : "rr_keep_store(float *keep, int k, int c, const float (&v)[V])");
+	rr__cu_line(em, 1, "#pragma unroll");
+	rr__cu_line(em, 1, "for (int g = 0; g < V / %d; g++) {", unit);
+	if (load) {
+		rr__cu_line(em, 2, "const %s t = reinterpret_cast<const %s *>(keep)[%s];", type,
+		            type, at);
+		for (int j = 0; j < unit; j++)
+			if (unit == 1)
+				rr__cu_line(em, 2, "v[g] = t;");
+			else if (j == 0)
+				rr__cu_line(em, 2, "v[g * %d] = t%s;", unit, member[j]);
+			else
+				rr__cu_line(em, 2, "v[g * %d + %d] = t%s;", unit, j, member[j]);
+	} else {
+		rr__cu_line(em, 2, "%s *at = reinterpret_cast<%s *>(keep) + %s;", type, type, at);
+		if (unit == 1) {
+			rr__cu_line(em, 2, "*at = v[g];");
+		} else {
+			rr__buf_printf(em->out, "\t\t*at = make_float%d(v[g * %d]", unit, unit);
+			for (int j = 1; j < unit; j++)
+				rr__buf_printf(em->out, ", v[g * %d + %d]", unit, j);
+			rr__buf_printf(em->out, ");\n");
+		}
+	}
+	rr__cu_line(em, 1, "}\n}%s", load ? "\n" : "");
+}
+
 static void emit_keep_helpers(rr__cu_emitter *em)
 {
 	int unit = em->V < 4 ? em->V : 4;
-	const char *type = unit == 4 ? "float4" : unit == 2 ? "float2" : "float";
 	rr__cu_line(em, 0, "/* Kept packs in shared memory, [value][chunk][unit of %d][thread]. */",
 	            unit);
-	rr__cu_line(em, 0,
-	            "__device__ __forceinline__ void rr_keep_store(float *keep, int k, int c, "
-	            "const float (&v)[V])\n{");
-	rr__cu_line(em, 1, "#pragma unroll");
-	rr__cu_line(em, 1, "for (int g = 0; g < V / %d; g++) {", unit);
-	rr__cu_line(em, 2,
-	            "%s *at = reinterpret_cast<%s *>(keep) + ((k * KEEP_CHUNKS + c) * (V / %d) + "
-	            "g) * THREADS + threadIdx.x;",
-	            type, type, unit);
-	if (unit == 4)
-		rr__cu_line(
-		    em, 2,
-		    "*at = make_float4(v[g * 4], v[g * 4 + 1], v[g * 4 + 2], v[g * 4 + 3]);");
-	else if (unit == 2)
-		rr__cu_line(em, 2, "*at = make_float2(v[g * 2], v[g * 2 + 1]);");
-	else
-		rr__cu_line(em, 2, "*at = v[g];");
-	rr__cu_line(em, 1, "}\n}");
-	rr__cu_line(
-	    em, 0,
-	    "__device__ __forceinline__ void rr_keep_load(float (&v)[V], const float *keep, "
-	    "int k, int c)\n{");
-	rr__cu_line(em, 1, "#pragma unroll");
-	rr__cu_line(em, 1, "for (int g = 0; g < V / %d; g++) {", unit);
-	rr__cu_line(em, 2,
-	            "const %s t = reinterpret_cast<const %s *>(keep)[((k * KEEP_CHUNKS + c) * (V / "
-	            "%d) + g) * THREADS + threadIdx.x];",
-	            type, type, unit);
-	if (unit == 4)
-		rr__cu_line(
-		    em, 2,
-		    "v[g * 4] = t.x;\n\t\tv[g * 4 + 1] = t.y;\n\t\tv[g * 4 + 2] = t.z;\n\t\t"
-		    "v[g * 4 + 3] = t.w;");
-	else if (unit == 2)
-		rr__cu_line(em, 2, "v[g * 2] = t.x;\n\t\tv[g * 2 + 1] = t.y;");
-	else
-		rr__cu_line(em, 2, "v[g] = t;");
-	rr__cu_line(em, 1, "}\n}\n");
+	emit_keep_access(em, 0, unit);
+	emit_keep_access(em, 1, unit);
 }
 
 static void emit_args_struct(rr__cu_emitter *em)

@@ -355,25 +355,6 @@ static void emit_tail_chunk(rr__cu_emitter *em, int phase)
 
 /* ---------------------------------------------------------------- the tree */
 
-static void emit_accumulators(rr__cu_emitter *em, int round)
-{
-	const rr_kernel *kernel = em->kernel;
-	for (int id = 0; id < kernel->n_nodes; id++) {
-		if (!rr__reduced_in(kernel, id, round))
-			continue;
-		int partner = kernel->analysis.online_partner[id];
-		if (partner >= 0)
-			rr__cu_line(
-			    em, 1,
-			    "float m%d = -INFINITY, z%d = 0.0f; /* online max s%d, sum s%d */", id,
-			    partner, id, partner);
-		else
-			rr__cu_line(em, 1, "float acc%d = %s; /* %s */", id,
-			            rr__reduce_identity(kernel->nodes[id].reduce),
-			            rr__reduce_name(kernel->nodes[id].reduce));
-	}
-}
-
 /* Each partial of a round combined with its partner's, `other` printing the partner's value
  * of a variable ("__shfl_xor_sync(RR_MASK, %s, 16)"). */
 static void emit_combine(rr__cu_emitter *em, int round, int depth, const char *other_fmt, int arg)
@@ -496,18 +477,7 @@ static void emit_tree(rr__cu_emitter *em, int round)
 	}
 	if (em->C > 1)
 		emit_cluster_stage(em, round);
-	const rr_kernel *kernel = em->kernel;
-	for (int id = 0; id < kernel->n_nodes; id++) {
-		if (!rr__reduced_in(kernel, id, round))
-			continue;
-		int partner = kernel->analysis.online_partner[id];
-		if (partner >= 0) {
-			rr__cu_line(em, 1, "const float s%d = m%d;", id, id);
-			rr__cu_line(em, 1, "const float s%d = z%d;", partner, partner);
-		} else {
-			rr__cu_line(em, 1, "const float s%d = acc%d;", id, id);
-		}
-	}
+	rr__emit_from_accumulators(em->out, em->kernel, round, 1, "const float s", "");
 }
 
 /* ---------------------------------------------------------------- phases */
@@ -519,7 +489,7 @@ static void emit_phase(rr__cu_emitter *em, int phase)
 	if (reduce) {
 		rr__cu_line(em, 1, "/* round %d: each worker accumulates its slots in order */",
 		            phase);
-		emit_accumulators(em, phase);
+		rr__emit_accumulators(em->out, em->kernel, phase, 1);
 	} else {
 		rr__cu_line(em, 1, "/* output phase: each worker writes the elements it owns */");
 	}
