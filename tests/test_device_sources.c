@@ -67,13 +67,21 @@ static int check_embedded_copies(void)
 	return on_disk;
 }
 
+static int has_marker(const char *text, size_t length)
+{
+	for (size_t i = 0; i + 4 <= length; i++)
+		if (strncmp(text + i, "//@ ", 4) == 0)
+			return 1;
+	return 0;
+}
+
 static void check_sections(void)
 {
 	const char *text;
 	size_t length;
 	CHECK(rr__device_section("online.cuh", "online", &text, &length));
 	CHECK(length > 0 && strncmp(text, "/* Online (max", 14) == 0);
-	CHECK(length > 0 && text[length - 1] == '\n' && !strstr(text, "//@ "));
+	CHECK(length > 0 && text[length - 1] == '\n' && !has_marker(text, length));
 	/* A section ends at the next marker; the last one at the end of the file. */
 	CHECK(rr__device_section("cpu_row.h", "includes", &text, &length));
 	CHECK(length == strlen("#include <math.h>\n#include <stdint.h>\n#include <string.h>\n\n"));
@@ -114,8 +122,14 @@ static void check_c_header(const char *name, const char *work)
 	CHECKF(rc == 0, "%s does not compile on its own: %s", name, command);
 }
 
+/* The whole file with NVRTC, to a cubin: its section "check" uses the helpers, so ptxas also
+ * assembles their inline PTX. */
 static void check_cuda_file(const char *name, const char *text)
 {
+	const char *check;
+	size_t length;
+	CHECKF(rr__device_section(name, "check", &check, &length) && length > 0,
+	       "%s has no section \"check\" that uses its helpers", name);
 	rr__cuda_compiled compiled;
 	rr_status status = rr__cuda_compile(text, "sm_90", 0, &compiled);
 	CHECKF(status == RR_OK, "%s does not compile with NVRTC for sm_90: %s\n%s", name,

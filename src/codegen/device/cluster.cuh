@@ -2,10 +2,14 @@
  * cluster combines the blocks' partials through distributed shared memory, in a fixed tree.
  * src/codegen/cuda_emit.c prints the section "cluster" when the plan has C > 1. */
 //@ stand-in
-/* What the emitted source defines before this file (the plan's C, online.cuh): here only so
- * that the file compiles on its own. */
+/* What the emitted source defines before this file (the plan's C, online.cuh), in a simple
+ * form: here only so that the file compiles on its own. */
 constexpr int C = 2;
-__device__ void rr_online_combine(float &m, float &z, float m2, float z2);
+__device__ __forceinline__ void rr_online_combine(float &m, float &z, float m2, float z2)
+{
+	m = fmaxf(m, m2);
+	z = z + z2;
+}
 //@ cluster
 /* Thread-block clusters (sm_90): rank, barrier, distributed shared memory. */
 __device__ __forceinline__ unsigned rr_cluster_rank()
@@ -73,3 +77,18 @@ __device__ __forceinline__ void rr_cluster_online(float &m, float &z, const floa
 	z = pz[0];
 }
 
+//@ check
+/* Kernels that use the helpers, so that compiling the file alone also assembles their PTX
+ * (tests/test_device_sources.c); never printed. */
+extern "C" __global__ void rr_check_cluster(float *out)
+{
+	__shared__ float slot[2];
+	slot[0] = out[0];
+	slot[1] = out[1];
+	rr_cluster_sync();
+	float m = 0.0f, z = 0.0f;
+	rr_cluster_online(m, z, slot);
+	const float sum = rr_cluster_reduce<0>(slot);
+	rr_cluster_sync();
+	out[rr_cluster_rank()] = sum + m + z;
+}

@@ -3,13 +3,22 @@
  * src/codegen/cuda_emit.c prints the section "pack_tail" after the plan's rr_load/rr_store. */
 //@ stand-in
 /* What the emitted source defines before this file (the plan's V, the dtype's conversions, the
- * plan's whole-pack accesses): declared here only so that the file compiles on its own. */
+ * plan's whole-pack accesses), in their simplest form: here only so that the file compiles on
+ * its own. */
 constexpr int V = 4;
 typedef float io_t;
-__device__ float rr_in(io_t v);
-__device__ io_t rr_out(float v);
-template <bool VEC> __device__ void rr_load(float (&v)[V], const io_t *p);
-template <bool VEC> __device__ void rr_store(io_t *p, const float (&v)[V]);
+__device__ __forceinline__ float rr_in(io_t v) { return v; }
+__device__ __forceinline__ io_t rr_out(float v) { return v; }
+template <bool VEC> __device__ __forceinline__ void rr_load(float (&v)[V], const io_t *p)
+{
+	for (int e = 0; e < V; e++)
+		v[e] = p[e];
+}
+template <bool VEC> __device__ __forceinline__ void rr_store(io_t *p, const float (&v)[V])
+{
+	for (int e = 0; e < V; e++)
+		p[e] = v[e];
+}
 //@ pack_tail
 /* The pack at the end of the row: `valid` of its elements exist. */
 template <bool VEC>
@@ -36,3 +45,12 @@ __device__ __forceinline__ void rr_store_tail(io_t *p, const float (&v)[V], int 
 			p[e] = rr_out(v[e]);
 }
 
+//@ check
+/* Kernels that use the helpers, so that compiling the file alone also assembles their PTX
+ * (tests/test_device_sources.c); never printed. */
+extern "C" __global__ void rr_check_pack_tail(io_t *p, int valid)
+{
+	float v[V];
+	rr_load_tail<true>(v, p, valid);
+	rr_store_tail<false>(p + V, v, valid);
+}
