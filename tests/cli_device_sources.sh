@@ -44,12 +44,18 @@ has() {
 }
 
 cuda="--backend cuda --arch sm_90"
-emit cu_f32 --kernel softmax --shape 8x4096 --dtype f32 $cuda --layout W=256,V=4,U=2,R=1,C=1,S=regs,G=rows
-emit cu_bf16 --kernel layernorm --shape 8x131072 --dtype bf16 $cuda --layout W=1024,V=8,U=1,R=1,C=8,S=cluster,G=rows
-emit cu_f16 --kernel cross_entropy --shape 8x4103 --dtype f16 $cuda --layout W=256,V=8,U=2,R=1,C=1,S=regs,G=rows
-emit c_f32 --kernel rmsnorm --shape 8x1000 --dtype f32 --backend cpu --layout W=32,V=4,U=2,R=1,C=1,S=regs,G=rows
-emit c_bf16 --kernel sum --shape 8x1000 --dtype bf16 --backend cpu --layout W=8,V=4,U=1,R=2,C=1,S=regs,G=rows
-emit c_f16 --kernel softmax --shape 8x1000 --dtype f16 --backend cpu --layout W=8,V=8,U=1,R=1,C=1,S=reread,G=rows
+emit cu_f32 --kernel softmax --shape 8x4096 --dtype f32 $cuda \
+	--layout W=256,V=4,U=2,R=1,C=1,S=regs,G=rows
+emit cu_bf16 --kernel layernorm --shape 8x131072 --dtype bf16 $cuda \
+	--layout W=1024,V=8,U=1,R=1,C=8,S=cluster,G=rows
+emit cu_f16 --kernel cross_entropy --shape 8x4103 --dtype f16 $cuda \
+	--layout W=256,V=8,U=2,R=1,C=1,S=regs,G=rows
+emit c_f32 --kernel rmsnorm --shape 8x1000 --dtype f32 --backend cpu \
+	--layout W=32,V=4,U=2,R=1,C=1,S=regs,G=rows
+emit c_bf16 --kernel sum --shape 8x1000 --dtype bf16 --backend cpu \
+	--layout W=8,V=4,U=1,R=2,C=1,S=regs,G=rows
+emit c_f16 --kernel softmax --shape 8x1000 --dtype f16 --backend cpu \
+	--layout W=8,V=8,U=1,R=1,C=1,S=reread,G=rows
 
 for label in cu_f32 cu_bf16 cu_f16; do
 	has $label limits.cuh limits
