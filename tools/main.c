@@ -16,6 +16,8 @@ static const struct {
     {"run", rr_cmd_run, "run one kernel on random inputs and validate it"},
     {"emit", rr_cmd_emit, "print the generated C or CUDA C source of a plan"},
     {"bench", rr_cmd_bench, "measure kernels and write results.json and results.md"},
+    {"replay", rr_cmd_replay, "measure two results files' plans against each other, ABBA"},
+    {"verify", rr_cmd_verify, "recompute every number of a results folder from its samples"},
 };
 
 static void usage(FILE *out)

@@ -12,6 +12,23 @@ import shutil
 import sys
 
 
+def peers_from_results(doc):
+    """The peers file in the results schema, read into the flat rows this script compares."""
+    rows = []
+    for r in doc["rows"]:
+        ph = r["phases"]["gpu_graph"]
+        row = {"peer": r["peer"], "kernel": r["kernel"], "dtype": r["dtype"], "M": r["M"],
+               "N": r["N"], "l2": r["l2"]["mode"], "valid": r["validation"]["valid"]}
+        if ph["available"]:
+            row.update(median_us=ph["median_us"], min_us=ph["min_us"], max_us=ph["max_us"])
+        rows.append(row)
+    out = {"command": doc["command_line"], "peers": rows,
+           "torch": doc["versions"].get("torch", "?")}
+    if doc["versions"].get("triton"):
+        out["triton"] = doc["versions"]["triton"]
+    return out
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
@@ -20,6 +37,8 @@ def main():
         ours = json.load(f)
     with open(peers_path) as f:
         peers = json.load(f)
+    if "rows" in peers:  # the results schema torch_peers.py writes now (tool rowreduce-peers)
+        peers = peers_from_results(peers)
     by_key = {}
     for p in peers["peers"]:
         by_key.setdefault((p["kernel"], p["dtype"], p["M"], p["N"]), {})[p["peer"]] = p

@@ -264,37 +264,72 @@ static rr_status row_error(rr__row_result *row, rr_status status)
 	return status;
 }
 
-rr_status rr__bench_program(rr_device *device, rr_program *program, int64_t rows,
-                            const rr__bench_options *options, rr__row_result *row)
+struct rr__bench_session {
+	buffer_sets sets;
+	int64_t bytes_min;
+};
+
+rr_status rr__bench_session_open(rr_device *device, rr_program *program, int64_t rows,
+                                 const rr__bench_options *options, rr__row_result *row,
+                                 rr__bench_session **out)
 {
+	*out = NULL;
 	describe_row(row, program, rows);
-	buffer_sets b = {.device = device,
-	                 .program = program,
-	                 .kernel = program->kernel,
-	                 .rows = rows,
-	                 .cols = program->cols,
-	                 .sets = choose_sets(row->bytes_min, options)};
-	row->buffer_sets = (int)b.sets;
-	rr_status status = sets_create(&b, options->seed);
-	row->working_set_bytes = row->bytes_min * b.sets;
+	rr__bench_session *session = calloc(1, sizeof *session);
+	if (!session)
+		return row_error(row, rr__fail(RR_ERR_NOMEM, "out of memory for a bench session"));
+	buffer_sets *b = &session->sets;
+	*b = (buffer_sets){.device = device,
+	                   .program = program,
+	                   .kernel = program->kernel,
+	                   .rows = rows,
+	                   .cols = program->cols,
+	                   .sets = choose_sets(row->bytes_min, options)};
+	session->bytes_min = row->bytes_min;
+	row->buffer_sets = (int)b->sets;
+	rr_status status = sets_create(b, options->seed);
+	row->working_set_bytes = row->bytes_min * b->sets;
 	if (status == RR_OK)
-		status = validate_sets(&b, &row->validation);
-	if (status != RR_OK) {
-		sets_free(&b);
-		return row_error(row, status);
-	}
-	if (!row->validation.valid) {
+		status = validate_sets(b, &row->validation);
+	if (status != RR_OK || !row->validation.valid) {
+		rr__bench_session_close(session);
+		if (status != RR_OK)
+			return row_error(row, status);
 		row->state = RR_ROW_INVALID;
 		for (int p = 0; p < RR__PHASE_COUNT; p++)
 			rr__phase_result_unavailable(&row->phases[p],
 			                             "not timed: the output failed validation");
-		sets_free(&b);
 		return RR_OK;
 	}
-	rr__workload workload = {.launch = launch_set, .context = &b, .rotation = b.sets};
-	status =
-	    rr__measure_phases(device, &options->measure, &workload, row->bytes_min, row->phases);
-	sets_free(&b);
+	*out = session;
+	return RR_OK;
+}
+
+rr_status rr__bench_session_measure(rr__bench_session *session, const rr__measure_config *config,
+                                    rr__phase_result phases[RR__PHASE_COUNT])
+{
+	buffer_sets *b = &session->sets;
+	rr__workload workload = {.launch = launch_set, .context = b, .rotation = b->sets};
+	return rr__measure_phases(b->device, config, &workload, session->bytes_min, phases);
+}
+
+void rr__bench_session_close(rr__bench_session *session)
+{
+	if (!session)
+		return;
+	sets_free(&session->sets);
+	free(session);
+}
+
+rr_status rr__bench_program(rr_device *device, rr_program *program, int64_t rows,
+                            const rr__bench_options *options, rr__row_result *row)
+{
+	rr__bench_session *session = NULL;
+	rr_status status = rr__bench_session_open(device, program, rows, options, row, &session);
+	if (status != RR_OK || !session)
+		return status;
+	status = rr__bench_session_measure(session, &options->measure, row->phases);
+	rr__bench_session_close(session);
 	if (status != RR_OK)
 		return row_error(row, status);
 	row->state = RR_ROW_MEASURED;

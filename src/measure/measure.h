@@ -214,6 +214,9 @@ double rr__report_bandwidth(const rr__backend_report *report, double tbps);
  * instead, so a range [min–max] reads in the unit of its median. Returns out. */
 char *rr__format_duration(double us, double unit_of, int with_unit, char *out, size_t size);
 
+/* The results.json tree the writer below serialises (a Jansson json_t, owned by the caller):
+ * for writers that add keys of their own, such as the replay. NULL on out of memory. */
+struct json_t *rr__results_to_json(const rr__results *results);
 /* Writers; each writes atomically (rr__write_file_atomic). */
 rr_status rr__results_write_json(const rr__results *results, const char *path);
 rr_status rr__results_write_md(const rr__results *results, const char *path);
@@ -245,6 +248,18 @@ int64_t rr__bench_l2_bytes(rr_device *device);
  * status, with row->state RR_ROW_ERROR and row->error set. */
 rr_status rr__bench_program(rr_device *device, rr_program *program, int64_t rows,
                             const rr__bench_options *options, rr__row_result *row);
+/* The same in steps, for callers that time one configuration several times (replay): open
+ * describes the row, creates the buffer sets and validates every set in full (poisoned
+ * beforehand); *out is a session only when the outputs passed (row->state is then left for the
+ * caller; RR_ROW_INVALID when they failed, *out NULL). measure times every phase once more;
+ * close frees the sets (NULL is allowed). */
+typedef struct rr__bench_session rr__bench_session;
+rr_status rr__bench_session_open(rr_device *device, rr_program *program, int64_t rows,
+                                 const rr__bench_options *options, rr__row_result *row,
+                                 rr__bench_session **out);
+rr_status rr__bench_session_measure(rr__bench_session *session, const rr__measure_config *config,
+                                    rr__phase_result phases[RR__PHASE_COUNT]);
+void rr__bench_session_close(rr__bench_session *session);
 /* Measures the copy and read ceilings with the same phases; a ceiling that cannot be measured
  * is recorded with measured = 0 and the reason. */
 void rr__bench_ceilings(rr_device *device, const rr__bench_options *options,

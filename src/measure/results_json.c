@@ -399,7 +399,7 @@ static json_t *row_json(const rr__row_result *row, const rr__run_info *info)
 	return object;
 }
 
-static json_t *results_json(const rr__results *results)
+json_t *rr__results_to_json(const rr__results *results)
 {
 	json_t *root = json_object();
 	json_object_set_new(root, "schema_version", json_integer(SCHEMA_VERSION));
@@ -430,7 +430,7 @@ static json_t *results_json(const rr__results *results)
 
 rr_status rr__results_write_json(const rr__results *results, const char *path)
 {
-	json_t *root = results_json(results);
+	json_t *root = rr__results_to_json(results);
 	char *text = root ? json_dumps(root, JSON_INDENT(1) | JSON_REAL_PRECISION(17)) : NULL;
 	json_decref(root);
 	if (!text)
