@@ -60,13 +60,14 @@ PY
 tamper "raw sample" '
 s = d["rows"][1]["phases"]["e2e"]["samples_us"]
 s[s.index(max(s))] *= 2' "statistics|results.md" \
-	"rows[1] (sum f32 8x256).phases.e2e.max_us" "row 2 (sum f32 8x256), column 'e2e µs'"
+	"rows[1] (sum f32 8x256).phases.e2e.max_us" "row 2 (sum f32 8x256), column 'e2e"
 tamper "median" 'd["rows"][2]["phases"]["single"]["median_us"] *= 1.5' "statistics" \
 	"rows[2] (softmax f32 4x64).phases.single.median_us: stored"
 tamper "results.md cell" '
 i = next(k for k, l in enumerate(md) if l.startswith("| softmax | f32 | 8x256"))
 cells = md[i].split("|"); cells[5] = " 1.000 [1.000–1.000] "; md[i] = "|".join(cells)' \
-	"results.md" "table 'Results', row 4 (softmax f32 8x256), column 'e2e µs': file has '1.000 [1.000–1.000]'"
+	"results.md" "table 'Results', row 4 (softmax f32 8x256), column 'e2e" \
+	"file has '1.000 [1.000–1.000]'"
 tamper "source hash" 'd["rows"][3]["source_sha256"] = "0" * 64' "hashes and plans" \
 	"rows[3] (softmax f32 8x256).source_sha256: recorded 0000"
 tamper "plan" '
@@ -78,9 +79,11 @@ tamper "phase label" 'ph = d["rows"][1]["phases"]; ph["e2e_wall"] = ph.pop("e2e"
 	"rows[1] (sum f32 8x256).phases.e2e is missing"
 tamper "phase label in results.md" '
 i = next(k for k, l in enumerate(md) if l.startswith("| kernel |"))
-md[i] = md[i].replace("| e2e µs |", "| µs |")' "results.md" "header, column"
+assert "| e2e" in md[i]
+md[i] = md[i].replace("| e2e", "| wall", 1)' "results.md" "table 'Results', header, column 'e2e" \
+	"file has 'wall"
 tamper "validated count" 'd["rows"][2]["validation"]["validated"] -= 1' "validated counts|results.md" \
-	"rows[2] (softmax f32 4x64).validation: valid is true but 255 of 256" "column 'validated'"
+	"rows[2] (softmax f32 4x64).validation: valid is true but 255 of 256" "column 'validated"
 tamper "validated total" '
 v = d["rows"][0]["validation"]; v["validated"] += 4; v["total"] += 4' "validated counts|results.md" \
 	"rows[0] (sum f32 4x64).validation.total: 8, but 1 buffer set(s)"

@@ -267,6 +267,9 @@ static void read_provenance(reader *r, const json_t *root, rr__run_info *info)
 	info->wall_seconds = get_number(r, root, "", "wall_seconds", 0);
 	get_text(r, root, "", "host", info->host, sizeof info->host, 0);
 	get_text(r, root, "", "backend", info->backend, sizeof info->backend, 0);
+	for (int b = 0; rr__backends[b]; b++) /* the backend's words, as its reports were written */
+		if (strcmp(rr__backends[b]->name, info->backend) == 0)
+			info->report = &rr__backends[b]->report;
 	read_device(r, root, info);
 	const json_t *v = get_object(r, root, "", "versions", 0);
 	if (v) {
