@@ -34,6 +34,8 @@ typedef struct rr_replay_options {
 	const char *l2;      /* "hot" or "cold"; NULL: the mode both files recorded */
 	int capture_sources; /* write each side's generated source under out_dir/sources/ */
 	int allow_rebuild;   /* replay even when a hash differs from the recorded one (recorded) */
+	const char *kernels; /* comma-separated kernel names to replay; NULL: every one */
+	const char *dtypes;  /* comma-separated dtypes to replay; NULL: every one */
 	int bootstrap;       /* resamples of a bootstrap interval of each median ratio; 0 = none */
 	uint64_t bootstrap_seed; /* 0: 1 */
 	int argc;                /* the command line recorded in results.json */

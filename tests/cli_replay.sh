@@ -144,7 +144,7 @@ s[0] = max(s) * 3
 $save" "phases.single.max_us: stored"
 
 # A library hash that differs from this build's: refused, nothing written; allowed and recorded
-# with --allow-rebuild.
+# with --allow-rebuild (on the sum workloads only: --kernels).
 python3 - "$tmp" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1] + "/A/results.json"))
@@ -168,7 +168,7 @@ code=$?
 grep -q "generated source of sum f32 8x256 of the reference" "$tmp/refused.err" ||
 	fail "the refusal does not name the source: $(cat "$tmp/refused.err")"
 "$rr" replay --reference "$tmp/A-lib.json" --candidate "$tmp/B" --rounds 2 "${quick[@]}" \
-	--allow-rebuild --out "$tmp/rebuilt" >/dev/null 2>&1
+	--allow-rebuild --kernels sum --out "$tmp/rebuilt" >/dev/null 2>&1
 code=$?
 [ $code -eq 0 ] || fail "--allow-rebuild: exit $code"
 python3 - "$tmp/rebuilt/results.json" <<'PY' || fail "--allow-rebuild is not recorded"
@@ -176,6 +176,10 @@ import json, sys
 r = json.load(open(sys.argv[1]))["replay"]
 assert r["allow_rebuild"] is True
 assert [(x["side"], x["what"], x["recorded"]) for x in r["differences"]] == [("reference", "library", "0" * 64)]
+assert [(w["kernel"], w["N"]) for w in r["workloads"]] == [("sum", 64), ("sum", 256)], "--kernels sum"
+assert sorted((x["kernel"], x["N"], x["reason"]) for x in r["skipped"]) == [
+    ("rmsnorm", 64, "left out by --kernels or --dtypes"),
+    ("rmsnorm", 256, "left out by --kernels or --dtypes"), ("sum", 128, "only in the candidate")]
 PY
 grep -q "rebuilt with --allow-rebuild: 1 recorded hash" "$tmp/rebuilt/results.md" ||
 	fail "results.md does not say the replay was rebuilt"

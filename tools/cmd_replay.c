@@ -15,7 +15,8 @@ static void usage(FILE *out)
 	fputs("usage: rowreduce replay --reference A/results.json --candidate B/results.json\n"
 	      "         --out DIR [--rounds 4] [--samples 9] [--sample-ms 30] [--warmup-ms 200]\n"
 	      "         [--l2 hot|cold] [--backend auto|cpu|cuda] [--bootstrap N]\n"
-	      "         [--bootstrap-seed S] [--capture-sources] [--allow-rebuild]\n"
+	      "         [--bootstrap-seed S] [--kernels K[,K...]] [--dtypes D[,D...]]\n"
+	      "         [--capture-sources] [--allow-rebuild]\n"
 	      "\n"
 	      "Replays the plans recorded by two rowreduce bench runs against each other.\n"
 	      "Workloads (kernel, dtype, MxN) measured in both files are rebuilt with their\n"
@@ -42,6 +43,9 @@ static void usage(FILE *out)
 	      "  --bootstrap N      also a percentile bootstrap 95% interval of each median\n"
 	      "                     ratio from N resamples of the rounds (fixed seed, recorded)\n"
 	      "  --bootstrap-seed S seed of the bootstrap (default 1)\n"
+	      "  --kernels LIST     replay only these kernels (the others are listed as not\n"
+	      "                     replayed); --dtypes LIST the same for dtypes: a long\n"
+	      "                     replay split into several runs\n"
 	      "  --capture-sources  write each side's generated source under DIR/sources/\n"
 	      "  --allow-rebuild    replay even when a kernel text, generated source or\n"
 	      "                     library hash differs from the one an input recorded (the\n"
@@ -90,6 +94,10 @@ static int parse_value(rr_replay_options *o, const char *flag, const char *v)
 		o->out_dir = v;
 	else if (strcmp(flag, "--backend") == 0)
 		o->backend = v;
+	else if (strcmp(flag, "--kernels") == 0)
+		o->kernels = v;
+	else if (strcmp(flag, "--dtypes") == 0)
+		o->dtypes = v;
 	else if (strcmp(flag, "--l2") == 0) {
 		if (strcmp(v, "hot") != 0 && strcmp(v, "cold") != 0)
 			return rr_tool_fail(2, "--l2 '%s' is not hot or cold", v);
@@ -115,9 +123,9 @@ static int parse_value(rr_replay_options *o, const char *flag, const char *v)
 static int parse_options(int argc, char **argv, rr_replay_options *o)
 {
 	static const char *const flags[] = {
-	    "--reference", "--candidate", "--out",           "--backend",
-	    "--l2",        "--rounds",    "--samples",       "--bootstrap",
-	    "--sample-ms", "--warmup-ms", "--bootstrap-seed"};
+	    "--reference",      "--candidate", "--out",       "--backend",   "--l2",
+	    "--rounds",         "--samples",   "--bootstrap", "--sample-ms", "--warmup-ms",
+	    "--bootstrap-seed", "--kernels",   "--dtypes"};
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--capture-sources") == 0) {
 			o->capture_sources = 1;

@@ -182,6 +182,19 @@ static rr_status add_workload(replay *r, int a_row, int b_row)
 	return status;
 }
 
+/* 1 when `name` is in the comma-separated `list` (or there is no list). */
+static int listed(const char *list, const char *name)
+{
+	size_t length = strlen(name);
+	for (const char *at = list; at && *at;) {
+		size_t n = strcspn(at, ",");
+		if (n == length && strncmp(at, name, n) == 0)
+			return 1;
+		at += n + (at[n] == ',');
+	}
+	return !list;
+}
+
 /* Workloads measured in both inputs, in the reference's order; the others are recorded as not
  * replayed with the reason. */
 static rr_status match_workloads(replay *r)
@@ -193,7 +206,10 @@ static rr_status match_workloads(replay *r)
 	for (int i = 0; i < a->n_rows; i++) {
 		const rr__row_result *row = &a->rows[i];
 		int j = find_row(b, row);
-		if (find_row(a, row) != i)
+		if (!listed(r->o->kernels, row->kernel) ||
+		    !listed(r->o->dtypes, rr_dtype_name(row->dtype)))
+			skip(r, row, "left out by --kernels or --dtypes");
+		else if (find_row(a, row) != i)
 			skip(r, row, "listed twice in the reference: the first is replayed");
 		else if (j < 0)
 			skip(r, row, "only in the reference");
@@ -206,7 +222,8 @@ static rr_status match_workloads(replay *r)
 		}
 	}
 	for (int j = 0; j < b->n_rows; j++)
-		if (find_row(a, &b->rows[j]) < 0)
+		if (find_row(a, &b->rows[j]) < 0 && listed(r->o->kernels, b->rows[j].kernel) &&
+		    listed(r->o->dtypes, rr_dtype_name(b->rows[j].dtype)))
 			skip(r, &b->rows[j], "only in the candidate");
 	if (r->n_workloads == 0)
 		return rr__fail(
