@@ -1,7 +1,8 @@
 /* The device files of src/codegen/device: the embedded copy is the file on disk, sections are
  * found as device_files.h says, every .h compiles on its own with the system C compiler and
- * every .cuh with NVRTC for sm_90, and the one copy of the 16-bit conversions rounds to
- * nearest even. Exits 77 (skipped) after the other checks when NVRTC cannot be opened. */
+ * every .cuh with NVRTC for sm_90 (with a kernel that uses its helpers), and the one copy of
+ * the 16-bit conversions rounds to nearest even. Exits 77 (skipped) after the other checks when
+ * NVRTC cannot be opened. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,20 +123,80 @@ static void check_c_header(const char *name, const char *work)
 	CHECKF(rc == 0, "%s does not compile on its own: %s", name, command);
 }
 
-/* The whole file with NVRTC, to a cubin: its section "check" uses the helpers, so ptxas also
- * assembles their inline PTX. */
+/* What each .cuh file is compiled with (appended to it): a kernel that uses its helpers, so that
+ * NVRTC generates their code and ptxas assembles their inline PTX; an unused helper is never
+ * assembled. A new .cuh needs an entry here. */
+#define IO16_USE                                                                                   \
+	"extern \"C\" __global__ void rr_check_io(unsigned *w, io_t *p)\n"                         \
+	"{\n"                                                                                      \
+	"\tfloat lo, hi;\n"                                                                        \
+	"\trr_in2(w[0], lo, hi);\n"                                                                \
+	"\tw[1] = rr_out2(lo, hi);\n"                                                              \
+	"\tp[0] = rr_out(rr_in(p[1]));\n"                                                          \
+	"}\n"
+
+static const struct {
+	const char *file, *use;
+} cuda_uses[] = {
+    {"cluster.cuh", "extern \"C\" __global__ void rr_check_cluster(float *out)\n"
+                    "{\n"
+                    "\t__shared__ float slot[2];\n"
+                    "\tslot[0] = out[0];\n"
+                    "\tslot[1] = out[1];\n"
+                    "\trr_cluster_sync();\n"
+                    "\tfloat m = 0.0f, z = 0.0f;\n"
+                    "\trr_cluster_online(m, z, slot);\n"
+                    "\tconst float sum = rr_cluster_reduce<0>(slot);\n"
+                    "\trr_cluster_sync();\n"
+                    "\tout[rr_cluster_rank()] = sum + m + z;\n"
+                    "}\n"},
+    {"io_bf16.cuh", IO16_USE},
+    {"io_f16.cuh", IO16_USE},
+    {"io_f32.cuh", "extern \"C\" __global__ void rr_check_io(io_t *p)\n"
+                   "{\n"
+                   "\tp[0] = rr_out(rr_in(p[1]));\n"
+                   "}\n"},
+    {"limits.cuh", "extern \"C\" __global__ void rr_check_limits(float *out)\n"
+                   "{\n"
+                   "\tout[0] = INFINITY;\n"
+                   "\tout[1] = NAN;\n"
+                   "}\n"},
+    {"online.cuh", "extern \"C\" __global__ void rr_check_online(const float *x, float *out)\n"
+                   "{\n"
+                   "\tfloat v[V], m = -INFINITY, z = 0.0f;\n"
+                   "\tfor (int e = 0; e < V; e++)\n"
+                   "\t\tv[e] = x[e];\n"
+                   "\trr_online_add(m, z, v, V);\n"
+                   "\trr_online_combine(m, z, x[V], x[V + 1]);\n"
+                   "\tout[0] = m;\n"
+                   "\tout[1] = z;\n"
+                   "}\n"},
+    {"pack_tail.cuh", "extern \"C\" __global__ void rr_check_pack_tail(io_t *p, int valid)\n"
+                      "{\n"
+                      "\tfloat v[V];\n"
+                      "\trr_load_tail<true>(v, p, valid);\n"
+                      "\trr_store_tail<false>(p + V, v, valid);\n"
+                      "}\n"},
+};
+
+/* The whole file and its use with NVRTC, to a cubin. */
 static void check_cuda_file(const char *name, const char *text)
 {
-	const char *check;
-	size_t length;
-	CHECKF(rr__device_section(name, "check", &check, &length) && length > 0,
-	       "%s has no section \"check\" that uses its helpers", name);
-	rr__cuda_compiled compiled;
-	rr_status status = rr__cuda_compile(text, "sm_90", 0, &compiled);
+	const char *use = NULL;
+	for (size_t i = 0; i < sizeof cuda_uses / sizeof cuda_uses[0]; i++)
+		if (strcmp(cuda_uses[i].file, name) == 0)
+			use = cuda_uses[i].use;
+	CHECKF(use != NULL, "%s has no kernel that uses its helpers in cuda_uses", name);
+	rr__buf source = {0};
+	rr__buf_printf(&source, "%s\n%s", text, use ? use : "");
+	rr__buf_append(&source, "", 1);
+	rr__cuda_compiled compiled = {0};
+	rr_status status =
+	    source.failed ? RR_ERR_NOMEM : rr__cuda_compile(source.data, "sm_90", 0, &compiled);
 	CHECKF(status == RR_OK, "%s does not compile with NVRTC for sm_90: %s\n%s", name,
 	       rr_last_error(), compiled.log ? compiled.log : "");
-	if (status == RR_OK)
-		rr__cuda_compiled_free(&compiled);
+	rr__cuda_compiled_free(&compiled);
+	free(source.data);
 }
 
 /* Every 16-bit value converts to f32 and back unchanged (NaN stays NaN), and f32 values

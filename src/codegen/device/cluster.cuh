@@ -77,18 +77,3 @@ __device__ __forceinline__ void rr_cluster_online(float &m, float &z, const floa
 	z = pz[0];
 }
 
-//@ check
-/* Kernels that use the helpers, so that compiling the file alone also assembles their PTX
- * (tests/test_device_sources.c); never printed. */
-extern "C" __global__ void rr_check_cluster(float *out)
-{
-	__shared__ float slot[2];
-	slot[0] = out[0];
-	slot[1] = out[1];
-	rr_cluster_sync();
-	float m = 0.0f, z = 0.0f;
-	rr_cluster_online(m, z, slot);
-	const float sum = rr_cluster_reduce<0>(slot);
-	rr_cluster_sync();
-	out[rr_cluster_rank()] = sum + m + z;
-}

@@ -35,13 +35,3 @@ __device__ __forceinline__ unsigned rr_out2(float lo, float hi)
 #endif
 }
 
-//@ check
-/* Kernels that use the helpers, so that compiling the file alone also assembles their PTX
- * (tests/test_device_sources.c); never printed. */
-extern "C" __global__ void rr_check_io(unsigned *w, io_t *p)
-{
-	float lo, hi;
-	rr_in2(w[0], lo, hi);
-	w[1] = rr_out2(lo, hi);
-	p[0] = rr_out(rr_in(p[1]));
-}

@@ -5,10 +5,3 @@ typedef float io_t;
 __device__ __forceinline__ float rr_in(io_t v) { return v; }
 __device__ __forceinline__ io_t rr_out(float v) { return v; }
 
-//@ check
-/* Kernels that use the helpers, so that compiling the file alone also assembles their PTX
- * (tests/test_device_sources.c); never printed. */
-extern "C" __global__ void rr_check_io(io_t *p)
-{
-	p[0] = rr_out(rr_in(p[1]));
-}

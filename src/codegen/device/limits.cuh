@@ -5,11 +5,3 @@
 #define INFINITY __int_as_float(0x7f800000)
 #define NAN __int_as_float(0x7fffffff)
 
-//@ check
-/* Kernels that use the helpers, so that compiling the file alone also assembles their PTX
- * (tests/test_device_sources.c); never printed. */
-extern "C" __global__ void rr_check_limits(float *out)
-{
-	out[0] = INFINITY;
-	out[1] = NAN;
-}

@@ -35,16 +35,3 @@ __device__ __forceinline__ void rr_online_combine(float &m, float &z, float m2, 
 	m = m_new;
 }
 
-//@ check
-/* Kernels that use the helpers, so that compiling the file alone also assembles their PTX
- * (tests/test_device_sources.c); never printed. */
-extern "C" __global__ void rr_check_online(const float *x, float *out)
-{
-	float v[V], m = -INFINITY, z = 0.0f;
-	for (int e = 0; e < V; e++)
-		v[e] = x[e];
-	rr_online_add(m, z, v, V);
-	rr_online_combine(m, z, x[V], x[V + 1]);
-	out[0] = m;
-	out[1] = z;
-}

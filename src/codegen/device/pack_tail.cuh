@@ -45,12 +45,3 @@ __device__ __forceinline__ void rr_store_tail(io_t *p, const float (&v)[V], int 
 			p[e] = rr_out(v[e]);
 }
 
-//@ check
-/* Kernels that use the helpers, so that compiling the file alone also assembles their PTX
- * (tests/test_device_sources.c); never printed. */
-extern "C" __global__ void rr_check_pack_tail(io_t *p, int valid)
-{
-	float v[V];
-	rr_load_tail<true>(v, p, valid);
-	rr_store_tail<false>(p + V, v, valid);
-}
