@@ -138,6 +138,9 @@ $save" "replay.workloads[0].phases.single.verdict: stored"
 tamper "round median" "$edit
 d['rows'][3]['phases']['e2e']['round_p50_us'][1] *= 0.5
 $save" "rows[3].phases.e2e.round_p50_us[1]"
+tamper "row's frozen plan" "$edit
+d['rows'][2]['frozen_plan'] = 'W=1,V=1,U=1,R=1,C=1,S=regs,G=rows'
+$save" "rows[2].frozen_plan 'W=1,V=1"
 tamper "raw sample" "$edit
 s = d['rows'][5]['phases']['single']['samples_us']
 s[0] = max(s) * 3

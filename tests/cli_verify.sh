@@ -20,7 +20,7 @@ out=$("$rr" verify "$tmp/base")
 code=$?
 [ $code -eq 0 ] || fail "untouched folder: exit $code: $out"
 for check in "read:" "statistics:" "validated counts:" "phase labels:" "hashes and plans:" \
-	"results.md:"; do
+	"binaries: 1 recorded" "results.md:"; do
 	grep -q "^OK *$check" <<<"$out" || fail "untouched folder: no OK line for '$check'"
 done
 grep -q MISMATCH <<<"$out" && fail "untouched folder reports a mismatch: $out"
@@ -87,6 +87,7 @@ tamper "validated count" 'd["rows"][2]["validation"]["validated"] -= 1' "validat
 tamper "validated total" '
 v = d["rows"][0]["validation"]; v["validated"] += 4; v["total"] += 4' "validated counts|results.md" \
 	"rows[0] (sum f32 4x64).validation.total: 8, but 1 buffer set(s)"
+tamper "binary hash" 'd["binary"]["sha256"] = "0" * 64' "binaries" "binary.sha256: recorded 0000"
 tamper "summary" 'd["summary"]["measured"] = 3' "statistics" "summary.measured: stored 3, counted 4"
 
 # Unreadable folders: exit 2 with the reason.

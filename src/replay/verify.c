@@ -370,6 +370,35 @@ static void check_hashes_and_plans(audit *a, int *hashed, int *planned)
 	}
 }
 
+/* The rowreduce binary and shared library the run recorded: where a file is still at the
+ * recorded path, it must hash to the recorded SHA-256 (a different file there is not the code
+ * that ran). Files no longer there cannot be checked and are said so. */
+static void check_binaries(audit *a)
+{
+	const rr__run_info *info = &a->stored.info;
+	const char *what[] = {"binary", "library"};
+	const char *paths[] = {info->binary_path, info->library_path};
+	const char *hashes[] = {info->binary_sha256, info->library_sha256};
+	int checked = 0, absent = 0;
+	for (int k = 0; k < 2; k++) {
+		char hash[65];
+		if (k == 1 && (info->library_static || strcmp(paths[1], paths[0]) == 0))
+			continue; /* the library is linked into the binary: the same file */
+		if (!paths[k][0] || rr__sha256_file(paths[k], hash) != RR_OK) {
+			rr__clear_error();
+			absent += paths[k][0] != 0;
+			continue;
+		}
+		if (strcmp(hash, hashes[k]) != 0)
+			mismatch(a, "%s.sha256: recorded %s, but %s now hashes to %s", what[k],
+			         hashes[k][0] ? hashes[k] : "null", paths[k], hash);
+		else
+			checked++;
+	}
+	end(a, "%d recorded file(s) hash as recorded, %d no longer at the recorded path", checked,
+	    absent);
+}
+
 /* ---------------------------------------------------------------- results.md */
 
 /* Splits a table line into cells (a backslash-escaped pipe stays in its cell). */
@@ -611,6 +640,14 @@ static void check_replay_plans(audit *a)
 				    "rows[%lld] of %s ('%s')",
 				    w, sides[s], frozen ? frozen : "null", (long long)source_row,
 				    sides[s], input_plan ? input_plan : "null");
+			const char *row_frozen = json_string_value(
+			    json_object_get(json_array_get(rows, (size_t)row), "frozen_plan"));
+			if (!frozen || !row_frozen || strcmp(frozen, row_frozen) != 0)
+				mismatch(a,
+				         "rows[%lld].frozen_plan '%s' is not "
+				         "replay.workloads[%zu].%s's '%s'",
+				         (long long)row, row_frozen ? row_frozen : "null", w,
+				         sides[s], frozen ? frozen : "null");
 			if (!frozen || !replayed || strcmp(frozen, replayed) != 0)
 				mismatch(a,
 				         "rows[%lld].plan '%s' (replay.workloads[%zu].%s) is not "
@@ -703,6 +740,8 @@ static void run_checks(audit *a)
 	int hashed = 0, planned = 0;
 	check_hashes_and_plans(a, &hashed, &planned);
 	end(a, "%d captured sources match their SHA-256, %d name the row's plan", hashed, planned);
+	begin(a, "binaries");
+	check_binaries(a);
 	if (a->kind == RR_RESULTS_REPLAY) {
 		begin(a, "frozen plans");
 		check_replay_plans(a);
