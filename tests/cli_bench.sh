@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # rowreduce bench end to end on the cpu backend: results.json (raw samples whose recomputed
 # medians match), results.md and plot.svg; ceilings, cold L2 and captured sources on a tiny run;
-# a bad flag, a bad suite file, tuned plans and an unusable --out each exit 2 and write nothing.
+# a bad flag, a bad suite file, a damaged tuning database and an unusable --out each exit 2 and
+# write nothing.
 set -uo pipefail
 rr=${ROWREDUCE:?ROWREDUCE must name the rowreduce binary}
 tmp=$(mktemp -d /tmp/rr-cli-bench.XXXXXX)
@@ -173,8 +174,9 @@ expect_usage_error bad-suite "$tmp/bad-suite.txt:3" --kernels sum --suite "$tmp/
 printf '# nothing\n' >"$tmp/empty-suite.txt"
 expect_usage_error empty-suite "no shapes" --kernels sum --suite "$tmp/empty-suite.txt" \
 	"${quick[@]}" --out "$tmp/err-empty-suite"
-expect_usage_error tuned "tuned plans need the tuning database" --kernels sum --shapes 4x64 \
-	--plan tuned --out "$tmp/err-tuned"
+printf 'not a database at all, just text long enough to be read as a header' >"$tmp/bad.sqlite"
+RR_TUNING_DB="$tmp/bad.sqlite" expect_usage_error tuned "damaged" --kernels sum --shapes 4x64 \
+	"${quick[@]}" --plan tuned --no-ceilings --out "$tmp/err-tuned"
 expect_usage_error bad-kernel "cannot load kernel" --kernels nosuchkernel --shapes 4x64 \
 	--out "$tmp/err-bad-kernel"
 touch "$tmp/a-file"

@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "measure/measure.h"
 #include "rowreduce.h"
+#include "rowreduce_tune.h"
 #include "util/util.h"
 
 #define MAX_KERNELS 64
@@ -43,7 +44,9 @@ static void usage(FILE *out)
 	      "                     cuda\n"
 	      "  --plan P           auto (default: the planner's choice) or a layout such as\n"
 	      "                     W=32,V=4,U=1,R=1 (fields left out are chosen by the\n"
-	      "                     planner); tuned needs the tuning database, not built yet\n"
+	      "                     planner). auto uses the tuning database's plan when it\n"
+	      "                     has one (rowreduce tune), else the cost model; tuned\n"
+	      "                     does the same and says so for every miss\n"
 	      "  --samples K        samples per phase, 1..100000 (default 7)\n"
 	      "  --sample-ms T      target duration of one sample in ms; the batch size is\n"
 	      "                     calibrated to it (default 20)\n"
@@ -163,7 +166,7 @@ typedef struct bench_plan {
 	rr_dtype dtypes[MAX_DTYPES];
 	int n_dtypes;
 	rr__shape_list shapes;
-	int has_layout;
+	int has_layout, tuned;
 	rr_layout layout;
 } bench_plan;
 
@@ -237,10 +240,10 @@ static int parse_dtypes(bench_plan *p, const char *list)
 
 static int prepare(bench_plan *p, const bench_options *o)
 {
-	if (strcmp(o->plan, "tuned") == 0)
-		return rr_tool_fail(2, "tuned plans need the tuning database (not built yet); use "
-		                       "--plan auto or a layout such as W=32,V=4");
-	if (strcmp(o->plan, "auto") != 0) {
+	p->tuned = strcmp(o->plan, "tuned") == 0;
+	if ((p->tuned || strcmp(o->plan, "auto") == 0) && rr_tune_db_check(NULL) != RR_OK)
+		return rr_tool_fail(2, "--plan %s: %s", o->plan, rr_last_error());
+	if (strcmp(o->plan, "auto") != 0 && !p->tuned) {
 		if (rr_layout_parse(o->plan, &p->layout) != RR_OK)
 			return rr_tool_fail(2, "--plan '%s': %s", o->plan, rr_last_error());
 		p->has_layout = 1;
@@ -349,8 +352,22 @@ static rr_status bench_one(const bench_options *o, const bench_plan *p, rr_devic
                            int64_t rows, int64_t cols, rr__row_result *row)
 {
 	rr_program *program = NULL;
-	rr_status status = rr_program_build(device, kernel, dtype, rows, cols,
-	                                    p->has_layout ? &p->layout : NULL, &program);
+	rr_layout tuned = {0};
+	int hit = 0;
+	rr_status status =
+	    p->tuned ? rr_tune_lookup(device, kernel, dtype, rows, cols, NULL, NULL, &tuned, &hit)
+	             : RR_OK;
+	if (p->tuned && status == RR_OK)
+		fprintf(stderr, "rowreduce: --plan tuned: %s for %s %s %lldx%lld%s\n",
+		        hit ? "database hit" : "MISS", rr_kernel_name(kernel), rr_dtype_name(dtype),
+		        (long long)rows, (long long)cols,
+		        hit ? "" : ", the cost model's plan is used");
+	if (status == RR_OK)
+		status = rr_program_build(device, kernel, dtype, rows, cols,
+		                          hit             ? &tuned
+		                          : p->has_layout ? &p->layout
+		                                          : NULL,
+		                          &program);
 	if (status != RR_OK) {
 		snprintf(row->kernel, sizeof row->kernel, "%s", rr_kernel_name(kernel));
 		snprintf(row->kernel_hash, sizeof row->kernel_hash, "%s",

@@ -12,6 +12,8 @@ int rr_cmd_emit(int argc, char **argv);
 int rr_cmd_bench(int argc, char **argv);
 int rr_cmd_replay(int argc, char **argv);
 int rr_cmd_verify(int argc, char **argv);
+int rr_cmd_tune(int argc, char **argv);
+int rr_cmd_db(int argc, char **argv);
 /* rowreduce emit --check-all (tools/emit_check_all.c): emits and checks every built-in plan. */
 int rr_cmd_emit_check_all(int argc, char **argv);
 

@@ -18,6 +18,8 @@ static const struct {
     {"bench", rr_cmd_bench, "measure kernels and write results.json and results.md"},
     {"replay", rr_cmd_replay, "measure two results files' plans against each other, ABBA"},
     {"verify", rr_cmd_verify, "recompute every number of a results folder from its samples"},
+    {"tune", rr_cmd_tune, "find the best plan by measurement and store it in the database"},
+    {"db", rr_cmd_db, "list, show, export, import or clear the tuning database"},
 };
 
 static void usage(FILE *out)

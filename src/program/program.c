@@ -5,6 +5,7 @@
 
 #include "program/program.h"
 #include "plan/plan.h"
+#include "tune/tune.h"
 
 const rr__backend_ops *rr__backend_find(const char *name)
 {
@@ -216,8 +217,15 @@ rr_status rr_program_build(rr_device *device, const rr_kernel *kernel, rr_dtype 
                            rr_program **out)
 {
 	rr_program *program = NULL;
-	rr_status status =
-	    rr__program_emit_only(device, kernel, dtype, rows_hint, cols, layout, &program);
+	rr_layout tuned;
+	int hit = 0; /* a fully automatic request asks the tuning database before the model */
+	rr_status status = check_request(device, kernel, dtype, rows_hint, cols);
+	if (status == RR_OK)
+		status = rr__tune_auto_layout(device, kernel, dtype, rows_hint, cols, layout,
+		                              &tuned, &hit);
+	if (status == RR_OK)
+		status = rr__program_emit_only(device, kernel, dtype, rows_hint, cols,
+		                               hit ? &tuned : layout, &program);
 	if (status != RR_OK)
 		return status;
 	status = device->ops->compile(device, program);

@@ -1,0 +1,171 @@
+/* rowreduce tune: finds the best layout of each kernel x dtype x shape by measurement, stores
+ * it in the tuning database and reports how far the cost model's pick was from it (regret).
+ * The work is the library's (rr_tune_run); this file only reads the command line. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "rowreduce.h"
+#include "rowreduce_tune.h"
+
+static void usage(FILE *out)
+{
+	fputs(
+	    "usage: rowreduce tune --kernels K[,K...]|all (--suite NAME|FILE | --shapes LIST)\n"
+	    "         --out DIR [--dtypes f32,bf16] [--objective gpu|wall]\n"
+	    "         [--max-candidates 8] [--budget-s S] [--devices all|0,1,...]\n"
+	    "         [--workers N] [--backend auto|cpu|cuda] [--db FILE] [--retune]\n"
+	    "         [--samples 5] [--sample-ms 5] [--warmup-ms 20] [--rounds 4] [--seed 1]\n"
+	    "\n"
+	    "For every kernel x dtype x shape: a record in the tuning database for this device,\n"
+	    "toolchain, rowreduce version, kernel text, dtype, M, N and objective is reported and\n"
+	    "not measured. Otherwise the planner's legal candidates (duplicates merged) are each\n"
+	    "validated against the float64 reference, then timed; a candidate that fails\n"
+	    "validation, cannot be built, or lacks the objective's timer is rejected with its\n"
+	    "reason and never ranked. When the candidates fit --max-candidates and the budget\n"
+	    "all are measured; otherwise the model's top half plus coordinate descent from the\n"
+	    "model's pick. The two fastest and the model's pick are compared again in --rounds\n"
+	    "position-balanced rounds (ABBA); a finalist as fast as the leader in some round is a\n"
+	    "tie, won by the simpler plan. The winner is compiled again with an empty compile\n"
+	    "cache, validated and measured fresh, and stored with its regret\n"
+	    "(model pick time / best time - 1).\n"
+	    "\n"
+	    "  --objective O      gpu: device-event time (the gpu phase; needs device timers),\n"
+	    "                     wall: host time of a batch (the e2e phase). Default: gpu on\n"
+	    "                     cuda, wall on cpu\n"
+	    "  --max-candidates N candidates measured per workload (default 8)\n"
+	    "  --budget-s S       seconds of candidate measurement for the whole run, shared\n"
+	    "                     evenly by the workloads (default 0: no limit)\n"
+	    "  --devices D        all: one worker process per GPU; 0,1,...: one per ordinal\n"
+	    "                     listed (repeat one to run several workers on it). Workloads\n"
+	    "                     are shared out; a worker that dies loses only its workload\n"
+	    "                     in flight, which another worker retries\n"
+	    "  --workers N        N worker processes on device 0 (as --devices 0,0,...)\n"
+	    "  --db FILE          the tuning database (default $RR_TUNING_DB, else\n"
+	    "                     ~/.cache/rowreduce/tuning.sqlite)\n"
+	    "  --retune           measure even what the database holds, and replace it\n"
+	    "  --samples, --sample-ms, --warmup-ms, --seed   as for bench, per measurement\n"
+	    "  --rounds R         finalist rounds, 2..64 (default 4)\n"
+	    "  --out DIR          results.json (the measurement contract's, with a tuning\n"
+	    "                     section: docs/results-schema.md); workers/ holds each\n"
+	    "                     worker's own file\n"
+	    "\n"
+	    "exit status: 0 every workload tuned or found, 1 a workload with no candidate that\n"
+	    "could be ranked, 2 bad usage or input, an unusable database (damaged, newer\n"
+	    "schema, read-only location), or a device that failed\n",
+	    out);
+}
+
+static int number(const char *flag, const char *text, double lo, double hi, double *out)
+{
+	char *end = NULL;
+	errno = 0;
+	double value = strtod(text, &end);
+	if (!*text || *end || errno || !(value >= lo && value <= hi))
+		return rr_tool_fail(2, "%s '%s' is not a number from %g to %g", flag, text, lo, hi);
+	*out = value;
+	return 0;
+}
+
+static int whole(const char *flag, const char *text, double lo, double hi, int *out)
+{
+	double value = 0;
+	if (number(flag, text, lo, hi, &value))
+		return 2;
+	if (value != floor(value))
+		return rr_tool_fail(2, "%s '%s' is not a whole number", flag, text);
+	*out = (int)value;
+	return 0;
+}
+
+static int parse_number_option(rr_tune_options *o, const char *flag, const char *v)
+{
+	double seed = 0;
+	if (strcmp(flag, "--max-candidates") == 0)
+		return whole(flag, v, 1, 100000, &o->max_candidates);
+	if (strcmp(flag, "--workers") == 0)
+		return whole(flag, v, 1, 64, &o->workers);
+	if (strcmp(flag, "--samples") == 0)
+		return whole(flag, v, 1, 100000, &o->samples);
+	if (strcmp(flag, "--rounds") == 0)
+		return whole(flag, v, 2, 64, &o->rounds);
+	if (strcmp(flag, "--budget-s") == 0)
+		return number(flag, v, 0, 1e7, &o->budget_s);
+	if (strcmp(flag, "--sample-ms") == 0)
+		return number(flag, v, 0.001, 60000, &o->sample_ms);
+	if (strcmp(flag, "--warmup-ms") == 0)
+		return number(flag, v, 0, 600000, &o->warmup_ms);
+	if (number(flag, v, 0, 1e18, &seed))
+		return 2;
+	o->seed = (uint64_t)seed;
+	return 0;
+}
+
+static int parse_options(int argc, char **argv, rr_tune_options *o)
+{
+	static const char *const texts[] = {"--kernels", "--suite",   "--shapes",
+	                                    "--dtypes",  "--backend", "--objective",
+	                                    "--devices", "--out",     "--db"};
+	static const char *const numbers[] = {"--max-candidates", "--workers",  "--samples",
+	                                      "--rounds",         "--budget-s", "--sample-ms",
+	                                      "--warmup-ms",      "--seed"};
+	const char **slots[] = {&o->kernels,   &o->suite,   &o->shapes, &o->dtypes, &o->backend,
+	                        &o->objective, &o->devices, &o->out,    &o->db_path};
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--retune") == 0) {
+			o->retune = 1;
+			continue;
+		}
+		int matched = 0, missing = 0;
+		for (size_t f = 0; f < 17 && !matched; f++) {
+			const char *flag = f < 9 ? texts[f] : numbers[f - 9];
+			const char *v = rr_tool_option_value(argc, argv, &i, flag, &missing);
+			if (missing)
+				return rr_tool_fail(
+				    2, "%s needs a value (see rowreduce tune --help)", flag);
+			if (!v)
+				continue;
+			matched = 1;
+			if (f < 9)
+				*slots[f] = v;
+			else if (parse_number_option(o, flag, v))
+				return 2;
+		}
+		if (!matched)
+			return rr_tool_fail(2, "unknown option '%s' (see rowreduce tune --help)",
+			                    argv[i]);
+	}
+	if (!o->kernels || !o->out || (!o->suite == !o->shapes))
+		return rr_tool_fail(2, "tune needs --kernels, exactly one of --suite and --shapes, "
+		                       "and --out (see rowreduce tune --help)");
+	if (o->devices && o->workers)
+		return rr_tool_fail(2, "give --devices or --workers, not both");
+	return 0;
+}
+
+int rr_cmd_tune(int argc, char **argv)
+{
+	if (rr_tool_wants_help(argc, argv)) {
+		usage(stdout);
+		return 0;
+	}
+	rr_tune_options o = {.dtypes = "f32,bf16",
+	                     .backend = "auto",
+	                     .max_candidates = 8,
+	                     .samples = 5,
+	                     .sample_ms = 5,
+	                     .warmup_ms = 20,
+	                     .rounds = 4,
+	                     .seed = 1,
+	                     .argc = argc,
+	                     .argv = argv};
+	if (parse_options(argc, argv, &o))
+		return 2;
+	rr_status status = rr_tune_run(&o);
+	if (status != RR_OK)
+		return rr_tool_fail(rr_tool_exit_code(status), "%s", rr_last_error());
+	return 0;
+}
