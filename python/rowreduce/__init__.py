@@ -29,8 +29,8 @@ def git_commit():
 
 
 def set_plan_source(source):
-    """Sets where plans come from: None (the planner) or a callable (kernel_name, dtype_name,
-    rows, cols, backend) -> layout text or None. Applies to programs built afterwards. This is
-    the hook for the tuning database."""
+    """Sets where plans come from: None (the library decides: the tuning database's record when
+    there is one, else the planner) or a callable (kernel_name, dtype_name, rows, cols, backend)
+    -> layout text, or None to let the library decide. Applies to programs built afterwards."""
     from . import _kernel
     _kernel.plan_source = source

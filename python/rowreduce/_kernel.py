@@ -2,7 +2,8 @@
 
 Arrays are used in place. CUDA tensors run on the cuda backend on PyTorch's current stream; NumPy
 arrays and CPU tensors run on the cpu backend. A compiled program is cached per (kernel, dtype,
-row length, backend); its plan comes from the plan source hook when one is set, else the planner.
+row length, backend); its plan comes from the plan source hook when one is set, else from
+rr_program_build with no layout: the tuning database's record when it has one, else the planner.
 """
 import ctypes
 import math
@@ -21,8 +22,8 @@ DTYPE_NAMES = {_lib.RR_F32: "f32", _lib.RR_BF16: "bf16", _lib.RR_F16: "f16", _li
 ACCEPTED = ("NumPy float32, float16 (and bfloat16 where ml_dtypes provides it) or PyTorch "
             "float32, bfloat16, float16 tensors; index inputs int64")
 
-# The plan source: None (the planner chooses), or a callable (kernel_name, dtype_name, rows, cols,
-# backend) -> layout text such as "W=32,V=4,U=1,R=1" or None. A tuning database plugs in here.
+# The plan source: None (rr_program_build decides: a tuning-database hit, else the planner), or a callable (kernel_name, dtype_name, rows, cols,
+# backend) -> layout text such as "W=32,V=4,U=1,R=1" or None (then as without a source).
 plan_source = None
 
 
