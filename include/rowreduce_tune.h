@@ -12,6 +12,10 @@
 
 #include "rowreduce.h"
 
+#ifndef RR_API /* the export macro (rowreduce.h defines it where symbols are hidden) */
+#define RR_API
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -24,31 +28,32 @@ extern "C" {
 typedef struct rr_tune_db rr_tune_db;
 
 /* The database path: $RR_TUNING_DB when set, else ~/.cache/rowreduce/tuning.sqlite. */
-void rr_tune_db_default_path(char *buf, size_t size);
+RR_API void rr_tune_db_default_path(char *buf, size_t size);
 
 /* Opens the database at `path` (NULL = the default path). writable = 1 creates the file and its
  * folder when missing and puts it in WAL mode; writable = 0 opens an existing file read-only
  * (a missing file is RR_ERR_IO with "no tuning database at ..."). A file that is not a tuning
  * database or is damaged, a file written by a newer schema, or a location that cannot be written
  * fails with RR_ERR_IO and a sentence saying so; the file is never changed in those cases. */
-rr_status rr_tune_db_open(const char *path, int writable, rr_tune_db **out);
-void rr_tune_db_close(rr_tune_db *db);
+RR_API rr_status rr_tune_db_open(const char *path, int writable, rr_tune_db **out);
+RR_API void rr_tune_db_close(rr_tune_db *db);
 /* RR_OK when the database at `path` (NULL = default) is missing or usable for lookups; the
  * error of rr_tune_db_open otherwise. Lets a tool refuse a bad file before measuring. */
-rr_status rr_tune_db_check(const char *path);
-const char *rr_tune_db_path(const rr_tune_db *db);
+RR_API rr_status rr_tune_db_check(const char *path);
+RR_API const char *rr_tune_db_path(const rr_tune_db *db);
 
 /* One line per record ("kernel dtype MxN objective plan best regret device"); verbose = 1 prints
  * every field of every record (db show). kernel (may be NULL) keeps the records of one kernel
  * name. *count receives the records printed. */
-rr_status rr_tune_db_print(rr_tune_db *db, FILE *out, const char *kernel, int verbose, int *count);
+RR_API rr_status rr_tune_db_print(rr_tune_db *db, FILE *out, const char *kernel, int verbose,
+                                  int *count);
 /* Writes every record as JSON ({"tuning_db_schema": 1, "records": [...]}) to `path`, atomically. */
-rr_status rr_tune_db_export(rr_tune_db *db, const char *path, int *count);
+RR_API rr_status rr_tune_db_export(rr_tune_db *db, const char *path, int *count);
 /* Reads a file written by rr_tune_db_export and inserts its records in one transaction (a record
  * with the same key is replaced). A bad file changes nothing. */
-rr_status rr_tune_db_import(rr_tune_db *db, const char *path, int *count);
+RR_API rr_status rr_tune_db_import(rr_tune_db *db, const char *path, int *count);
 /* Deletes every record; *count receives how many. */
-rr_status rr_tune_db_clear(rr_tune_db *db, int *count);
+RR_API rr_status rr_tune_db_clear(rr_tune_db *db, int *count);
 
 /* ---------------------------------------------------------------- lookup */
 
@@ -57,9 +62,9 @@ rr_status rr_tune_db_clear(rr_tune_db *db, int *count);
  * `db_path` (NULL = the default path). *hit = 1 and *out set on a hit; *hit = 0 on a miss,
  * including a missing database file. Any key field that differs (device, driver, compiler,
  * rowreduce version, kernel text) is a miss. A damaged or newer-schema file is an error. */
-rr_status rr_tune_lookup(rr_device *device, const rr_kernel *kernel, rr_dtype dtype, int64_t rows,
-                         int64_t cols, const char *objective, const char *db_path, rr_layout *out,
-                         int *hit);
+RR_API rr_status rr_tune_lookup(rr_device *device, const rr_kernel *kernel, rr_dtype dtype,
+                                int64_t rows, int64_t cols, const char *objective,
+                                const char *db_path, rr_layout *out, int *hit);
 
 /* ---------------------------------------------------------------- tuning */
 
@@ -90,7 +95,7 @@ typedef struct rr_tune_options {
  * rebuilt from scratch and measured fresh, and the record (with the model's regret) stored.
  * Writes out/results.json; progress goes to stderr, the per-workload lines and the regret summary
  * to stdout. RR_ERR_VALIDATION when some workload had no candidate that could be ranked. */
-rr_status rr_tune_run(const rr_tune_options *options);
+RR_API rr_status rr_tune_run(const rr_tune_options *options);
 
 #ifdef __cplusplus
 }

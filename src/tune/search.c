@@ -188,43 +188,74 @@ static void choose_finalists(rr__tune_outcome *o)
 		o->finalists[o->n_finalists++] = o->model_pick;
 }
 
+/* A finalist held open across the rounds: built and validated once (bench session), then timed
+ * once per round. */
+typedef struct finalist {
+	rr_program *program;
+	rr__bench_session *session;
+	rr__row_result described; /* the validated row each round's row copies */
+} finalist;
+
+static rr_status open_finalist(search *s, const rr__tune_candidate *c, finalist *f)
+{
+	rr_status status = rr_program_build(s->device, s->kernel, s->dtype, s->rows, s->cols,
+	                                    &c->layout, &f->program);
+	if (status == RR_OK)
+		status = rr__bench_session_open(s->device, f->program, s->rows, &s->settings->bench,
+		                                &f->described, &f->session);
+	if (status == RR_OK && !f->session)
+		status = rr__fail(RR_ERR_VALIDATION,
+		                  "finalist %s failed validation when built again", c->plan);
+	return status;
+}
+
+/* One round's measurement of a finalist becomes a row of its own (its samples are kept). */
+static rr_status time_finalist(search *s, finalist *f, double *p50)
+{
+	rr__row_result *row = rr__results_add_row(s->results);
+	if (!row)
+		return RR_ERR_NOMEM;
+	*row = f->described;
+	rr_status status =
+	    rr__bench_session_measure(f->session, &s->settings->bench.measure, row->phases);
+	row->state = status == RR_OK ? RR_ROW_MEASURED : RR_ROW_ERROR;
+	if (status != RR_OK)
+		snprintf(row->error, sizeof row->error, "%s", rr_last_error());
+	else
+		*p50 = row->phases[s->settings->phase].median_us;
+	return status;
+}
+
 /* Rounds in ABBA order (forward, reversed, reversed, forward, ...), so no finalist always runs
  * first or last; each round's value is the p50 of that finalist's samples in that round. */
 static rr_status run_rounds(search *s)
 {
 	rr__tune_outcome *o = s->outcome;
 	int n = o->n_finalists, rounds = s->settings->rounds;
+	finalist held[4];
+	memset(held, 0, sizeof held);
 	o->round_us = calloc((size_t)(rounds * n), sizeof *o->round_us);
-	if (!o->round_us)
-		return rr__fail(RR_ERR_NOMEM, "out of memory for finalist rounds");
+	rr_status status =
+	    o->round_us ? RR_OK : rr__fail(RR_ERR_NOMEM, "out of memory for finalist rounds");
 	o->rounds = rounds;
-	for (int r = 0; r < rounds; r++) {
+	for (int f = 0; f < n && status == RR_OK; f++)
+		status = open_finalist(s, &o->candidates[o->finalists[f]], &held[f]);
+	for (int r = 0; r < rounds && status == RR_OK; r++) {
 		int reversed = r % 4 == 1 || r % 4 == 2;
 		fprintf(stderr, "%s: finalist round %d of %d\n", s->label, r + 1, rounds);
-		for (int k = 0; k < n; k++) {
+		for (int k = 0; k < n && status == RR_OK; k++) {
 			int f = reversed ? n - 1 - k : k;
-			rr__tune_candidate *c = &o->candidates[o->finalists[f]];
-			rr_program *program = NULL;
-			rr__row_result *row = rr__results_add_row(s->results);
-			if (!row)
-				return RR_ERR_NOMEM;
-			int index = s->results->n_rows - 1;
-			rr_status status = rr_program_build(s->device, s->kernel, s->dtype, s->rows,
-			                                    s->cols, &c->layout, &program);
-			if (status == RR_OK)
-				status = rr__bench_program(s->device, program, s->rows,
-				                           &s->settings->bench, row);
-			rr_program_free(program);
-			row = &s->results->rows[index];
-			if (status != RR_OK || row->state != RR_ROW_MEASURED)
-				return rr__fail(
-				    RR_ERR_DEVICE,
-				    "finalist %s could not be measured again in round %d: %s",
-				    c->plan, r + 1,
-				    row->error[0] ? row->error : "it failed validation");
-			o->round_us[r * n + f] = row->phases[s->settings->phase].median_us;
+			status = time_finalist(s, &held[f], &o->round_us[r * n + f]);
 		}
 	}
+	for (int f = 0; f < n; f++) {
+		rr__bench_session_close(held[f].session);
+		rr_program_free(held[f].program);
+		for (int p = 0; p < RR__PHASE_COUNT; p++)
+			rr__phase_result_free(&held[f].described.phases[p]);
+	}
+	if (status != RR_OK)
+		return rr__fail_context(status, "while comparing the finalists");
 	return RR_OK;
 }
 
