@@ -1,6 +1,7 @@
 /* Reading a results.json back into the measurement structures, strictly: every key the schema
  * names is type-checked, and the first wrong one fails naming its JSON path, so an audit never
  * runs on a half-understood file. */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,6 +127,18 @@ static int64_t get_integer(reader *r, const json_t *o, const char *where, const 
 	return v ? (int64_t)json_integer_value(v) : 0;
 }
 
+/* An integer that must fit an int (counts, clocks, set numbers). */
+static int get_int(reader *r, const json_t *o, const char *where, const char *key)
+{
+	int64_t value = get_integer(r, o, where, key);
+	if (r->status == RR_OK && (value < INT_MIN || value > INT_MAX)) {
+		r->status = rr__fail(RR_ERR_PARSE, "%s%s%s is %lld, out of range", where,
+		                     where[0] ? "." : "", key, (long long)value);
+		return 0;
+	}
+	return (int)value;
+}
+
 static int get_bool(reader *r, const json_t *o, const char *where, const char *key)
 {
 	const json_t *v = get(r, o, where, key, JSON_TRUE, 0);
@@ -230,11 +243,11 @@ static void read_device(reader *r, const json_t *root, rr__run_info *info)
 	get_text(r, d, "device", "compute_capability", cc, sizeof cc, 1);
 	if (cc[0] && sscanf(cc, "%d.%d", &p->cc_major, &p->cc_minor) != 2 && r->status == RR_OK)
 		r->status = rr__fail(RR_ERR_PARSE, "device.compute_capability '%s' is not M.m", cc);
-	p->multiprocessors = (int)get_integer(r, d, "device", "multiprocessors");
+	p->multiprocessors = get_int(r, d, "device", "multiprocessors");
 	p->memory_bytes = get_integer(r, d, "device", "memory_bytes");
 	p->l2_bytes = get_integer(r, d, "device", "l2_bytes");
-	p->sm_clock_mhz = (int)get_integer(r, d, "device", "sm_clock_mhz_at_start");
-	p->mem_clock_mhz = (int)get_integer(r, d, "device", "mem_clock_mhz_at_start");
+	p->sm_clock_mhz = get_int(r, d, "device", "sm_clock_mhz_at_start");
+	p->mem_clock_mhz = get_int(r, d, "device", "mem_clock_mhz_at_start");
 }
 
 static void read_argv(reader *r, const json_t *root, rr__run_info *info)
@@ -305,7 +318,7 @@ static void read_protocol(reader *r, const json_t *root, rr__run_info *info)
 	const json_t *p = get_object(r, root, "", "protocol", 0);
 	if (!p)
 		return;
-	info->samples = (int)get_integer(r, p, "protocol", "samples");
+	info->samples = get_int(r, p, "protocol", "samples");
 	info->sample_ms = get_number(r, p, "protocol", "sample_ms", 0);
 	info->warmup_ms = get_number(r, p, "protocol", "warmup_ms", 0);
 	info->seed = (uint64_t)get_integer(r, p, "protocol", "seed");
@@ -365,7 +378,7 @@ static void read_validation(reader *r, const json_t *row, const char *where,
 	if (!f)
 		return;
 	snprintf(here, sizeof here, "%s.validation.first_failure", where);
-	v->failed_set = (int)get_integer(r, f, here, "set");
+	v->failed_set = get_int(r, f, here, "set");
 	get_text(r, f, here, "output", v->failed_output, sizeof v->failed_output, 0);
 	v->failed_row = get_integer(r, f, here, "row");
 	v->failed_col = get_integer(r, f, here, "col");
@@ -407,7 +420,7 @@ static void read_row(reader *r, const json_t *o, int index, rr__row_result *row)
 	if (l2) {
 		char at[96];
 		snprintf(at, sizeof at, "%s.l2", here);
-		row->buffer_sets = (int)get_integer(r, l2, at, "buffer_sets");
+		row->buffer_sets = get_int(r, l2, at, "buffer_sets");
 		row->working_set_bytes = get_integer(r, l2, at, "working_set_bytes");
 	}
 	read_validation(r, o, here, &row->validation);

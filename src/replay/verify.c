@@ -168,6 +168,22 @@ static void check_ceilings(audit *a, rr__results *fresh)
 
 static void check_summary(audit *a)
 {
+	const rr__run_info *info = &a->stored.info;
+	rr__buf joined = {0};
+	for (int i = 0; i < info->argc; i++)
+		rr__buf_printf(&joined, "%s%s", i ? " " : "", info->argv[i]);
+	if (strcmp(joined.data ? joined.data : "", info->command_line ? info->command_line : "") !=
+	    0)
+		mismatch(a, "command_line is not argv joined by spaces");
+	rr__buf_free(&joined);
+	for (int c = 0; c < RR__CEILING_COUNT; c++)
+		for (int p = 0; p < RR__PHASE_COUNT; p++)
+			if (a->stored.ceilings[c].phases[p].fraction != -1)
+				mismatch(a,
+				         "ceilings.%s.phases.%s.fraction_of_ceiling: a ceiling's "
+				         "is null",
+				         rr__ceiling_name((rr__ceiling_id)c),
+				         rr__phase_name((rr__phase_id)p));
 	const json_t *summary = json_object_get(a->root, "summary");
 	int counts[3] = {0, 0, 0};
 	for (int i = 0; i < a->stored.n_rows; i++)
@@ -180,6 +196,35 @@ static void check_summary(audit *a)
 			mismatch(a, "summary.%s: stored %lld, counted %d from rows", keys[k],
 			         json_is_integer(v) ? (long long)json_integer_value(v) : -1LL,
 			         values[k]);
+	}
+}
+
+/* Each row's l2 object: the protocol's mode, the working set of its buffer sets, and whether
+ * that exceeds twice the cache size the protocol names. */
+static void check_l2(audit *a)
+{
+	const json_t *rows = json_object_get(a->root, "rows");
+	const json_t *l2 = json_object_get(json_object_get(a->root, "protocol"), "l2");
+	for (size_t i = 0; i < json_array_size(rows); i++) {
+		const rr__row_result *row = &a->stored.rows[i];
+		const json_t *o = json_object_get(json_array_get(rows, i), "l2");
+		char label[200];
+		rr__row_label(row, (int)i, label, sizeof label);
+		if (!json_equal(json_object_get(o, "mode"), json_object_get(l2, "mode")))
+			mismatch(a, "%s.l2.mode is not protocol.l2.mode", label);
+		int64_t sets = row->buffer_sets > 0 ? row->buffer_sets : 1;
+		if (row->state != RR_ROW_ERROR && row->working_set_bytes != row->bytes_min * sets)
+			mismatch(
+			    a, "%s.l2.working_set_bytes: %lld, but bytes_min x buffer_sets is %lld",
+			    label, (long long)row->working_set_bytes,
+			    (long long)(row->bytes_min * sets));
+		const json_t *over = json_object_get(o, "over_twice_l2");
+		int want = row->working_set_bytes > 2 * a->stored.info.l2_bytes_used;
+		if (!json_is_boolean(over) || json_is_true(over) != want)
+			mismatch(
+			    a, "%s.l2.over_twice_l2 is not %s (working set %lld bytes, cache %lld)",
+			    label, want ? "true" : "false", (long long)row->working_set_bytes,
+			    (long long)a->stored.info.l2_bytes_used);
 	}
 }
 
@@ -215,6 +260,8 @@ static void check_validation(audit *a)
 		const rr__validation_summary *v = &row->validation;
 		char label[200];
 		rr__row_label(row, i, label, sizeof label);
+		if (v->max_abs_error < 0 || v->max_rel_error < 0)
+			mismatch(a, "%s.validation: a negative maximum error", label);
 		if (v->validated < 0 || v->validated > v->total)
 			mismatch(a, "%s.validation.validated: %lld is not within 0..total (%lld)",
 			         label, (long long)v->validated, (long long)v->total);
@@ -640,6 +687,19 @@ static void check_replay_plans(audit *a)
 				    "rows[%lld] of %s ('%s')",
 				    w, sides[s], frozen ? frozen : "null", (long long)source_row,
 				    sides[s], input_plan ? input_plan : "null");
+			const json_t *input_row =
+			    json_array_get(json_object_get(inputs[s], "rows"), (size_t)source_row);
+			const json_t *replay_row = json_array_get(rows, (size_t)row);
+			if (inputs[s] &&
+			    (!json_equal(json_object_get(input_row, "source_sha256"),
+			                 json_object_get(replay_row, "recorded_source_sha256")) ||
+			     !json_equal(json_object_get(input_row, "binary_sha256"),
+			                 json_object_get(replay_row, "recorded_binary_sha256"))))
+				mismatch(a,
+				         "rows[%lld]: recorded_source_sha256 or "
+				         "recorded_binary_sha256 is not "
+				         "the hash in rows[%lld] of %s",
+				         (long long)row, (long long)source_row, sides[s]);
 			const char *row_frozen = json_string_value(
 			    json_object_get(json_array_get(rows, (size_t)row), "frozen_plan"));
 			if (!frozen || !row_frozen || strcmp(frozen, row_frozen) != 0)
@@ -661,6 +721,102 @@ static void check_replay_plans(audit *a)
 	json_decref(inputs[1]);
 	end(a, "%zu workloads, both sides replayed with their frozen plans (inputs' SHA-256 match)",
 	    json_array_size(workloads));
+}
+
+/* One side row of a replay: it names its side, workload and input row, measures the workload's
+ * kernel, dtype and shape, and each timed phase holds the protocol's rounds and positions. */
+static void check_side_row(audit *a, const json_t *workload, size_t w, int s, json_int_t rounds,
+                           json_int_t samples)
+{
+	static const char *const sides[] = {"reference", "candidate"};
+	const json_t *side = json_object_get(workload, sides[s]);
+	json_int_t index = json_integer_value(json_object_get(side, "row"));
+	const json_t *row = json_array_get(json_object_get(a->root, "rows"), (size_t)index);
+	if (!json_is_object(row)) {
+		mismatch(a, "replay.workloads[%zu].%s.row %lld is not a row", w, sides[s],
+		         (long long)index);
+		return;
+	}
+	const char *text_keys[] = {"kernel", "dtype"};
+	for (int k = 0; k < 2; k++)
+		if (!json_equal(json_object_get(row, text_keys[k]),
+		                json_object_get(workload, text_keys[k])))
+			mismatch(a, "rows[%lld].%s is not replay.workloads[%zu].%s",
+			         (long long)index, text_keys[k], w, text_keys[k]);
+	const char *number_keys[] = {"M", "N"};
+	for (int k = 0; k < 2; k++)
+		if (json_integer_value(json_object_get(row, number_keys[k])) !=
+		    json_integer_value(json_object_get(workload, number_keys[k])))
+			mismatch(a, "rows[%lld].%s is not replay.workloads[%zu].%s",
+			         (long long)index, number_keys[k], w, number_keys[k]);
+	const char *side_name = json_string_value(json_object_get(row, "side"));
+	if (!side_name || strcmp(side_name, sides[s]) != 0 ||
+	    !json_is_integer(json_object_get(row, "workload")) ||
+	    json_integer_value(json_object_get(row, "workload")) != (json_int_t)w ||
+	    !json_equal(json_object_get(row, "source_row"), json_object_get(side, "source_row")))
+		mismatch(
+		    a, "rows[%lld]: side, workload or source_row is not replay.workloads[%zu].%s's",
+		    (long long)index, w, sides[s]);
+	const json_t *phases = json_object_get(row, "phases");
+	const char *name;
+	const json_t *phase;
+	json_object_foreach((json_t *)phases, name, phase)
+	{
+		if (!json_is_true(json_object_get(phase, "available")))
+			continue;
+		const json_t *batches = json_object_get(phase, "batches");
+		int batches_ok = json_array_size(batches) == (size_t)(2 * rounds);
+		for (size_t i = 0; batches_ok && i < json_array_size(batches); i++)
+			batches_ok = json_integer_value(json_array_get(batches, i)) >= 1;
+		if (json_integer_value(json_object_get(phase, "rounds")) != rounds ||
+		    json_integer_value(json_object_get(phase, "samples_per_round")) !=
+		        2 * samples ||
+		    !batches_ok ||
+		    !json_equal(json_object_get(phase, "batch"), json_array_get(batches, 0)))
+			mismatch(
+			    a,
+			    "rows[%lld].phases.%s: rounds, samples_per_round, batch or batches do "
+			    "not hold %lld rounds of two positions of %lld samples",
+			    (long long)index, name, (long long)rounds, (long long)samples);
+	}
+}
+
+/* The replay's protocol as the file claims it ran: rounds alternating ABBA and BAAB, each side
+ * row consistent with its workload, and hash differences only with --allow-rebuild. */
+static void check_replay_rounds(audit *a)
+{
+	const json_t *replay = json_object_get(a->root, "replay");
+	const json_t *protocol = json_object_get(a->root, "protocol");
+	json_int_t rounds = json_integer_value(json_object_get(protocol, "rounds"));
+	json_int_t samples = json_integer_value(json_object_get(protocol, "samples"));
+	const json_t *workloads = json_object_get(replay, "workloads");
+	if (rounds < 1 || samples < 1)
+		mismatch(a, "protocol.rounds (%lld) and protocol.samples (%lld) must be at least 1",
+		         (long long)rounds, (long long)samples);
+	for (size_t w = 0; w < json_array_size(workloads); w++) {
+		const json_t *workload = json_array_get(workloads, w);
+		const json_t *orders = json_object_get(workload, "orders");
+		int ok = json_array_size(orders) == (size_t)rounds;
+		for (json_int_t r = 0; ok && r < rounds; r++) {
+			const char *order = json_string_value(json_array_get(orders, (size_t)r));
+			ok = order && strcmp(order, r % 2 == 0 ? "ABBA" : "BAAB") == 0;
+		}
+		if (!ok)
+			mismatch(
+			    a,
+			    "replay.workloads[%zu].orders is not ABBA, BAAB, ... over %lld rounds",
+			    w, (long long)rounds);
+		for (int s = 0; s < 2; s++)
+			check_side_row(a, workload, w, s, rounds, samples);
+	}
+	if (json_array_size(json_object_get(replay, "differences")) > 0 &&
+	    !json_is_true(json_object_get(replay, "allow_rebuild")))
+		mismatch(a,
+		         "replay.differences lists %zu hash difference(s) but allow_rebuild is "
+		         "false: such a replay is refused",
+		         json_array_size(json_object_get(replay, "differences")));
+	end(a, "%zu workloads, %lld rounds each as ABBA/BAAB, every side row consistent",
+	    json_array_size(workloads), (long long)rounds);
 }
 
 /* ---------------------------------------------------------------- the audit */
@@ -727,6 +883,7 @@ static void run_checks(audit *a)
 	}
 	check_ceilings(a, &fresh);
 	check_summary(a);
+	check_l2(a);
 	if (a->kind == RR_RESULTS_REPLAY)
 		fresh_replay = replay_statistics(a);
 	end(a, "%d phase summaries%s recomputed from their raw samples", phases,
@@ -745,6 +902,8 @@ static void run_checks(audit *a)
 	if (a->kind == RR_RESULTS_REPLAY) {
 		begin(a, "frozen plans");
 		check_replay_plans(a);
+		begin(a, "rounds");
+		check_replay_rounds(a);
 	}
 	begin(a, "results.md");
 	check_md(a, &fresh, fresh_replay);
