@@ -197,6 +197,15 @@ json.dump({"schema_version": 1, "tool": "rowreduce-peers", "kind": "peers", "row
 "$rr" replay --reference "$tmp/A" --candidate "$tmp/peers" --out "$tmp/p" >/dev/null 2>"$tmp/p.err"
 [ $? -eq 2 ] || fail "a peers side must exit 2"
 grep -q "cannot re-run Python peers" "$tmp/p.err" || fail "peers refusal: $(cat "$tmp/p.err")"
+# A tune run's results (a "tuning" object: many candidates per workload) cannot be a side.
+mkdir -p "$tmp/tune"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1] + "/A/results.json")); d["tuning"] = {"workloads": []}
+json.dump(d, open(sys.argv[1] + "/tune/results.json", "w"))' "$tmp"
+"$rr" replay --reference "$tmp/A" --candidate "$tmp/tune" --out "$tmp/p" >/dev/null 2>"$tmp/p.err"
+[ $? -eq 2 ] || fail "a tune run's results as a side must exit 2"
+grep -q "is a tune run's results" "$tmp/p.err" || fail "tune refusal: $(cat "$tmp/p.err")"
 expect2() {
 	local name=$1
 	shift

@@ -114,6 +114,17 @@ unreadable "missing results.md" 'import os; os.remove("results.md")' "no readabl
 "$rr" verify >/dev/null 2>&1
 [ $? -eq 2 ] || fail "verify without a folder must exit 2"
 
+# A tune run's folder (results.json with a "tuning" object) has no results.md and passes.
+mkdir -p "$tmp/tune"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1] + "/base/results.json")); d["tuning"] = {"workloads": []}
+json.dump(d, open(sys.argv[1] + "/tune/results.json", "w"))' "$tmp"
+cp -r "$tmp/base/sources" "$tmp/tune/"
+out=$("$rr" verify "$tmp/tune")
+[ $? -eq 0 ] || fail "a tune folder without results.md: $out"
+grep -q "absent, as for every tune folder" <<<"$out" || fail "tune folder not recognised: $out"
+
 # A peers folder in the results schema (the builders of torch_peers.py, no GPU needed).
 PYTHONPATH="$src/bench/peers" python3 - "$tmp/peers" <<'PY' || fail "peers document"
 import sys

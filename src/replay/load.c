@@ -40,7 +40,9 @@ rr_status rr__results_kind_of(const json_t *root, rr__results_kind *kind)
 		return rr__fail(RR_ERR_PARSE,
 		                "\"tool\" is '%s': allowed are rowreduce and rowreduce-peers",
 		                tool);
-	if (!name || strcmp(name, "bench") == 0)
+	if (!name && json_is_object(json_object_get(root, "tuning")))
+		*kind = RR_RESULTS_TUNE;
+	else if (!name || strcmp(name, "bench") == 0)
 		*kind = RR_RESULTS_BENCH;
 	else if (strcmp(name, "replay") == 0)
 		*kind = RR_RESULTS_REPLAY;

@@ -82,6 +82,13 @@ static rr_status read_side(side_input *in, const char *given, const char *name)
 		    "the peers again in the same session and audit both folders with "
 		    "rowreduce verify",
 		    name, in->path);
+	if (kind == RR_RESULTS_TUNE)
+		return rr__fail(
+		    RR_ERR_INVALID_ARG,
+		    "the %s '%s' is a tune run's results (every candidate measured, many "
+		    "rows per workload): bench the tuned plans (rowreduce bench --plan "
+		    "tuned) and replay that run's results",
+		    name, in->path);
 	if (kind == RR_RESULTS_REPLAY)
 		return rr__fail(RR_ERR_INVALID_ARG,
 		                "the %s '%s' is a replay's results: name the results of rowreduce "

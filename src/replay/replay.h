@@ -13,14 +13,16 @@
 typedef enum rr__results_kind {
 	RR_RESULTS_BENCH = 0,
 	RR_RESULTS_REPLAY,
-	RR_RESULTS_PEERS
+	RR_RESULTS_PEERS,
+	RR_RESULTS_TUNE /* rowreduce tune: a bench file with a "tuning" object and no results.md */
 } rr__results_kind;
 
 /* Parses a JSON file; a syntax error names path:line:column (RR_ERR_PARSE), a missing file
  * RR_ERR_IO. */
 rr_status rr__json_read_file(const char *path, json_t **out);
-/* The kind recorded in `kind` ("bench" when absent, the schema before replays). A tool other
- * than rowreduce and rowreduce-peers, or an unknown kind, is RR_ERR_INVALID_ARG. */
+/* The kind recorded in `kind` ("bench" when absent, the schema before replays; a tune run when a
+ * "tuning" object is present). A tool other than rowreduce and rowreduce-peers, or an unknown
+ * kind, is RR_ERR_PARSE. */
 rr_status rr__results_kind_of(const json_t *root, rr__results_kind *kind);
 /* Reads the common schema (docs/results-schema.md) into `results`, statistics as stored. Every
  * key is type-checked: a wrong or missing one fails (RR_ERR_PARSE) naming its JSON path, e.g.

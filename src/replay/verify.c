@@ -563,9 +563,11 @@ static void check_md(audit *a, const rr__results *fresh, const json_t *fresh_rep
 	snprintf(path, sizeof path, "%s/results.md", a->dir);
 	char *text = NULL;
 	size_t size = 0;
-	if (a->kind == RR_RESULTS_PEERS && rr__read_file(path, &text, &size) != RR_OK) {
+	if ((a->kind == RR_RESULTS_PEERS || a->kind == RR_RESULTS_TUNE) &&
+	    rr__read_file(path, &text, &size) != RR_OK) {
 		rr__clear_error();
-		end(a, "absent, as for every peers folder (nothing to compare)");
+		end(a, "absent, as for every %s folder (nothing to compare)",
+		    a->kind == RR_RESULTS_PEERS ? "peers" : "tune");
 		return;
 	}
 	if (!text && rr__read_file(path, &text, &size) != RR_OK) {
@@ -839,7 +841,7 @@ static rr_status load(audit *a)
 	FILE *md = fopen(path, "r");
 	if (md)
 		fclose(md);
-	else if (a->kind != RR_RESULTS_PEERS)
+	else if (a->kind != RR_RESULTS_PEERS && a->kind != RR_RESULTS_TUNE)
 		return rr__fail(RR_ERR_IO, "cannot audit '%s': it has no readable results.md",
 		                a->dir);
 	return RR_OK;
@@ -870,7 +872,7 @@ static json_t *replay_statistics(audit *a)
 
 static void run_checks(audit *a)
 {
-	static const char *kinds[] = {"bench", "replay", "peers"};
+	static const char *kinds[] = {"bench", "replay", "peers", "tune run"};
 	fprintf(a->report, "OK       read: %s/results.json, a %s of %d rows\n", a->dir,
 	        kinds[a->kind], a->stored.n_rows);
 	rr__results fresh;
