@@ -97,6 +97,16 @@ typedef struct rr_tune_options {
  * to stdout. RR_ERR_VALIDATION when some workload had no candidate that could be ranked. */
 RR_API rr_status rr_tune_run(const rr_tune_options *options);
 
+/* ---------------------------------------------------------------- the fitted cost model */
+
+/* Fits, per backend and device, the weights of the cost model's terms (launch, the slower and
+ * the faster of memory and latency, the tree, the hand corrections) to the measured candidates of
+ * tuning results files (results.json of rowreduce tune), holding out every third workload, and
+ * writes the weights, today's weights and the regret of both (training and held-out apart) as
+ * JSON to out_path, atomically, with `command_line` recorded as the command that fitted them. */
+RR_API rr_status rr_tune_fit(const char *const *results_paths, int n, const char *command_line,
+                             const char *out_path);
+
 #ifdef __cplusplus
 }
 #endif

@@ -149,6 +149,23 @@ if touch "$tmp/ro/probe" 2>/dev/null; then # root ignores the mode: use a locati
 fi
 expect_refused readonly "tuning database" "$ro"
 
+# 9. The cost model's weights fitted from the first run's measured candidates, a third held out.
+"$rr" tune --fit "$tmp/first,$tmp/p1/results.json" --out "$tmp/coefficients.json" >/dev/null ||
+	fail "fit exit $?"
+python3 - "$tmp/coefficients.json" <<'PY' || fail "coefficients.json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert "--fit" in d["fitted_by"] and len(d["classes"]) == 1, d["fitted_by"]
+c = d["classes"][0]
+assert c["backend"] == "cpu" and c["samples"] > 0
+assert all(v >= 0 for v in c["coefficients"].values()), c["coefficients"]
+assert c["regret_fitted"]["held_out"]["workloads"] >= 1
+assert c["regret_fitted"]["training"]["workloads"] + c["regret_fitted"]["held_out"]["workloads"] == \
+    c["regret_current_model"]["training"]["workloads"] + c["regret_current_model"]["held_out"]["workloads"]
+PY
+"$rr" tune --fit "$tmp/nothing-here" --out "$tmp/bad-fit.json" >/dev/null 2>&1
+[ $? -eq 2 ] && [ ! -e "$tmp/bad-fit.json" ] || fail "fit of a missing file"
+
 help=$("$rr" tune --help)
 grep -q -- '--max-candidates' <<<"$help" || fail "--help lacks --max-candidates"
 if [ $failures -ne 0 ]; then

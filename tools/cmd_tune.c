@@ -104,24 +104,24 @@ static int parse_number_option(rr_tune_options *o, const char *flag, const char 
 	return 0;
 }
 
-static int parse_options(int argc, char **argv, rr_tune_options *o)
+static int parse_options(int argc, char **argv, rr_tune_options *o, const char **fit)
 {
-	static const char *const texts[] = {"--kernels", "--suite",   "--shapes",
-	                                    "--dtypes",  "--backend", "--objective",
-	                                    "--devices", "--out",     "--db"};
+	static const char *const texts[] = {"--kernels", "--suite",     "--shapes",  "--dtypes",
+	                                    "--backend", "--objective", "--devices", "--out",
+	                                    "--db",      "--fit"};
 	static const char *const numbers[] = {"--max-candidates", "--workers",  "--samples",
 	                                      "--rounds",         "--budget-s", "--sample-ms",
 	                                      "--warmup-ms",      "--seed"};
-	const char **slots[] = {&o->kernels,   &o->suite,   &o->shapes, &o->dtypes, &o->backend,
-	                        &o->objective, &o->devices, &o->out,    &o->db_path};
+	const char **slots[] = {&o->kernels,   &o->suite,   &o->shapes, &o->dtypes,  &o->backend,
+	                        &o->objective, &o->devices, &o->out,    &o->db_path, fit};
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--retune") == 0) {
 			o->retune = 1;
 			continue;
 		}
 		int matched = 0, missing = 0;
-		for (size_t f = 0; f < 17 && !matched; f++) {
-			const char *flag = f < 9 ? texts[f] : numbers[f - 9];
+		for (size_t f = 0; f < 18 && !matched; f++) {
+			const char *flag = f < 10 ? texts[f] : numbers[f - 10];
 			const char *v = rr_tool_option_value(argc, argv, &i, flag, &missing);
 			if (missing)
 				return rr_tool_fail(
@@ -129,7 +129,7 @@ static int parse_options(int argc, char **argv, rr_tune_options *o)
 			if (!v)
 				continue;
 			matched = 1;
-			if (f < 9)
+			if (f < 10)
 				*slots[f] = v;
 			else if (parse_number_option(o, flag, v))
 				return 2;
@@ -138,12 +138,42 @@ static int parse_options(int argc, char **argv, rr_tune_options *o)
 			return rr_tool_fail(2, "unknown option '%s' (see rowreduce tune --help)",
 			                    argv[i]);
 	}
-	if (!o->kernels || !o->out || (!o->suite == !o->shapes))
+	if (*fit && !o->out)
+		return rr_tool_fail(2, "--fit needs --out (the coefficients file to write)");
+	if (!*fit && (!o->kernels || !o->out || (!o->suite == !o->shapes)))
 		return rr_tool_fail(2, "tune needs --kernels, exactly one of --suite and --shapes, "
 		                       "and --out (see rowreduce tune --help)");
 	if (o->devices && o->workers)
 		return rr_tool_fail(2, "give --devices or --workers, not both");
 	return 0;
+}
+
+/* --fit: each entry a results.json or a folder holding one. */
+static rr_status run_fit(const char *list, const char *out, int argc, char **argv)
+{
+	char *copy = strdup(list), *save = NULL, *paths[256];
+	char command[4096] = "rowreduce";
+	int n = 0;
+	for (int i = 0; i < argc; i++) /* the command that fitted them, recorded in the file */
+		snprintf(command + strlen(command), sizeof command - strlen(command), " %s",
+		         argv[i]);
+	for (char *item = copy ? strtok_r(copy, ",", &save) : NULL; item && n < 256;
+	     item = strtok_r(NULL, ",", &save)) {
+		size_t length = strlen(item);
+		paths[n] = malloc(length + 16);
+		if (!paths[n])
+			break;
+		snprintf(paths[n], length + 16, "%s%s", item,
+		         length > 5 && !strcmp(item + length - 5, ".json") ? "" : "/results.json");
+		n++;
+	}
+	rr_status status = rr_tune_fit((const char *const *)paths, n, command, out);
+	if (status == RR_OK)
+		printf("wrote %s (%d results files)\n", out, n);
+	for (int i = 0; i < n; i++)
+		free(paths[i]);
+	free(copy);
+	return status;
 }
 
 int rr_cmd_tune(int argc, char **argv)
@@ -162,9 +192,10 @@ int rr_cmd_tune(int argc, char **argv)
 	                     .seed = 1,
 	                     .argc = argc,
 	                     .argv = argv};
-	if (parse_options(argc, argv, &o))
+	const char *fit = NULL;
+	if (parse_options(argc, argv, &o, &fit))
 		return 2;
-	rr_status status = rr_tune_run(&o);
+	rr_status status = fit ? run_fit(fit, o.out, argc, argv) : rr_tune_run(&o);
 	if (status != RR_OK)
 		return rr_tool_fail(rr_tool_exit_code(status), "%s", rr_last_error());
 	return 0;

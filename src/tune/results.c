@@ -23,6 +23,10 @@ static json_t *candidate_json(const rr__tune_candidate *c)
 	json_t *o = json_object();
 	json_object_set_new(o, "plan", json_string(c->plan));
 	json_object_set_new(o, "model_us", number_or_null(c->model_us));
+	json_t *terms = json_object();
+	for (int t = 0; t < RR__TUNE_TERMS; t++)
+		json_object_set_new(terms, rr__tune_term_names[t], number_or_null(c->terms[t]));
+	json_object_set_new(o, "model_terms_us", terms);
 	json_object_set_new(o, "measured", json_boolean(c->measured));
 	json_object_set_new(o, "ranked", json_boolean(c->ranked));
 	json_object_set_new(o, "found_by",

@@ -388,6 +388,13 @@ static rr_status load_candidates(search *s, const rr__plan_request *req)
 		c->layout = all.items[i];
 		c->row = -1;
 		c->model_us = rr__cost_default(req, &c->layout, NULL);
+		rr__plan_features f;
+		rr__plan_features_compute(req, &c->layout, &f);
+		double slow = fmax(f.memory_us, f.latency_us),
+		       fast = fmin(f.memory_us, f.latency_us);
+		double terms[RR__TUNE_TERMS] = {f.launch_us, slow, fast, f.tree_us, 0};
+		terms[4] = f.predicted_us - (f.launch_us + slow + 0.25 * fast + f.tree_us);
+		memcpy(c->terms, terms, sizeof terms);
 		rr_layout_format(&c->layout, c->plan, sizeof c->plan);
 		s->order[i] = i;
 	}

@@ -71,11 +71,18 @@ typedef struct rr__tune_settings {
 	int rounds;
 } rr__tune_settings;
 
+#define RR__TUNE_TERMS 5
+/* The names of the model's terms, in the order of rr__tune_candidate.terms. */
+extern const char *const rr__tune_term_names[RR__TUNE_TERMS];
+
 /* One measured (or rejected) candidate of a workload. */
 typedef struct rr__tune_candidate {
 	rr_layout layout;
 	char plan[160];
 	double model_us;
+	/* The model's terms (fit.c): launch, max(memory, latency), min(memory, latency), tree, and
+	 * the hand corrections' share of model_us (model_us minus the sum of the others). */
+	double terms[RR__TUNE_TERMS];
 	int measured;     /* it went through rr__bench_program */
 	int ranked;       /* validated and its objective phase timed */
 	char reason[640]; /* why it was rejected */
