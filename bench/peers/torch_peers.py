@@ -313,8 +313,8 @@ def main():
                           file=sys.stderr, flush=True)
                 del input_sets, one
                 torch.cuda.empty_cache()
-    versions = {"torch": torch.__version__,
-                "kernel_compiler": "torch %s" % torch.__version__, "driver": torch.version.cuda}
+    versions = {"torch": torch.__version__, "cuda_runtime": torch.version.cuda,
+                "kernel_compiler": "torch %s" % torch.__version__}
     try:
         import triton
         versions["triton"] = triton.__version__
