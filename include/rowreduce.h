@@ -79,6 +79,10 @@ const char *rr_dtype_name(rr_dtype dtype);
 /* Parses a dtype name; RR_ERR_INVALID_ARG with the allowed names otherwise. */
 rr_status rr_dtype_parse(const char *name, rr_dtype *out);
 size_t rr_dtype_size(rr_dtype dtype);
+/* RR_OK when `dtype` is an element type kernels run in (f32, bf16 or f16); otherwise
+ * RR_ERR_INVALID_ARG with "dtype f64 is not an element type kernels run in: allowed are f32,
+ * bf16, f16". The one place that rule is written. */
+rr_status rr_dtype_check_element(rr_dtype dtype);
 
 /* ---------------------------------------------------------------- kernels */
 

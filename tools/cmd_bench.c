@@ -221,7 +221,7 @@ static int parse_dtypes(bench_plan *p, const char *list)
 	     name = strtok_r(NULL, ",", &save)) {
 		rr_dtype dtype;
 		if (rr_dtype_parse(name, &dtype) != RR_OK ||
-		    (dtype != RR_F32 && dtype != RR_BF16 && dtype != RR_F16)) {
+		    rr_dtype_check_element(dtype) != RR_OK) {
 			code = rr_tool_fail(2, "--dtypes: '%s' is not one of f32, bf16, f16", name);
 			break;
 		}

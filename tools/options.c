@@ -52,8 +52,7 @@ int rr_tool_parse_problem(const char *shape, const char *dtype_text, const char 
 {
 	if (rr_tool_parse_shape(shape, rows, cols) != 0)
 		return 2;
-	if (rr_dtype_parse(dtype_text, dtype) != RR_OK ||
-	    (*dtype != RR_F32 && *dtype != RR_BF16 && *dtype != RR_F16))
+	if (rr_dtype_parse(dtype_text, dtype) != RR_OK || rr_dtype_check_element(*dtype) != RR_OK)
 		return rr_tool_fail(2, "--dtype '%s' is not allowed: use f32, bf16 or f16",
 		                    dtype_text);
 	if (layout_text && rr_layout_parse(layout_text, layout) != RR_OK)

@@ -120,4 +120,7 @@ extern const rr__backend_ops *const rr__backends[];
 extern const rr__backend_ops rr__cpu_backend;
 extern const rr__backend_ops rr__cuda_backend;
 
+/* The registered backend named `name`, or NULL: the one place backend names are compared. */
+const rr__backend_ops *rr__backend_find(const char *name);
+
 #endif

@@ -511,10 +511,8 @@ static void plan_storage(emitter *em)
 rr_status rr__c_emit(const rr_program *program, rr__buf *out)
 {
 	const rr_kernel *kernel = program->kernel;
-	if (program->dtype != RR_F32 && program->dtype != RR_BF16 && program->dtype != RR_F16)
-		return rr__fail(RR_ERR_INVALID_ARG,
-		                "the cpu backend cannot emit dtype %s: allowed are f32, bf16, f16",
-		                rr_dtype_name(program->dtype));
+	if (rr_dtype_check_element(program->dtype) != RR_OK)
+		return rr__fail_context(RR_ERR_INVALID_ARG, "the C emitter");
 	if (!kernel->analysis.level)
 		return rr__fail(RR_ERR_INVALID_ARG, "kernel '%s' has not been analysed",
 		                kernel->name);

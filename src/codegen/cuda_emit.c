@@ -176,10 +176,8 @@ static rr_status plan_emitter(rr__cu_emitter *em, const rr_program *program,
 {
 	const rr_kernel *kernel = program->kernel;
 	const rr_layout *l = &program->layout;
-	if (program->dtype != RR_F32 && program->dtype != RR_BF16 && program->dtype != RR_F16)
-		return rr__fail(RR_ERR_INVALID_ARG,
-		                "the cuda backend cannot emit dtype %s: allowed are f32, bf16, f16",
-		                rr_dtype_name(program->dtype));
+	if (rr_dtype_check_element(program->dtype) != RR_OK)
+		return rr__fail_context(RR_ERR_INVALID_ARG, "the cuda emitter");
 	if (!kernel->analysis.level)
 		return rr__fail(RR_ERR_INVALID_ARG, "kernel '%s' has not been analysed",
 		                kernel->name);

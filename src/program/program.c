@@ -7,14 +7,6 @@
 #include "plan/plan.h"
 #include "tune/tune.h"
 
-const rr__backend_ops *rr__backend_find(const char *name)
-{
-	for (int i = 0; rr__backends[i]; i++)
-		if (name && strcmp(rr__backends[i]->name, name) == 0)
-			return rr__backends[i];
-	return NULL;
-}
-
 static void allowed_backends(char *out, size_t size)
 {
 	size_t used = (size_t)snprintf(out, size, "auto");
@@ -63,10 +55,6 @@ rr_status rr_device_open(const char *backend, rr_device **out)
 	if (!ops) {
 		char allowed[256];
 		allowed_backends(allowed, sizeof allowed);
-		if (strcmp(backend, "cuda") == 0)
-			return rr__fail(RR_ERR_NO_DEVICE,
-			                "this build of rowreduce has no cuda backend (allowed: %s)",
-			                allowed);
 		return rr__fail(RR_ERR_INVALID_ARG, "unknown backend '%s': allowed are %s", backend,
 		                allowed);
 	}
@@ -136,11 +124,8 @@ static rr_status check_request(const rr_device *device, const rr_kernel *kernel,
 	if (!device || !kernel)
 		return rr__fail(RR_ERR_INVALID_ARG,
 		                "rr_program_build: device and kernel must not be NULL");
-	if (dtype != RR_F32 && dtype != RR_BF16 && dtype != RR_F16)
-		return rr__fail(
-		    RR_ERR_INVALID_ARG,
-		    "kernels run on dtype %s is not supported: allowed are f32, bf16, f16",
-		    rr_dtype_name(dtype));
+	if (rr_dtype_check_element(dtype) != RR_OK)
+		return RR_ERR_INVALID_ARG;
 	if (cols < 1)
 		return rr__fail(RR_ERR_INVALID_ARG, "the row length N = %lld must be at least 1",
 		                (long long)cols);

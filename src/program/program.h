@@ -5,9 +5,6 @@
 
 #include "backend/backend.h"
 
-/* The registered backend named `name`, or NULL. */
-const rr__backend_ops *rr__backend_find(const char *name);
-
 /* Plans and emits like rr_program_build but stops before compiling: the program has a source and
  * its hash, no module (rr_program_launch refuses it). `device` may be a caller-filled struct that
  * was never opened (ops and target set, impl NULL): backends' emit reads only the target. */

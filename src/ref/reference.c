@@ -76,12 +76,10 @@ static rr_status check_inputs(const rr_kernel *kernel, int64_t rows, int64_t col
 			continue;
 		}
 		rr_dtype dtype = inputs[i].dtype;
-		if (dtype != RR_F32 && dtype != RR_BF16 && dtype != RR_F16 && dtype != RR_F64)
-			return rr__fail(
-			    RR_ERR_INVALID_ARG,
-			    "reference run of '%s': input '%s' has dtype %s; allowed are "
-			    "f32, bf16, f16, f64",
-			    kernel->name, io->name, rr_dtype_name(dtype));
+		if (dtype != RR_F64 && rr_dtype_check_element(dtype) != RR_OK)
+			return rr__fail_context(RR_ERR_INVALID_ARG,
+			                        "reference run of '%s', input '%s' (f64 also allowed)",
+			                        kernel->name, io->name);
 	}
 	return RR_OK;
 }

@@ -38,6 +38,16 @@ rr_status rr_dtype_parse(const char *name, rr_dtype *out)
 	                name ? name : "(null)");
 }
 
+rr_status rr_dtype_check_element(rr_dtype dtype)
+{
+	if (dtype == RR_F32 || dtype == RR_BF16 || dtype == RR_F16)
+		return RR_OK;
+	return rr__fail(RR_ERR_INVALID_ARG,
+	                "dtype %s is not an element type kernels run in: allowed are f32, bf16, "
+	                "f16",
+	                rr_dtype_name(dtype));
+}
+
 size_t rr_dtype_size(rr_dtype dtype)
 {
 	switch (dtype) {

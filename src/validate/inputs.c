@@ -110,10 +110,8 @@ rr_status rr__inputs_make(const rr_kernel *kernel, int64_t rows, int64_t cols, r
 		    RR_ERR_INVALID_ARG,
 		    "random inputs for '%s': the shape %lldx%lld must have M >= 1 and N >= 1",
 		    kernel->name, (long long)rows, (long long)cols);
-	if (dtype != RR_F32 && dtype != RR_BF16 && dtype != RR_F16)
-		return rr__fail(RR_ERR_INVALID_ARG,
-		                "random inputs for '%s': dtype %s is not one of f32, bf16, f16",
-		                kernel->name, rr_dtype_name(dtype));
+	if (rr_dtype_check_element(dtype) != RR_OK)
+		return rr__fail_context(RR_ERR_INVALID_ARG, "random inputs for '%s'", kernel->name);
 	out->count = kernel->n_inputs;
 	for (int k = 0; k < kernel->n_inputs; k++) {
 		rr_status status = fill_input(kernel, k, rows, cols, dtype, seed, out);
