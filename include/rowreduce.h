@@ -15,6 +15,16 @@
 extern "C" {
 #endif
 
+/* Marks the public functions: the shared library is built with hidden visibility, so these
+ * documented names are all it exports. */
+#ifndef RR_API
+#if defined(__GNUC__) || defined(__clang__)
+#define RR_API __attribute__((visibility("default")))
+#else
+#define RR_API
+#endif
+#endif
+
 /* ---------------------------------------------------------------- status and errors */
 
 typedef enum rr_status {
@@ -35,14 +45,14 @@ typedef enum rr_status {
 
 /* The message of the calling thread's last failure ("" if none): what was wrong, where, and
  * what is allowed, followed by its causes. Valid until the thread's next rowreduce call. */
-const char *rr_last_error(void);
+RR_API const char *rr_last_error(void);
 
 /* A short constant name for a status, e.g. "parse error". */
-const char *rr_status_string(rr_status status);
+RR_API const char *rr_status_string(rr_status status);
 
 /* The library version ("0.1.0") and the git commit it was built from. */
-const char *rr_version(void);
-const char *rr_git_commit(void);
+RR_API const char *rr_version(void);
+RR_API const char *rr_git_commit(void);
 
 /* ---------------------------------------------------------------- numbers */
 
@@ -52,17 +62,17 @@ const char *rr_git_commit(void);
  * around. On success *out (may be NULL) receives the value. On failure RR_ERR_INVALID_ARG with
  * one of: "'abc' is not a whole number from 0 to 9", "'65536' exceeds the most allowed, 1024",
  * "'0' is below the least allowed, 1". The message does not name the flag: callers add it. */
-rr_status rr_parse_whole(const char *text, uint64_t least, uint64_t most, uint64_t *out);
+RR_API rr_status rr_parse_whole(const char *text, uint64_t least, uint64_t most, uint64_t *out);
 
 /* A finite real number in [least, most] in decimal (strtod) syntax with nothing after it; NaN,
  * infinities and hexadecimal are refused. Messages as rr_parse_whole's ("'abc' is not a number
  * from 0.001 to 60000"; with least = -DBL_MAX and most = DBL_MAX, "'abc' is not a finite
  * number"). */
-rr_status rr_parse_real(const char *text, double least, double most, double *out);
+RR_API rr_status rr_parse_real(const char *text, double least, double most, double *out);
 
 /* A shape "MxN": M rows and N columns, each a whole number from 1 to 2^31 read by
  * rr_parse_whole ("shape '0x5': M (rows): '0' is below the least allowed, 1"). */
-rr_status rr_parse_shape(const char *text, int64_t *rows, int64_t *cols);
+RR_API rr_status rr_parse_shape(const char *text, int64_t *rows, int64_t *cols);
 
 /* ---------------------------------------------------------------- element types */
 
@@ -75,14 +85,14 @@ typedef enum rr_dtype {
 } rr_dtype;
 
 /* "f32", "bf16", "f16", "f64", "i64". */
-const char *rr_dtype_name(rr_dtype dtype);
+RR_API const char *rr_dtype_name(rr_dtype dtype);
 /* Parses a dtype name; RR_ERR_INVALID_ARG with the allowed names otherwise. */
-rr_status rr_dtype_parse(const char *name, rr_dtype *out);
-size_t rr_dtype_size(rr_dtype dtype);
+RR_API rr_status rr_dtype_parse(const char *name, rr_dtype *out);
+RR_API size_t rr_dtype_size(rr_dtype dtype);
 /* RR_OK when `dtype` is an element type kernels run in (f32, bf16 or f16); otherwise
  * RR_ERR_INVALID_ARG with "dtype f64 is not an element type kernels run in: allowed are f32,
  * bf16, f16". The one place that rule is written. */
-rr_status rr_dtype_check_element(rr_dtype dtype);
+RR_API rr_status rr_dtype_check_element(rr_dtype dtype);
 
 /* ---------------------------------------------------------------- kernels */
 
@@ -96,7 +106,7 @@ typedef enum rr_kind {
 	RR_KIND_PARAM      /* one launch-time scalar with a default */
 } rr_kind;
 
-const char *rr_kind_name(rr_kind kind);
+RR_API const char *rr_kind_name(rr_kind kind);
 
 /* One input or output of a kernel, as declared in its text. */
 typedef struct rr_io_info {
@@ -116,33 +126,33 @@ typedef struct rr_analysis_info {
 } rr_analysis_info;
 
 /* Loads, parses and type-checks a kernel. Errors name file:line:column. */
-rr_status rr_kernel_load_file(const char *path, rr_kernel **out);
+RR_API rr_status rr_kernel_load_file(const char *path, rr_kernel **out);
 /* As above from text; name_for_errors is used in messages (e.g. "<string>"). */
-rr_status rr_kernel_load_string(const char *text, size_t length, const char *name_for_errors,
-                                rr_kernel **out);
+RR_API rr_status rr_kernel_load_string(const char *text, size_t length, const char *name_for_errors,
+                                       rr_kernel **out);
 /* One of the built-ins embedded in the library (the files of specs/). */
-rr_status rr_kernel_load_builtin(const char *name, rr_kernel **out);
+RR_API rr_status rr_kernel_load_builtin(const char *name, rr_kernel **out);
 /* NAME of a built-in, else a path to a file. */
-rr_status rr_kernel_load(const char *name_or_path, rr_kernel **out);
-void rr_kernel_free(rr_kernel *kernel);
+RR_API rr_status rr_kernel_load(const char *name_or_path, rr_kernel **out);
+RR_API void rr_kernel_free(rr_kernel *kernel);
 
 /* The names of the built-ins, NULL-terminated. */
-const char *const *rr_builtin_names(void);
+RR_API const char *const *rr_builtin_names(void);
 
-const char *rr_kernel_name(const rr_kernel *kernel);
+RR_API const char *rr_kernel_name(const rr_kernel *kernel);
 /* The SHA-256 (hex) of the kernel's text. */
-const char *rr_kernel_source_hash(const rr_kernel *kernel);
-int rr_kernel_num_inputs(const rr_kernel *kernel);
-int rr_kernel_num_outputs(const rr_kernel *kernel);
-rr_status rr_kernel_input(const rr_kernel *kernel, int i, rr_io_info *out);
-rr_status rr_kernel_output(const rr_kernel *kernel, int i, rr_io_info *out);
+RR_API const char *rr_kernel_source_hash(const rr_kernel *kernel);
+RR_API int rr_kernel_num_inputs(const rr_kernel *kernel);
+RR_API int rr_kernel_num_outputs(const rr_kernel *kernel);
+RR_API rr_status rr_kernel_input(const rr_kernel *kernel, int i, rr_io_info *out);
+RR_API rr_status rr_kernel_output(const rr_kernel *kernel, int i, rr_io_info *out);
 /* Index of the input named `name`, or -1 (outputs are not searched). */
-int rr_kernel_find_input(const rr_kernel *kernel, const char *name);
-rr_status rr_kernel_analysis(const rr_kernel *kernel, rr_analysis_info *out);
+RR_API int rr_kernel_find_input(const rr_kernel *kernel, const char *name);
+RR_API rr_status rr_kernel_analysis(const rr_kernel *kernel, rr_analysis_info *out);
 /* Writes the human-readable analysis that `rowreduce check` prints. */
-rr_status rr_kernel_print(const rr_kernel *kernel, FILE *out);
+RR_API rr_status rr_kernel_print(const rr_kernel *kernel, FILE *out);
 /* One-line signature, e.g. "rmsnorm(x: row, w: col, eps = 1e-06) -> (y: row)". */
-rr_status rr_kernel_signature(const rr_kernel *kernel, char *buf, size_t size);
+RR_API rr_status rr_kernel_signature(const rr_kernel *kernel, char *buf, size_t size);
 
 /* ---------------------------------------------------------------- arguments */
 
@@ -159,8 +169,8 @@ typedef struct rr_arg {
 /* Runs the kernel over M rows of N elements in double precision, in index order, with no
  * rewrites: the oracle every backend is validated against. outputs[j] receives M×N doubles for
  * a row output and M doubles for a rowscalar output. An index outside [0, N) is an error. */
-rr_status rr_reference_run(const rr_kernel *kernel, int64_t rows, int64_t cols,
-                           const rr_arg *inputs, double *const *outputs);
+RR_API rr_status rr_reference_run(const rr_kernel *kernel, int64_t rows, int64_t cols,
+                                  const rr_arg *inputs, double *const *outputs);
 
 /* ---------------------------------------------------------------- layouts and plans */
 
@@ -190,9 +200,9 @@ typedef struct rr_layout {
 } rr_layout;
 
 /* Parses "W=32,V=4,U=1,R=1[,C=2][,S=regs|smem|cluster|reread][,G=rows|persistent]". */
-rr_status rr_layout_parse(const char *text, rr_layout *out);
+RR_API rr_status rr_layout_parse(const char *text, rr_layout *out);
 /* Formats a layout in the syntax rr_layout_parse reads. */
-int rr_layout_format(const rr_layout *layout, char *buf, size_t size);
+RR_API int rr_layout_format(const rr_layout *layout, char *buf, size_t size);
 
 /* ---------------------------------------------------------------- devices and programs */
 
@@ -200,34 +210,34 @@ typedef struct rr_device rr_device;
 typedef struct rr_program rr_program;
 
 /* Opens a backend: "cpu", "cuda" or "auto" (cuda when a device answers, else cpu). */
-rr_status rr_device_open(const char *backend, rr_device **out);
-void rr_device_close(rr_device *device);
+RR_API rr_status rr_device_open(const char *backend, rr_device **out);
+RR_API void rr_device_close(rr_device *device);
 /* "cpu" or "cuda". */
-const char *rr_device_backend(const rr_device *device);
+RR_API const char *rr_device_backend(const rr_device *device);
 /* A human-readable device description, e.g. "NVIDIA H200 (sm_90, 132 SMs)". */
-const char *rr_device_name(const rr_device *device);
+RR_API const char *rr_device_name(const rr_device *device);
 
 /* Memory the device's kernels can read and write (host memory on the CPU backend). */
-rr_status rr_device_alloc(rr_device *device, size_t bytes, void **out);
-void rr_device_free(rr_device *device, void *ptr);
-rr_status rr_device_upload(rr_device *device, void *dst, const void *src, size_t bytes);
-rr_status rr_device_download(rr_device *device, void *dst, const void *src, size_t bytes);
-rr_status rr_device_synchronize(rr_device *device);
+RR_API rr_status rr_device_alloc(rr_device *device, size_t bytes, void **out);
+RR_API void rr_device_free(rr_device *device, void *ptr);
+RR_API rr_status rr_device_upload(rr_device *device, void *dst, const void *src, size_t bytes);
+RR_API rr_status rr_device_download(rr_device *device, void *dst, const void *src, size_t bytes);
+RR_API rr_status rr_device_synchronize(rr_device *device);
 
 /* Plans, checks legality, emits, compiles and loads the kernel for element type `dtype` and row
  * length `cols`; `rows_hint` (the expected M, 0 if unknown) guides the planner's grid and R, the
  * program stays valid for any M. layout == NULL or fields set to 0 let the planner choose. An
  * illegal layout fails with RR_ERR_ILLEGAL_LAYOUT and the named reason in rr_last_error().
  * `param_values` are not needed: params are launch arguments. */
-rr_status rr_program_build(rr_device *device, const rr_kernel *kernel, rr_dtype dtype,
-                           int64_t rows_hint, int64_t cols, const rr_layout *layout,
-                           rr_program **out);
-void rr_program_free(rr_program *program);
+RR_API rr_status rr_program_build(rr_device *device, const rr_kernel *kernel, rr_dtype dtype,
+                                  int64_t rows_hint, int64_t cols, const rr_layout *layout,
+                                  rr_program **out);
+RR_API void rr_program_free(rr_program *program);
 /* The plan actually used, the generated source and its SHA-256, the compiled binary's SHA-256. */
-const rr_layout *rr_program_layout(const rr_program *program);
-const char *rr_program_source(const rr_program *program);
-const char *rr_program_source_hash(const rr_program *program);
-const char *rr_program_binary_hash(const rr_program *program);
+RR_API const rr_layout *rr_program_layout(const rr_program *program);
+RR_API const char *rr_program_source(const rr_program *program);
+RR_API const char *rr_program_source_hash(const rr_program *program);
+RR_API const char *rr_program_binary_hash(const rr_program *program);
 
 /* How the planner reached the program's layout. `planned` is 0 when the caller gave every
  * field (the layout was only checked). Otherwise: the layouts of the product considered, those
@@ -240,14 +250,39 @@ typedef struct rr_plan_stats {
 	int merged;
 	int candidates;
 } rr_plan_stats;
-void rr_program_plan_stats(const rr_program *program, rr_plan_stats *out);
+RR_API void rr_program_plan_stats(const rr_program *program, rr_plan_stats *out);
 
 /* Runs the program over `rows` rows. inputs follow the kernel's inputs (array data are device
  * pointers of the program's dtype; index data int64); outputs[j] are device pointers of the
  * program's dtype. stream: a CUstream on cuda (NULL = the default stream), ignored on cpu.
  * Asynchronous on cuda. */
-rr_status rr_program_launch(rr_program *program, int64_t rows, const rr_arg *inputs,
-                            void *const *outputs, void *stream);
+RR_API rr_status rr_program_launch(rr_program *program, int64_t rows, const rr_arg *inputs,
+                                   void *const *outputs, void *stream);
+
+/* ---------------------------------------------------------------- source without a device */
+
+/* Plans a kernel as rr_program_build does and returns the generated source without compiling
+ * it, for the backend named `backend` ("cpu" or "cuda"). `arch` names a target architecture
+ * ("sm_90") for backends that have them, so no device is needed; NULL means the backend's own
+ * target (cpu) or the architecture of the GPU that answers (cuda; RR_ERR_NO_DEVICE when none
+ * does). *source receives the text, the plan in a comment on top (free it with rr_free);
+ * `used` (may be NULL) the complete layout. RR_ERR_ILLEGAL_LAYOUT for a layout the legality
+ * check rejects, with the reason. */
+RR_API rr_status rr_source_emit(const char *backend, const char *arch, const rr_kernel *kernel,
+                                rr_dtype dtype, int64_t rows_hint, int64_t cols,
+                                const rr_layout *layout, char **source, rr_layout *used);
+
+/* Compiles a generated source for `backend` and architecture `arch` without loading it or
+ * needing a device (NVRTC on cuda), as a check. RR_ERR_COMPILE with the head of the compiler's
+ * log when it fails; *local_memory (may be NULL) is set to 1 when the compiler reports a stack
+ * frame or spills, else 0. With source NULL it only checks that the compiler is there.
+ * RR_ERR_UNSUPPORTED for a backend without such a check (cpu); RR_ERR_NO_DEVICE when its
+ * compiler is absent. Safe to call from several threads at once. */
+RR_API rr_status rr_source_compile_check(const char *backend, const char *arch, const char *source,
+                                         int *local_memory);
+
+/* Frees memory rowreduce handed to the caller (a source from rr_source_emit); NULL is fine. */
+RR_API void rr_free(void *ptr);
 
 #ifdef __cplusplus
 }

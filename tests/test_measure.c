@@ -684,48 +684,48 @@ static void write_text(const char *path, const char *text)
 
 static void test_suites(const char *dir)
 {
-	rr__shape_list list = {0};
-	CHECK(rr__shapes_parse("1x127,17x257", &list) == RR_OK);
+	rr_shape_list list = {0};
+	CHECK(rr_shapes_parse("1x127,17x257", &list) == RR_OK);
 	CHECK(list.count == 2 && list.rows[1] == 17 && list.cols[1] == 257);
 	const char *bad[] = {"", "12", "0x5", "3x", "x4", "4x4,", "4x-4", "4x4x4", "1e3x4", " 4x4"};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
-		CHECKF(rr__shapes_parse(bad[i], &list) == RR_ERR_INVALID_ARG, "'%s'", bad[i]);
-	rr__shape_list_free(&list);
+		CHECKF(rr_shapes_parse(bad[i], &list) == RR_ERR_INVALID_ARG, "'%s'", bad[i]);
+	rr_shape_list_free(&list);
 
 	char path[512], used[512];
 	snprintf(path, sizeof path, "%s/good.txt", dir);
 	write_text(path, "# comment\n\n  8x16   # trailing\n3x5\n");
-	CHECK(rr__suite_load(path, &list, used, sizeof used) == RR_OK);
+	CHECK(rr_suite_load(path, &list, used, sizeof used) == RR_OK);
 	CHECK(list.count == 2 && list.rows[0] == 8 && list.cols[1] == 5 && strcmp(used, path) == 0);
-	rr__shape_list_free(&list);
+	rr_shape_list_free(&list);
 
 	snprintf(path, sizeof path, "%s/bad.txt", dir);
 	write_text(path, "8x16\n# fine\n8by16\n");
-	CHECK(rr__suite_load(path, &list, NULL, 0) == RR_ERR_INVALID_ARG);
+	CHECK(rr_suite_load(path, &list, NULL, 0) == RR_ERR_INVALID_ARG);
 	char expected[600];
 	snprintf(expected, sizeof expected, "%s:3:", path);
 	CHECKF(strstr(rr_last_error(), expected) != NULL, "%s", rr_last_error());
-	rr__shape_list_free(&list);
+	rr_shape_list_free(&list);
 
 	snprintf(path, sizeof path, "%s/empty.txt", dir);
 	write_text(path, "# nothing here\n\n");
-	CHECK(rr__suite_load(path, &list, NULL, 0) == RR_ERR_INVALID_ARG);
+	CHECK(rr_suite_load(path, &list, NULL, 0) == RR_ERR_INVALID_ARG);
 	CHECK(strstr(rr_last_error(), "no shapes") != NULL);
-	rr__shape_list_free(&list);
+	rr_shape_list_free(&list);
 
-	CHECK(rr__suite_load("no-such-suite-anywhere", &list, NULL, 0) == RR_ERR_INVALID_ARG);
-	rr__shape_list_free(&list);
+	CHECK(rr_suite_load("no-such-suite-anywhere", &list, NULL, 0) == RR_ERR_INVALID_ARG);
+	rr_shape_list_free(&list);
 
 	/* The seed suite by name, found from the source tree. */
-	CHECK(rr__suite_load("seed", &list, used, sizeof used) == RR_OK);
+	CHECK(rr_suite_load("seed", &list, used, sizeof used) == RR_OK);
 	int64_t seed_rows[] = {1, 17, 64, 1024}, seed_cols[] = {127, 257, 4096, 4096};
 	CHECK(list.count == 4);
 	for (int i = 0; i < list.count && i < 4; i++)
 		CHECK(list.rows[i] == seed_rows[i] && list.cols[i] == seed_cols[i]);
 	CHECK(strstr(used, "bench/suites/seed.txt") != NULL);
-	rr__shape_list_free(&list);
-	CHECK(rr__suite_load("large", &list, NULL, 0) == RR_OK && list.count == 7);
-	rr__shape_list_free(&list);
+	rr_shape_list_free(&list);
+	CHECK(rr_suite_load("large", &list, NULL, 0) == RR_OK && list.count == 7);
+	rr_shape_list_free(&list);
 }
 
 /* Times switch unit with size, and a range reads in its median's unit; constants and bounds

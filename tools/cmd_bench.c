@@ -6,13 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "commands.h"
-#include "measure/measure.h"
 #include "rowreduce.h"
+#include "rowreduce_measure.h"
 #include "rowreduce_tune.h"
-#include "util/util.h"
 
 #define MAX_KERNELS 64
 #define MAX_DTYPES 3
@@ -165,7 +165,7 @@ typedef struct bench_plan {
 	int n_kernels;
 	rr_dtype dtypes[MAX_DTYPES];
 	int n_dtypes;
-	rr__shape_list shapes;
+	rr_shape_list shapes;
 	int has_layout, tuned;
 	rr_layout layout;
 } bench_plan;
@@ -174,7 +174,7 @@ static void plan_free(bench_plan *p)
 {
 	for (int k = 0; k < p->n_kernels; k++)
 		rr_kernel_free(p->kernels[k]);
-	rr__shape_list_free(&p->shapes);
+	rr_shape_list_free(&p->shapes);
 }
 
 static int load_kernel(bench_plan *p, const char *name)
@@ -250,29 +250,11 @@ static int prepare(bench_plan *p, const bench_options *o)
 	}
 	if (load_kernels(p, o->kernels) || parse_dtypes(p, o->dtypes))
 		return 2;
-	rr_status status = o->suite ? rr__suite_load(o->suite, &p->shapes, NULL, 0)
-	                            : rr__shapes_parse(o->shapes, &p->shapes);
+	rr_status status = o->suite ? rr_suite_load(o->suite, &p->shapes, NULL, 0)
+	                            : rr_shapes_parse(o->shapes, &p->shapes);
 	if (status != RR_OK)
 		return rr_tool_fail(2, "%s: %s", o->suite ? "--suite" : "--shapes",
 		                    rr_last_error());
-	return 0;
-}
-
-/* The results folder must take files before anything is measured. */
-static int check_out(const bench_options *o)
-{
-	char probe[4200];
-	if (rr__mkdir_p(o->out) != RR_OK)
-		return rr_tool_fail(2, "--out '%s' cannot be used: %s", o->out, rr_last_error());
-	snprintf(probe, sizeof probe, "%s/.rowreduce-write-probe", o->out);
-	if (rr__write_file_atomic(probe, "", 0) != RR_OK)
-		return rr_tool_fail(2, "--out '%s' is not writable: %s", o->out, rr_last_error());
-	unlink(probe);
-	if (o->capture_sources) {
-		snprintf(probe, sizeof probe, "%s/sources", o->out);
-		if (rr__mkdir_p(probe) != RR_OK)
-			return rr_tool_fail(2, "cannot create '%s': %s", probe, rr_last_error());
-	}
 	return 0;
 }
 
@@ -284,9 +266,16 @@ typedef struct progress {
 	char label[160];
 } progress;
 
+static double now_seconds(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
 static void progress_line(progress *g, const char *what)
 {
-	double now = rr__now(), elapsed = now - g->start;
+	double now = now_seconds(), elapsed = now - g->start;
 	if (!g->tty && now - g->last_print < 2.0)
 		return; /* logs get a line every few seconds, not every phase */
 	g->last_print = now;
@@ -314,46 +303,29 @@ static void progress_end(progress *g)
 
 /* ---------------------------------------------------------------- the run */
 
-static void capture_source(const bench_options *o, rr_device *device, rr_program *program,
-                           rr__row_result *row)
+static void report_row(const char *label, const rr_bench_row *row)
 {
-	char path[4400];
-	snprintf(row->source_file, sizeof row->source_file, "sources/%s-%s-%lldx%lld.%s",
-	         row->kernel, rr_dtype_name(row->dtype), (long long)row->rows, (long long)row->cols,
-	         device->ops->report.source_suffix);
-	snprintf(path, sizeof path, "%s/%s", o->out, row->source_file);
-	const char *source = rr_program_source(program);
-	if (rr__write_file_atomic(path, source, strlen(source)) != RR_OK) {
-		fprintf(stderr, "rowreduce: %s\n", rr_last_error());
-		row->source_file[0] = 0;
-	}
+	if (row->state == RR_BENCH_INVALID)
+		fprintf(stderr,
+		        "rowreduce: %s FAILED validation (not timed): output '%s' of set %d at row "
+		        "%lld, column %lld: got %.9g, expected %.9g (tolerance %.3g)\n",
+		        label, row->failed_output, row->failed_set, (long long)row->failed_row,
+		        (long long)row->failed_col, row->failed_got, row->failed_expected,
+		        row->failed_tolerance);
+	else if (row->state == RR_BENCH_ERROR)
+		fprintf(stderr, "rowreduce: %s not measured: %s\n", label, row->error);
 }
 
-static void report_row(const rr__row_result *row)
-{
-	if (row->state == RR_ROW_INVALID)
-		fprintf(
-		    stderr,
-		    "rowreduce: %s %s %lldx%lld FAILED validation (not timed): output '%s' of "
-		    "set %d at row %lld, column %lld: got %.9g, expected %.9g (tolerance %.3g)\n",
-		    row->kernel, rr_dtype_name(row->dtype), (long long)row->rows,
-		    (long long)row->cols, row->validation.failed_output, row->validation.failed_set,
-		    (long long)row->validation.failed_row, (long long)row->validation.failed_col,
-		    row->validation.failed_got, row->validation.failed_expected,
-		    row->validation.failed_tolerance);
-	else if (row->state == RR_ROW_ERROR)
-		fprintf(stderr, "rowreduce: %s %s %lldx%lld not measured: %s\n", row->kernel,
-		        rr_dtype_name(row->dtype), (long long)row->rows, (long long)row->cols,
-		        row->error);
-}
-
-static rr_status bench_one(const bench_options *o, const bench_plan *p, rr_device *device,
-                           const rr__bench_options *options, rr_kernel *kernel, rr_dtype dtype,
-                           int64_t rows, int64_t cols, rr__row_result *row)
+/* Builds and benchmarks one configuration; a build that fails is recorded as an error row. */
+static void bench_one(const bench_options *o, const bench_plan *p, rr_device *device,
+                      rr_bench *bench, rr_kernel *kernel, rr_dtype dtype, int64_t rows,
+                      int64_t cols, rr_bench_row *row)
 {
 	rr_program *program = NULL;
 	rr_layout tuned = {0};
 	int hit = 0;
+	memset(row, 0, sizeof *row);
+	row->state = RR_BENCH_ERROR;
 	rr_status status =
 	    p->tuned ? rr_tune_lookup(device, kernel, dtype, rows, cols, NULL, NULL, &tuned, &hit)
 	             : RR_OK;
@@ -369,123 +341,88 @@ static rr_status bench_one(const bench_options *o, const bench_plan *p, rr_devic
 		                                          : NULL,
 		                          &program);
 	if (status != RR_OK) {
-		snprintf(row->kernel, sizeof row->kernel, "%s", rr_kernel_name(kernel));
-		snprintf(row->kernel_hash, sizeof row->kernel_hash, "%s",
-		         rr_kernel_source_hash(kernel));
-		row->dtype = dtype;
-		row->rows = rows;
-		row->cols = cols;
-		row->bytes_min = rr__bytes_min(kernel, dtype, rows, cols);
-		row->ceiling = rr__kernel_writes_row(kernel) ? RR_CEILING_COPY : RR_CEILING_READ;
-		row->state = RR_ROW_ERROR;
 		snprintf(row->error, sizeof row->error, "%s", rr_last_error());
-		for (int ph = 0; ph < RR__PHASE_COUNT; ph++)
-			rr__phase_result_unavailable(&row->phases[ph], "not built");
-		return status;
+		rr_bench_add_error(bench, kernel, dtype, rows, cols, row->error);
+		return;
 	}
-	status = rr__bench_program(device, program, rows, options, row);
-	if (o->capture_sources)
-		capture_source(o, device, program, row);
+	rr_bench_program(bench, program, rows, o->capture_sources ? o->out : NULL, row);
 	rr_program_free(program);
-	return status;
 }
 
-static int run_rows(const bench_options *o, const bench_plan *p, rr_device *device,
-                    const rr__bench_options *options, rr__results *results, progress *g)
+/* Every kernel x dtype x shape; counts[state] of the rows. */
+static void run_rows(const bench_options *o, const bench_plan *p, rr_device *device,
+                     rr_bench *bench, progress *g, int counts[3])
 {
 	g->total = p->n_kernels * p->n_dtypes * p->shapes.count;
-	g->rows_start = rr__now();
+	g->rows_start = now_seconds();
 	for (int k = 0; k < p->n_kernels; k++)
 		for (int d = 0; d < p->n_dtypes; d++)
 			for (int s = 0; s < p->shapes.count; s++) {
-				rr__row_result *row = rr__results_add_row(results);
-				if (!row)
-					return rr_tool_fail(2, "%s", rr_last_error());
+				rr_bench_row row;
 				snprintf(g->label, sizeof g->label, "[%d/%d] %s %s %lldx%lld",
 				         g->index + 1, g->total, rr_kernel_name(p->kernels[k]),
 				         rr_dtype_name(p->dtypes[d]), (long long)p->shapes.rows[s],
 				         (long long)p->shapes.cols[s]);
 				progress_line(g, "build and validation");
-				bench_one(o, p, device, options, p->kernels[k], p->dtypes[d],
-				          p->shapes.rows[s], p->shapes.cols[s], row);
-				report_row(row);
+				bench_one(o, p, device, bench, p->kernels[k], p->dtypes[d],
+				          p->shapes.rows[s], p->shapes.cols[s], &row);
+				report_row(strchr(g->label, ' ') + 1, &row);
+				counts[row.state]++;
 				g->index++;
 			}
-	return 0;
 }
 
-static int write_results(const bench_options *o, rr__results *results)
+static int write_results(const bench_options *o, rr_bench *bench, const int counts[3])
 {
-	char path[4200];
-	const char *names[] = {"results.json", "results.md", "plot.svg"};
-	rr_status (*writers[])(const rr__results *, const char *) = {
-	    rr__results_write_json, rr__results_write_md, rr__results_write_svg};
-	for (int i = 0; i < 3; i++) {
-		snprintf(path, sizeof path, "%s/%s", o->out, names[i]);
-		if (writers[i](results, path) != RR_OK)
-			return rr_tool_fail(2, "%s", rr_last_error());
-	}
-	int counts[3] = {0, 0, 0};
-	for (int i = 0; i < results->n_rows; i++)
-		counts[results->rows[i].state]++;
+	if (rr_bench_write(bench, o->out) != RR_OK)
+		return rr_tool_fail(2, "%s", rr_last_error());
 	printf("%d configurations: %d validated and timed, %d failed validation, %d not measured\n",
-	       results->n_rows, counts[RR_ROW_MEASURED], counts[RR_ROW_INVALID],
-	       counts[RR_ROW_ERROR]);
+	       counts[0] + counts[1] + counts[2], counts[RR_BENCH_MEASURED],
+	       counts[RR_BENCH_INVALID], counts[RR_BENCH_ERROR]);
 	printf("wrote %s/results.json, %s/results.md and %s/plot.svg\n", o->out, o->out, o->out);
-	return counts[RR_ROW_ERROR] ? 2 : counts[RR_ROW_INVALID] ? 1 : 0;
+	return counts[RR_BENCH_ERROR] ? 2 : counts[RR_BENCH_INVALID] ? 1 : 0;
 }
 
 static int run(int argc, char **argv, const bench_options *o, const bench_plan *p)
 {
 	rr_device *device = NULL;
+	rr_bench *bench = NULL;
 	if (rr_device_open(o->backend, &device) != RR_OK)
 		return rr_tool_fail(2, "cannot open backend '%s': %s", o->backend, rr_last_error());
-	rr__results results = {0};
-	rr__run_info *info = &results.info;
-	rr__run_info_collect(info, device, argc, argv);
-	progress g = {.start = rr__now(), .tty = isatty(2)};
-	rr__bench_options options = {.measure = {.samples = (int)o->samples,
-	                                         .sample_ms = o->sample_ms,
-	                                         .warmup_ms = o->warmup_ms,
-	                                         .on_phase = on_phase,
-	                                         .on_phase_context = &g},
-	                             .l2_cold = strcmp(o->l2, "cold") == 0,
-	                             .l2_bytes = rr__bench_l2_bytes(device),
-	                             .seed = o->seed};
-	info->samples = (int)o->samples;
-	info->sample_ms = o->sample_ms;
-	info->warmup_ms = o->warmup_ms;
-	info->seed = o->seed;
-	info->l2_cold = options.l2_cold;
-	info->l2_bytes_used = options.l2_bytes;
-	info->ceilings_requested = !o->no_ceilings;
-	snprintf(info->plan_request, sizeof info->plan_request, "%s", o->plan);
+	progress g = {.start = now_seconds(), .tty = isatty(2)};
+	rr_bench_options options = {.samples = (int)o->samples,
+	                            .sample_ms = o->sample_ms,
+	                            .warmup_ms = o->warmup_ms,
+	                            .cold = strcmp(o->l2, "cold") == 0,
+	                            .seed = o->seed,
+	                            .plan = o->plan,
+	                            .on_phase = on_phase,
+	                            .context = &g};
+	if (rr_bench_open(device, &options, argc, argv, &bench) != RR_OK) {
+		rr_device_close(device);
+		return rr_tool_fail(2, "%s", rr_last_error());
+	}
 	if (!o->no_ceilings) {
 		snprintf(g.label, sizeof g.label, "[ceilings]");
-		rr__bench_ceilings(device, &options, results.ceilings);
-		for (int c = 0; c < RR__CEILING_COUNT; c++)
-			if (!results.ceilings[c].measured)
+		rr_bench_ceilings(bench);
+		for (int c = 0; c < RR_BENCH_CEILINGS; c++) {
+			const char *name = "", *why = rr_bench_ceiling_error(bench, c, &name);
+			if (why)
 				fprintf(stderr, "rowreduce: the %s ceiling was not measured: %s\n",
-				        rr__ceiling_name((rr__ceiling_id)c),
-				        results.ceilings[c].error);
+				        name, why);
+		}
 	}
-	int code = run_rows(o, p, device, &options, &results, &g);
+	int counts[3] = {0, 0, 0};
+	run_rows(o, p, device, bench, &g, counts);
 	progress_end(&g);
-	info->wall_seconds = rr__now() - g.start;
-	rr__results_apply_ceilings(&results);
-	if (code == 0)
-		code = write_results(o, &results);
-	rr__results_free(&results);
+	int code = write_results(o, bench, counts);
+	rr_bench_close(bench);
 	rr_device_close(device);
 	return code;
 }
 
 int rr_cmd_bench(int argc, char **argv)
 {
-	if (rr_tool_wants_help(argc, argv)) {
-		usage(stdout);
-		return 0;
-	}
 	bench_options o = {.dtypes = "f32,bf16",
 	                   .backend = "auto",
 	                   .plan = "auto",
@@ -494,12 +431,14 @@ int rr_cmd_bench(int argc, char **argv)
 	                   .sample_ms = 20,
 	                   .warmup_ms = 150,
 	                   .seed = 1};
+	if (rr_tool_wants_help(argc, argv))
+		return usage(stdout), 0;
 	if (parse_options(argc, argv, &o))
 		return 2;
 	bench_plan p = {0};
 	int code = prepare(&p, &o);
-	if (code == 0)
-		code = check_out(&o);
+	if (code == 0 && rr_bench_prepare_dir(o.out, o.capture_sources) != RR_OK)
+		code = rr_tool_fail(2, "--out: %s", rr_last_error());
 	if (code == 0)
 		code = run(argc, argv, &o, &p);
 	plan_free(&p);

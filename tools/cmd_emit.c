@@ -3,8 +3,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "program/program.h"
-#include "codegen/cuda_emit.h"
 #include "commands.h"
 #include "rowreduce.h"
 
@@ -47,17 +45,19 @@ static void usage(FILE *out)
 }
 
 typedef struct emit_options {
-	const char *kernel, *shape, *dtype, *layout, *backend, *arch;
+	rr_tool_problem_text text; /* first: rr_tool_main reads it */
+	const char *arch;
 } emit_options;
 
-static int parse_options(int argc, char **argv, emit_options *o)
+static int parse_options(int argc, char **argv, void *options)
 {
+	emit_options *o = options;
 	static const char *const names[] = {"--kernel", "--shape",   "--dtype",
 	                                    "--layout", "--backend", "--arch"};
-	const char **slots[] = {&o->kernel, &o->shape,   &o->dtype,
-	                        &o->layout, &o->backend, &o->arch};
-	o->dtype = "f32";
-	o->backend = "cpu";
+	const char **slots[] = {&o->text.kernel, &o->text.shape,   &o->text.dtype,
+	                        &o->text.layout, &o->text.backend, &o->arch};
+	o->text.dtype = "f32";
+	o->text.backend = "cpu";
 	for (int i = 1; i < argc; i++) {
 		int matched = 0;
 		for (size_t k = 0; k < sizeof names / sizeof names[0] && !matched; k++) {
@@ -75,82 +75,40 @@ static int parse_options(int argc, char **argv, emit_options *o)
 			return rr_tool_fail(2, "unknown option '%s' (see rowreduce emit --help)",
 			                    argv[i]);
 	}
-	if (!o->kernel || !o->shape)
+	if (!o->text.kernel || !o->text.shape)
 		return rr_tool_fail(2,
 		                    "emit needs --kernel and --shape (see rowreduce emit --help)");
 	return 0;
 }
 
-/* A device for emitting: the cpu target, or a cuda target from --arch or from the GPU. */
-static int emit_device(const emit_options *o, rr_device *scratch, rr_device **device)
+/* Prints the source; returns the exit code. */
+static int emit(const void *options, const rr_tool_problem *p)
 {
-	*device = NULL;
-	if (o->arch && strcmp(o->backend, "cuda") != 0)
-		return rr_tool_fail(2, "--arch applies to --backend cuda only");
-	if (strcmp(o->backend, "cpu") != 0 && strcmp(o->backend, "cuda") != 0)
-		return rr_tool_fail(2, "--backend '%s' is not allowed: use cpu or cuda",
-		                    o->backend);
-	const rr__backend_ops *ops = rr__backend_find(o->backend);
-	if (!ops)
-		return rr_tool_fail(2, "this build of rowreduce has no %s backend", o->backend);
-	if (strcmp(o->backend, "cpu") == 0) {
-		memset(scratch, 0, sizeof *scratch);
-		scratch->ops = ops;
-		rr__target_cpu(&scratch->target);
-		*device = scratch;
-		return 0;
+	const emit_options *o = options;
+	char *source = NULL;
+	int code = 2;
+	rr_status status = rr_source_emit(o->text.backend, o->arch, p->kernel, p->dtype, p->rows,
+	                                  p->cols, p->fixed, &source, NULL);
+	if (status == RR_ERR_NO_DEVICE && !o->arch)
+		rr_tool_fail(2, "no GPU answers (%s); give the architecture, e.g. --arch sm_90",
+		             rr_last_error());
+	else if (status != RR_OK)
+		rr_tool_fail(2, "%s", rr_last_error());
+	else {
+		fputs(source, stdout);
+		code =
+		    fflush(stdout) == 0 ? 0 : rr_tool_fail(2, "cannot write the source to stdout");
 	}
-	if (o->arch) {
-		memset(scratch, 0, sizeof *scratch);
-		scratch->ops = ops;
-		if (rr__target_for_cuda_arch(o->arch, &scratch->target) != RR_OK)
-			return rr_tool_fail(2, "--arch '%s': %s", o->arch, rr_last_error());
-		*device = scratch;
-		return 0;
-	}
-	if (rr_device_open("cuda", device) != RR_OK)
-		return rr_tool_fail(2,
-		                    "no GPU answers (%s); give the architecture, e.g. --arch sm_90",
-		                    rr_last_error());
-	return 0;
+	rr_free(source);
+	return code;
 }
 
 int rr_cmd_emit(int argc, char **argv)
 {
+	static const rr_tool_command command = {usage, parse_options, emit};
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--check-all") == 0)
 			return rr_cmd_emit_check_all(argc, argv);
-	if (rr_tool_wants_help(argc, argv)) {
-		usage(stdout);
-		return 0;
-	}
 	emit_options o = {0};
-	if (parse_options(argc, argv, &o) != 0)
-		return 2;
-	long long rows, cols;
-	rr_dtype dtype;
-	rr_layout layout = {0};
-	if (rr_tool_parse_problem(o.shape, o.dtype, o.layout, &rows, &cols, &dtype, &layout) != 0)
-		return 2;
-	rr_device scratch, *device = NULL;
-	if (emit_device(&o, &scratch, &device) != 0)
-		return 2;
-	rr_kernel *kernel = NULL;
-	rr_program *program = NULL;
-	int code = 2;
-	if (rr_kernel_load(o.kernel, &kernel) != RR_OK)
-		rr_tool_fail(2, "cannot load kernel '%s': %s", o.kernel, rr_last_error());
-	else if (rr__program_emit_only(device, kernel, dtype, rows, cols, o.layout ? &layout : NULL,
-	                               &program) != RR_OK)
-		rr_tool_fail(2, "%s", rr_last_error());
-	else {
-		fputs(rr_program_source(program), stdout);
-		code =
-		    fflush(stdout) == 0 ? 0 : rr_tool_fail(2, "cannot write the source to stdout");
-	}
-	rr_program_free(program);
-	rr_kernel_free(kernel);
-	if (device != &scratch)
-		rr_device_close(device);
-	return code;
+	return rr_tool_main(argc, argv, &command, &o);
 }

@@ -3,6 +3,8 @@
 #ifndef RR_TOOLS_COMMANDS_H
 #define RR_TOOLS_COMMANDS_H
 
+#include <stdio.h>
+
 #include "rowreduce.h"
 
 int rr_cmd_check(int argc, char **argv);
@@ -23,16 +25,34 @@ int rr_tool_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2
 int rr_tool_exit_code(int status);
 /* 1 when argv holds -h or --help. */
 int rr_tool_wants_help(int argc, char **argv);
-/* Parses "MxN" (rr_parse_shape) into rows and cols; 0 on success, else prints why and -1. */
-int rr_tool_parse_shape(const char *text, long long *rows, long long *cols);
 /* A flag's value read by rr_parse_whole / rr_parse_real: 0, or prints "FLAG: why" and 2. */
 int rr_tool_whole(const char *flag, const char *text, uint64_t least, uint64_t most, uint64_t *out);
 int rr_tool_real(const char *flag, const char *text, double least, double most, double *out);
 /* "--name value" or "--name=value" at argv[*i]: the value (advancing *i past a separate one),
  * or NULL when argv[*i] is not --name; sets *missing when --name is last with no value. */
 const char *rr_tool_option_value(int argc, char **argv, int *i, const char *name, int *missing);
-/* --shape, --dtype (f32, bf16 or f16) and, when given, --layout; 0, or prints why and 2. */
-int rr_tool_parse_problem(const char *shape, const char *dtype_text, const char *layout_text,
-                          long long *rows, long long *cols, rr_dtype *dtype, rr_layout *layout);
+/* What run and emit both read: a loaded kernel, the shape, an element dtype and the layout. */
+typedef struct rr_tool_problem {
+	rr_kernel *kernel; /* the caller frees it */
+	int64_t rows, cols;
+	rr_dtype dtype;
+	rr_layout layout;
+	const rr_layout *fixed; /* &layout when --layout was given, else NULL (the planner's) */
+} rr_tool_problem;
+/* The flags run and emit share; each one's options struct starts with this. */
+typedef struct rr_tool_problem_text {
+	const char *kernel, *shape, *dtype, *layout, *backend;
+} rr_tool_problem_text;
+/* A command that reads a problem: its help, its option parser (0, or prints why and returns 2)
+ * and what it does with the loaded problem (returns the exit code). */
+typedef struct rr_tool_command {
+	void (*usage)(FILE *out);
+	int (*parse)(int argc, char **argv, void *options);
+	int (*body)(const void *options, const rr_tool_problem *problem);
+} rr_tool_command;
+/* --help prints the usage; otherwise the options are parsed, then --shape, --dtype (f32, bf16
+ * or f16), --layout when given and --kernel are read (bad ones print why and give 2), then the
+ * body runs. `options` starts with an rr_tool_problem_text. Returns the exit code. */
+int rr_tool_main(int argc, char **argv, const rr_tool_command *command, void *options);
 
 #endif

@@ -6,9 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/cuda_shim.h"
-#include "program/program.h"
-#include "codegen/cuda_emit.h"
 #include "commands.h"
 #include "rowreduce.h"
 
@@ -61,7 +58,7 @@ typedef struct job {
 typedef struct queue {
 	job *jobs;
 	int count, next;
-	const char *arch;
+	const char *backend, *arch;
 	pthread_mutex_t lock;
 } queue;
 
@@ -89,29 +86,6 @@ static void usage(FILE *out)
 	    "uses local memory, 2 bad usage or NVRTC absent\n");
 }
 
-/* "ld.local" traffic shows in the ptxas report as a non-zero stack frame or spills. */
-static int uses_local_memory(const char *log)
-{
-	for (const char *p = log; p && (p = strstr(p, "bytes stack frame")) != NULL; p++) {
-		const char *q = p;
-		while (q > log && q[-1] == ' ')
-			q--;
-		while (q > log && q[-1] >= '0' && q[-1] <= '9')
-			q--;
-		if (atoi(q) != 0)
-			return 1;
-		const char *spill = strstr(p, "bytes spill stores");
-		const char *r = spill;
-		while (r && r > log && r[-1] == ' ')
-			r--;
-		while (r && r > log && r[-1] >= '0' && r[-1] <= '9')
-			r--;
-		if (r && atoi(r) != 0)
-			return 1;
-	}
-	return 0;
-}
-
 static void *compile_worker(void *arg)
 {
 	queue *q = arg;
@@ -122,13 +96,10 @@ static void *compile_worker(void *arg)
 		if (i < 0)
 			return NULL;
 		job *j = &q->jobs[i];
-		rr__cuda_compiled compiled;
-		j->status = rr__cuda_compile(j->source, q->arch, 0, &compiled);
+		j->status =
+		    rr_source_compile_check(q->backend, q->arch, j->source, &j->local_memory);
 		if (j->status != RR_OK)
 			snprintf(j->error, sizeof j->error, "%s", rr_last_error());
-		else
-			j->local_memory = uses_local_memory(compiled.log);
-		rr__cuda_compiled_free(&compiled);
 	}
 }
 
@@ -139,7 +110,8 @@ static int vec_for(int v, rr_dtype dtype)
 }
 
 /* Emits the grid for one kernel into jobs; counts illegal plans. */
-static int emit_kernel(rr_device *device, const char *name, job *jobs, int *count, int *illegal)
+/* Emits the grid for one kernel into jobs; counts illegal plans. */
+static int emit_kernel(const queue *q, const char *name, job *jobs, int *count, int *illegal)
 {
 	rr_kernel *kernel = NULL;
 	if (rr_kernel_load_builtin(name, &kernel) != RR_OK)
@@ -150,7 +122,8 @@ static int emit_kernel(rr_device *device, const char *name, job *jobs, int *coun
 		 * free of spills (bench/NOTES.md). */
 		size_t n_suite = dtypes[d] == RR_F16 ? 0 : N_SUITE_SHAPES;
 		for (size_t p = 0; p < n_plans + n_suite; p++) {
-			rr_layout layout = {0}; /* a suite shape: everything left to the planner */
+			rr_layout layout = {0},
+			          used = {0}; /* a suite shape: all left to the planner */
 			long long rows = 1000, cols;
 			if (p < n_plans) {
 				const grid_plan *g = &plans[p];
@@ -163,70 +136,55 @@ static int emit_kernel(rr_device *device, const char *name, job *jobs, int *coun
 				rows = suite_shapes[p - n_plans][0];
 				cols = suite_shapes[p - n_plans][1];
 			}
-			rr_program *program = NULL;
-			rr_status status = rr__program_emit_only(device, kernel, dtypes[d], rows,
-			                                         cols, &layout, &program);
+			char *source = NULL, plan[128];
+			rr_status status = rr_source_emit(q->backend, q->arch, kernel, dtypes[d],
+			                                  rows, cols, &layout, &source, &used);
 			if (status == RR_ERR_ILLEGAL_LAYOUT) {
 				(*illegal)++;
 				continue;
 			}
-			char plan[128];
-			rr_layout_format(status == RR_OK ? rr_program_layout(program) : &layout,
-			                 plan, sizeof plan);
+			rr_layout_format(status == RR_OK ? &used : &layout, plan, sizeof plan);
 			if (status != RR_OK) {
-				rr_tool_fail(1, "%s %s N=%lld %s: emit failed: %s", name,
+				/* A bad --arch is bad usage; anything else is a failed check. */
+				int code = status == RR_ERR_INVALID_ARG ? 2 : 1;
+				rr_tool_fail(code, "%s %s N=%lld %s: emit failed: %s", name,
 				             rr_dtype_name(dtypes[d]), cols, plan, rr_last_error());
 				rr_kernel_free(kernel);
-				return 1;
+				return code;
 			}
 			job *j = &jobs[(*count)++];
 			snprintf(j->label, sizeof j->label, "%s %s %lldx%lld %s%s", name,
 			         rr_dtype_name(dtypes[d]), rows, cols, plan,
 			         p < n_plans ? "" : " (the planner's choice)");
-			j->source = strdup(rr_program_source(program));
-			rr_program_free(program);
-			if (!j->source) {
-				rr_kernel_free(kernel);
-				return rr_tool_fail(2, "out of memory");
-			}
+			j->source = source;
 		}
 	}
 	rr_kernel_free(kernel);
 	return 0;
 }
 
-static int parse(int argc, char **argv, const char **arch, const char **only, int *threads)
+static int parse(int argc, char **argv, queue *q, const char **only, int *threads)
 {
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *value = i + 1 < argc ? argv[i + 1] : NULL;
-		if (strcmp(a, "--check-all") == 0)
+		int missing = 0;
+		const char *v;
+		uint64_t jobs = 0;
+		if (strcmp(argv[i], "--check-all") == 0)
 			continue;
-		if ((strcmp(a, "--arch") == 0 || strcmp(a, "--backend") == 0 ||
-		     strcmp(a, "--kernel") == 0 || strcmp(a, "--jobs") == 0) &&
-		    !value)
-			return rr_tool_fail(
-			    2, "%s needs a value (see rowreduce emit --check-all --help)", a);
-		if (strcmp(a, "--arch") == 0)
-			*arch = argv[++i];
-		else if (strcmp(a, "--kernel") == 0)
-			*only = argv[++i];
-		else if (strcmp(a, "--jobs") == 0) {
-			uint64_t jobs = 0;
-			if (rr_tool_whole("--jobs", argv[++i], 1, 64, &jobs))
+		if ((v = rr_tool_option_value(argc, argv, &i, "--arch", &missing)))
+			q->arch = v;
+		else if ((v = rr_tool_option_value(argc, argv, &i, "--backend", &missing)))
+			q->backend = v;
+		else if ((v = rr_tool_option_value(argc, argv, &i, "--kernel", &missing)))
+			*only = v;
+		else if ((v = rr_tool_option_value(argc, argv, &i, "--jobs", &missing))) {
+			if (rr_tool_whole("--jobs", v, 1, 64, &jobs))
 				return 2;
 			*threads = (int)jobs;
-		} else if (strcmp(a, "--backend") == 0) {
-			if (strcmp(argv[++i], "cuda") != 0)
-				return rr_tool_fail(2,
-				                    "--check-all checks the cuda backend only "
-				                    "(got --backend %s)",
-				                    argv[i]);
 		} else
-			return rr_tool_fail(2,
-			                    "unknown option '%s' (see rowreduce emit --check-all "
-			                    "--help)",
-			                    a);
+			return rr_tool_fail(2, "%s %s (see rowreduce emit --check-all --help)",
+			                    missing ? argv[i] : "unknown option",
+			                    missing ? "needs a value" : argv[i]);
 	}
 	return 0;
 }
@@ -259,25 +217,21 @@ int rr_cmd_emit_check_all(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	const char *arch = "sm_90", *only = NULL;
+	const char *only = NULL;
 	int threads = 2;
-	if (parse(argc, argv, &arch, &only, &threads) != 0)
+	queue q = {.backend = "cuda", .arch = "sm_90"};
+	if (parse(argc, argv, &q, &only, &threads) != 0)
 		return 2;
-	const rr__nvrtc *nvrtc = NULL;
-	if (rr__nvrtc_get(&nvrtc) != RR_OK)
+	/* The compiler is there and the backend has a compile-only check (cuda). */
+	if (rr_source_compile_check(q.backend, q.arch, NULL, NULL) != RR_OK)
 		return rr_tool_fail(2, "%s", rr_last_error());
-	rr_device device;
-	memset(&device, 0, sizeof device);
-	device.ops = &rr__cuda_backend;
-	if (rr__target_for_cuda_arch(arch, &device.target) != RR_OK)
-		return rr_tool_fail(2, "--arch: %s", rr_last_error());
 	const char *const *names = rr_builtin_names();
 	int n_kernels = 0;
 	while (names[n_kernels])
 		n_kernels++;
 	size_t capacity = (size_t)n_kernels * (sizeof dtypes / sizeof dtypes[0]) *
 	                  (sizeof plans / sizeof plans[0] + N_SUITE_SHAPES);
-	queue q = {.jobs = calloc(capacity, sizeof(job)), .arch = arch};
+	q.jobs = calloc(capacity, sizeof(job));
 	if (!q.jobs)
 		return rr_tool_fail(2, "out of memory");
 	pthread_mutex_init(&q.lock, NULL);
@@ -286,7 +240,7 @@ int rr_cmd_emit_check_all(int argc, char **argv)
 		if (only && strcmp(only, names[k]) != 0)
 			continue;
 		matched = 1;
-		code = emit_kernel(&device, names[k], q.jobs, &q.count, &illegal);
+		code = emit_kernel(&q, names[k], q.jobs, &q.count, &illegal);
 	}
 	if (code == 0 && !matched)
 		code = rr_tool_fail(2, "--kernel '%s' is not a built-in (see rowreduce ops)", only);
@@ -303,7 +257,7 @@ int rr_cmd_emit_check_all(int argc, char **argv)
 		code = report(&q, illegal);
 	}
 	for (int i = 0; i < q.count; i++)
-		free(q.jobs[i].source);
+		rr_free(q.jobs[i].source);
 	free(q.jobs);
 	pthread_mutex_destroy(&q.lock);
 	return code;

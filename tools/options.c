@@ -5,18 +5,6 @@
 
 #include "commands.h"
 
-int rr_tool_parse_shape(const char *text, long long *rows, long long *cols)
-{
-	int64_t m = 0, n = 0;
-	if (rr_parse_shape(text, &m, &n) != RR_OK) {
-		rr_tool_fail(2, "--shape: %s", rr_last_error());
-		return -1;
-	}
-	*rows = m;
-	*cols = n;
-	return 0;
-}
-
 int rr_tool_whole(const char *flag, const char *text, uint64_t least, uint64_t most, uint64_t *out)
 {
 	if (rr_parse_whole(text, least, most, out) != RR_OK)
@@ -47,15 +35,34 @@ const char *rr_tool_option_value(int argc, char **argv, int *i, const char *name
 	return argv[++*i];
 }
 
-int rr_tool_parse_problem(const char *shape, const char *dtype_text, const char *layout_text,
-                          long long *rows, long long *cols, rr_dtype *dtype, rr_layout *layout)
+static int load_problem(const rr_tool_problem_text *text, rr_tool_problem *out)
 {
-	if (rr_tool_parse_shape(shape, rows, cols) != 0)
-		return 2;
-	if (rr_dtype_parse(dtype_text, dtype) != RR_OK || rr_dtype_check_element(*dtype) != RR_OK)
+	memset(out, 0, sizeof *out);
+	if (rr_parse_shape(text->shape, &out->rows, &out->cols) != RR_OK)
+		return rr_tool_fail(2, "--shape: %s", rr_last_error());
+	if (rr_dtype_parse(text->dtype, &out->dtype) != RR_OK ||
+	    rr_dtype_check_element(out->dtype) != RR_OK)
 		return rr_tool_fail(2, "--dtype '%s' is not allowed: use f32, bf16 or f16",
-		                    dtype_text);
-	if (layout_text && rr_layout_parse(layout_text, layout) != RR_OK)
-		return rr_tool_fail(2, "--layout '%s': %s", layout_text, rr_last_error());
+		                    text->dtype);
+	if (text->layout && rr_layout_parse(text->layout, &out->layout) != RR_OK)
+		return rr_tool_fail(2, "--layout '%s': %s", text->layout, rr_last_error());
+	out->fixed = text->layout ? &out->layout : NULL;
+	if (rr_kernel_load(text->kernel, &out->kernel) != RR_OK)
+		return rr_tool_fail(2, "cannot load kernel '%s': %s", text->kernel,
+		                    rr_last_error());
 	return 0;
+}
+
+int rr_tool_main(int argc, char **argv, const rr_tool_command *command, void *options)
+{
+	if (rr_tool_wants_help(argc, argv)) {
+		command->usage(stdout);
+		return 0;
+	}
+	rr_tool_problem problem;
+	if (command->parse(argc, argv, options) != 0 || load_problem(options, &problem) != 0)
+		return 2;
+	int code = command->body(options, &problem);
+	rr_kernel_free(problem.kernel);
+	return code;
 }

@@ -50,6 +50,9 @@ typedef struct rr__backend_ops {
 	/* The target a named architecture ("sm_90") presents without a device; NULL arch: the
 	 * backend's own target when it needs no device (cpu), else RR_ERR_NO_DEVICE. */
 	rr_status (*target_for_arch)(const char *arch, rr__target *out);
+	/* Optional: compiles generated source for `arch` without loading it, as a check (see
+	 * rr_source_compile_check); source NULL only checks that the compiler is there. */
+	rr_status (*compile_check)(const char *arch, const char *source, int *local_memory);
 	/* Probes the backend and fills device->impl, device->target and device->name.
 	 * RR_ERR_NO_DEVICE with a sentence when it is absent (no GPU, driver or compiler). */
 	rr_status (*open)(rr_device *device);

@@ -557,6 +557,43 @@ static void cuda_graph_destroy(rr_device *device, void *graph)
 		impl_of(device)->driver->cuGraphExecDestroy((CUgraphExec)graph);
 }
 
+/* ptxas reports "N bytes stack frame, M bytes spill stores"; either non-zero means local memory
+ * traffic. */
+static int reports_local_memory(const char *log)
+{
+	for (const char *p = log; p && (p = strstr(p, "bytes stack frame")) != NULL; p++) {
+		const char *q = p;
+		while (q > log && q[-1] == ' ')
+			q--;
+		while (q > log && q[-1] >= '0' && q[-1] <= '9')
+			q--;
+		if (atoi(q) != 0)
+			return 1;
+		const char *r = strstr(p, "bytes spill stores");
+		while (r && r > log && r[-1] == ' ')
+			r--;
+		while (r && r > log && r[-1] >= '0' && r[-1] <= '9')
+			r--;
+		if (r && atoi(r) != 0)
+			return 1;
+	}
+	return 0;
+}
+
+static rr_status cuda_compile_check(const char *arch, const char *source, int *local_memory)
+{
+	const rr__nvrtc *nvrtc = NULL;
+	rr_status status = rr__nvrtc_get(&nvrtc);
+	if (status != RR_OK || !source)
+		return status;
+	rr__cuda_compiled compiled;
+	status = rr__cuda_compile(source, arch, 0, &compiled);
+	if (status == RR_OK && local_memory)
+		*local_memory = reports_local_memory(compiled.log);
+	rr__cuda_compiled_free(&compiled);
+	return status;
+}
+
 static rr_status cuda_target_for_arch(const char *arch, rr__target *out)
 {
 	if (!arch)
@@ -583,6 +620,7 @@ const rr__backend_ops rr__cuda_backend = {
             .cold_cache_bytes = 0,
         },
     .target_for_arch = cuda_target_for_arch,
+    .compile_check = cuda_compile_check,
     .open = cuda_open,
     .close = cuda_close,
     .emit = cuda_emit,

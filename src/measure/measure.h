@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "rowreduce.h"
+#include "rowreduce_measure.h"
 #include "backend/backend.h"
 
 /* ---------------------------------------------------------------- statistics (stats.c) */
@@ -265,21 +266,7 @@ void rr__bench_session_close(rr__bench_session *session);
 void rr__bench_ceilings(rr_device *device, const rr__bench_options *options,
                         rr__ceiling_result ceilings[RR__CEILING_COUNT]);
 
-/* ---------------------------------------------------------------- shapes and suites (suite.c) */
-
-typedef struct rr__shape_list {
-	int count, capacity;
-	int64_t *rows, *cols;
-} rr__shape_list;
-
-/* Parses "MxN[,MxN...]" (M, N positive). Appends to `list`. */
-rr_status rr__shapes_parse(const char *text, rr__shape_list *list);
-/* Loads a suite: NAME (bench/suites/NAME.txt, found from the source tree the binary was built
- * from, the current folder upward, or the executable's folder upward) or a FILE path. One MxN per
- * line, '#' comments, blank lines ignored. A bad line or an empty suite fails naming file:line.
- * `path_out` (may be NULL) receives the file used. */
-rr_status rr__suite_load(const char *name_or_path, rr__shape_list *list, char *path_out,
-                         size_t path_size);
-void rr__shape_list_free(rr__shape_list *list);
+/* Shapes and suites (suite.c): rr_shapes_parse, rr_suite_load, rr_shape_list_free are public,
+ * in rowreduce_measure.h. */
 
 #endif

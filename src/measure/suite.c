@@ -11,14 +11,14 @@
 
 #include "measure/measure.h"
 
-void rr__shape_list_free(rr__shape_list *list)
+void rr_shape_list_free(rr_shape_list *list)
 {
 	free(list->rows);
 	free(list->cols);
 	memset(list, 0, sizeof *list);
 }
 
-static rr_status append(rr__shape_list *list, int64_t rows, int64_t cols)
+static rr_status append(rr_shape_list *list, int64_t rows, int64_t cols)
 {
 	if (list->count == list->capacity) {
 		int capacity = list->capacity ? 2 * list->capacity : 16;
@@ -49,7 +49,7 @@ static rr_status parse_shape(const char *text, size_t length, int64_t *rows, int
 	return rr_parse_shape(copy, rows, cols);
 }
 
-rr_status rr__shapes_parse(const char *text, rr__shape_list *list)
+rr_status rr_shapes_parse(const char *text, rr_shape_list *list)
 {
 	const char *at = text;
 	for (;;) {
@@ -67,7 +67,7 @@ rr_status rr__shapes_parse(const char *text, rr__shape_list *list)
 	}
 }
 
-static rr_status parse_suite_text(const char *path, char *text, rr__shape_list *list)
+static rr_status parse_suite_text(const char *path, char *text, rr_shape_list *list)
 {
 	int line_number = 0, found = 0;
 	for (char *line = text; line && *line;) {
@@ -169,7 +169,7 @@ static int looks_like_path(const char *text)
 	       is_file(text);
 }
 
-rr_status rr__suite_load(const char *name_or_path, rr__shape_list *list, char *path_out,
+rr_status rr_suite_load(const char *name_or_path, rr_shape_list *list, char *path_out,
                          size_t path_size)
 {
 	char path[PATH_MAX];
