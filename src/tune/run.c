@@ -21,7 +21,7 @@ typedef struct run {
 	int n_kernels;
 	rr_dtype dtypes[3];
 	int n_dtypes;
-	rr__shape_list shapes;
+	rr_shape_list shapes;
 	rr__tune_item *items;
 	int n_items, n_workers;
 	double budget_per_item;
@@ -130,8 +130,8 @@ static rr_status prepare(run *r)
 	if (status == RR_OK)
 		status = parse_dtypes(r, o->dtypes ? o->dtypes : "f32,bf16");
 	if (status == RR_OK)
-		status = o->suite ? rr__suite_load(o->suite, &r->shapes, NULL, 0)
-		                  : rr__shapes_parse(o->shapes, &r->shapes);
+		status = o->suite ? rr_suite_load(o->suite, &r->shapes, NULL, 0)
+		                  : rr_shapes_parse(o->shapes, &r->shapes);
 	if (status != RR_OK)
 		return status;
 	r->n_items = r->n_kernels * r->n_dtypes * r->shapes.count;
@@ -541,7 +541,7 @@ rr_status rr_tune_run(const rr_tune_options *options)
 	}
 	for (int k = 0; k < r->n_kernels; k++)
 		rr_kernel_free(r->kernels[k]);
-	rr__shape_list_free(&r->shapes);
+	rr_shape_list_free(&r->shapes);
 	free(r->items);
 	free(r->outcomes);
 	free(r);
