@@ -2,6 +2,7 @@
  * (a busy timeout, single-statement writes). A file this build cannot vouch for (damaged, a
  * newer schema, not ours) is refused with a sentence and never written. */
 #include <errno.h>
+#include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
@@ -252,7 +253,9 @@ static void read_record(sqlite3_stmt *st, rr__tune_record *r)
 	column_text(st, 13, r->plan, sizeof r->plan);
 	r->best_us = sqlite3_column_double(st, 14);
 	column_text(st, 15, r->model_plan, sizeof r->model_plan);
-	r->regret = sqlite3_column_double(st, 16);
+	/* NULL: the model's pick was rejected, so there is no regret to report. */
+	r->regret =
+	    sqlite3_column_type(st, 16) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 16);
 	r->candidates = sqlite3_column_int(st, 17);
 	r->measured = sqlite3_column_int(st, 18);
 	r->rejected = sqlite3_column_int(st, 19);

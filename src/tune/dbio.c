@@ -11,7 +11,7 @@
 json_t *rr__tune_record_to_json(const rr__tune_record *r)
 {
 	const rr__tune_key *k = &r->key;
-	return json_pack(
+	json_t *object = json_pack(
 	    "{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:s, s:s, "
 	    "s:f, s:s, s:f, s:i, s:i, s:i, s:s, s:s, s:s}",
 	    "backend", k->backend, "device_uuid", k->device_uuid, "device_name", k->device_name,
@@ -22,6 +22,9 @@ json_t *rr__tune_record_to_json(const rr__tune_record *r)
 	    "model_plan", r->model_plan, "regret", isfinite(r->regret) ? r->regret : 0,
 	    "candidates", r->candidates, "measured", r->measured, "rejected", r->rejected,
 	    "decision", r->decision, "tuned_at", r->tuned_at, "host", r->host);
+	if (object && !isfinite(r->regret)) /* the model's pick was rejected: no regret */
+		json_object_set_new(object, "regret", json_null());
+	return object;
 }
 
 static int take_text(json_t *object, const char *name, char *out, size_t size)
@@ -65,17 +68,17 @@ rr_status rr__tune_record_from_json(json_t *o, rr__tune_record *r)
 	json_t *m = json_object_get(o, "m"), *n = json_object_get(o, "n");
 	json_t *best = json_object_get(o, "best_us"), *regret = json_object_get(o, "regret");
 	if (!json_is_integer(m) || !json_is_integer(n) || json_integer_value(m) < 1 ||
-	    json_integer_value(n) < 1 || !json_is_number(best) || !json_is_number(regret))
-		return rr__fail(
-		    RR_ERR_INVALID_ARG,
-		    "fields m and n must be positive integers, best_us and regret numbers");
+	    json_integer_value(n) < 1 || !json_is_number(best) ||
+	    !(json_is_number(regret) || json_is_null(regret)))
+		return rr__fail(RR_ERR_INVALID_ARG, "fields m and n must be positive integers, "
+		                                    "best_us a number and regret a number or null");
 	rr_layout layout;
 	if (rr_layout_parse(r->plan, &layout) != RR_OK)
 		return rr__fail_context(RR_ERR_INVALID_ARG, "field 'plan' is not a layout");
 	k->rows = json_integer_value(m);
 	k->cols = json_integer_value(n);
 	r->best_us = json_number_value(best);
-	r->regret = json_number_value(regret);
+	r->regret = json_is_null(regret) ? NAN : json_number_value(regret);
 	r->candidates = (int)json_integer_value(json_object_get(o, "candidates"));
 	r->measured = (int)json_integer_value(json_object_get(o, "measured"));
 	r->rejected = (int)json_integer_value(json_object_get(o, "rejected"));
