@@ -1,4 +1,6 @@
 # The two quick-start commands: `make run` (build + the main job) and `make test` (build + tests).
+# Both first install missing system packages (tools/deps.sh). Builds are quiet: one line each,
+# their full output in <build folder>/build.log, printed only when the build fails.
 # Everything else is CMake; this file only picks build folders and options.
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD ?= build
@@ -6,29 +8,40 @@ TEST_BUILD ?= build-test
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
 
-.PHONY: all run test build build-test fuzz clean format
+# $(call quietly,FOLDER,WHAT,COMMANDS): runs COMMANDS with their output in FOLDER/build.log.
+quietly = @mkdir -p $(1) && echo "building $(2) in $(1)/ (log: $(1)/build.log)" && \
+	{ $(3) ; } >$(1)/build.log 2>&1 || \
+	{ cat $(1)/build.log; echo "build of $(2) failed: the full log is $(1)/build.log" >&2; exit 1; }
+
+.PHONY: all run test build build-test fuzz clean format deps-run deps-test
 
 all: build
 
-build:
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
-	cmake --build $(BUILD) -j $(JOBS)
+deps-run:
+	@bash tools/deps.sh run
+
+deps-test:
+	@bash tools/deps.sh test
+
+build: deps-run
+	$(call quietly,$(BUILD),the tool (Release),cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release && \
+		cmake --build $(BUILD) -j $(JOBS))
 
 run: build
-	bash tools/main-job.sh $(BUILD)/rowreduce
+	@bash tools/main-job.sh $(BUILD)/rowreduce
 
-build-test:
-	cmake -S . -B $(TEST_BUILD) -DCMAKE_BUILD_TYPE=Debug -DRR_SANITIZE=ON >/dev/null
-	cmake --build $(TEST_BUILD) -j $(JOBS)
+build-test: deps-test
+	$(call quietly,$(TEST_BUILD),the tests (Debug + ASan/UBSan),cmake -S . -B $(TEST_BUILD) \
+		-DCMAKE_BUILD_TYPE=Debug -DRR_SANITIZE=ON && cmake --build $(TEST_BUILD) -j $(JOBS))
 
 # The Release build of `make run` is built too: -O3 warnings (as errors) differ from -O0's.
 test: build-test build
 	cd $(TEST_BUILD) && ctest --output-on-failure -j $(JOBS)
-	$(MAKE) fuzz
+	@$(MAKE) --no-print-directory fuzz
 
-fuzz:
-	CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=Debug -DRR_FUZZ=ON >/dev/null
-	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_parser
+fuzz: deps-test
+	$(call quietly,$(FUZZ_BUILD),the parser fuzz target,CC=clang cmake -S . -B $(FUZZ_BUILD) \
+		-DCMAKE_BUILD_TYPE=Debug -DRR_FUZZ=ON && cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_parser)
 	bash fuzz/run.sh $(FUZZ_BUILD)/fuzz_parser $(FUZZ_SECONDS)
 
 format:
