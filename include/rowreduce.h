@@ -125,7 +125,13 @@ typedef struct rr_analysis_info {
 	int rowscalar_outputs; /* outputs of kind rowscalar */
 } rr_analysis_info;
 
-/* Loads, parses and type-checks a kernel. Errors name file:line:column. */
+/* The largest kernel file rr_kernel_load_file reads: 1 MiB. */
+#define RR_KERNEL_FILE_MAX_BYTES ((size_t)1 << 20)
+
+/* Loads, parses and type-checks a kernel. Errors name file:line:column. The file must be a
+ * regular file (a device, pipe or folder is refused unread, RR_ERR_IO) of at most
+ * RR_KERNEL_FILE_MAX_BYTES (else RR_ERR_INVALID_ARG); a UTF-8 byte-order mark at its start is
+ * skipped. */
 RR_API rr_status rr_kernel_load_file(const char *path, rr_kernel **out);
 /* As above from text; name_for_errors is used in messages (e.g. "<string>"). */
 RR_API rr_status rr_kernel_load_string(const char *text, size_t length, const char *name_for_errors,
@@ -168,7 +174,14 @@ typedef struct rr_arg {
 
 /* Runs the kernel over M rows of N elements in double precision, in index order, with no
  * rewrites: the oracle every backend is validated against. outputs[j] receives M×N doubles for
- * a row output and M doubles for a rowscalar output. An index outside [0, N) is an error. */
+ * a row output and M doubles for a rowscalar output. An index outside [0, N) is an error.
+ * M = 0 does nothing and succeeds; N < 1 is RR_ERR_INVALID_ARG.
+ *
+ * NaN and infinities (the same on every backend): IEEE arithmetic throughout, so a NaN in a
+ * row makes every value computed from that row's sums NaN (softmax, rmsnorm, layernorm and
+ * cross-entropy of the row are NaN, as in PyTorch), and a softmax row of all -inf is NaN
+ * (-inf - -inf), as in PyTorch. max and min (the reductions and max(a, b)) follow C's fmax and
+ * fmin: a NaN operand is ignored unless both are NaN (PyTorch's max would return NaN). */
 RR_API rr_status rr_reference_run(const rr_kernel *kernel, int64_t rows, int64_t cols,
                                   const rr_arg *inputs, double *const *outputs);
 
@@ -225,10 +238,11 @@ RR_API rr_status rr_device_download(rr_device *device, void *dst, const void *sr
 RR_API rr_status rr_device_synchronize(rr_device *device);
 
 /* Plans, checks legality, emits, compiles and loads the kernel for element type `dtype` and row
- * length `cols`; `rows_hint` (the expected M, 0 if unknown) guides the planner's grid and R, the
- * program stays valid for any M. layout == NULL or fields set to 0 let the planner choose. An
- * illegal layout fails with RR_ERR_ILLEGAL_LAYOUT and the named reason in rr_last_error().
- * `param_values` are not needed: params are launch arguments. */
+ * length `cols` (N >= 1: N = 0 is RR_ERR_INVALID_ARG, a row of no elements has no reduction);
+ * `rows_hint` (the expected M, 0 if unknown) guides the planner's grid and R, the program stays
+ * valid for any M. layout == NULL or fields set to 0 let the planner choose. An illegal layout
+ * fails with RR_ERR_ILLEGAL_LAYOUT and the named reason in rr_last_error(). `param_values` are not
+ * needed: params are launch arguments. */
 RR_API rr_status rr_program_build(rr_device *device, const rr_kernel *kernel, rr_dtype dtype,
                                   int64_t rows_hint, int64_t cols, const rr_layout *layout,
                                   rr_program **out);
@@ -255,9 +269,17 @@ RR_API void rr_program_plan_stats(const rr_program *program, rr_plan_stats *out)
 /* Runs the program over `rows` rows. inputs follow the kernel's inputs (array data are device
  * pointers of the program's dtype; index data int64); outputs[j] are device pointers of the
  * program's dtype. stream: a CUstream on cuda (NULL = the default stream), ignored on cpu.
- * Asynchronous on cuda. */
+ * Asynchronous on cuda. M = 0 does nothing and succeeds (no pointer is read); M < 0 is
+ * RR_ERR_INVALID_ARG. Index inputs (e.g. cross-entropy targets) must lie in [0, N): there is
+ * no ignore index (PyTorch's -100 is out of range too). On cpu the launch checks them
+ * (RR_ERR_INVALID_ARG naming the row); on cuda it cannot without a copy and a synchronize, so
+ * it does not: the kernel's gather never reads outside the row and gives NaN for such a row.
+ * Check untrusted indices with rr_program_check_indices. */
 RR_API rr_status rr_program_launch(rr_program *program, int64_t rows, const rr_arg *inputs,
                                    void *const *outputs, void *stream);
+/* Checks every index input of a launch's arguments against [0, N) (copying them to the host
+ * on cuda, synchronously): RR_OK, or RR_ERR_INVALID_ARG naming the first bad row and value. */
+RR_API rr_status rr_program_check_indices(rr_program *program, int64_t rows, const rr_arg *inputs);
 
 /* ---------------------------------------------------------------- source without a device */
 

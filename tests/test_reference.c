@@ -425,10 +425,10 @@ static void test_bad_arguments(void)
 	p.t[1] = 39;
 	CHECK(rr_reference_run(k, 3, 40, args, outputs) == RR_OK);
 
-	CHECK(rr_reference_run(k, 0, 40, args, outputs) == RR_ERR_INVALID_ARG);
-	CHECK(strstr(rr_last_error(), "rows") != NULL);
+	CHECK(rr_reference_run(k, 0, 40, args, outputs) == RR_OK); /* no rows: nothing to do */
 	CHECK(rr_reference_run(k, 3, 0, args, outputs) == RR_ERR_INVALID_ARG);
 	CHECK(rr_reference_run(k, -1, 40, args, outputs) == RR_ERR_INVALID_ARG);
+	CHECK(strstr(rr_last_error(), "rows") != NULL);
 	CHECK(rr_reference_run(NULL, 3, 40, args, outputs) == RR_ERR_INVALID_ARG);
 	CHECK(rr_reference_run(k, 3, 40, NULL, outputs) == RR_ERR_INVALID_ARG);
 	CHECK(rr_reference_run(k, 3, 40, args, NULL) == RR_ERR_INVALID_ARG);

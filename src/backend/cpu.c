@@ -1,6 +1,7 @@
 /* The cpu backend: emits C for a plan, compiles it with the system C compiler ($RR_CC) into a
- * shared object cached by the hash of source, compiler and flags, loads it with dlopen, and
- * spreads rows over threads. Device memory is host memory. */
+ * shared object cached by the hash of source, compiler and flags (its SHA-256 checked before
+ * every load), loads it with dlopen, and spreads rows over threads. Device memory is host
+ * memory. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -61,8 +62,8 @@ void rr__cpu_cache_dir(char *out, size_t size)
 		snprintf(out, size, "%s/cpu", dir);
 	else if (home && home[0])
 		snprintf(out, size, "%s/.cache/rowreduce/cpu", home);
-	else
-		snprintf(out, size, "/tmp/rowreduce-cache/cpu");
+	else /* per user: a shared /tmp folder could be another user's */
+		snprintf(out, size, "/tmp/rowreduce-cache-%ld/cpu", (long)geteuid());
 }
 
 static const char *compiler_command(void)
@@ -236,7 +237,8 @@ static rr_status cpu_emit(rr_device *device, const rr_program *program, rr__buf 
 
 /* ---------------------------------------------------------------- compile and load */
 
-static rr_status load_module(rr_program *program, const char *so_path)
+/* Loads an object whose digest was checked (or just computed) as `digest`. */
+static rr_status load_module(rr_program *program, const char *so_path, const char digest[65])
 {
 	cpu_module *module = calloc(1, sizeof *module);
 	if (!module)
@@ -256,22 +258,18 @@ static rr_status load_module(rr_program *program, const char *so_path)
 		return rr__fail(RR_ERR_COMPILE, "the compiled kernel '%s' lacks %s or %s", so_path,
 		                RR_CPU_KERNEL_SYMBOL, RR_CPU_SCRATCH_SYMBOL);
 	}
-	rr_status status = rr__sha256_file(so_path, program->binary_hash);
-	if (status != RR_OK) {
-		dlclose(module->handle);
-		free(module);
-		return status;
-	}
+	memcpy(program->binary_hash, digest, 65);
 	program->module = module;
 	return RR_OK;
 }
 
-/* Writes <key>.c and compiles it into <key>.so. Each file is first written under a name of this
- * process and call, then renamed, so concurrent builds (threads or processes) of one program
- * never see half a file; the compiler always reads <key>.c, whose name ends up in the object,
- * so the object's bytes (and binary_hash) do not depend on who built it. */
+/* Writes <key>.c and compiles it into <key>.so, with its digest <key>.so.sha256 (written
+ * first: a reader that finds the new object finds its digest). Each file is first written under
+ * a name of this process and call, then renamed, so concurrent builds (threads or processes) of
+ * one program never see half a file; the compiler always reads <key>.c, whose name ends up in
+ * the object, so the object's bytes (and digest) do not depend on who built it. */
 static rr_status run_compiler(const rr_program *program, char **words, int count,
-                              const char *key_path)
+                              const char *key_path, char digest[65])
 {
 	char unique[4300], temp_source[4400], temp_so[4400], source[4400], so_path[4400];
 	snprintf(unique, sizeof unique, "%s.%ld.%ld", key_path, (long)getpid(),
@@ -308,6 +306,10 @@ static rr_status run_compiler(const rr_program *program, char **words, int count
 		    output.length ? ":\n" : " and printed nothing", output.data ? output.data : "");
 	}
 	rr__buf_free(&output);
+	if (status == RR_OK)
+		status = rr__sha256_file(temp_so, digest);
+	if (status == RR_OK)
+		status = rr__cache_digest_write(so_path, digest);
 	if (status == RR_OK && rename(temp_so, so_path) != 0)
 		status =
 		    rr__fail(RR_ERR_IO, "cannot move the compiled kernel into place at '%s': %s",
@@ -315,6 +317,33 @@ static rr_status run_compiler(const rr_program *program, char **words, int count
 	if (status != RR_OK)
 		unlink(temp_so);
 	return status;
+}
+
+/* A cached object is loaded only after its digest matched: dlopen of a cut object can die of
+ * SIGBUS, and a swapped one would run another kernel. A mismatch or a failed load rebuilds it,
+ * said once on stderr; a failure of the fresh build is the caller's error. */
+static rr_status load_or_build(rr_program *program, char **words, int count, const char *key_path)
+{
+	char so_path[4300], digest[65];
+	snprintf(so_path, sizeof so_path, "%s.so", key_path);
+	struct stat st;
+	if (lstat(so_path, &st) == 0) {
+		rr_status status = rr__cache_object_check(so_path, digest);
+		if (status == RR_OK) {
+			status = load_module(program, so_path, digest);
+			if (status != RR_OK)
+				rr__fail_context(status, "failed to load");
+		}
+		if (status == RR_OK)
+			return RR_OK;
+		rr__warn("the cached kernel object %s %s: rebuilding it", so_path, rr_last_error());
+		rr__clear_error();
+		rr__cache_remove(so_path);
+	}
+	rr_status status = run_compiler(program, words, count, key_path, digest);
+	if (status != RR_OK)
+		return status;
+	return load_module(program, so_path, digest);
 }
 
 static rr_status cpu_compile(rr_device *device, rr_program *program)
@@ -347,23 +376,13 @@ static rr_status cpu_compile(rr_device *device, rr_program *program)
 	rr__sha256_hex(key_text.data, key_text.length, key);
 	rr__buf_free(&key_text);
 
-	char dir[4096], key_path[4200], so_path[4300];
+	char dir[4096], key_path[4200];
 	rr__cpu_cache_dir(dir, sizeof dir);
-	rr_status status = rr__mkdir_p(dir);
-	if (status != RR_OK)
-		return rr__fail_context(status,
-		                        "cannot create the cpu compile cache (set RR_CACHE_DIR)");
-	snprintf(key_path, sizeof key_path, "%s/%s", dir, key);
-	snprintf(so_path, sizeof so_path, "%s.so", key_path);
-	if (access(so_path, R_OK) == 0) {
-		if (load_module(program, so_path) == RR_OK)
-			return RR_OK;
-		unlink(so_path); /* unloadable: compile it again */
-	}
-	status = run_compiler(program, words, count, key_path);
+	rr_status status = rr__cache_dir_prepare(dir, "cpu compile cache");
 	if (status != RR_OK)
 		return status;
-	return load_module(program, so_path);
+	snprintf(key_path, sizeof key_path, "%s/%s", dir, key);
+	return load_or_build(program, words, count, key_path);
 }
 
 static void cpu_unload(rr_device *device, rr_program *program)
@@ -460,6 +479,11 @@ static rr_status cpu_alloc(rr_device *device, size_t bytes, void **out)
 {
 	(void)device;
 	void *ptr = NULL;
+	/* Device memory is host memory: checked first, so a huge buffer fails instead of
+	 * swapping. */
+	rr_status status = rr__host_memory_check(bytes, "a buffer of the cpu backend");
+	if (status != RR_OK)
+		return status;
 	if (posix_memalign(&ptr, 64, bytes ? bytes : 64) != 0)
 		return rr__fail(RR_ERR_NOMEM, "out of memory allocating %zu bytes", bytes);
 	*out = ptr;

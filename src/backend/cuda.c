@@ -192,6 +192,30 @@ static void size_persistent_grid(rr_device *device, cuda_module *m)
 		m->resident_groups = 1;
 }
 
+/* Loads the cubin; one the driver refuses that came from the cache is discarded (said once on
+ * stderr) and compiled afresh, so a damaged cache entry cannot fail a kernel forever. */
+static rr_status load_cubin(rr_device *device, rr_program *program, rr__cuda_compiled *compiled,
+                            CUmodule *module)
+{
+	cuda_device *cu = impl_of(device);
+	rr_status status =
+	    rr__cuda_check(cu->driver, cu->driver->cuModuleLoadData(module, compiled->cubin),
+	                   "loading the compiled module");
+	if (status == RR_OK || !compiled->from_cache)
+		return status;
+	rr__cuda_cache_discard(compiled->cache_key, rr_last_error());
+	rr__clear_error();
+	rr__cuda_compiled_free(compiled);
+	status = rr__cuda_compile(program->source, cu->arch, 0, compiled);
+	if (status == RR_OK)
+		rr__sha256_hex(compiled->cubin, compiled->cubin_size, program->binary_hash);
+	if (status == RR_OK)
+		status = rr__cuda_check(cu->driver,
+		                        cu->driver->cuModuleLoadData(module, compiled->cubin),
+		                        "loading the compiled module");
+	return status;
+}
+
 static rr_status cuda_compile(rr_device *device, rr_program *program)
 {
 	cuda_device *cu = impl_of(device);
@@ -208,9 +232,7 @@ static rr_status cuda_compile(rr_device *device, rr_program *program)
 	if (status == RR_OK)
 		status = bind(device);
 	if (status == RR_OK)
-		status = rr__cuda_check(cu->driver,
-		                        cu->driver->cuModuleLoadData(&m->module, compiled.cubin),
-		                        "loading the compiled module");
+		status = load_cubin(device, program, &compiled, &m->module);
 	rr__cuda_compiled_free(&compiled);
 	if (status == RR_OK)
 		status = load_functions(device, m);
@@ -303,6 +325,19 @@ static rr_status cuda_alloc(rr_device *device, size_t bytes, void **out)
 	cuda_device *cu = impl_of(device);
 	CUdeviceptr ptr = 0;
 	rr_status status = bind(device);
+	size_t free_bytes = 0, total_bytes = 0;
+	if (status == RR_OK && cu->driver->cuMemGetInfo &&
+	    cu->driver->cuMemGetInfo(&free_bytes, &total_bytes) == RR_CUDA_SUCCESS &&
+	    bytes > free_bytes) {
+		char asked[32], free_text[32], total_text[32];
+		rr__format_bytes(bytes, asked, sizeof asked);
+		rr__format_bytes(free_bytes, free_text, sizeof free_text);
+		rr__format_bytes(total_bytes, total_text, sizeof total_text);
+		return rr__fail(RR_ERR_NOMEM,
+		                "cannot allocate %s (%zu bytes) on the GPU: only %s of its %s are "
+		                "free; use a smaller shape",
+		                asked, bytes, free_text, total_text);
+	}
 	if (status == RR_OK)
 		status =
 		    rr__cuda_check(cu->driver, cu->driver->cuMemAlloc(&ptr, bytes ? bytes : 256),

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "backend/cuda_shim.h"
@@ -68,6 +69,7 @@ static void driver_open_once(void)
 	     "cuOccupancyMaxActiveBlocksPerMultiprocessor");
 	WANT(cuOccupancyMaxActiveClusters, "cuOccupancyMaxActiveClusters");
 	NEED(cuMemAlloc, "cuMemAlloc_v2");
+	WANT(cuMemGetInfo, "cuMemGetInfo_v2");
 	NEED(cuMemFree, "cuMemFree_v2");
 	NEED(cuMemcpyHtoD, "cuMemcpyHtoD_v2");
 	NEED(cuMemcpyDtoH, "cuMemcpyDtoH_v2");
@@ -201,7 +203,10 @@ void rr__cuda_cache_dir(char *out, size_t size)
 		return;
 	}
 	const char *home = getenv("HOME");
-	snprintf(out, size, "%s/.cache/rowreduce/cuda", home && home[0] ? home : "/tmp");
+	if (home && home[0])
+		snprintf(out, size, "%s/.cache/rowreduce/cuda", home);
+	else /* per user: a shared /tmp folder could be another user's */
+		snprintf(out, size, "/tmp/rowreduce-cache-%ld/cuda", (long)geteuid());
 }
 
 void rr__cuda_compiled_free(rr__cuda_compiled *compiled)
@@ -235,33 +240,60 @@ static void cache_key(const rr__nvrtc *nv, const char *source, const char *const
 	rr__buf_free(&text);
 }
 
-/* Loads <dir>/<key>.<ext> into *data; 0 when absent. */
+/* Loads <dir>/<key>.<ext> into *data after checking it against its digest file; 0 when absent.
+ * A file that fails the check is removed, said once on stderr, and reads as absent, so it is
+ * compiled and written again. */
 static int cache_read(const char *dir, const char *key, const char *ext, char **data, size_t *size)
 {
 	char path[1200];
 	snprintf(path, sizeof path, "%s/%s.%s", dir, key, ext);
-	if (access(path, R_OK) != 0)
+	struct stat st;
+	if (lstat(path, &st) != 0)
 		return 0;
-	if (rr__read_file(path, data, size) != RR_OK) {
-		rr__clear_error();
-		return 0;
+	char digest[65];
+	rr_status status =
+	    S_ISREG(st.st_mode) && st.st_uid == geteuid()
+	        ? rr__read_regular_file(path, (size_t)1 << 30, "cached file", data, size)
+	        : rr__fail(RR_ERR_IO, "is not a regular file owned by this user");
+	if (status == RR_OK) {
+		rr__sha256_hex(*data, *size, digest);
+		status = rr__cache_digest_check(path, digest);
+		if (status != RR_OK) {
+			free(*data);
+			*data = NULL;
+		}
 	}
-	return 1;
+	if (status == RR_OK)
+		return 1;
+	rr__warn("the cached CUDA file %s %s: rebuilding it", path, rr_last_error());
+	rr__clear_error();
+	rr__cache_remove(path);
+	return 0;
 }
 
-/* A cache that cannot be written only costs a recompilation next time. The temporary file's
- * name is per process, so threads of one process take turns. */
-static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
-
+/* A cache that cannot be written only costs a recompilation next time. The digest goes first,
+ * so a reader that finds the new file finds its digest. */
 static void cache_write(const char *dir, const char *key, const char *ext, const void *data,
                         size_t size)
 {
-	char path[1200];
+	char path[1200], digest[65];
 	snprintf(path, sizeof path, "%s/%s.%s", dir, key, ext);
-	pthread_mutex_lock(&cache_lock);
-	if (rr__mkdir_p(dir) != RR_OK || rr__write_file_atomic(path, data, size) != RR_OK)
+	rr__sha256_hex(data, size, digest);
+	if (rr__cache_digest_write(path, digest) != RR_OK ||
+	    rr__write_file_atomic(path, data, size) != RR_OK)
 		rr__clear_error();
-	pthread_mutex_unlock(&cache_lock);
+}
+
+void rr__cuda_cache_discard(const char *key, const char *why)
+{
+	char dir[1024], path[1200];
+	rr__cuda_cache_dir(dir, sizeof dir);
+	rr__warn("the cached cubin %s/%s.cubin was refused (%s): rebuilding it", dir, key, why);
+	static const char *const extensions[] = {"cubin", "ptx", "log"};
+	for (int i = 0; i < 3; i++) {
+		snprintf(path, sizeof path, "%s/%s.%s", dir, key, extensions[i]);
+		rr__cache_remove(path);
+	}
 }
 
 static char *program_log(const rr__nvrtc *nv, nvrtcProgram program)
@@ -340,6 +372,9 @@ rr_status rr__cuda_compile(const char *source, const char *arch, int want_ptx,
 	cache_key(nv, source, options, 4, out->cache_key);
 	char dir[1024];
 	rr__cuda_cache_dir(dir, sizeof dir);
+	status = rr__cache_dir_prepare(dir, "cubin cache");
+	if (status != RR_OK)
+		return status;
 	size_t size = 0;
 	if (cache_read(dir, out->cache_key, "cubin", &out->cubin, &out->cubin_size)) {
 		if (!cache_read(dir, out->cache_key, "log", &out->log, &size))

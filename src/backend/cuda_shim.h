@@ -102,6 +102,7 @@ typedef struct rr__cuda_driver {
 	CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction, int, size_t);
 	CUresult (*cuOccupancyMaxActiveClusters)(int *, CUfunction, const rr__cu_launch_config *);
 	CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
+	CUresult (*cuMemGetInfo)(size_t *free, size_t *total); /* optional */
 	CUresult (*cuMemFree)(CUdeviceptr);
 	CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
 	CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
@@ -173,7 +174,11 @@ typedef struct rr__cuda_compiled {
 rr_status rr__cuda_compile(const char *source, const char *arch, int want_ptx,
                            rr__cuda_compiled *out);
 void rr__cuda_compiled_free(rr__cuda_compiled *compiled);
-/* The folder of the cubin cache: $RR_CACHE_DIR/cuda, else ~/.cache/rowreduce/cuda. */
+/* Removes the cached files of `key` after the driver refused its cubin, saying so (with `why`)
+ * once on stderr; the next rr__cuda_compile of that source compiles it again. */
+void rr__cuda_cache_discard(const char *key, const char *why);
+/* The folder of the cubin cache: $RR_CACHE_DIR/cuda, else ~/.cache/rowreduce/cuda. Every file
+ * has a digest file beside it, checked before use (see rr__cache_dir_prepare in util.h). */
 void rr__cuda_cache_dir(char *out, size_t size);
 /* How many NVRTC compilations this process ran (cache misses), for tests. */
 long rr__cuda_nvrtc_runs(void);

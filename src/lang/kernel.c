@@ -123,9 +123,11 @@ rr_status rr_kernel_load_file(const char *path, rr_kernel **out)
 	struct stat st;
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		return rr__fail(RR_ERR_IO, "'%s' is a folder; expected a kernel file (.rr)", path);
+	/* Bounded and regular only: `check /dev/zero` must not read forever. */
 	char *text = NULL;
 	size_t size = 0;
-	rr_status status = rr__read_file(path, &text, &size);
+	rr_status status =
+	    rr__read_regular_file(path, RR_KERNEL_FILE_MAX_BYTES, "kernel file", &text, &size);
 	if (status != RR_OK)
 		return status;
 	status = rr_kernel_load_string(text, size, path, out);

@@ -35,6 +35,10 @@ void rr__lexer_init(rr__lexer *lexer, const char *text, size_t length, const cha
 	lexer->text = text;
 	lexer->length = text ? length : 0;
 	lexer->line = 1;
+	/* A UTF-8 byte-order mark (editors on Windows write one) is not part of the text; columns
+	 * count from after it. */
+	if (lexer->length >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
+		lexer->pos = lexer->line_start = 3;
 }
 
 static int is_name_start(int c)

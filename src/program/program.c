@@ -286,6 +286,62 @@ static rr_status check_arguments(const rr_program *program, const rr_arg *inputs
 	return RR_OK;
 }
 
+/* Index inputs (a target class per row) must lie in [0, N): a kernel gathers x[t] without a
+ * bound check. Read where device memory is host memory; on a GPU see rr_program_check_indices. */
+static rr_status check_index_values(const rr_program *program, int k, const int64_t *index,
+                                    int64_t rows)
+{
+	for (int64_t r = 0; r < rows; r++)
+		if (index[r] < 0 || index[r] >= program->cols)
+			return rr__fail(
+			    RR_ERR_INVALID_ARG,
+			    "index input '%s' of kernel '%s' is %lld at row %lld; allowed "
+			    "are 0..%lld (N - 1); rowreduce has no ignore index: leave such "
+			    "rows out",
+			    program->kernel->inputs[k].name, program->kernel->name,
+			    (long long)index[r], (long long)r, (long long)(program->cols - 1));
+	return RR_OK;
+}
+
+static rr_status check_indices(const rr_program *program, int64_t rows, const rr_arg *inputs)
+{
+	for (int k = 0; k < program->kernel->n_inputs; k++) {
+		if (program->kernel->inputs[k].kind != RR_KIND_INDEX)
+			continue;
+		rr_status status = check_index_values(program, k, inputs[k].data, rows);
+		if (status != RR_OK)
+			return status;
+	}
+	return RR_OK;
+}
+
+rr_status rr_program_check_indices(rr_program *program, int64_t rows, const rr_arg *inputs)
+{
+	if (!program || rows < 0 || (rows > 0 && !inputs))
+		return rr__fail(RR_ERR_INVALID_ARG,
+		                "rr_program_check_indices: program or inputs is NULL, or rows < 0");
+	for (int k = 0; k < program->kernel->n_inputs && rows > 0; k++) {
+		if (program->kernel->inputs[k].kind != RR_KIND_INDEX)
+			continue;
+		if (!inputs[k].data)
+			return rr__fail(RR_ERR_INVALID_ARG,
+			                "index input '%s' of kernel '%s' has NULL data",
+			                program->kernel->inputs[k].name, program->kernel->name);
+		int64_t *host = malloc((size_t)rows * sizeof *host);
+		if (!host)
+			return rr__fail(RR_ERR_NOMEM, "out of memory for %lld index values",
+			                (long long)rows);
+		rr_status status = rr_device_download(program->device, host, inputs[k].data,
+		                                      (size_t)rows * sizeof *host);
+		if (status == RR_OK)
+			status = check_index_values(program, k, host, rows);
+		free(host);
+		if (status != RR_OK)
+			return status;
+	}
+	return RR_OK;
+}
+
 rr_status rr_program_launch(rr_program *program, int64_t rows, const rr_arg *inputs,
                             void *const *outputs, void *stream)
 {
@@ -296,10 +352,14 @@ rr_status rr_program_launch(rr_program *program, int64_t rows, const rr_arg *inp
 		                "kernel '%s' was emitted but never compiled, so it "
 		                "cannot be launched",
 		                program->kernel->name);
-	if (rows < 1)
-		return rr__fail(RR_ERR_INVALID_ARG,
-		                "the number of rows M = %lld must be at least 1", (long long)rows);
+	if (rows < 0)
+		return rr__fail(RR_ERR_INVALID_ARG, "the number of rows M = %lld must be 0 or more",
+		                (long long)rows);
+	if (rows == 0)
+		return RR_OK; /* no rows: nothing is read or written */
 	rr_status status = check_arguments(program, inputs, outputs);
+	if (status == RR_OK && program->device->ops == &rr__cpu_backend)
+		status = check_indices(program, rows, inputs);
 	if (status != RR_OK)
 		return status;
 	return program->device->ops->launch(program->device, program, rows, inputs, outputs,

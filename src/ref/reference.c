@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -114,10 +115,10 @@ static rr_status check_args(const rr_kernel *kernel, int64_t rows, int64_t cols,
 {
 	if (!kernel)
 		return rr__fail(RR_ERR_INVALID_ARG, "reference run: the kernel is NULL");
-	if (rows < 1 || cols < 1)
+	if (rows < 0 || cols < 1)
 		return rr__fail(RR_ERR_INVALID_ARG,
-		                "reference run of '%s': rows and cols must be at least 1 (got %lld "
-		                "rows, %lld cols)",
+		                "reference run of '%s': rows must be 0 or more and cols at least 1 "
+		                "(got %lld rows, %lld cols)",
 		                kernel->name, (long long)rows, (long long)cols);
 	if (rows > INT64_MAX / cols || (uint64_t)cols > SIZE_MAX / sizeof(double) / RR_MAX_NODES)
 		return rr__fail(RR_ERR_INVALID_ARG,
@@ -563,6 +564,22 @@ static void *run_rows(void *arg)
  * memory runs out, failing only when not even one thread's fits. */
 static rr_status states_init(ref_plan *plan, int wanted, ref_state **states, int *count)
 {
+	/* Each thread's rows of doubles, against the memory available before any is taken:
+	 * malloc on an overcommitting system would not say no, the machine would swap instead. */
+	uint64_t elem_nodes = 1;
+	for (int id = 0; id < plan->kernel->n_nodes; id++)
+		elem_nodes += plan->kernel->nodes[id].shape == RR_SHAPE_ELEM;
+	uint64_t per_thread = elem_nodes * (uint64_t)plan->cols * sizeof(double);
+	int64_t available = rr__host_memory_available();
+	if (available >= 0 && (uint64_t)available / per_thread < (uint64_t)wanted)
+		wanted = (int)((uint64_t)available / per_thread);
+	if (wanted < 1) {
+		char what[160];
+		snprintf(what, sizeof what,
+		         "the reference run of '%s' (scratch rows of %lld doubles)",
+		         plan->kernel->name, (long long)plan->cols);
+		return rr__host_memory_check(per_thread, what);
+	}
 	*states = calloc((size_t)wanted, sizeof **states);
 	*count = 0;
 	while (*states && *count < wanted && state_init(&(*states)[*count], plan))
@@ -595,7 +612,7 @@ rr_status rr_reference_run(const rr_kernel *kernel, int64_t rows, int64_t cols,
                            const rr_arg *inputs, double *const *outputs)
 {
 	rr_status status = check_args(kernel, rows, cols, inputs, outputs);
-	if (status != RR_OK)
+	if (status != RR_OK || rows == 0)
 		return status;
 	ref_plan plan = {
 	    .kernel = kernel, .rows = rows, .cols = cols, .inputs = inputs, .outputs = outputs};

@@ -1,6 +1,8 @@
 /* Files, hashes, strings and clocks: atomic writes so no reader ever sees half a file. */
 #include <errno.h>
+#include <fcntl.h>
 #include <openssl/evp.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,7 +128,10 @@ rr_status rr__write_file_atomic(const char *path, const void *data, size_t size)
 	char *temp = malloc(length + 32);
 	if (!temp)
 		return rr__fail(RR_ERR_NOMEM, "out of memory writing '%s'", path);
-	snprintf(temp, length + 32, "%s.tmp.%ld", path, (long)getpid());
+	/* Unique per process and call: threads of one process may write the same file at once. */
+	static atomic_long calls;
+	snprintf(temp, length + 32, "%s.tmp.%ld.%ld", path, (long)getpid(),
+	         atomic_fetch_add(&calls, 1));
 	FILE *f = fopen(temp, "wb");
 	if (!f) {
 		rr_status s = rr__fail(RR_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
@@ -179,6 +184,77 @@ rr_status rr__read_file(const char *path, char **data, size_t *size)
 		buf.data = calloc(1, 1);
 		if (!buf.data)
 			return rr__fail(RR_ERR_NOMEM, "out of memory reading '%s'", path);
+	}
+	*data = buf.data;
+	*size = buf.length;
+	return RR_OK;
+}
+
+/* What a file of mode `mode` is, for a message. */
+static const char *file_kind(mode_t mode)
+{
+	return S_ISDIR(mode)    ? "a folder"
+	       : S_ISCHR(mode)  ? "a character device"
+	       : S_ISBLK(mode)  ? "a block device"
+	       : S_ISFIFO(mode) ? "a pipe"
+	       : S_ISSOCK(mode) ? "a socket"
+	                        : "not a regular file";
+}
+
+/* Reads from `fd` until end of file, failing once more than `limit` bytes arrive (the file may
+ * have grown since fstat). */
+static rr_status read_bounded(int fd, const char *path, size_t limit, const char *what,
+                              rr__buf *buf)
+{
+	char chunk[65536];
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof chunk);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return rr__fail(RR_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
+		if (n == 0)
+			return RR_OK;
+		if (buf->length + (size_t)n > limit)
+			return rr__fail(RR_ERR_INVALID_ARG,
+			                "%s '%s' is larger than the limit of %zu bytes", what, path,
+			                limit);
+		rr__buf_append(buf, chunk, (size_t)n);
+		if (buf->failed)
+			return rr__fail(RR_ERR_NOMEM, "out of memory reading '%s'", path);
+	}
+}
+
+rr_status rr__read_regular_file(const char *path, size_t limit, const char *what, char **data,
+                                size_t *size)
+{
+	/* O_NONBLOCK: opening a pipe must not wait for a writer before fstat can refuse it. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return rr__fail(RR_ERR_IO, "cannot open %s '%s': %s", what, path, strerror(errno));
+	struct stat st;
+	rr_status status = RR_OK;
+	if (fstat(fd, &st) != 0)
+		status =
+		    rr__fail(RR_ERR_IO, "cannot read %s '%s': %s", what, path, strerror(errno));
+	else if (!S_ISREG(st.st_mode))
+		status = rr__fail(RR_ERR_IO, "'%s' is %s; expected a %s (a regular file)", path,
+		                  file_kind(st.st_mode), what);
+	else if ((uint64_t)st.st_size > limit)
+		status = rr__fail(RR_ERR_INVALID_ARG,
+		                  "%s '%s' has %lld bytes, over the limit of %zu bytes", what, path,
+		                  (long long)st.st_size, limit);
+	rr__buf buf = {0};
+	if (status == RR_OK && fcntl(fd, F_SETFL, 0) != 0)
+		status = rr__fail(RR_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
+	if (status == RR_OK)
+		status = read_bounded(fd, path, limit, what, &buf);
+	close(fd);
+	if (status == RR_OK && !buf.data && !(buf.data = calloc(1, 1)))
+		status = rr__fail(RR_ERR_NOMEM, "out of memory reading '%s'", path);
+	if (status != RR_OK) {
+		rr__buf_free(&buf);
+		return status;
 	}
 	*data = buf.data;
 	*size = buf.length;

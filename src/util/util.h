@@ -54,6 +54,47 @@ rr_status rr__mkdir_p(const char *path);
  * "0.5", "1.5e20"). The one formatter of constants and bounds (util/number.c). */
 void rr__format_real(double value, char out[32]);
 
+/* Reads a whole regular file of at most `limit` bytes (zero-terminated; *size excludes the
+ * zero). `what` names the file's role in messages ("kernel file"). A device, pipe or folder is
+ * refused without reading it (RR_ERR_IO), a larger file too (RR_ERR_INVALID_ARG), naming the
+ * limit. */
+rr_status rr__read_regular_file(const char *path, size_t limit, const char *what, char **data,
+                                size_t *size);
+
+/* Compile caches (CPU shared objects, CUDA cubins). Each object <path> has a digest file
+ * <path>.sha256 holding "<sha256 hex>  <object file name>\n" (the format of sha256sum).
+ *
+ * Creates the folder (and parents; new ones mode 0700) and checks that it is a folder owned by
+ * this user that neither group nor others may write: objects are loaded from it, so anyone who
+ * could write there could run code as this user. RR_ERR_IO naming the folder otherwise. */
+rr_status rr__cache_dir_prepare(const char *dir, const char *what);
+/* RR_OK when <path>.sha256 exists and records `digest` for <path>'s own name; RR_ERR_IO with
+ * the reason (no digest file, a different digest, another object's name) otherwise. */
+rr_status rr__cache_digest_check(const char *path, const char digest[65]);
+/* Checks <path> itself (a regular file owned by this user) and its digest: on RR_OK `digest`
+ * holds the object's SHA-256. */
+rr_status rr__cache_object_check(const char *path, char digest[65]);
+/* Writes <path>.sha256 for `digest`, atomically. */
+rr_status rr__cache_digest_write(const char *path, const char digest[65]);
+/* Removes an object and its digest file (missing files are fine). */
+void rr__cache_remove(const char *path);
+
+/* One line "rowreduce: <message>" on stderr: the library's only output, kept for events the
+ * caller should hear about even when the call succeeds (a damaged cache object rebuilt). */
+void rr__warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Memory this process may still allocate on the host: MemAvailable of /proc/meminfo (else
+ * free pages from sysconf), lowered to the cgroup's remaining allowance where one is set, and
+ * to $RR_MEMORY_LIMIT (bytes, or with a K/M/G/T suffix of 1024s) where that is set. -1 when
+ * unknown. */
+int64_t rr__host_memory_available(void);
+/* RR_OK when `bytes` (for `what`, e.g. "input 'x' (4096 x 4096 f32)") fit in the memory
+ * available; RR_ERR_NOMEM with a sentence naming both amounts otherwise. Call it before
+ * allocating anything large, so a huge request fails at once instead of swapping. */
+rr_status rr__host_memory_check(uint64_t bytes, const char *what);
+/* "1.5 GiB", "512 B": a byte count for messages. */
+void rr__format_bytes(uint64_t bytes, char *out, size_t size);
+
 /* Monotonic host time in seconds. */
 double rr__now(void);
 

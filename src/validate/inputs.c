@@ -23,6 +23,11 @@ static double uniform(uint64_t *state, double lo, double hi)
 	return lo + (hi - lo) * (double)(next_random(state) >> 11) / 9007199254740992.0;
 }
 
+static int64_t input_elements(const rr__io *io, int64_t rows, int64_t cols)
+{
+	return io->kind == RR_KIND_ROW ? rows * cols : io->kind == RR_KIND_COL ? cols : rows;
+}
+
 /* A value in [-3, 3] with |v| >= 1e-3 once rounded to the dtype. */
 static void store_nonzero(void *data, rr_dtype dtype, size_t i, uint64_t *state)
 {
@@ -72,9 +77,7 @@ static rr_status fill_input(const rr_kernel *kernel, int k, int64_t rows, int64_
 {
 	const rr__io *io = &kernel->inputs[k];
 	rr_arg *arg = &out->args[k];
-	int64_t count = io->kind == RR_KIND_ROW   ? rows * cols
-	                : io->kind == RR_KIND_COL ? cols
-	                                          : rows;
+	int64_t count = input_elements(io, rows, cols);
 	arg->dtype = io->kind == RR_KIND_INDEX ? RR_I64 : dtype;
 	arg->value = io->kind == RR_KIND_PARAM ? io->default_value : 0.0;
 	if (io->kind == RR_KIND_PARAM)
@@ -99,6 +102,43 @@ static rr_status fill_input(const rr_kernel *kernel, int k, int64_t rows, int64_
 	return RR_OK;
 }
 
+/* a * b + c, saturating at UINT64_MAX. */
+static uint64_t add_product(uint64_t c, uint64_t a, uint64_t b)
+{
+	if (b && a > (UINT64_MAX - c) / b)
+		return UINT64_MAX;
+	return c + a * b;
+}
+
+/* The host memory of a validated run against the memory available, before anything is
+ * allocated, so a huge shape fails at once instead of filling gigabytes first: the inputs and
+ * the outputs twice (host copies, and device buffers where device memory is host memory, as on
+ * the cpu backend) plus the float64 reference of every output. */
+static rr_status check_memory(const rr_kernel *kernel, int64_t rows, int64_t cols, rr_dtype dtype)
+{
+	uint64_t total = 0;
+	for (int k = 0; k < kernel->n_inputs; k++) {
+		const rr__io *io = &kernel->inputs[k];
+		if (io->kind != RR_KIND_PARAM)
+			total = add_product(
+			    total, (uint64_t)input_elements(io, rows, cols),
+			    2 * rr_dtype_size(io->kind == RR_KIND_INDEX ? RR_I64 : dtype));
+	}
+	for (int j = 0; j < kernel->n_outputs; j++)
+		total = add_product(total, (uint64_t)rr__output_elements(kernel, j, rows, cols),
+		                    2 * rr_dtype_size(dtype) + sizeof(double));
+	char what[200];
+	snprintf(what, sizeof what,
+	         "a validated run of '%s' on %lldx%lld %s (inputs and outputs, twice, and the "
+	         "float64 reference)",
+	         kernel->name, (long long)rows, (long long)cols, rr_dtype_name(dtype));
+	rr_status status = rr__host_memory_check(total, what);
+	if (status == RR_OK && total > SIZE_MAX)
+		status = rr__fail(RR_ERR_NOMEM, "%s needs more bytes than this machine can address",
+		                  what);
+	return status;
+}
+
 rr_status rr__inputs_make(const rr_kernel *kernel, int64_t rows, int64_t cols, rr_dtype dtype,
                           uint64_t seed, const char *const *overrides, rr__host_inputs *out)
 {
@@ -112,16 +152,19 @@ rr_status rr__inputs_make(const rr_kernel *kernel, int64_t rows, int64_t cols, r
 		    kernel->name, (long long)rows, (long long)cols);
 	if (rr_dtype_check_element(dtype) != RR_OK)
 		return rr__fail_context(RR_ERR_INVALID_ARG, "random inputs for '%s'", kernel->name);
+	rr_status status = check_memory(kernel, rows, cols, dtype);
+	if (status != RR_OK)
+		return status;
 	out->count = kernel->n_inputs;
 	for (int k = 0; k < kernel->n_inputs; k++) {
-		rr_status status = fill_input(kernel, k, rows, cols, dtype, seed, out);
+		status = fill_input(kernel, k, rows, cols, dtype, seed, out);
 		if (status != RR_OK) {
 			rr__inputs_free(out);
 			return status;
 		}
 	}
 	for (int i = 0; overrides && overrides[i]; i++) {
-		rr_status status = apply_override(kernel, overrides[i], out);
+		status = apply_override(kernel, overrides[i], out);
 		if (status != RR_OK) {
 			rr__inputs_free(out);
 			return status;

@@ -35,7 +35,7 @@ static void compare_output(const double *want, const void *got_data, rr_dtype dt
 		double error = fabs(got - want[i]);
 		int pass;
 		if (isnan(got) || isnan(want[i]))
-			pass = 0;
+			pass = isnan(got) && isnan(want[i]); /* NaN is the answer for NaN inputs */
 		else if (isinf(got) || isinf(want[i]))
 			pass = got == want[i];
 		else
@@ -58,6 +58,62 @@ static void compare_output(const double *want, const void *got_data, rr_dtype dt
 	}
 }
 
+/* Whether every value a kernel reads is finite (params and arrays). */
+static int inputs_finite(const rr_kernel *kernel, int64_t rows, int64_t cols,
+                         const rr__host_inputs *inputs)
+{
+	for (int k = 0; k < kernel->n_inputs; k++) {
+		const rr_arg *arg = &inputs->args[k];
+		rr_kind kind = kernel->inputs[k].kind;
+		if (kind == RR_KIND_PARAM && !isfinite(arg->value))
+			return 0;
+		if (kind == RR_KIND_PARAM || kind == RR_KIND_INDEX)
+			continue;
+		int64_t count = kind == RR_KIND_ROW   ? rows * cols
+		                : kind == RR_KIND_COL ? cols
+		                                      : rows;
+		for (int64_t i = 0; i < count; i++)
+			if (!isfinite(rr__load_as_double(arg->data, arg->dtype, (size_t)i)))
+				return 0;
+	}
+	return 1;
+}
+
+/* A NaN in the reference of finite inputs means the kernel is undefined there (rmsnorm with
+ * eps = -100 takes the square root of a negative number): no backend can be right or wrong,
+ * so that is the caller's error, not a validation failure. NaN from NaN or infinite inputs is
+ * the defined answer and is compared like any value. */
+static rr_status check_reference_defined(const rr_kernel *kernel, int64_t rows, int64_t cols,
+                                         const rr__host_inputs *inputs, double *const *reference)
+{
+	for (int j = 0; j < kernel->n_outputs; j++) {
+		int64_t count = rr__output_elements(kernel, j, rows, cols);
+		int64_t at = 0;
+		while (at < count && !isnan(reference[j][at]))
+			at++;
+		if (at == count || !inputs_finite(kernel, rows, cols, inputs))
+			continue;
+		char params[512] = "";
+		size_t used = 0;
+		for (int k = 0; k < kernel->n_inputs && used < sizeof params; k++)
+			if (kernel->inputs[k].kind == RR_KIND_PARAM)
+				used +=
+				    (size_t)snprintf(params + used, sizeof params - used,
+				                     "%s%s = %g", used ? ", " : "",
+				                     kernel->inputs[k].name, inputs->args[k].value);
+		int row_kind = kernel->outputs[j].kind == RR_KIND_ROW;
+		return rr__fail(
+		    RR_ERR_INVALID_ARG,
+		    "the reference is NaN for '%s' (output '%s', row %lld, column %lld) "
+		    "although every input is finite: the kernel's result is undefined "
+		    "for these parameters (%s)",
+		    kernel->name, kernel->outputs[j].name, (long long)(row_kind ? at / cols : at),
+		    (long long)(row_kind ? at % cols : 0),
+		    used ? params : "it has none: check its formulas");
+	}
+	return RR_OK;
+}
+
 rr_status rr__validate_outputs(const rr_kernel *kernel, int64_t rows, int64_t cols, rr_dtype dtype,
                                const rr__host_inputs *inputs, void *const *outputs,
                                const rr__tolerance *tolerance, rr__validation *report)
@@ -68,7 +124,13 @@ rr_status rr__validate_outputs(const rr_kernel *kernel, int64_t rows, int64_t co
 		                "validation: kernel, inputs and outputs are required");
 	report->tolerance = tolerance ? *tolerance : rr__tolerance_default(dtype);
 	double *reference[RR_MAX_IO] = {0};
-	rr_status status = RR_OK;
+	uint64_t reference_bytes = 0;
+	for (int j = 0; j < kernel->n_outputs; j++)
+		reference_bytes += (uint64_t)rr__output_elements(kernel, j, rows, cols) * 8;
+	char what[160];
+	snprintf(what, sizeof what, "the float64 reference of '%s' for %lldx%lld", kernel->name,
+	         (long long)rows, (long long)cols);
+	rr_status status = rr__host_memory_check(reference_bytes, what);
 	for (int j = 0; j < kernel->n_outputs && status == RR_OK; j++) {
 		reference[j] =
 		    malloc((size_t)rr__output_elements(kernel, j, rows, cols) * sizeof(double));
@@ -84,6 +146,12 @@ rr_status rr__validate_outputs(const rr_kernel *kernel, int64_t rows, int64_t co
 			free(reference[j]);
 		return rr__fail_context(
 		    status, "validation of '%s' could not compute the reference", kernel->name);
+	}
+	status = check_reference_defined(kernel, rows, cols, inputs, reference);
+	if (status != RR_OK) {
+		for (int j = 0; j < kernel->n_outputs; j++)
+			free(reference[j]);
+		return status;
 	}
 	report->total = kernel->n_outputs;
 	const rr__output_check *first_failed = NULL;

@@ -2,8 +2,11 @@
  * comparison of a backend's outputs against the float64 reference, element by element.
  *
  * Tolerances. An element passes when |got - want| <= atol * scale + rtol * |want|, where scale
- * is the largest |want| over that output (at least 1e-30); NaN (or infinity against a finite
- * reference) never passes. Defaults by element type, set by the rounding of one output value
+ * is the largest finite |want| over that output (at least 1e-30); an infinity passes only
+ * against the same infinity, a NaN only against a NaN (the defined answer where inputs hold NaN
+ * or infinities, e.g. softmax of a row of -inf, as in PyTorch). A NaN in the reference of all
+ * finite inputs is not compared: the kernel is undefined there (RR_ERR_INVALID_ARG, "the
+ * reference is NaN ..."). Defaults by element type, set by the rounding of one output value
  * plus the f32 arithmetic of long rows:
  *   f32   rtol 1e-4   atol 1e-5
  *   f16   rtol 4e-3   atol 2e-3
@@ -30,7 +33,10 @@ typedef struct rr__host_inputs {
  * uniform in [0, cols) as int64, params at their defaults unless `overrides` (NULL-terminated
  * "name=value" strings, may be NULL) names them. RR_ERR_INVALID_ARG for an unknown or malformed
  * override (the message lists the kernel's params), a bad shape or a dtype other than
- * f32/bf16/f16. */
+ * f32/bf16/f16. RR_ERR_NOMEM, before anything is allocated, when a validated run of this shape
+ * would not fit in the host memory available (rr__host_memory_available: the inputs and outputs
+ * twice, as on the cpu backend where device buffers are host memory, plus the float64
+ * reference of every output). */
 rr_status rr__inputs_make(const rr_kernel *kernel, int64_t rows, int64_t cols, rr_dtype dtype,
                           uint64_t seed, const char *const *overrides, rr__host_inputs *out);
 void rr__inputs_free(rr__host_inputs *inputs);
@@ -68,7 +74,8 @@ typedef struct rr__validation {
 /* Computes the float64 reference of `kernel` on `inputs` and compares every element of every
  * output (host arrays in `dtype`). tolerance NULL = the dtype's default. Fills `report` in any
  * case; RR_ERR_VALIDATION (message naming the first failing element) when an output fails,
- * another status when the reference itself cannot run. */
+ * RR_ERR_INVALID_ARG when the reference is NaN although every input is finite (the message
+ * names the element and the params), another status when the reference itself cannot run. */
 rr_status rr__validate_outputs(const rr_kernel *kernel, int64_t rows, int64_t cols, rr_dtype dtype,
                                const rr__host_inputs *inputs, void *const *outputs,
                                const rr__tolerance *tolerance, rr__validation *report);
