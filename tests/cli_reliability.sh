@@ -43,7 +43,7 @@ run_sum() {
 }
 
 # ---------------------------------------------------------------- the cpu compile cache
-expect 0 "validated 1/1" -- run_sum
+expect 0 "1/1 outputs" -- run_sum
 built=$(grep -o 'binary    sha256 [0-9a-f]*' "$tmp/out")
 so=$(ls "$RR_CACHE_DIR"/cpu/*.so 2>/dev/null | head -1)
 [ -n "$so" ] && [ -f "$so.sha256" ] || fail "no object with a digest file in $RR_CACHE_DIR/cpu"
@@ -56,13 +56,13 @@ cp "$so" "$tmp/good.so"
 # hash; the run after it is quiet.
 rebuilt() {
 	local why=$1
-	if expect 0 "validated 1/1" -- run_sum; then
+	if expect 0 "1/1 outputs" -- run_sum; then
 		[ "$(grep -c "rebuilding it" "$tmp/err")" -eq 1 ] ||
 			fail "$why: expected one 'rebuilding it' line: $(cat "$tmp/err")"
 		grep -qF "$why" "$tmp/err" || fail "expected '$why': $(cat "$tmp/err")"
 		grep -qF "$built" "$tmp/out" || fail "$why: the binary hash is not the built one"
 	fi
-	expect 0 "validated 1/1" -- run_sum && [ -s "$tmp/err" ] &&
+	expect 0 "1/1 outputs" -- run_sum && [ -s "$tmp/err" ] &&
 		fail "after the rebuild the run still says: $(cat "$tmp/err")"
 }
 for cut in 4096 7000 12000 0; do
@@ -71,7 +71,7 @@ for cut in 4096 7000 12000 0; do
 	rebuilt "does not match its digest"
 done
 # Another kernel's object in its place: alone, then with its digest file too.
-expect 0 "validated 1/1" -- "$ROWREDUCE" run --kernel softmax --shape 8x256 --backend cpu
+expect 0 "1/1 outputs" -- "$ROWREDUCE" run --kernel softmax --shape 8x256 --backend cpu
 other=$(ls -t "$RR_CACHE_DIR"/cpu/*.so | grep -v "$(basename "$so")" | head -1)
 cp "$other" "$so"
 rebuilt "does not match its digest"
@@ -92,10 +92,12 @@ chmod 700 "$RR_CACHE_DIR/cpu"
 # ---------------------------------------------------------------- sizes and files
 expect 2 "needs 48.0 GiB" -- env RR_MEMORY_LIMIT=16G "$ROWREDUCE" run --kernel sum \
 	--shape 2147483648x1 --backend cpu
-expect 2 "needs 32.0 GiB" -- env RR_MEMORY_LIMIT=16G "$ROWREDUCE" run \
-	--kernel sum --shape 1x4294967296 --backend cpu
+expect 2 "exceeds the most allowed" -- "$ROWREDUCE" run --kernel sum --shape 1x4294967296 \
+	--backend cpu
+expect 2 "needs 16.0 GiB (17179869200 bytes)" -- env RR_MEMORY_LIMIT=16G "$ROWREDUCE" run \
+	--kernel sum --shape 1x2147483648 --backend cpu
 grep -qF "capped by RR_MEMORY_LIMIT" "$tmp/err" || fail "the cap is not named: $(cat "$tmp/err")"
-expect 2 "needs 6.0 PiB" -- "$ROWREDUCE" run --kernel rmsnorm --shape 65536x4294967296 \
+expect 2 "needs 3.0 PiB" -- "$ROWREDUCE" run --kernel rmsnorm --shape 65536x2147483648 \
 	--backend cpu
 expect 2 "'/dev/zero' is a character device; expected a kernel file" -- \
 	timeout 20 "$ROWREDUCE" check /dev/zero

@@ -117,8 +117,11 @@ rr_status rr__host_memory_check(uint64_t bytes, const char *what)
 	int64_t available = rr__host_memory_available();
 	if (available < 0 || bytes <= (uint64_t)available)
 		return RR_OK;
-	char asked[32], have[32];
-	rr__format_bytes(bytes, asked, sizeof asked);
+	char asked[48], have[32];
+	if (bytes == UINT64_MAX) /* a saturated count */
+		snprintf(asked, sizeof asked, "more than 16 EiB");
+	else
+		rr__format_bytes(bytes, asked, sizeof asked);
 	rr__format_bytes((uint64_t)available, have, sizeof have);
 	return rr__fail(RR_ERR_NOMEM,
 	                "%s needs %s (%llu bytes) but only %s of memory is available%s; use a "

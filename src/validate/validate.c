@@ -95,21 +95,25 @@ static rr_status check_reference_defined(const rr_kernel *kernel, int64_t rows, 
 			continue;
 		char params[512] = "";
 		size_t used = 0;
-		for (int k = 0; k < kernel->n_inputs && used < sizeof params; k++)
-			if (kernel->inputs[k].kind == RR_KIND_PARAM)
-				used +=
-				    (size_t)snprintf(params + used, sizeof params - used,
-				                     "%s%s = %g", used ? ", " : "",
-				                     kernel->inputs[k].name, inputs->args[k].value);
+		for (int k = 0; k < kernel->n_inputs && used < sizeof params; k++) {
+			if (kernel->inputs[k].kind != RR_KIND_PARAM)
+				continue;
+			char value[32];
+			rr__format_real(inputs->args[k].value, value);
+			used += (size_t)snprintf(params + used, sizeof params - used, "%s%s = %s",
+			                         used ? ", " : "", kernel->inputs[k].name, value);
+		}
 		int row_kind = kernel->outputs[j].kind == RR_KIND_ROW;
 		return rr__fail(
 		    RR_ERR_INVALID_ARG,
 		    "the reference is NaN for '%s' (output '%s', row %lld, column %lld) "
 		    "although every input is finite: the kernel's result is undefined "
-		    "for these parameters (%s)",
+		    "for these %s (%s)",
 		    kernel->name, kernel->outputs[j].name, (long long)(row_kind ? at / cols : at),
-		    (long long)(row_kind ? at % cols : 0),
-		    used ? params : "it has none: check its formulas");
+		    (long long)(row_kind ? at % cols : 0), used ? "parameters" : "inputs",
+		    used ? params
+		         : "it has no parameters: a log or square root of a negative value, 0/0 "
+		           "or inf - inf gives NaN");
 	}
 	return RR_OK;
 }
