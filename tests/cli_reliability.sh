@@ -135,7 +135,7 @@ deps() {
 	env -i PATH="$stub" INSTALLED="$tmp/installed" APT_LOG="$tmp/apt.log" FAKE_UID="$1" \
 		RR_DEPS_EXTRA="${2:-}" "$BASH" "$RR_SOURCE_DIR/tools/deps.sh" test
 }
-sed -n 's/^\(run\|test\)_packages="\(.*\)"/\2/p' "$RR_SOURCE_DIR/tools/deps.sh" | tr ' ' '\n' >"$tmp/installed"
+sed -n 's/^\(run\|test\|python_test\)_packages="\(.*\)"/\2/p' "$RR_SOURCE_DIR/tools/deps.sh" | tr ' ' '\n' >"$tmp/installed"
 [ "$(wc -l <"$tmp/installed")" -ge 7 ] || fail "could not read deps.sh's package lists"
 rm -f "$tmp/apt.log"
 checked=$((checked + 1))
