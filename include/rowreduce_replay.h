@@ -48,7 +48,8 @@ typedef struct rr_replay_options {
  * to the same layout, or (without allow_rebuild) a kernel text, generated source or library
  * whose SHA-256 differs from the recorded one, refuses the whole replay with RR_ERR_INVALID_ARG
  * naming what differs. Each side is validated in full against the float64 reference before it
- * is timed. Then, for every workload, `rounds` rounds of ABBA or BAAB (alternating), and per
+ * is timed. Then `rounds` rounds of ABBA or BAAB (alternating), each round running every workload
+ * of a block (workloads whose buffers fit in memory together) before the next, and per
  * phase: the median of per-round medians of each side, the median of paired per-round ratios
  * (reference time / candidate time) with their min and max, and a verdict that is "not
  * demonstrated" whenever that range reaches 1.0. Writes out_dir/results.json, results.md and

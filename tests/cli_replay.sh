@@ -33,6 +33,10 @@ for w in "sum f32 4x64" "sum f32 8x256" "rmsnorm f32 4x64" "rmsnorm f32 8x256"; 
 	[ "$orders" = "ABBA BAAB ABBA " ] || fail "$w ran in the order '$orders'"
 done
 
+# The workloads fit in memory together (one block): every round runs all four before the next.
+rounds_seen=$(grep -o "round [0-9] of 3" "$tmp/r.err" | cut -d' ' -f2 | tr -d '\n')
+[ "$rounds_seen" = "111122223333" ] || fail "rounds do not interleave the workloads: $rounds_seen"
+
 # The replay's claims recomputed here, independently of the C code.
 python3 - "$tmp" <<'PY' || fail "replay results"
 import json, statistics, sys
@@ -58,6 +62,7 @@ need(len(work) == 4 and len(d["rows"]) == 8, "4 workloads, 8 rows")
 counts = {"candidate faster": 0, "reference faster": 0, "not demonstrated": 0}
 for w in work:
     need(w["orders"] == ["ABBA", "BAAB", "ABBA"], "orders")
+    need(w["block"] == 0, "one block")
     p50 = {}
     for s, name in enumerate(("reference", "candidate")):
         side = w[name]

@@ -39,6 +39,9 @@ typedef struct side_run {
 typedef struct workload {
 	rr_kernel *kernel;
 	side_run side[2];
+	int added; /* its two rows exist in the results */
+	int open;  /* both sides validated and their sessions open */
+	int block; /* workloads whose rounds interleave (run_blocks) */
 } workload;
 
 typedef struct replay {
@@ -341,63 +344,118 @@ static void capture_source(replay *r, int s, const side_run *side, rr__row_resul
 	}
 }
 
-/* Opens both sides (each validated in full before any timing), runs the rounds, fills rows. */
-static rr_status run_workload(replay *r, workload *w, int index)
+static rr__row_result *side_row(replay *r, const workload *w, int s)
+{
+	return &r->out.rows[w->side[s].row]; /* by index: adding rows may move them */
+}
+
+/* Adds the workload's two rows and opens both sides: buffer sets created and validated in full
+ * before any timing. w->open says whether both passed. */
+static rr_status open_workload(replay *r, workload *w)
 {
 	rr__bench_options options = {
 	    .l2_cold = r->l2_cold, .l2_bytes = r->out.info.l2_bytes_used, .seed = r->out.info.seed};
-	rr__row_result *rows[2];
 	for (int s = 0; s < 2; s++) {
 		w->side[s].row = r->out.n_rows;
-		rows[s] = rr__results_add_row(&r->out);
-		if (!rows[s])
+		if (!rr__results_add_row(&r->out))
 			return RR_ERR_NOMEM;
 	}
-	rows[0] = &r->out.rows[w->side[0].row]; /* the second add may have moved the first */
-	int open = 1;
+	w->added = 1;
+	w->open = 1;
 	for (int s = 0; s < 2; s++) {
+		rr__row_result *row = side_row(r, w, s);
 		int64_t m = r->in[s].results.rows[w->side[s].source_row].rows;
 		rr_status status = rr__bench_session_open(r->device, w->side[s].program, m,
-		                                          &options, rows[s], &w->side[s].session);
+		                                          &options, row, &w->side[s].session);
 		if (r->o->capture_sources)
-			capture_source(r, s, &w->side[s], rows[s]);
+			capture_source(r, s, &w->side[s], row);
 		if (status != RR_OK || !w->side[s].session) {
-			open = 0;
+			w->open = 0;
 			if (status != RR_OK && r->worst == RR_OK)
 				r->worst = status;
-			if (rows[s]->state == RR_ROW_INVALID && r->worst == RR_OK)
+			if (row->state == RR_ROW_INVALID && r->worst == RR_OK)
 				r->worst = RR_ERR_VALIDATION;
 		}
 	}
-	const rr__row_result *first = rows[0];
-	for (int round = 0; open && round < r->rounds; round++) {
-		const char *order = round % 2 == 0 ? "ABBA" : "BAAB";
-		progress(r, "[%d/%d] %s %s %lldx%lld: round %d of %d, %s\n", index + 1,
-		         r->n_workloads, first->kernel, rr_dtype_name(first->dtype),
-		         (long long)first->rows, (long long)first->cols, round + 1, r->rounds,
-		         order);
-		for (int k = 0; k < 4 && open; k++) {
-			rr_status status = measure_position(r, &w->side[order[k] == 'B']);
-			if (status != RR_OK) {
-				for (int s = 0; s < 2; s++)
-					row_failed(r, rows[s], status, NULL);
-				open = 0;
-			}
+	return RR_OK;
+}
+
+/* One round of one workload: ABBA in even rounds, BAAB in odd ones. */
+static void run_round(replay *r, workload *w, int index, int round)
+{
+	if (!w->open)
+		return;
+	const char *order = round % 2 == 0 ? "ABBA" : "BAAB";
+	const rr__row_result *first = side_row(r, w, 0);
+	progress(r, "[%d/%d] %s %s %lldx%lld: round %d of %d, %s\n", index + 1, r->n_workloads,
+	         first->kernel, rr_dtype_name(first->dtype), (long long)first->rows,
+	         (long long)first->cols, round + 1, r->rounds, order);
+	for (int k = 0; k < 4 && w->open; k++) {
+		rr_status status = measure_position(r, &w->side[order[k] == 'B']);
+		if (status != RR_OK) {
+			for (int s = 0; s < 2; s++)
+				row_failed(r, side_row(r, w, s), status, NULL);
+			w->open = 0;
 		}
 	}
+}
+
+/* Fills the rows from the rounds' samples and frees both sides' buffer sets. */
+static rr_status close_workload(replay *r, workload *w)
+{
+	rr_status status = RR_OK;
+	if (!w->added)
+		return RR_OK;
 	for (int s = 0; s < 2; s++) {
-		if (open) {
-			rr_status status = finish_side(&w->side[s], rows[s]);
-			if (status != RR_OK)
-				return status;
-		} else if (rows[s]->state != RR_ROW_ERROR && w->side[s].session) {
-			row_failed(r, rows[s], RR_OK,
-			           "validated, not timed: the other side was not");
-		}
+		rr__row_result *row = side_row(r, w, s);
+		if (w->open && status == RR_OK)
+			status = finish_side(&w->side[s], row);
+		else if (!w->open && row->state != RR_ROW_ERROR && w->side[s].session)
+			row_failed(r, row, RR_OK, "validated, not timed: the other side was not");
 		rr__bench_session_close(w->side[s].session);
 		w->side[s].session = NULL;
 	}
-	return RR_OK;
+	return status;
+}
+
+/* Both sides' buffer sets of a workload, as bench sizes them (one set hot; cold, sets past
+ * twice the cache): what a block must hold in memory at once. */
+static int64_t workload_bytes(const replay *r, const workload *w)
+{
+	const rr__row_result *row = &r->in[0].results.rows[w->side[0].source_row];
+	int64_t bytes = rr__bytes_min(w->kernel, row->dtype, row->rows, row->cols);
+	return 2 * (r->l2_cold ? 2 * r->out.info.l2_bytes_used + 2 * bytes : bytes);
+}
+
+/* Workloads whose buffers fit together in a quarter of the device's memory (4 GiB when it does
+ * not say) form a block; every round runs every workload of a block before the next round, so
+ * a workload's rounds are spread over the block's time, not run back to back. */
+static rr_status run_blocks(replay *r)
+{
+	int64_t memory = r->out.info.device.memory_bytes;
+	int64_t budget = memory > 0 ? memory / 4 : (int64_t)4 << 30;
+	rr_status status = RR_OK;
+	for (int first = 0, block = 0; status == RR_OK && first < r->n_workloads; block++) {
+		int last = first;
+		int64_t used = workload_bytes(r, &r->workloads[first]);
+		while (last + 1 < r->n_workloads &&
+		       used + workload_bytes(r, &r->workloads[last + 1]) <= budget)
+			used += workload_bytes(r, &r->workloads[++last]);
+		for (int i = first; i <= last && status == RR_OK; i++) {
+			r->workloads[i].block = block;
+			status = open_workload(r, &r->workloads[i]);
+		}
+		for (int round = 0; status == RR_OK && round < r->rounds; round++)
+			for (int i = first; i <= last; i++)
+				run_round(r, &r->workloads[i], i, round);
+		for (int i = first; i <= last; i++) {
+			rr_status closed = close_workload(r, &r->workloads[i]);
+			if (status == RR_OK)
+				status = closed;
+		}
+		first = last + 1;
+	}
+	return status;
 }
 
 /* ---------------------------------------------------------------- the report */
@@ -456,6 +514,7 @@ static json_t *workloads_json(const replay *r)
 			json_array_append_new(orders,
 			                      json_string(round % 2 == 0 ? "ABBA" : "BAAB"));
 		json_object_set_new(entry, "orders", orders);
+		json_object_set_new(entry, "block", json_integer(w->block));
 		json_object_set_new(entry, "phases", json_object());
 		json_array_append_new(list, entry);
 	}
@@ -470,10 +529,13 @@ static json_t *replay_tree(replay *r)
 	json_object_set_new(root, "kind", json_string("replay"));
 	json_t *protocol = json_object_get(root, "protocol");
 	json_object_set_new(protocol, "rounds", json_integer(r->rounds));
-	json_object_set_new(protocol, "order",
-	                    json_string("each round runs every workload's sides reference (A) and "
-	                                "candidate (B) as ABBA in even rounds (0, 2, ...) and BAAB "
-	                                "in odd ones; samples is per position"));
+	json_object_set_new(
+	    protocol, "order",
+	    json_string("each round runs every workload of a block (workloads "
+	                "whose buffers fit together in a quarter of the device "
+	                "memory; replay.workloads[].block), its sides reference (A) "
+	                "and candidate (B) as ABBA in even rounds (0, 2, ...) and "
+	                "BAAB in odd ones; samples is per position"));
 	json_object_set_new(protocol, "statistic",
 	                    json_string("per side and phase the median over rounds of each round's "
 	                                "median (2 x samples values); per workload the median of "
@@ -679,8 +741,8 @@ rr_status rr_replay_run(const rr_replay_options *options)
 	replay r = {.o = options, .skipped = json_array(), .differences = json_array()};
 	double start = rr__now();
 	rr_status status = prepare(&r);
-	for (int i = 0; status == RR_OK && i < r.n_workloads; i++)
-		status = run_workload(&r, &r.workloads[i], i);
+	if (status == RR_OK)
+		status = run_blocks(&r);
 	r.out.info.wall_seconds = rr__now() - start;
 	if (status == RR_OK)
 		status = write_outputs(&r);

@@ -259,12 +259,20 @@ static void header(rr__buf *buf, const json_t *root)
 		    text_at(side, "copy"), text_at(side, "sha256"));
 	}
 	const json_t *l2 = json_object_get(protocol, "l2");
+	const json_t *workloads = json_object_get(replay, "workloads");
+	json_int_t blocks = 0;
+	for (size_t w = 0; w < json_array_size(workloads); w++)
+		if (integer_at(json_array_get(workloads, w), "block") + 1 > blocks)
+			blocks = integer_at(json_array_get(workloads, w), "block") + 1;
 	rr__buf_printf(
 	    buf,
-	    "- protocol: %lld rounds; in each, every workload's two sides ran as ABBA "
-	    "(even rounds) or BAAB (odd rounds), each position %lld samples per phase "
-	    "of about %g ms after %g ms of warm-up; L2 %s; plans frozen from the inputs\n",
-	    (long long)integer_at(protocol, "rounds"), (long long)integer_at(protocol, "samples"),
+	    "- protocol: %lld rounds, each running every workload of a block (%lld block(s): "
+	    "workloads whose buffers fit in memory together) before the next round; a workload's "
+	    "two sides ran as ABBA (even rounds) or BAAB (odd rounds), each position %lld samples "
+	    "per phase of about %g ms after %g ms of warm-up; L2 %s; plans frozen from the "
+	    "inputs\n",
+	    (long long)integer_at(protocol, "rounds"), (long long)blocks,
+	    (long long)integer_at(protocol, "samples"),
 	    json_number_value(json_object_get(protocol, "sample_ms")),
 	    json_number_value(json_object_get(protocol, "warmup_ms")), text_at(l2, "mode"));
 	size_t differences = json_array_size(json_object_get(replay, "differences"));
