@@ -10,11 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "rowreduce.h"
-
-#ifndef RR_API
-#define RR_API
-#endif
+#include "rowreduce.h" /* rr_status, and RR_API: the names the shared library exports */
 
 #ifdef __cplusplus
 extern "C" {
