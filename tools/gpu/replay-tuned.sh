@@ -39,7 +39,7 @@ echo "exit $?"
 step "bench the tuned plans"
 "$RR" bench "${common[@]}" --l2 "$l2" "${quick[@]}" --no-ceilings --plan tuned \
 	--out "$work/tuned" 2>"$OUT/bench-tuned-$tag.err"
-echo "exit $?"; grep -c "miss" "$OUT/bench-tuned-$tag.err" | sed 's/^/database misses: /'
+echo "exit $?"; grep -ci "miss" "$OUT/bench-tuned-$tag.err" | sed 's/^/database misses: /'
 step "replay: reference = automatic mapper, candidate = tuned, ${ROUNDS:-4} rounds"
 "$RR" replay --reference "$work/auto" --candidate "$work/tuned" --rounds "${ROUNDS:-4}" \
 	"${quick[@]}" --bootstrap 1000 --capture-sources --out "$dir" 2>"$OUT/replay-$tag.err"
