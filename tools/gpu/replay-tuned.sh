@@ -8,7 +8,7 @@
 #        bash tools/gpu/replay-tuned.sh large cold f32 300
 # Writes bench/results/<date>-<host>-replay-<suite>-<dtypes>/ (results.json, results.md, the two
 # inputs, sources/, verify.txt); logs go to $OUT. RR (the binary), BACKEND (cuda), ROUNDS (4)
-# RR_TUNING_DB and KERNELS (all) may be set; BACKEND=cpu with a small suite file tries the whole
+# RR_TUNING_DB, KERNELS (all) and TUNE_ARGS (more tune options) may be set; BACKEND=cpu with a small suite file tries the whole
 # flow without a GPU.
 set -uo pipefail
 suite=${1:?usage: replay-tuned.sh SUITE hot|cold DTYPES [TUNE_BUDGET_S]}
@@ -29,7 +29,7 @@ dir=bench/results/$(date -u +%Y-%m-%d)-$host-replay-$tag
 step() { echo "== $* ($(date -u +%H:%M:%S))"; }
 
 step "tune $tag (database $RR_TUNING_DB)"
-"$RR" tune "${common[@]}" --budget-s "$budget" --out "$work/tune" 2>"$OUT/tune-$tag.err"
+"$RR" tune "${common[@]}" --budget-s "$budget" ${TUNE_ARGS:-} --out "$work/tune" 2>"$OUT/tune-$tag.err"
 echo "exit $?"; tail -2 "$OUT/tune-$tag.err"
 step "bench the automatic mapper's plans (empty database)"
 rm -f "$work/empty.sqlite"
