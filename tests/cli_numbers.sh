@@ -60,6 +60,11 @@ refuse "rowreduce: --shapes: shape list '4x64,0x8': shape '0x8': M (rows): '0' i
 	bench --kernels sum --shapes 4x64,0x8 --backend cpu --out "$work/b"
 [ ! -e "$work/b/results.json" ] || fail "a refused bench wrote results.json"
 refuse "rowreduce: --jobs: '-2' is not a whole number from 1 to 64" emit --check-all --jobs -2
+tune=(tune --kernels sum --shapes 4x64 --backend cpu --out "$work/t")
+refuse "rowreduce: --seed: '-1' is not a whole number from 0 to $most" "${tune[@]}" --seed -1
+refuse "rowreduce: --rounds: '1' is below the least allowed, 2" "${tune[@]}" --rounds 1
+refuse "rowreduce: --max-candidates: 'x' is not a whole number from 1 to 100000" "${tune[@]}" --max-candidates x
+refuse "rowreduce: --budget-s: '-5' is below the least allowed, 0" "${tune[@]}" --budget-s -5
 
 # Constants print as written.
 printf 'kernel scaled\n  in x : row\n  param eps = 1e-6\n  out y : row\n  y = x * 30 + 0.5 + eps\n' >"$work/scaled.rr"

@@ -95,61 +95,25 @@ static void usage(FILE *out)
 }
 
 typedef struct bench_options {
-	const char *kernels, *suite, *shapes, *dtypes, *backend, *plan, *l2, *out;
-	uint64_t samples;
+	rr_tool_sweep sweep;
+	const char *plan, *l2;
+	int samples;
 	double sample_ms, warmup_ms;
 	uint64_t seed;
 	int capture_sources, no_ceilings;
 } bench_options;
 
-static int parse_value(bench_options *o, const char *flag, const char *v)
-{
-	if (strcmp(flag, "--samples") == 0)
-		return rr_tool_whole(flag, v, 1, 100000, &o->samples);
-	if (strcmp(flag, "--sample-ms") == 0)
-		return rr_tool_real(flag, v, 0.001, 60000, &o->sample_ms);
-	if (strcmp(flag, "--warmup-ms") == 0)
-		return rr_tool_real(flag, v, 0, 600000, &o->warmup_ms);
-	return rr_tool_whole(flag, v, 0, UINT64_MAX, &o->seed); /* --seed */
-}
-
 static int parse_options(int argc, char **argv, bench_options *o)
 {
-	static const char *const with_value[] = {
-	    "--kernels", "--suite", "--shapes",  "--dtypes",    "--backend",   "--plan",
-	    "--l2",      "--out",   "--samples", "--sample-ms", "--warmup-ms", "--seed"};
-	const char **slots[] = {&o->kernels, &o->suite, &o->shapes, &o->dtypes,
-	                        &o->backend, &o->plan,  &o->l2,     &o->out};
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--capture-sources") == 0) {
-			o->capture_sources = 1;
-			continue;
-		}
-		if (strcmp(argv[i], "--no-ceilings") == 0) {
-			o->no_ceilings = 1;
-			continue;
-		}
-		int matched = 0, missing = 0;
-		for (size_t f = 0; f < sizeof with_value / sizeof *with_value && !matched; f++) {
-			const char *v =
-			    rr_tool_option_value(argc, argv, &i, with_value[f], &missing);
-			if (missing)
-				return rr_tool_fail(2,
-				                    "%s needs a value (see rowreduce bench --help)",
-				                    with_value[f]);
-			if (!v)
-				continue;
-			matched = 1;
-			if (f < sizeof slots / sizeof *slots)
-				*slots[f] = v;
-			else if (parse_value(o, with_value[f], v))
-				return 2;
-		}
-		if (!matched)
-			return rr_tool_fail(2, "unknown option '%s' (see rowreduce bench --help)",
-			                    argv[i]);
-	}
-	if (!o->kernels || !o->out || (!o->suite == !o->shapes))
+	const rr_tool_flag extra[] = {{"--plan", &o->plan, NULL},
+	                              {"--l2", &o->l2, NULL},
+	                              {"--capture-sources", NULL, &o->capture_sources},
+	                              {"--no-ceilings", NULL, &o->no_ceilings},
+	                              {NULL, NULL, NULL}};
+	if (rr_tool_read_sweep(argc, argv, &o->sweep, extra, "bench", &o->samples, &o->sample_ms,
+	                       &o->warmup_ms, &o->seed))
+		return 2;
+	if (!o->sweep.kernels || !o->sweep.out || (!o->sweep.suite == !o->sweep.shapes))
 		return rr_tool_fail(
 		    2, "bench needs --kernels, exactly one of --suite and --shapes, and "
 		       "--out (see rowreduce bench --help)");
@@ -248,12 +212,12 @@ static int prepare(bench_plan *p, const bench_options *o)
 			return rr_tool_fail(2, "--plan '%s': %s", o->plan, rr_last_error());
 		p->has_layout = 1;
 	}
-	if (load_kernels(p, o->kernels) || parse_dtypes(p, o->dtypes))
+	if (load_kernels(p, o->sweep.kernels) || parse_dtypes(p, o->sweep.dtypes))
 		return 2;
-	rr_status status = o->suite ? rr_suite_load(o->suite, &p->shapes, NULL, 0)
-	                            : rr_shapes_parse(o->shapes, &p->shapes);
+	rr_status status = o->sweep.suite ? rr_suite_load(o->sweep.suite, &p->shapes, NULL, 0)
+	                                  : rr_shapes_parse(o->sweep.shapes, &p->shapes);
 	if (status != RR_OK)
-		return rr_tool_fail(2, "%s: %s", o->suite ? "--suite" : "--shapes",
+		return rr_tool_fail(2, "%s: %s", o->sweep.suite ? "--suite" : "--shapes",
 		                    rr_last_error());
 	return 0;
 }
@@ -345,7 +309,7 @@ static void bench_one(const bench_options *o, const bench_plan *p, rr_device *de
 		rr_bench_add_error(bench, kernel, dtype, rows, cols, row->error);
 		return;
 	}
-	rr_bench_program(bench, program, rows, o->capture_sources ? o->out : NULL, row);
+	rr_bench_program(bench, program, rows, o->capture_sources ? o->sweep.out : NULL, row);
 	rr_program_free(program);
 }
 
@@ -374,12 +338,13 @@ static void run_rows(const bench_options *o, const bench_plan *p, rr_device *dev
 
 static int write_results(const bench_options *o, rr_bench *bench, const int counts[3])
 {
-	if (rr_bench_write(bench, o->out) != RR_OK)
+	if (rr_bench_write(bench, o->sweep.out) != RR_OK)
 		return rr_tool_fail(2, "%s", rr_last_error());
 	printf("%d configurations: %d validated and timed, %d failed validation, %d not measured\n",
 	       counts[0] + counts[1] + counts[2], counts[RR_BENCH_MEASURED],
 	       counts[RR_BENCH_INVALID], counts[RR_BENCH_ERROR]);
-	printf("wrote %s/results.json, %s/results.md and %s/plot.svg\n", o->out, o->out, o->out);
+	printf("wrote %s/results.json, %s/results.md and %s/plot.svg\n", o->sweep.out, o->sweep.out,
+	       o->sweep.out);
 	return counts[RR_BENCH_ERROR] ? 2 : counts[RR_BENCH_INVALID] ? 1 : 0;
 }
 
@@ -387,8 +352,9 @@ static int run(int argc, char **argv, const bench_options *o, const bench_plan *
 {
 	rr_device *device = NULL;
 	rr_bench *bench = NULL;
-	if (rr_device_open(o->backend, &device) != RR_OK)
-		return rr_tool_fail(2, "cannot open backend '%s': %s", o->backend, rr_last_error());
+	if (rr_device_open(o->sweep.backend, &device) != RR_OK)
+		return rr_tool_fail(2, "cannot open backend '%s': %s", o->sweep.backend,
+		                    rr_last_error());
 	progress g = {.start = now_seconds(), .tty = isatty(2)};
 	rr_bench_options options = {.samples = (int)o->samples,
 	                            .sample_ms = o->sample_ms,
@@ -423,8 +389,7 @@ static int run(int argc, char **argv, const bench_options *o, const bench_plan *
 
 int rr_cmd_bench(int argc, char **argv)
 {
-	bench_options o = {.dtypes = "f32,bf16",
-	                   .backend = "auto",
+	bench_options o = {.sweep = {.dtypes = "f32,bf16", .backend = "auto"},
 	                   .plan = "auto",
 	                   .l2 = "hot",
 	                   .samples = 7,
@@ -437,7 +402,7 @@ int rr_cmd_bench(int argc, char **argv)
 		return 2;
 	bench_plan p = {0};
 	int code = prepare(&p, &o);
-	if (code == 0 && rr_bench_prepare_dir(o.out, o.capture_sources) != RR_OK)
+	if (code == 0 && rr_bench_prepare_dir(o.sweep.out, o.capture_sources) != RR_OK)
 		code = rr_tool_fail(2, "--out: %s", rr_last_error());
 	if (code == 0)
 		code = run(argc, argv, &o, &p);

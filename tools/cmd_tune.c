@@ -59,85 +59,34 @@ static void usage(FILE *out)
 	    out);
 }
 
-static int number(const char *flag, const char *text, double lo, double hi, double *out)
-{
-	char *end = NULL;
-	errno = 0;
-	double value = strtod(text, &end);
-	if (!*text || *end || errno || !(value >= lo && value <= hi))
-		return rr_tool_fail(2, "%s '%s' is not a number from %g to %g", flag, text, lo, hi);
-	*out = value;
-	return 0;
-}
-
-static int whole(const char *flag, const char *text, double lo, double hi, int *out)
-{
-	double value = 0;
-	if (number(flag, text, lo, hi, &value))
-		return 2;
-	if (value != floor(value))
-		return rr_tool_fail(2, "%s '%s' is not a whole number", flag, text);
-	*out = (int)value;
-	return 0;
-}
-
-static int parse_number_option(rr_tune_options *o, const char *flag, const char *v)
-{
-	double seed = 0;
-	if (strcmp(flag, "--max-candidates") == 0)
-		return whole(flag, v, 1, 100000, &o->max_candidates);
-	if (strcmp(flag, "--workers") == 0)
-		return whole(flag, v, 1, 64, &o->workers);
-	if (strcmp(flag, "--samples") == 0)
-		return whole(flag, v, 1, 100000, &o->samples);
-	if (strcmp(flag, "--rounds") == 0)
-		return whole(flag, v, 2, 64, &o->rounds);
-	if (strcmp(flag, "--budget-s") == 0)
-		return number(flag, v, 0, 1e7, &o->budget_s);
-	if (strcmp(flag, "--sample-ms") == 0)
-		return number(flag, v, 0.001, 60000, &o->sample_ms);
-	if (strcmp(flag, "--warmup-ms") == 0)
-		return number(flag, v, 0, 600000, &o->warmup_ms);
-	if (number(flag, v, 0, 1e18, &seed))
-		return 2;
-	o->seed = (uint64_t)seed;
-	return 0;
-}
-
 static int parse_options(int argc, char **argv, rr_tune_options *o, const char **fit)
 {
-	static const char *const texts[] = {"--kernels", "--suite",     "--shapes",  "--dtypes",
-	                                    "--backend", "--objective", "--devices", "--out",
-	                                    "--db",      "--fit"};
-	static const char *const numbers[] = {"--max-candidates", "--workers",  "--samples",
-	                                      "--rounds",         "--budget-s", "--sample-ms",
-	                                      "--warmup-ms",      "--seed"};
-	const char **slots[] = {&o->kernels,   &o->suite,   &o->shapes, &o->dtypes,  &o->backend,
-	                        &o->objective, &o->devices, &o->out,    &o->db_path, fit};
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--retune") == 0) {
-			o->retune = 1;
-			continue;
-		}
-		int matched = 0, missing = 0;
-		for (size_t f = 0; f < 18 && !matched; f++) {
-			const char *flag = f < 10 ? texts[f] : numbers[f - 10];
-			const char *v = rr_tool_option_value(argc, argv, &i, flag, &missing);
-			if (missing)
-				return rr_tool_fail(
-				    2, "%s needs a value (see rowreduce tune --help)", flag);
-			if (!v)
-				continue;
-			matched = 1;
-			if (f < 10)
-				*slots[f] = v;
-			else if (parse_number_option(o, flag, v))
-				return 2;
-		}
-		if (!matched)
-			return rr_tool_fail(2, "unknown option '%s' (see rowreduce tune --help)",
-			                    argv[i]);
-	}
+	const char *candidates = NULL, *workers = NULL, *rounds = NULL, *budget = NULL;
+	const rr_tool_flag extra[] = {{"--objective", &o->objective, NULL},
+	                              {"--devices", &o->devices, NULL},
+	                              {"--db", &o->db_path, NULL},
+	                              {"--fit", fit, NULL},
+	                              {"--max-candidates", &candidates, NULL},
+	                              {"--workers", &workers, NULL},
+	                              {"--rounds", &rounds, NULL},
+	                              {"--budget-s", &budget, NULL},
+	                              {"--retune", NULL, &o->retune},
+	                              {NULL, NULL, NULL}};
+	rr_tool_sweep s = {.dtypes = o->dtypes, .backend = o->backend};
+	if (rr_tool_read_sweep(argc, argv, &s, extra, "tune", &o->samples, &o->sample_ms,
+	                       &o->warmup_ms, &o->seed) ||
+	    (candidates &&
+	     rr_tool_count_flag("--max-candidates", candidates, 1, 100000, &o->max_candidates)) ||
+	    (workers && rr_tool_count_flag("--workers", workers, 1, 64, &o->workers)) ||
+	    (rounds && rr_tool_count_flag("--rounds", rounds, 2, 64, &o->rounds)) ||
+	    (budget && rr_tool_real("--budget-s", budget, 0, 1e7, &o->budget_s)))
+		return 2;
+	o->kernels = s.kernels;
+	o->suite = s.suite;
+	o->shapes = s.shapes;
+	o->dtypes = s.dtypes;
+	o->backend = s.backend;
+	o->out = s.out;
 	if (*fit && !o->out)
 		return rr_tool_fail(2, "--fit needs --out (the coefficients file to write)");
 	if (!*fit && (!o->kernels || !o->out || (!o->suite == !o->shapes)))

@@ -28,6 +28,29 @@ int rr_tool_wants_help(int argc, char **argv);
 /* A flag's value read by rr_parse_whole / rr_parse_real: 0, or prints "FLAG: why" and 2. */
 int rr_tool_whole(const char *flag, const char *text, uint64_t least, uint64_t most, uint64_t *out);
 int rr_tool_real(const char *flag, const char *text, double least, double most, double *out);
+/* One flag a command reads: with `text`, a flag with a value ("--name value" or
+ * "--name=value") stored there; with `on`, a switch set to 1. */
+typedef struct rr_tool_flag {
+	const char *name;
+	const char **text;
+	int *on;
+} rr_tool_flag;
+/* Reads argv[1..] against `flags` (ended by a NULL name); 0, or prints why (an unknown option, a
+ * missing value; "see rowreduce COMMAND --help") and returns 2. */
+int rr_tool_read_flags(int argc, char **argv, const rr_tool_flag *flags, const char *command);
+/* What bench and tune both sweep and how they sample, as the text given (NULL: not given). */
+typedef struct rr_tool_sweep {
+	const char *kernels, *suite, *shapes, *dtypes, *backend, *out;
+	const char *samples, *sample_ms, *warmup_ms, *seed;
+} rr_tool_sweep;
+/* Reads argv against the sweep's flags and the command's `extra` ones (ended by a NULL name),
+ * then the sampling numbers given into *samples (1..100000), *sample_ms (0.001..60000),
+ * *warmup_ms (0..600000) and *seed; 0, or prints why and returns 2. */
+int rr_tool_read_sweep(int argc, char **argv, rr_tool_sweep *sweep, const rr_tool_flag *extra,
+                       const char *command, int *samples, double *sample_ms, double *warmup_ms,
+                       uint64_t *seed);
+/* A flag's value read as a whole number in [least, most] into an int; 0, or prints why and 2. */
+int rr_tool_count_flag(const char *flag, const char *text, int least, int most, int *out);
 /* "--name value" or "--name=value" at argv[*i]: the value (advancing *i past a separate one),
  * or NULL when argv[*i] is not --name; sets *missing when --name is last with no value. */
 const char *rr_tool_option_value(int argc, char **argv, int *i, const char *name, int *missing);

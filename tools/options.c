@@ -19,6 +19,66 @@ int rr_tool_real(const char *flag, const char *text, double least, double most, 
 	return 0;
 }
 
+int rr_tool_read_flags(int argc, char **argv, const rr_tool_flag *flags, const char *command)
+{
+	for (int i = 1; i < argc; i++) {
+		int matched = 0, missing = 0;
+		for (const rr_tool_flag *f = flags; f->name && !matched && !missing; f++) {
+			if (f->on && strcmp(argv[i], f->name) == 0) {
+				*f->on = matched = 1;
+				continue;
+			}
+			const char *v =
+			    f->text ? rr_tool_option_value(argc, argv, &i, f->name, &missing)
+			            : NULL;
+			if (v) {
+				*f->text = v;
+				matched = 1;
+			}
+		}
+		if (missing)
+			return rr_tool_fail(2, "%s needs a value (see rowreduce %s --help)",
+			                    argv[i], command);
+		if (!matched)
+			return rr_tool_fail(2, "unknown option '%s' (see rowreduce %s --help)",
+			                    argv[i], command);
+	}
+	return 0;
+}
+
+#define MAX_FLAGS 32
+
+int rr_tool_read_sweep(int argc, char **argv, rr_tool_sweep *s, const rr_tool_flag *extra,
+                       const char *command, int *samples, double *sample_ms, double *warmup_ms,
+                       uint64_t *seed)
+{
+	rr_tool_flag flags[MAX_FLAGS] = {
+	    {"--kernels", &s->kernels, NULL},     {"--suite", &s->suite, NULL},
+	    {"--shapes", &s->shapes, NULL},       {"--dtypes", &s->dtypes, NULL},
+	    {"--backend", &s->backend, NULL},     {"--out", &s->out, NULL},
+	    {"--samples", &s->samples, NULL},     {"--sample-ms", &s->sample_ms, NULL},
+	    {"--warmup-ms", &s->warmup_ms, NULL}, {"--seed", &s->seed, NULL}};
+	int n = 10;
+	for (; extra->name && n < MAX_FLAGS - 1; extra++)
+		flags[n++] = *extra;
+	if (rr_tool_read_flags(argc, argv, flags, command) ||
+	    (s->samples && rr_tool_count_flag("--samples", s->samples, 1, 100000, samples)) ||
+	    (s->sample_ms && rr_tool_real("--sample-ms", s->sample_ms, 0.001, 60000, sample_ms)) ||
+	    (s->warmup_ms && rr_tool_real("--warmup-ms", s->warmup_ms, 0, 600000, warmup_ms)) ||
+	    (s->seed && rr_tool_whole("--seed", s->seed, 0, UINT64_MAX, seed)))
+		return 2;
+	return 0;
+}
+
+int rr_tool_count_flag(const char *flag, const char *text, int least, int most, int *out)
+{
+	uint64_t value = 0;
+	if (rr_tool_whole(flag, text, (uint64_t)least, (uint64_t)most, &value))
+		return 2;
+	*out = (int)value;
+	return 0;
+}
+
 const char *rr_tool_option_value(int argc, char **argv, int *i, const char *name, int *missing)
 {
 	size_t length = strlen(name);
