@@ -41,6 +41,8 @@ typedef struct rr__backend_report {
 	int64_t read_rows, read_cols; /* the read ceiling's f32 matrix (the built-in sum's) */
 	/* The cache size cold mode sizes against: > 0 always this; 0 the device's own L2. */
 	int64_t cold_cache_bytes;
+	/* 1: several devices, chosen by ordinal (the tuner runs a worker per GPU); 0: one. */
+	int numbered_devices;
 } rr__backend_report;
 
 typedef struct rr__backend_ops {

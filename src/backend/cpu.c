@@ -647,6 +647,7 @@ const rr__backend_ops rr__cpu_backend = {
             .read_rows = 2048,
             .read_cols = 16384,
             .cold_cache_bytes = (int64_t)64 << 20,
+            .numbered_devices = 0,
         },
     .target_for_arch = cpu_target_for_arch,
     .open = cpu_open,

@@ -653,6 +653,7 @@ const rr__backend_ops rr__cuda_backend = {
             .read_rows = 16384,
             .read_cols = 32768,
             .cold_cache_bytes = 0,
+            .numbered_devices = 1,
         },
     .target_for_arch = cuda_target_for_arch,
     .compile_check = cuda_compile_check,

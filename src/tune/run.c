@@ -298,6 +298,14 @@ typedef struct worker_plan {
 /* The GPUs this host shows, counted without initialising CUDA (the workers are forked, and a
  * forked child cannot use a CUDA context of its parent): CUDA_VISIBLE_DEVICES, else the
  * /dev/nvidiaN nodes. */
+/* Whether a --backend value picks devices by ordinal: cuda, and auto (NULL or a name the
+ * registry does not list), which may pick it. */
+static int numbered(const char *backend)
+{
+	const rr__backend_ops *ops = rr__backend_find(backend);
+	return !ops || ops->report.numbered_devices;
+}
+
 static int count_gpus(void)
 {
 	const char *visible = getenv("CUDA_VISIBLE_DEVICES");
@@ -325,7 +333,7 @@ static rr_status plan_workers(const rr_tune_options *o, worker_plan *p)
 	if (!o->devices)
 		return RR_OK;
 	if (strcmp(o->devices, "all") == 0) {
-		int gpus = o->backend && strcmp(o->backend, "cpu") == 0 ? 0 : count_gpus();
+		int gpus = numbered(o->backend) ? count_gpus() : 0;
 		for (p->n = 0; p->n < (gpus ? gpus : 1) && p->n < MAX_DEVICES; p->n++)
 			p->ordinals[p->n] = p->n;
 		return RR_OK;
@@ -376,7 +384,7 @@ static int open_worker(int k, int ordinal, void *ctx)
 	run *r = ctx;
 	r->worker = k;
 	const char *backend = r->options->backend ? r->options->backend : "auto";
-	if (strcmp(backend, "cpu") != 0)
+	if (numbered(backend))
 		select_gpu(ordinal);
 	if (open_process(r, backend) != RR_OK) {
 		fprintf(stderr, "rowreduce: worker %d (device %d): %s\n", k, ordinal,
