@@ -42,7 +42,10 @@ test: build-test build
 fuzz: deps-test
 	$(call quietly,$(FUZZ_BUILD),the parser fuzz target,CC=clang cmake -S . -B $(FUZZ_BUILD) \
 		-DCMAKE_BUILD_TYPE=Debug -DRR_FUZZ=ON && cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_parser)
-	bash fuzz/run.sh $(FUZZ_BUILD)/fuzz_parser $(FUZZ_SECONDS)
+	@echo "fuzzing the kernel parser for $(FUZZ_SECONDS) s (log: $(FUZZ_BUILD)/fuzz.log)"
+	@bash fuzz/run.sh $(FUZZ_BUILD)/fuzz_parser $(FUZZ_SECONDS) >$(FUZZ_BUILD)/fuzz.log 2>&1 || \
+		{ tail -n 60 $(FUZZ_BUILD)/fuzz.log; echo "fuzzing failed: the full log is $(FUZZ_BUILD)/fuzz.log" >&2; exit 1; }
+	@grep -E '^Done [0-9]+ runs' $(FUZZ_BUILD)/fuzz.log || true
 
 format:
 	clang-format -i include/*.h src/*/*.[ch] tools/*.[ch] tests/*.[ch] fuzz/*.c
