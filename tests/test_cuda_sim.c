@@ -99,7 +99,7 @@ static void *sim_thread_main(void *arg)
 
 /* One cluster (C blocks) at a time; the kernel's own loop over row groups covers every row.
  * Two clusters, so the loop's stride and the alternating scratch slots are exercised. */
-static void sim_launch(const sim_module *m, const rr__cuda_geometry *g, int vec, int64_t rows,
+static void sim_launch(const sim_module *m, const rr__realisation *g, int vec, int64_t rows,
                        void **params)
 {
 	int64_t groups = (rows + g->rows_per_group - 1) / g->rows_per_group;
@@ -288,7 +288,7 @@ static int64_t *element_counts(const rr_kernel *kernel, int64_t rows, int64_t co
 
 /* Runs one entry on fresh inputs (shifted by `offset` elements to misalign them) and
  * validates every output. */
-static void run_checked(const sim_module *m, const rr_program *program, const rr__cuda_geometry *g,
+static void run_checked(const sim_module *m, const rr_program *program, const rr__realisation *g,
                         int64_t rows, int offset, const char *label, unsigned seed)
 {
 	const rr_kernel *kernel = program->kernel;
@@ -315,7 +315,7 @@ static void run_checked(const sim_module *m, const rr_program *program, const rr
 		outputs[j] = (char *)buffers[j] + (offset ? es : 0);
 		rr__poison(outputs[j], program->dtype, counts[j]);
 	}
-	int vec = rr__cuda_vec_allowed(program, g, shifted, outputs);
+	int vec = rr__realisation_vec_allowed(program->kernel, g, shifted, outputs);
 	if (offset)
 		CHECKF(!vec, "%s: misaligned arrays must take the scalar entry", label);
 	packed_params p;
@@ -365,8 +365,7 @@ static int simulate(rr_device *device, const rr_kernel *kernel, rr_dtype dtype, 
 	CHECKF(status == RR_OK, "%s: emit: %s", label, rr_last_error());
 	if (status != RR_OK)
 		return 0;
-	rr__cuda_geometry g;
-	CHECK(rr__cuda_geometry_of(program, &device->target, &g) == RR_OK);
+	rr__realisation g = program->realisation;
 	sim_module m;
 	int loaded = sim_load(rr_program_source(program), g.blocks_per_row, &m);
 	CHECKF(loaded == 0, "%s: the simulation did not compile or load", label);
@@ -463,10 +462,9 @@ static void compare_sum_with_cpu(rr_device *device, const rr_kernel *kernel, rr_
 	on_cpu.grid = RR_GRID_ROWS;
 	CHECKF(cpu && rr_program_build(cpu, kernel, dtype, rows, cols, &on_cpu, &cpu_plan) == RR_OK,
 	       "cpu build of %s: %s", text, rr_last_error());
-	rr__cuda_geometry g;
+	static rr__realisation g;
 	sim_module m;
-	int ready = gpu_plan && cpu_plan &&
-	            rr__cuda_geometry_of(gpu_plan, &device->target, &g) == RR_OK &&
+	int ready = gpu_plan && cpu_plan && (g = gpu_plan->realisation, 1) &&
 	            sim_load(rr_program_source(gpu_plan), 1, &m) == 0;
 	CHECKF(ready, "sum %s %s: no simulation to compare", rr_dtype_name(dtype), text);
 	if (ready) {
@@ -476,7 +474,8 @@ static void compare_sum_with_cpu(rr_device *device, const rr_kernel *kernel, rr_
 		void *a = malloc(bytes), *b = malloc(bytes);
 		packed_params p;
 		pack(kernel, rows, inputs.args, &a, &p);
-		sim_launch(&m, &g, rr__cuda_vec_allowed(gpu_plan, &g, inputs.args, &a), rows,
+		sim_launch(&m, &g,
+		           rr__realisation_vec_allowed(gpu_plan->kernel, &g, inputs.args, &a), rows,
 		           p.params);
 		CHECK(rr_program_launch(cpu_plan, rows, inputs.args, &b, NULL) == RR_OK);
 		CHECKF(memcmp(a, b, bytes) == 0, "sum %s %s N=%lld: cuda and cpu differ in bits",

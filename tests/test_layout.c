@@ -5,6 +5,7 @@
 
 #include "harness.h"
 #include "layout/layout.h"
+#include "layout/realise.h"
 #include "lang/ir.h"
 #include "util/util.h"
 
@@ -43,6 +44,8 @@ static void cuda_like(rr__target *t)
 {
 	memset(t, 0, sizeof *t);
 	t->backend = "cuda";
+	t->kind = RR_TARGET_GPU;
+	t->keeps_derived_values = 1;
 	t->max_workers = 1024;
 	t->warp_size = 32;
 	t->register_slots = 64;
@@ -165,7 +168,7 @@ static void expect(const rr_kernel *k, int64_t cols, rr_layout l, const rr__targ
                    rr__illegal want, const char *phrase)
 {
 	char detail[512];
-	rr__illegal got = rr__layout_check(k, cols, 4, &l, t, detail, sizeof detail);
+	rr__illegal got = rr__layout_check(k, cols, RR_F32, &l, t, detail, sizeof detail);
 	CHECKF(got == want, "%s N=%lld W=%d V=%d U=%d R=%d C=%d S=%d on %s: got %d (%s), want %d",
 	       k ? k->name : "-", (long long)cols, l.workers_per_row, l.vec, l.unroll,
 	       l.rows_per_group, l.blocks_per_row, (int)l.storage, t->backend, (int)got, detail,
@@ -258,8 +261,15 @@ static void test_legality(void)
 	CHECK(rr__block_segment(100, 1, 4, 2) == 100 && rr__block_segment(100, 8, 4, 2) == 16);
 	CHECK(rr__block_segment(100, 8, 16, 4) == 16 && rr__block_segment(4096, 4, 4, 4) == 1024);
 	rr_layout big = make(1024, 4, 1, 1, 1, RR_STORAGE_SMEM, G);
-	CHECK(rr__layout_smem_bytes(norm, 32768, 4, &big, 32, 1) == 32768 * 4 + 2 * 3 * 32 * 4);
-	CHECK(rr__layout_smem_bytes(norm, 32769, 4, &big, 32, 1) > (32768 + 4096) * 4);
+	rr__realisation r;
+	CHECK(rr__realise(norm, RR_F32, 32768, &big, &gpu, &r) == RR_OK);
+	CHECK(r.keep == RR_KEEP_SMEM && r.kept_inputs == 1 && r.kept_values == 1);
+	/* One kept row in f32, plus 3 partials (2 reductions and a spare) × 2 × 32 warps. */
+	CHECK(r.smem_bytes == 32768 * 4 + 2 * 3 * 32 * 4);
+	CHECK(r.dynamic_smem == 32768 * 4 && r.static_smem == 2 * 2 * 32 * 4);
+	CHECK(r.dynamic_smem + r.static_smem <= r.smem_bytes);
+	CHECK(rr__realise(norm, RR_F32, 32769, &big, &gpu, &r) == RR_OK);
+	CHECK(r.smem_bytes > (32768 + 4096) * 4 && r.chunks == 9);
 	int phases[RR_MAX_IO];
 	CHECK(rr__layout_kept_inputs(sum, phases) == 0 && phases[0] == 1);
 	CHECK(rr__layout_kept_inputs(norm, phases) == 1 && phases[0] == 3);

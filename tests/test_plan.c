@@ -27,6 +27,8 @@ static void cuda_like(rr__target *t)
 {
 	memset(t, 0, sizeof *t);
 	t->backend = "cuda";
+	t->kind = RR_TARGET_GPU;
+	t->keeps_derived_values = 1;
 	t->max_workers = 1024;
 	t->warp_size = 32;
 	t->register_slots = 64;
@@ -65,8 +67,8 @@ static void check_candidates(const rr__plan_request *req, const rr_layout *fixed
 		rr_layout canonical = *l;
 		rr__plan_canonical(req, fixed, &canonical);
 		bad += !rr__layout_is_complete(l);
-		bad += rr__layout_check(req->kernel, req->cols, (int)rr_dtype_size(req->dtype), l,
-		                        req->target, detail, sizeof detail) != RR_LEGAL;
+		bad += rr__layout_check(req->kernel, req->cols, req->dtype, l, req->target, detail,
+		                        sizeof detail) != RR_LEGAL;
 		bad += memcmp(&canonical, l, sizeof canonical) != 0;
 		bad += i > 0 && memcmp(&c.items[i - 1], l, sizeof *l) == 0;
 	}
@@ -84,8 +86,8 @@ static rr_layout choose(const rr__plan_request *req, const rr_layout *requested)
 	CHECKF(status == RR_OK, "%s N=%lld on %s: %s", req->kernel->name, (long long)req->cols,
 	       req->target->backend, rr_last_error());
 	char detail[256];
-	CHECKF(rr__layout_check(req->kernel, req->cols, (int)rr_dtype_size(req->dtype), &out,
-	                        req->target, detail, sizeof detail) == RR_LEGAL,
+	CHECKF(rr__layout_check(req->kernel, req->cols, req->dtype, &out, req->target, detail,
+	                        sizeof detail) == RR_LEGAL,
 	       "%s picked %s: %s", req->kernel->name, show(&out), detail);
 	return out;
 }
@@ -133,8 +135,8 @@ static void test_all_builtins(const rr__target *cpu, const rr__target *gpu)
 		rr_kernel *k = builtin(builtins[b]);
 		for (int t = 0; t < 2; t++)
 			for (int n = 0; n < 4; n++) {
-				rr__plan_request req = {k, n % 2 ? RR_BF16 : RR_F32, 0, lengths[n],
-				                        targets[t]};
+				rr__plan_request req = {
+				    k, n % 2 ? RR_BF16 : RR_F32, 0, lengths[n], targets[t], NULL};
 				req.rows = n == 1 ? 3 : 0;
 				check_candidates(&req, NULL);
 				rr_layout picked = choose(&req, NULL);
@@ -171,7 +173,7 @@ static double no_answer(const rr__plan_request *req, const rr_layout *l, void *c
 static void test_errors(const rr__target *gpu)
 {
 	rr_kernel *k = builtin("layernorm");
-	rr__plan_request req = {k, RR_F32, 1024, 4096, gpu};
+	rr__plan_request req = {k, RR_F32, 1024, 4096, gpu, NULL};
 	rr_layout out;
 	rr_layout bad = {3, 4, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS};
 	CHECK(rr__plan_choose(&req, &bad, NULL, NULL, &out, NULL) == RR_ERR_ILLEGAL_LAYOUT);
@@ -207,7 +209,7 @@ static void test_errors(const rr__target *gpu)
 static void test_features(const rr__target *gpu, const rr__target *cpu)
 {
 	rr_kernel *k = builtin("layernorm");
-	rr__plan_request req = {k, RR_F32, 4096, 131072, gpu};
+	rr__plan_request req = {k, RR_F32, 4096, 131072, gpu, NULL};
 	rr__plan_features kept_f, reread_f;
 	rr_layout cluster = {1024, 4, 2, 1, 4, RR_STORAGE_CLUSTER, RR_GRID_ROWS};
 	rr_layout reread = {1024, 4, 2, 1, 4, RR_STORAGE_REREAD, RR_GRID_ROWS};
@@ -235,7 +237,7 @@ static void test_features(const rr__target *gpu, const rr__target *cpu)
 static void test_defaults(const rr__target *gpu, const rr__target *cpu)
 {
 	rr_kernel *rms = builtin("rmsnorm"), *ln = builtin("layernorm"), *sm = builtin("softmax");
-	rr__plan_request req = {rms, RR_F32, 0, 4096, gpu};
+	rr__plan_request req = {rms, RR_F32, 0, 4096, gpu, NULL};
 	rr_layout l = choose(&req, NULL);
 	CHECKF(l.workers_per_row >= 128 && l.workers_per_row <= 256 && l.vec == 4,
 	       "rmsnorm f32 N=4096: %s", show(&l));
@@ -272,8 +274,9 @@ static void show_choices(const rr__target *cpu, const rr__target *gpu)
 			rr_kernel *k = builtin(builtins[b]);
 			for (int d = 0; d < 2; d++)
 				for (size_t n = 0; n < sizeof lengths / sizeof lengths[0]; n++) {
-					rr__plan_request req = {k, d ? RR_BF16 : RR_F32, 0,
-					                        lengths[n], targets[t]};
+					rr__plan_request req = {k,          d ? RR_BF16 : RR_F32,
+					                        0,          lengths[n],
+					                        targets[t], NULL};
 					rr__candidates c;
 					rr_layout l;
 					rr__plan_features f;

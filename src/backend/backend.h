@@ -5,6 +5,7 @@
 #define RR_BACKEND_H
 
 #include "layout/layout.h"
+#include "layout/realise.h"
 #include "util/util.h"
 
 #define RR_BACKEND_OPS_VERSION 2
@@ -113,6 +114,9 @@ struct rr_program {
 	rr_dtype dtype;
 	int64_t cols;
 	rr_layout layout; /* complete and legal */
+	/* What the layout means here, worked out once when the program is planned: the emitter
+	 * and the launcher read it. */
+	rr__realisation realisation;
 	char *source;
 	char source_hash[65];
 	char binary_hash[65];

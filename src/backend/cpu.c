@@ -18,6 +18,7 @@
 
 #include "backend/backend.h"
 #include "backend/cpu.h"
+#include "backend/launch.h"
 #include "codegen/c_emit.h"
 
 extern char **environ;
@@ -231,8 +232,19 @@ static void cpu_close(rr_device *device)
 
 static rr_status cpu_emit(rr_device *device, const rr_program *program, rr__buf *source)
 {
-	(void)device;
-	return rr__c_emit(program, source);
+	rr__emit_request request = {.kernel = program->kernel,
+	                            .dtype = program->dtype,
+	                            .cols = program->cols,
+	                            .layout = &program->layout,
+	                            .target = &device->target,
+	                            .realisation = &program->realisation};
+	return rr__c_emit(&request, source);
+}
+
+int64_t rr__cpu_scratch_floats(const rr__realisation *r)
+{
+	int64_t kept = r->keep != RR_KEEP_NONE ? r->kept_values : 0;
+	return kept * r->layout.workers_per_row * r->slots;
 }
 
 /* ---------------------------------------------------------------- compile and load */
@@ -438,7 +450,14 @@ static rr_status cpu_launch(rr_device *device, rr_program *program, int64_t rows
 		params[k] = inputs[k].value;
 	}
 	int threads = launch_threads(device->impl, rows);
-	int64_t floats = module->scratch_floats(program->cols);
+	int64_t floats = rr__cpu_scratch_floats(&program->realisation);
+	if (module->scratch_floats(program->cols) != floats)
+		return rr__fail(RR_ERR_INTERNAL,
+		                "kernel '%s' asks for %lld floats of scratch per thread but its "
+		                "realisation says %lld",
+		                program->kernel->name,
+		                (long long)module->scratch_floats(program->cols),
+		                (long long)floats);
 	/* Each thread's scratch starts on its own 64-byte line. */
 	int64_t stride = (floats + 15) / 16 * 16;
 	float *scratch = NULL;

@@ -8,6 +8,7 @@
 
 #include "backend/backend.h"
 #include "backend/cuda_shim.h"
+#include "backend/launch.h"
 #include "codegen/cuda_emit.h"
 
 typedef struct cuda_device {
@@ -22,7 +23,6 @@ typedef struct cuda_module {
 	CUmodule module;
 	CUfunction vec; /* NULL when the plan has only the scalar entry */
 	CUfunction scalar;
-	rr__cuda_geometry geometry;
 	int64_t resident_groups; /* groups resident at once: the persistent grid's size */
 } cuda_module;
 
@@ -55,6 +55,8 @@ static void fill_target(rr_device *device)
 	rr__target *t = &device->target;
 	memset(t, 0, sizeof *t);
 	t->backend = "cuda";
+	t->kind = RR_TARGET_GPU;
+	t->keeps_derived_values = 1;
 	t->max_workers = attribute(cu, RR_CU_ATTR_MAX_THREADS_PER_BLOCK);
 	if (t->max_workers <= 0 || t->max_workers > 1024)
 		t->max_workers = 1024;
@@ -134,14 +136,39 @@ static void cuda_close(rr_device *device)
 
 static rr_status cuda_emit(rr_device *device, const rr_program *program, rr__buf *source)
 {
-	return rr__cuda_emit(program, &device->target, source);
+	rr__emit_request request = {.kernel = program->kernel,
+	                            .dtype = program->dtype,
+	                            .cols = program->cols,
+	                            .layout = &program->layout,
+	                            .target = &device->target,
+	                            .realisation = &program->realisation};
+	return rr__cuda_emit(&request, source);
+}
+
+rr_status rr__cuda_launch_shape_of(const rr__realisation *r, int64_t rows, int64_t resident_groups,
+                                   int vec, rr__cuda_launch_shape *out)
+{
+	int64_t groups = (rows + r->rows_per_group - 1) / r->rows_per_group;
+	if (r->persistent && groups > resident_groups)
+		groups = resident_groups;
+	if (groups * r->blocks_per_row > 0x7fffffff)
+		return rr__fail(
+		    RR_ERR_INVALID_ARG,
+		    "M = %lld rows need %lld blocks, over the grid limit of 2^31 - 1; use a "
+		    "persistent grid (G=persistent) or a larger R",
+		    (long long)rows, (long long)(groups * r->blocks_per_row));
+	out->blocks = groups * r->blocks_per_row;
+	out->threads = r->threads;
+	out->cluster = r->blocks_per_row;
+	out->dynamic_smem = r->dynamic_smem;
+	out->entry = vec && r->has_vec_entry ? r->entry_vec : r->entry_scalar;
+	return RR_OK;
 }
 
 /* Functions need their dynamic shared memory raised above the 48 KiB default. */
-static rr_status load_functions(rr_device *device, cuda_module *m)
+static rr_status load_functions(rr_device *device, const rr__realisation *g, cuda_module *m)
 {
 	const rr__cuda_driver *d = impl_of(device)->driver;
-	const rr__cuda_geometry *g = &m->geometry;
 	rr_status status = rr__cuda_check(
 	    d, d->cuModuleGetFunction(&m->scalar, m->module, g->entry_scalar), g->entry_scalar);
 	if (status == RR_OK && g->has_vec_entry)
@@ -160,10 +187,9 @@ static rr_status load_functions(rr_device *device, cuda_module *m)
 }
 
 /* How many row groups fit on the device at once: the persistent grid's size. */
-static void size_persistent_grid(rr_device *device, cuda_module *m)
+static void size_persistent_grid(rr_device *device, const rr__realisation *g, cuda_module *m)
 {
 	const rr__cuda_driver *d = impl_of(device)->driver;
-	const rr__cuda_geometry *g = &m->geometry;
 	int per_sm = 0, clusters = 0;
 	CUfunction f = m->vec ? m->vec : m->scalar;
 	if (d->cuOccupancyMaxActiveBlocksPerMultiprocessor(
@@ -222,11 +248,10 @@ static rr_status cuda_compile(rr_device *device, rr_program *program)
 	cuda_module *m = calloc(1, sizeof *m);
 	if (!m)
 		return rr__fail(RR_ERR_NOMEM, "out of memory loading a CUDA kernel");
-	rr_status status = rr__cuda_geometry_of(program, &device->target, &m->geometry);
+	const rr__realisation *g = &program->realisation;
 	rr__cuda_compiled compiled;
 	memset(&compiled, 0, sizeof compiled);
-	if (status == RR_OK)
-		status = rr__cuda_compile(program->source, cu->arch, 0, &compiled);
+	rr_status status = rr__cuda_compile(program->source, cu->arch, 0, &compiled);
 	if (status == RR_OK)
 		rr__sha256_hex(compiled.cubin, compiled.cubin_size, program->binary_hash);
 	if (status == RR_OK)
@@ -235,9 +260,9 @@ static rr_status cuda_compile(rr_device *device, rr_program *program)
 		status = load_cubin(device, program, &compiled, &m->module);
 	rr__cuda_compiled_free(&compiled);
 	if (status == RR_OK)
-		status = load_functions(device, m);
+		status = load_functions(device, g, m);
 	if (status == RR_OK)
-		size_persistent_grid(device, m);
+		size_persistent_grid(device, g, m);
 	if (status != RR_OK) {
 		if (m->module)
 			cu->driver->cuModuleUnload(m->module);
@@ -264,17 +289,14 @@ static rr_status cuda_launch(rr_device *device, rr_program *program, int64_t row
                              const rr_arg *inputs, void *const *outputs, void *stream)
 {
 	cuda_module *m = program->module;
-	const rr__cuda_geometry *g = &m->geometry;
+	const rr__realisation *g = &program->realisation;
 	const rr_kernel *kernel = program->kernel;
-	int64_t groups = (rows + g->rows_per_group - 1) / g->rows_per_group;
-	if (g->persistent && groups > m->resident_groups)
-		groups = m->resident_groups;
-	if (groups * g->blocks_per_row > 0x7fffffff)
-		return rr__fail(
-		    RR_ERR_INVALID_ARG,
-		    "M = %lld rows need %lld blocks, over the grid limit of 2^31 - 1; use a "
-		    "persistent grid (G=persistent) or a larger R",
-		    (long long)rows, (long long)(groups * g->blocks_per_row));
+	/* Row pitches are aligned by construction; the base pointers are the caller's. */
+	int vec = m->vec && rr__realisation_vec_allowed(kernel, g, inputs, outputs);
+	rr__cuda_launch_shape shape = {0};
+	rr_status status = rr__cuda_launch_shape_of(g, rows, m->resident_groups, vec, &shape);
+	if (status != RR_OK)
+		return status;
 	CUdeviceptr pointers[2 * RR_MAX_IO];
 	float values[RR_MAX_IO];
 	long long row_count = rows;
@@ -294,23 +316,21 @@ static rr_status cuda_launch(rr_device *device, rr_program *program, int64_t row
 		params[n++] = &pointers[RR_MAX_IO + j];
 	}
 	params[n++] = &row_count;
-	/* Row pitches are aligned by construction; the base pointers are the caller's. */
-	CUfunction f =
-	    m->vec && rr__cuda_vec_allowed(program, g, inputs, outputs) ? m->vec : m->scalar;
+	CUfunction f = vec ? m->vec : m->scalar;
 	rr__cu_launch_attribute cluster = {.id = RR_CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION};
-	cluster.value.cluster_dim.x = (unsigned)g->blocks_per_row;
+	cluster.value.cluster_dim.x = (unsigned)shape.cluster;
 	cluster.value.cluster_dim.y = cluster.value.cluster_dim.z = 1;
-	rr__cu_launch_config config = {.grid_x = (unsigned)(groups * g->blocks_per_row),
+	rr__cu_launch_config config = {.grid_x = (unsigned)shape.blocks,
 	                               .grid_y = 1,
 	                               .grid_z = 1,
-	                               .block_x = (unsigned)g->threads,
+	                               .block_x = (unsigned)shape.threads,
 	                               .block_y = 1,
 	                               .block_z = 1,
-	                               .shared_mem_bytes = (unsigned)g->dynamic_smem,
+	                               .shared_mem_bytes = (unsigned)shape.dynamic_smem,
 	                               .stream = (CUstream)stream,
-	                               .attrs = g->blocks_per_row > 1 ? &cluster : NULL,
-	                               .num_attrs = g->blocks_per_row > 1 ? 1 : 0};
-	rr_status status = bind(device);
+	                               .attrs = shape.cluster > 1 ? &cluster : NULL,
+	                               .num_attrs = shape.cluster > 1 ? 1 : 0};
+	status = bind(device);
 	if (status != RR_OK)
 		return status;
 	return rr__cuda_check(impl_of(device)->driver,

@@ -12,7 +12,6 @@
 #include "codegen/common.h"
 #include "codegen/device_files.h"
 #include "codegen/expr.h"
-#include "layout/layout.h"
 
 typedef struct emitter {
 	rr__buf *out;
@@ -486,33 +485,31 @@ static void emit_row_function(emitter *em)
 	rr__device_emit(em->out, "cpu_row.h", "entry");
 }
 
-/* Which row inputs stay in private slots: with storage other than reread, those read in more
- * than one of the rounds and the output phase. */
-static void plan_storage(emitter *em)
+/* Which row inputs stay in private slots (the realisation's choice), and the first round that
+ * reads each input (loads and keeps there). */
+static void plan_storage(emitter *em, const rr__realisation *r)
 {
 	const rr_kernel *kernel = em->kernel;
 	for (int k = 0; k < kernel->n_inputs; k++) {
-		em->kept[k] = -1;
+		int node = kernel->inputs[k].node;
+		em->kept[k] = node >= 0 ? rr__kept_ordinal(r, node) : -1;
 		em->first_round[k] = 0;
-		int reads = 0;
-		for (int round = 1; round <= em->rounds + 1; round++) {
-			if (!em->read[round][k])
-				continue;
-			if (!em->first_round[k])
+		for (int round = 1; round <= em->rounds + 1 && !em->first_round[k]; round++)
+			if (em->read[round][k])
 				em->first_round[k] = round;
-			reads++;
-		}
-		if (reads > 1 && kernel->inputs[k].kind == RR_KIND_ROW &&
-		    em->layout->storage != RR_STORAGE_REREAD)
-			em->kept[k] = em->n_kept++;
 	}
+	em->n_kept = r->keep != RR_KEEP_NONE ? r->kept_values : 0;
 }
 
-rr_status rr__c_emit(const rr_program *program, rr__buf *out)
+rr_status rr__c_emit(const rr__emit_request *request, rr__buf *out)
 {
-	const rr_kernel *kernel = program->kernel;
-	if (rr_dtype_check_element(program->dtype) != RR_OK)
+	const rr_kernel *kernel = request->kernel;
+	const rr__realisation *r = request->realisation;
+	if (rr_dtype_check_element(request->dtype) != RR_OK)
 		return rr__fail_context(RR_ERR_INVALID_ARG, "the C emitter");
+	if (!r)
+		return rr__fail(RR_ERR_INVALID_ARG, "kernel '%s' was not realised before emitting",
+		                kernel->name);
 	if (!kernel->analysis.level)
 		return rr__fail(RR_ERR_INVALID_ARG, "kernel '%s' has not been analysed",
 		                kernel->name);
@@ -521,12 +518,11 @@ rr_status rr__c_emit(const rr_program *program, rr__buf *out)
 		return rr__fail(RR_ERR_NOMEM, "out of memory emitting kernel '%s'", kernel->name);
 	em->out = out;
 	em->kernel = kernel;
-	em->layout = &program->layout;
-	em->dtype = program->dtype;
+	em->layout = request->layout;
+	em->dtype = request->dtype;
 	em->rounds = kernel->analysis.rounds;
-	em->warp_size = program->device && program->device->target.warp_size > 0
-	                    ? program->device->target.warp_size
-	                    : 32;
+	em->warp_size =
+	    request->target && request->target->warp_size > 0 ? request->target->warp_size : 32;
 	em->read = calloc((size_t)em->rounds + 2, sizeof *em->read);
 	if (!em->read) {
 		free(em);
@@ -534,11 +530,9 @@ rr_status rr__c_emit(const rr_program *program, rr__buf *out)
 	}
 	for (int round = 1; round <= em->rounds + 1; round++)
 		rr__analysis_inputs_read(kernel, round, em->read[round]);
-	plan_storage(em);
-	int offsets[16];
-	int steps = rr__tree_offsets(program->layout.workers_per_row, em->warp_size, offsets);
-	emit_header(em, offsets, steps);
-	emit_prelude(em, offsets, steps);
+	plan_storage(em, r);
+	emit_header(em, r->tree_offsets, r->n_tree_offsets);
+	emit_prelude(em, r->tree_offsets, r->n_tree_offsets);
 	emit_row_function(em);
 	int failed = out->failed;
 	free(em->read);

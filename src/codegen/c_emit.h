@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "backend/backend.h"
+#include "codegen/common.h"
 
 /* The two functions every generated source exports. */
 #define RR_CPU_KERNEL_SYMBOL "rr_cpu_kernel"
@@ -22,9 +22,9 @@ typedef void (*rr__cpu_kernel_fn)(int64_t row_begin, int64_t row_end, int64_t N,
 /* Floats of scratch one thread needs at row length N (the private slots kept between rounds). */
 typedef int64_t (*rr__cpu_scratch_fn)(int64_t N);
 
-/* Appends the C source of program->kernel for program->dtype under program->layout (complete
- * and legal; the tree uses program->device->target.warp_size, 32 when there is no device).
+/* Appends the C source of the request's kernel for its dtype under its layout (complete and
+ * legal); what is kept and the tree are the realisation's. The source does not depend on N.
  * RR_ERR_INVALID_ARG for a dtype other than f32/bf16/f16, RR_ERR_NOMEM when out grows no more. */
-rr_status rr__c_emit(const rr_program *program, rr__buf *out);
+rr_status rr__c_emit(const rr__emit_request *request, rr__buf *out);
 
 #endif

@@ -110,15 +110,3 @@ void rr__emit_comment_kernel_text(rr__buf *out, const rr_kernel *kernel)
 	                      kernel->text ? kernel->text_length : 0);
 	rr__buf_printf(out, " */\n");
 }
-
-int rr__is_online_sum(const rr_kernel *kernel, int id)
-{
-	return kernel->analysis.online_partner[id] >= 0 &&
-	       kernel->nodes[id].reduce == RR_REDUCE_SUM;
-}
-
-int rr__reduced_in(const rr_kernel *kernel, int id, int round)
-{
-	return kernel->nodes[id].op == RR_OP_REDUCE && kernel->analysis.level[id] == round &&
-	       !rr__is_online_sum(kernel, id);
-}

@@ -1,6 +1,5 @@
-/* Pieces the C and the CUDA C emitters share: lines at a depth, the parts of the header
- * comment that read the same in both (reductions, kernel text), and the questions both ask
- * the analysis about reductions. */
+/* Pieces the C and the CUDA C emitters share: the request they take, lines at a depth, and the
+ * parts of the header comment that read the same in both (reductions, kernel text). */
 #ifndef RR_CODEGEN_COMMON_H
 #define RR_CODEGEN_COMMON_H
 
@@ -8,7 +7,19 @@
 #include <stddef.h>
 
 #include "lang/ir.h"
+#include "layout/realise.h"
 #include "util/util.h"
+
+/* What an emitter is asked for: one plan, realised. The source is appended to a buffer; an
+ * emitter reads the realisation for every decision the plan implies and makes none itself. */
+typedef struct rr__emit_request {
+	const rr_kernel *kernel; /* analysed */
+	rr_dtype dtype;          /* f32, bf16 or f16 */
+	int64_t cols;            /* N */
+	const rr_layout *layout; /* complete and legal */
+	const rr__target *target;
+	const rr__realisation *realisation; /* rr__realise of the fields above */
+} rr__emit_request;
 
 /* Appends `depth` tabs. */
 void rr__emit_indent(rr__buf *out, int depth);
@@ -31,10 +42,5 @@ void rr__emit_comment_expr(rr__buf *out, const rr_kernel *kernel, const char *pr
 void rr__emit_comment_reductions(rr__buf *out, const rr_kernel *kernel);
 /* Appends the kernel's source text and closes the header comment. */
 void rr__emit_comment_kernel_text(rr__buf *out, const rr_kernel *kernel);
-
-/* 1 for the sum of an online (max, sum) pair: it rides with its max. */
-int rr__is_online_sum(const rr_kernel *kernel, int id);
-/* REDUCE nodes accumulated in round `round` (the sum of an online pair excluded). */
-int rr__reduced_in(const rr_kernel *kernel, int id, int round);
 
 #endif

@@ -14,19 +14,19 @@ typedef struct rr__cu_emitter {
 	const rr_layout *layout;
 	const rr__target *target;
 	rr_dtype dtype;
-	rr__cuda_geometry geo;
+	const rr__realisation *geo; /* every decision the plan implies */
 	int W, V, U, R, C;
 	int64_t n;
+	/* Copied from the realisation, for short names in the emitting code. */
 	int rounds; /* reduction rounds */
 	int phases; /* rounds, plus the output phase when there are row outputs */
 	int row_outputs;
-	int warps;       /* warps per row when W > 32, else 1 */
-	int red_slots;   /* partial values combined across workers per row, over all rounds */
-	int offsets[16]; /* the fixed tree (rr__tree_offsets) */
+	int warps;          /* warps per row when W > 32, else 1 */
+	int red_slots;      /* partial values combined across workers per row, over all rounds */
+	const int *offsets; /* the fixed tree (rr__tree_offsets) */
 	int n_offsets;
-	int red_slot[RR_MAX_NODES]; /* first scratch slot of a reduction (a pair takes two) */
-	unsigned char rowdep[RR_MAX_NODES]; /* elem node that depends on a row input */
-	unsigned char kept[RR_MAX_NODES];   /* elem values kept from phase 1 to later phases */
+	short red_slot[RR_MAX_NODES];     /* first scratch slot of a reduction (a pair two) */
+	unsigned char kept[RR_MAX_NODES]; /* elem values kept from phase 1 to later phases */
 	int keep_ordinal[RR_MAX_NODES];
 	unsigned char eval[RR_MAX_NODES]; /* scratch: elem nodes evaluated in the current phase */
 } rr__cu_emitter;

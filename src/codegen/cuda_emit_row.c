@@ -13,7 +13,7 @@
 
 static int keeping(const rr__cu_emitter *em)
 {
-	return em->geo.keep != RR_CUDA_KEEP_NONE;
+	return em->geo->keep != RR_KEEP_NONE;
 }
 
 /* A value kept from phase 1 and read back in `phase`. */
@@ -138,7 +138,7 @@ static void emit_scalars_after(rr__cu_emitter *em, int round)
 
 static void emit_kept_arrays(rr__cu_emitter *em)
 {
-	if (em->geo.keep != RR_CUDA_KEEP_REGS)
+	if (em->geo->keep != RR_KEEP_REGS)
 		return;
 	for (int id = 0; id < em->kernel->n_nodes; id++)
 		if (em->kept[id])
@@ -163,7 +163,7 @@ static void emit_values(rr__cu_emitter *em, int depth, int phase, const char *u)
 	if (any)
 		rr__buf_printf(em->out, ";\n");
 	for (int id = 0; id < kernel->n_nodes; id++)
-		if (from_storage(em, id, phase) && em->geo.keep == RR_CUDA_KEEP_SMEM)
+		if (from_storage(em, id, phase) && em->geo->keep == RR_KEEP_SMEM)
 			rr__cu_line(em, depth, "rr_keep_load(e%d, keep, %d, c);", id,
 			            em->keep_ordinal[id]);
 	rr__cu_line(em, depth, "#pragma unroll");
@@ -172,7 +172,7 @@ static void emit_values(rr__cu_emitter *em, int depth, int phase, const char *u)
 		if (!em->eval[id] || kernel->nodes[id].shape != RR_SHAPE_ELEM)
 			continue;
 		if (from_storage(em, id, phase)) {
-			if (em->geo.keep == RR_CUDA_KEEP_REGS)
+			if (em->geo->keep == RR_KEEP_REGS)
 				rr__cu_line(em, depth + 1, "e%d[e] = k%d[c][e];", id, id);
 			continue;
 		}
@@ -186,7 +186,7 @@ static void emit_values(rr__cu_emitter *em, int depth, int phase, const char *u)
 		elem_rhs(em, id);
 		rr__buf_printf(em->out, ";\n");
 	}
-	if (phase == 1 && em->geo.keep == RR_CUDA_KEEP_REGS)
+	if (phase == 1 && em->geo->keep == RR_KEEP_REGS)
 		for (int id = 0; id < kernel->n_nodes; id++)
 			if (em->kept[id])
 				rr__cu_line(em, depth + 1, "k%d[c][e] = e%d[e];", id, id);
@@ -262,7 +262,7 @@ static void emit_pack(rr__cu_emitter *em, int depth, int phase, const char *u, i
 		emit_accumulate(em, depth, phase, guarded);
 	else
 		emit_stores(em, depth, guarded);
-	if (phase == 1 && em->geo.keep == RR_CUDA_KEEP_SMEM)
+	if (phase == 1 && em->geo->keep == RR_KEEP_SMEM)
 		for (int id = 0; id < em->kernel->n_nodes; id++)
 			if (em->kept[id])
 				rr__cu_line(em, depth, "rr_keep_store(keep, %d, c, e%d);",
@@ -299,7 +299,7 @@ static void emit_full_chunks(rr__cu_emitter *em, int phase)
 	/* Register-kept values are indexed by chunk, which needs constant indices: unroll fully.
 	 * Otherwise only the U chunks of one iteration are unrolled, so U bounds the loads in
 	 * flight and a wide row streams without exhausting registers. */
-	int indexes_regs = em->geo.keep == RR_CUDA_KEEP_REGS && em->geo.kept_values > 0;
+	int indexes_regs = em->geo->keep == RR_KEEP_REGS && em->geo->kept_values > 0;
 	rr__cu_line(em, 1, indexes_regs ? "#pragma unroll" : "#pragma unroll 1");
 	rr__cu_line(em, 1, "for (int c0 = 0; c0 < FULL; c0 += U) {");
 	if (count_loads(em, phase) > 0) {

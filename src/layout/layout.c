@@ -7,6 +7,8 @@
 
 #include "analysis/analysis.h"
 #include "layout/layout.h"
+#include "layout/realise.h"
+#include "util/util.h"
 
 static int is_pow2(int64_t x)
 {
@@ -217,17 +219,13 @@ int64_t rr__block_segment(int64_t cols, int blocks, int vec, int elem_bytes)
 	return ceil_div(ceil_div(cols, blocks), unit) * unit;
 }
 
-int64_t rr__layout_smem_bytes(const rr_kernel *kernel, int64_t cols, int elem_bytes,
-                              const rr_layout *l, int warp_size, int kept)
+int64_t rr__layout_smem_bytes(int partials, int64_t cols, int elem_bytes, const rr_layout *l,
+                              int warp_size, int kept)
 {
 	int64_t W = l->workers_per_row, V = l->vec, R = l->rows_per_group;
 	int64_t segment = rr__block_segment(cols, l->blocks_per_row, l->vec, elem_bytes);
 	int64_t chunks = ceil_div(segment, W * V);
 	int64_t warps = warp_size > 0 && W > warp_size ? W / warp_size : 1;
-	/* Partials of every reduction, an online pair counting two; one more pair as margin. */
-	int64_t partials =
-	    kernel ? kernel->analysis.reductions + 2 * kernel->analysis.online_rewrites : 1;
-	partials = partials > 0 ? partials + 1 : 2;
 	int64_t scratch = (W > warp_size ? 2 * partials * R * warps * 4 : 0) +
 	                  (l->blocks_per_row > 1 ? 2 * partials * 4 : 0);
 	return kept * chunks * V * W * R * 4 + scratch;
@@ -246,26 +244,23 @@ int rr__register_slots(const rr__target *target, const rr_layout *layout)
 }
 
 /* Kept rows in registers: the slots of the block's segment times the values kept. */
-static rr__illegal check_slots(const rr_layout *l, int64_t segment, int kept, const rr__target *t,
-                               char *detail, size_t detail_size)
+static rr__illegal check_slots(const rr__realisation *r, char *detail, size_t detail_size)
 {
-	int64_t slots = rr__slot_bound(segment, l->workers_per_row, l->vec);
-	if (slots * kept <= rr__register_slots(t, l))
+	if (r->slots * r->kept_inputs <= r->register_slots)
 		return RR_LEGAL;
 	SAY("S=regs keeps %d row input(s) × %lld private slots = %lld per worker (N = %lld "
 	    "over W = %d, V = %d), over the register budget of %d slots; use a larger W or V, "
 	    "S=smem or S=reread",
-	    kept, (long long)slots, (long long)(slots * kept), (long long)segment,
-	    l->workers_per_row, l->vec, rr__register_slots(t, l));
+	    r->kept_inputs, (long long)r->slots, (long long)(r->slots * r->kept_inputs),
+	    (long long)r->segment, r->layout.workers_per_row, r->layout.vec, r->register_slots);
 	return RR_ILLEGAL_SLOTS_OVER_BUDGET;
 }
 
-static rr__illegal check_storage(const rr_kernel *kernel, const rr_layout *l, int64_t cols,
-                                 int elem_bytes, int kept, const rr__target *t, char *detail,
+static rr__illegal check_storage(const rr__realisation *r, const rr__target *t, char *detail,
                                  size_t detail_size)
 {
-	int C = l->blocks_per_row;
-	int64_t segment = rr__block_segment(cols, C, l->vec, elem_bytes);
+	const rr_layout *l = &r->layout;
+	int C = l->blocks_per_row, kept = r->kept_inputs;
 	const char *name = storage_name(l->storage);
 	if (kept == 0 || l->storage == RR_STORAGE_REREAD)
 		return RR_LEGAL; /* nothing is kept between phases, or nothing on chip */
@@ -277,7 +272,7 @@ static rr__illegal check_storage(const rr_kernel *kernel, const rr_layout *l, in
 		return RR_ILLEGAL_STORAGE;
 	}
 	if (l->storage == RR_STORAGE_REGS)
-		return check_slots(l, segment, kept, t, detail, detail_size);
+		return check_slots(r, detail, detail_size);
 	if (l->storage == RR_STORAGE_SMEM && t->smem_per_group <= 0) {
 		SAY("S=smem needs shared memory, which the %s backend lacks: the cpu backend keeps "
 		    "rows in registers or re-reads them (use S=regs or S=reread)",
@@ -296,55 +291,52 @@ static rr__illegal check_storage(const rr_kernel *kernel, const rr_layout *l, in
 		    "S=smem");
 		return RR_ILLEGAL_STORAGE;
 	}
-	/* A cluster keeps its segment in registers when it fits there, else in shared memory. */
-	if (l->storage == RR_STORAGE_CLUSTER &&
-	    rr__slot_bound(segment, l->workers_per_row, l->vec) * kept <= rr__register_slots(t, l))
-		return RR_LEGAL;
-	int64_t bytes = rr__layout_smem_bytes(kernel, cols, elem_bytes, l, t->warp_size, kept);
-	if (bytes <= t->smem_per_group)
+	/* A cluster keeps its segment in registers when it fits there (the record says so). */
+	if (r->keep != RR_KEEP_SMEM || r->smem_bytes <= t->smem_per_group)
 		return RR_LEGAL;
 	int64_t span = (int64_t)l->workers_per_row * l->vec;
 	SAY("S=%s needs %lld bytes of shared memory per group (R = %d rows × %lld elements in "
 	    "whole W·V chunks × 4 bytes × %d kept input(s), plus reduction scratch), over the "
 	    "device's %lld; use a larger C with S=cluster, or S=reread",
-	    name, (long long)bytes, l->rows_per_group, (long long)(ceil_div(segment, span) * span),
-	    kept, (long long)t->smem_per_group);
+	    name, (long long)r->smem_bytes, l->rows_per_group, (long long)(r->chunks * span), kept,
+	    (long long)t->smem_per_group);
 	return RR_ILLEGAL_SMEM_OVER_LIMIT;
 }
 
-/* On a GPU the U chunks of one loop iteration are loaded before they are used: V·U values of
- * every row and col input a phase reads are live at once. Over 1.5 times the register budget
- * ptxas spilled them to local memory (bench/NOTES.md; e.g. add_layernorm bf16 N = 32768 at
- * W = 1024, V = 8, U = 4 re-reading four inputs in its output phase). */
-static rr__illegal check_in_flight(const rr_kernel *kernel, const rr_layout *l, int64_t cols,
-                                   const rr__target *t, char *detail, size_t detail_size)
+/* On a GPU the U chunks of one loop iteration are loaded before they are used (the record's
+ * values in flight). Over 1.5 times the register budget ptxas spilled them to local memory
+ * (bench/NOTES.md; e.g. add_layernorm bf16 N = 32768 at W = 1024, V = 8, U = 4 re-reading four
+ * inputs in its output phase). */
+static rr__illegal check_in_flight(const rr__realisation *r, char *detail, size_t detail_size)
 {
-	if (!kernel || t->cc_major <= 0)
+	if (r->in_flight_budget <= 0 || r->in_flight_values <= r->in_flight_budget)
 		return RR_LEGAL;
-	int64_t span = (int64_t)l->workers_per_row * l->vec * l->blocks_per_row;
-	int64_t chunks = (cols + span - 1) / span;
-	int64_t unrolled = l->unroll < chunks ? l->unroll : chunks;
-	int inputs = 0;
-	for (int round = 1; round <= kernel->analysis.rounds + 1; round++) {
-		unsigned char read[RR_MAX_IO];
-		int n = rr__analysis_inputs_read(kernel, round, read);
-		inputs = n > inputs ? n : inputs;
-	}
-	int64_t live = (int64_t)l->vec * unrolled * inputs;
-	int64_t budget = 3 * (int64_t)rr__register_slots(t, l) / 2;
-	if (live <= budget)
-		return RR_LEGAL;
+	const rr_layout *l = &r->layout;
 	SAY("U = %lld chunk(s) of V = %d elements for %d input(s) read in one phase keep %lld "
 	    "values in flight per worker, over 1.5 × the register budget of %d slots at W·R = %d "
 	    "threads; use a smaller U or V",
-	    (long long)unrolled, l->vec, inputs, (long long)live, rr__register_slots(t, l),
-	    l->workers_per_row * l->rows_per_group);
+	    (long long)(r->in_flight_values / ((int64_t)l->vec * r->in_flight_inputs)), l->vec,
+	    r->in_flight_inputs, (long long)r->in_flight_values, r->register_slots, r->threads);
 	return RR_ILLEGAL_SLOTS_OVER_BUDGET;
 }
 
-rr__illegal rr__layout_check(const rr_kernel *kernel, int64_t cols, int elem_bytes,
+int rr__layout_is_complete(const rr_layout *l)
+{
+	return l->workers_per_row > 0 && l->vec > 0 && l->unroll > 0 && l->rows_per_group > 0 &&
+	       l->blocks_per_row > 0 && l->storage != RR_STORAGE_AUTO && l->grid != RR_GRID_AUTO;
+}
+
+rr__illegal rr__layout_check(const rr_kernel *kernel, int64_t cols, rr_dtype dtype,
                              const rr_layout *layout, const rr__target *target, char *detail,
                              size_t detail_size)
+{
+	return rr__layout_check_with(kernel, NULL, cols, dtype, layout, target, detail,
+	                             detail_size);
+}
+
+rr__illegal rr__layout_check_with(const rr_kernel *kernel, const rr__kernel_facts *facts,
+                                  int64_t cols, rr_dtype dtype, const rr_layout *layout,
+                                  const rr__target *target, char *detail, size_t detail_size)
 {
 	char scratch[8];
 	if (!detail || detail_size == 0) {
@@ -364,11 +356,16 @@ rr__illegal rr__layout_check(const rr_kernel *kernel, int64_t cols, int elem_byt
 		    kernel->name, exact, layout->workers_per_row, layout->blocks_per_row);
 		return RR_ILLEGAL_EXACT_REASSOC;
 	}
-	int phases_read[RR_MAX_IO];
-	int kept = rr__layout_kept_inputs(kernel, phases_read);
-	reason = check_in_flight(kernel, layout, cols > 0 ? cols : 1, target, detail, detail_size);
-	if (reason != RR_LEGAL)
-		return reason;
-	return check_storage(kernel, layout, cols > 0 ? cols : 1, elem_bytes, kept, target, detail,
-	                     detail_size);
+	rr__realisation r;
+	rr_status status =
+	    facts ? rr__realise_with(facts, dtype, cols > 0 ? cols : 1, layout, target, &r)
+	          : rr__realise(kernel, dtype, cols > 0 ? cols : 1, layout, target, &r);
+	if (status != RR_OK) {
+		SAY("the layout cannot be realised: %s", rr_last_error());
+		return RR_ILLEGAL_INCOMPLETE;
+	}
+	reason = check_in_flight(&r, detail, detail_size);
+	if (reason == RR_LEGAL)
+		reason = check_storage(&r, target, detail, detail_size);
+	return reason;
 }

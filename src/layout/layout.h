@@ -60,9 +60,10 @@ int64_t rr__block_segment(int64_t cols, int blocks, int vec, int elem_bytes);
 
 /* Shared memory, in bytes, one group of `layout` needs to keep `kept` row values per element
  * in f32 (whole chunks of W·V lanes for each of its R rows, over the block's segment), plus the
- * reduction scratch (double-buffered partials per warp and, with C > 1, per cluster). */
-int64_t rr__layout_smem_bytes(const rr_kernel *kernel, int64_t cols, int elem_bytes,
-                              const rr_layout *layout, int warp_size, int kept);
+ * reduction scratch (double-buffered, `partials` per row per warp and, with C > 1, per
+ * cluster). The realisation's smem_bytes; nothing else calls it. */
+int64_t rr__layout_smem_bytes(int partials, int64_t cols, int elem_bytes, const rr_layout *layout,
+                              int warp_size, int kept);
 
 /* Per input, how many phases read it (rounds 1..rounds, then the output phase), into
  * phases_read[]; returns how many row inputs are read in more than one phase: the rows a plan
@@ -75,10 +76,19 @@ int rr__layout_kept_inputs(const rr_kernel *kernel, int phases_read[RR_MAX_IO]);
  * leaves 24 slots; ptxas spilled layernorm at 32). */
 int rr__register_slots(const rr__target *target, const rr_layout *layout);
 
-/* Checks `layout` (all fields set, none 0) for `kernel` at row length `cols` and element size
- * `elem_bytes` against `target`. RR_LEGAL or the first reason found; detail gets a sentence. */
-rr__illegal rr__layout_check(const rr_kernel *kernel, int64_t cols, int elem_bytes,
+/* 1 when every field is set (what rr__layout_check and rr__realise need). */
+int rr__layout_is_complete(const rr_layout *layout);
+
+/* Checks `layout` (all fields set, none 0) for `kernel` at row length `cols` and element type
+ * `dtype` against `target`, reading the layout's realisation (layout/realise.h). RR_LEGAL or
+ * the first reason found; detail gets a sentence. */
+rr__illegal rr__layout_check(const rr_kernel *kernel, int64_t cols, rr_dtype dtype,
                              const rr_layout *layout, const rr__target *target, char *detail,
                              size_t detail_size);
+/* rr__layout_check with the kernel's facts on target worked out before (NULL: on each call). */
+struct rr__kernel_facts;
+rr__illegal rr__layout_check_with(const rr_kernel *kernel, const struct rr__kernel_facts *facts,
+                                  int64_t cols, rr_dtype dtype, const rr_layout *layout,
+                                  const rr__target *target, char *detail, size_t detail_size);
 
 #endif

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "plan/plan.h"
+#include "plan/cost.h"
 
 /* Assumptions of the GPU branch (an H100/H200-class device). */
 #define ASSUMED_ROWS 4096.0         /* M when the request does not say */
@@ -38,11 +38,11 @@ typedef struct io_facts {
 	int row_outputs, rowscalar_outputs;
 } io_facts;
 
-static void io_facts_of(const rr_kernel *kernel, io_facts *io)
+static void io_facts_of(const rr_kernel *kernel, const rr__realisation *r, io_facts *io)
 {
-	int phases[RR_MAX_IO];
+	const int *phases = r->phases_read;
 	memset(io, 0, sizeof *io);
-	io->kept = rr__layout_kept_inputs(kernel, phases);
+	io->kept = r->kept_inputs;
 	io->max_passes = 1;
 	for (int i = 0; i < kernel->n_inputs; i++) {
 		switch (kernel->inputs[i].kind) {
@@ -77,20 +77,21 @@ static double ceil_div(double a, double b)
 }
 
 /* Fields every branch shares: the shape of the ownership map and the minimal bytes. */
-static void common_features(const rr__plan_request *req, const rr_layout *l, const io_facts *io,
-                            rr__plan_features *f)
+static void common_features(const rr__plan_request *req, const rr__realisation *r,
+                            const io_facts *io, rr__plan_features *f)
 {
-	double elem = (double)rr_dtype_size(req->dtype);
+	const rr_layout *l = &r->layout;
+	double elem = (double)r->elem_bytes;
 	double M = req->rows > 0 ? (double)req->rows : ASSUMED_ROWS;
 	double N = (double)req->cols;
 	double WV = (double)l->workers_per_row * l->vec;
 	f->rows = M;
-	f->row_share = (double)rr__block_segment(req->cols, l->blocks_per_row, l->vec, (int)elem);
-	f->chunks_per_worker = ceil_div(f->row_share, WV);
+	f->row_share = (double)r->segment;
+	f->chunks_per_worker = (double)r->chunks;
 	f->live_lanes = f->row_share / (f->chunks_per_worker * WV);
-	f->slots = (double)rr__slot_bound((int64_t)f->row_share, l->workers_per_row, l->vec);
-	f->access_bytes = l->vec * elem;
-	f->threads_per_group = (double)l->workers_per_row * l->rows_per_group;
+	f->slots = (double)r->slots;
+	f->access_bytes = r->pack_bytes;
+	f->threads_per_group = (double)r->threads;
 	f->groups = ceil_div(M, l->rows_per_group) * l->blocks_per_row;
 	f->rounds = req->kernel->analysis.rounds > 0 ? req->kernel->analysis.rounds : 1;
 	f->kept_inputs = io->kept;
@@ -108,23 +109,21 @@ static double log2_of(double x)
 	return x > 1 ? log2(x) : 0;
 }
 
-static void gpu_occupancy(const rr__plan_request *req, const rr_layout *l, const io_facts *io,
+static void gpu_occupancy(const rr__plan_request *req, const rr__realisation *r, const io_facts *io,
                           rr__plan_features *f)
 {
 	const rr__target *t = req->target;
-	double elem = (double)rr_dtype_size(req->dtype);
+	const rr_layout *l = &r->layout;
+	double elem = (double)r->elem_bytes;
 	double warp = t->warp_size > 0 ? t->warp_size : 32;
-	int kept = io->kept > 0 && l->storage != RR_STORAGE_REREAD ? io->kept : 0;
-	/* A cluster keeps its segment in registers when it fits there (as the check allows). */
-	int in_regs =
-	    l->storage == RR_STORAGE_REGS ||
-	    (l->storage == RR_STORAGE_CLUSTER && f->slots * kept <= rr__register_slots(t, l));
+	/* Where the kept rows live (registers, or shared memory for a cluster whose segment does
+	 * not fit them) and the shared memory legality checked come from the realisation. */
+	int in_regs = r->keep == RR_KEEP_REGS;
 	double in_flight = fmin(l->unroll, f->chunks_per_worker);
 	double regs = 24 + in_flight * fmax(1, l->vec * elem / 4) * fmax(1, io->row_inputs) +
-	              (l->workers_per_row > warp ? 4 : 0) + (in_regs ? f->slots * kept : 0);
+	              (l->workers_per_row > warp ? 4 : 0) + (in_regs ? f->slots * io->kept : 0);
 	f->registers_per_thread = fmin(255, fmax(32, 8 * ceil(regs / 8)));
-	f->smem_per_group = (double)rr__layout_smem_bytes(req->kernel, req->cols, (int)elem, l,
-	                                                  (int)warp, in_regs ? 0 : kept);
+	f->smem_per_group = (double)r->smem_bytes;
 	double T = f->threads_per_group;
 	double fit = fmin(floor(GPU_THREADS_PER_SM / T), GPU_GROUPS_PER_SM);
 	fit = fmin(fit, floor(GPU_REGISTERS_PER_SM / (f->registers_per_thread * T)));
@@ -194,14 +193,15 @@ static double gpu_tree_us(const rr__plan_request *req, const rr_layout *l,
 	return f->rows * l->blocks_per_row * W * per_thread / lanes_per_us;
 }
 
-static void gpu_features(const rr__plan_request *req, const rr_layout *l, const io_facts *io,
+static void gpu_features(const rr__plan_request *req, const rr__realisation *r, const io_facts *io,
                          rr__plan_features *f)
 {
 	const rr__target *t = req->target;
+	const rr_layout *l = &r->layout;
 	double elem = (double)rr_dtype_size(req->dtype);
 	double sms = t->multiprocessors > 0 ? t->multiprocessors : 1;
 	double warp = t->warp_size > 0 ? t->warp_size : 32;
-	gpu_occupancy(req, l, io, f);
+	gpu_occupancy(req, r, io, f);
 	double resident = sms * f->groups_per_sm;
 	f->waves = f->groups / resident;
 	/* Only a partial last wave idles SMs; a single partial wave is counted by `active` and
@@ -245,10 +245,7 @@ static void gpu_features(const rr__plan_request *req, const rr_layout *l, const 
 	    (io->kept > 0 && (l->storage == RR_STORAGE_SMEM || l->storage == RR_STORAGE_CLUSTER));
 	/* Rows kept in shared memory are written once and read back in every later phase. */
 	double staged = 0;
-	int in_smem =
-	    l->storage == RR_STORAGE_SMEM ||
-	    (l->storage == RR_STORAGE_CLUSTER && f->slots * io->kept > rr__register_slots(t, l));
-	if (io->kept > 0 && in_smem)
+	if (io->kept > 0 && r->keep == RR_KEEP_SMEM)
 		staged = io->max_passes * io->kept * f->rows * (double)req->cols * 4;
 	f->memory_us = f->dram_bytes / (GPU_BANDWIDTH * f->bandwidth_efficiency) * 1e6 +
 	               f->cache_bytes / (GPU_CACHE_BANDWIDTH * fmax(active, 0.05)) * 1e6 +
@@ -336,21 +333,29 @@ static double gpu_measured_factor(const rr__plan_request *req, const rr_layout *
 	return factor;
 }
 
-void rr__plan_features_compute(const rr__plan_request *req, const rr_layout *layout,
-                               rr__plan_features *features)
+/* The realisation of `layout` for the request. */
+static rr_status realise(const rr__plan_request *req, const rr_layout *layout, rr__realisation *r)
+{
+	if (!rr__layout_is_complete(layout) || req->cols < 1)
+		return RR_ERR_INVALID_ARG;
+	if (req->facts)
+		return rr__realise_with(req->facts, req->dtype, req->cols, layout, req->target, r);
+	return rr__realise(req->kernel, req->dtype, req->cols, layout, req->target, r);
+}
+
+/* The features of a realised layout. */
+static void features_of(const rr__plan_request *req, const rr__realisation *r,
+                        rr__plan_features *features)
 {
 	io_facts io;
-	memset(features, 0, sizeof *features);
-	if (!rr__layout_is_complete(layout) || req->cols < 1) {
-		features->predicted_us = INFINITY; /* nothing to predict for an unfinished layout */
-		return;
-	}
-	io_facts_of(req->kernel, &io);
-	common_features(req, layout, &io, features);
-	if (strcmp(req->target->backend, "cpu") == 0)
-		cpu_features(req, layout, &io, features);
+	const rr_layout *layout = &r->layout;
+	int gpu = req->target->kind == RR_TARGET_GPU;
+	io_facts_of(req->kernel, r, &io);
+	common_features(req, r, &io, features);
+	if (gpu)
+		gpu_features(req, r, &io, features);
 	else
-		gpu_features(req, layout, &io, features);
+		cpu_features(req, layout, &io, features);
 	double slow = fmax(features->memory_us, features->latency_us);
 	double fast = fmin(features->memory_us, features->latency_us);
 	/* Memory and latency overlap, but not perfectly. */
@@ -358,14 +363,25 @@ void rr__plan_features_compute(const rr__plan_request *req, const rr_layout *lay
 	/* More than 8 packs per worker is outside what the H200 sweeps measured (bench/NOTES.md);
 	 * the model's latency terms are not trusted there, so such layouts rank last unless
 	 * nothing else is legal. */
-	if (strcmp(req->target->backend, "cpu") != 0 && features->chunks_per_worker > 8 &&
-	    layout->workers_per_row < 1024)
+	if (gpu && features->chunks_per_worker > 8 && layout->workers_per_row < 1024)
 		features->predicted_us *= 1.5;
 	/* A cluster pays cluster-wide barriers per round; it is for rows one block cannot hold. */
 	if (layout->blocks_per_row > 1 && req->cols / layout->blocks_per_row < 8192)
 		features->predicted_us *= 4;
-	if (strcmp(req->target->backend, "cpu") != 0)
+	if (gpu)
 		features->predicted_us *= gpu_measured_factor(req, layout, features);
+}
+
+void rr__plan_features_compute(const rr__plan_request *req, const rr_layout *layout,
+                               rr__plan_features *features)
+{
+	rr__realisation r;
+	memset(features, 0, sizeof *features);
+	if (realise(req, layout, &r) != RR_OK) {
+		features->predicted_us = INFINITY; /* nothing to predict for an unfinished layout */
+		return;
+	}
+	features_of(req, &r, features);
 }
 
 double rr__cost_default(const rr__plan_request *req, const rr_layout *layout, void *ctx)
@@ -376,18 +392,19 @@ double rr__cost_default(const rr__plan_request *req, const rr_layout *layout, vo
 	return features.predicted_us;
 }
 
-double rr__plan_resident_groups(const rr__plan_request *req, const rr_layout *layout)
+double rr__cost_resident_groups(const rr__plan_request *req, const rr_layout *layout)
 {
-	if (strcmp(req->target->backend, "cpu") == 0)
+	if (req->target->kind != RR_TARGET_GPU)
 		return req->target->multiprocessors > 0 ? req->target->multiprocessors : 1;
-	if (!rr__layout_is_complete(layout) || req->cols < 1)
+	rr__realisation r;
+	if (realise(req, layout, &r) != RR_OK)
 		return 0;
 	io_facts io;
 	rr__plan_features features;
 	memset(&features, 0, sizeof features);
-	io_facts_of(req->kernel, &io);
-	common_features(req, layout, &io, &features);
-	gpu_occupancy(req, layout, &io, &features);
+	io_facts_of(req->kernel, &r, &io);
+	common_features(req, &r, &io, &features);
+	gpu_occupancy(req, &r, &io, &features);
 	return features.groups_per_sm *
 	       (req->target->multiprocessors > 0 ? req->target->multiprocessors : 1);
 }

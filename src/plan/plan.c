@@ -17,12 +17,6 @@ static int64_t next_pow2(int64_t x)
 	return p;
 }
 
-int rr__layout_is_complete(const rr_layout *l)
-{
-	return l->workers_per_row > 0 && l->vec > 0 && l->unroll > 0 && l->rows_per_group > 0 &&
-	       l->blocks_per_row > 0 && l->storage != RR_STORAGE_AUTO && l->grid != RR_GRID_AUTO;
-}
-
 static void canonical_shape(const rr__plan_request *req, const rr_layout *fixed, int kept,
                             rr_layout *l)
 {
@@ -47,7 +41,7 @@ static void canonical_grid(const rr__plan_request *req, const rr_layout *fixed, 
 		return;
 	double groups =
 	    (double)((req->rows + l->rows_per_group - 1) / l->rows_per_group) * l->blocks_per_row;
-	if (groups <= rr__plan_resident_groups(req, l))
+	if (groups <= rr__cost_resident_groups(req, l))
 		l->grid = RR_GRID_ROWS; /* every group is resident at once: nothing to loop over */
 }
 
@@ -204,9 +198,8 @@ static rr_status consider(const rr__plan_request *req, const rr_layout *fixed, i
 	char detail[256];
 	out->considered++;
 	canonical_shape(req, fixed, kept, &l);
-	rr__illegal reason =
-	    rr__layout_check(req->kernel, req->cols, (int)rr_dtype_size(req->dtype), &l,
-	                     req->target, detail, sizeof detail);
+	rr__illegal reason = rr__layout_check(req->kernel, req->cols, req->dtype, &l, req->target,
+	                                      detail, sizeof detail);
 	if (reason != RR_LEGAL) {
 		if (out->rejected++ == 0)
 			snprintf(out->first_rejection, sizeof out->first_rejection, "%s", detail);
@@ -217,8 +210,24 @@ static rr_status consider(const rr__plan_request *req, const rr_layout *fixed, i
 	return push(out, capacity, &l);
 }
 
+static rr_status enumerate(const rr__plan_request *req, const rr_layout *fixed,
+                           rr__candidates *out);
+
 rr_status rr__plan_enumerate(const rr__plan_request *req, const rr_layout *fixed,
                              rr__candidates *out)
+{
+	rr__kernel_facts facts;
+	rr__plan_request with = {0};
+	if (req && req->kernel && req->target && !req->facts) {
+		with = *req;
+		rr__kernel_facts_of(req->kernel, req->target, &facts);
+		with.facts = &facts;
+		req = &with;
+	}
+	return enumerate(req, fixed, out);
+}
+
+static rr_status enumerate(const rr__plan_request *req, const rr_layout *fixed, rr__candidates *out)
 {
 	static const rr_layout none;
 	static const int all_vec[] = {1, 2, 4, 8, 16}, all_unroll[] = {1, 2, 4};
@@ -287,9 +296,8 @@ static rr_status check_requested(const rr__plan_request *req, const rr_layout *r
                                  rr_layout *out)
 {
 	char detail[512];
-	rr__illegal reason =
-	    rr__layout_check(req->kernel, req->cols, (int)rr_dtype_size(req->dtype), requested,
-	                     req->target, detail, sizeof detail);
+	rr__illegal reason = rr__layout_check(req->kernel, req->cols, req->dtype, requested,
+	                                      req->target, detail, sizeof detail);
 	if (reason != RR_LEGAL) {
 		char text[128];
 		rr_layout_format(requested, text, sizeof text);
@@ -323,6 +331,14 @@ rr_status rr__plan_choose(const rr__plan_request *req, const rr_layout *requeste
 		memset(stats_out, 0, sizeof *stats_out);
 	if (status != RR_OK)
 		return status;
+	/* The kernel's facts once for every layout the planner realises. */
+	rr__kernel_facts facts;
+	rr__plan_request with = *req;
+	if (!with.facts) {
+		rr__kernel_facts_of(req->kernel, req->target, &facts);
+		with.facts = &facts;
+	}
+	req = &with;
 	if (requested && rr__layout_is_complete(requested))
 		return check_requested(req, requested, out);
 	status = rr__plan_enumerate(req, requested, &c);

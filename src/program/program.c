@@ -182,6 +182,12 @@ rr_status rr__program_emit_only(rr_device *device, const rr_kernel *kernel, rr_d
 		                        kernel->name, rr_dtype_name(dtype), (long long)cols,
 		                        device->ops->name);
 	}
+	status = rr__realise(kernel, dtype, cols, &program->layout, &device->target,
+	                     &program->realisation);
+	if (status != RR_OK) {
+		free(program);
+		return status;
+	}
 	rr__buf source = {0};
 	status = device->ops->emit(device, program, &source);
 	if (status == RR_OK && (source.failed || !source.data))

@@ -11,6 +11,7 @@ void rr__target_cpu(rr__target *target)
 	long online = sysconf(_SC_NPROCESSORS_ONLN);
 	memset(target, 0, sizeof *target);
 	target->backend = "cpu";
+	target->kind = RR_TARGET_CPU;
 	target->max_workers = 1024;
 	target->warp_size = 32;
 	/* The same budget as a GPU thread, so one plan means the same on both backends. */
@@ -42,6 +43,8 @@ rr_status rr__target_for_cuda_arch(const char *arch, rr__target *out)
 	major /= 10;
 	memset(out, 0, sizeof *out);
 	out->backend = "cuda";
+	out->kind = RR_TARGET_GPU;
+	out->keeps_derived_values = 1;
 	out->max_workers = 1024;
 	out->warp_size = 32;
 	out->register_slots = 64;

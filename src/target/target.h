@@ -9,9 +9,19 @@
 
 #include "rowreduce.h"
 
+/* What kind of machine a target is: the cost model has one branch per kind. */
+typedef enum rr__target_kind {
+	RR_TARGET_CPU = 1, /* workers run one after another on SIMD lanes of one thread */
+	RR_TARGET_GPU      /* workers are threads of a block, groups spread over SMs */
+} rr__target_kind;
+
 /* What a backend can do; the legality check compares a plan against it. */
 typedef struct rr__target {
-	const char *backend;    /* "cpu" or "cuda" */
+	const char *backend;  /* "cpu" or "cuda": for messages only, never compared */
+	rr__target_kind kind; /* 0 is no kind: a target is filled by the functions below */
+	/* Kept values between rounds may be computed values (h = x + r) rather than the row
+	 * inputs below them: the CUDA emitter keeps those, the C emitter keeps the inputs. */
+	int keeps_derived_values;
 	int max_workers;        /* most threads in one group (1024 on CUDA) */
 	int warp_size;          /* 32 on CUDA; the CPU backend simulates the same tree */
 	int register_slots;     /* most private slots a worker may hold (register budget) */
@@ -22,7 +32,6 @@ typedef struct rr__target {
 	int64_t l2_bytes;
 	int cc_major, cc_minor; /* compute capability; 0 on cpu */
 } rr__target;
-
 
 /* The target the CPU backend presents. */
 void rr__target_cpu(rr__target *target);

@@ -1,0 +1,30 @@
+/* How each backend launches a program, computed from the program's realisation alone
+ * (layout/realise.h): exposed so a test can check that the launchers, the emitters, legality
+ * and the cost model all read the same record. */
+#ifndef RR_BACKEND_LAUNCH_H
+#define RR_BACKEND_LAUNCH_H
+
+#include <stdint.h>
+
+#include "layout/realise.h"
+
+/* One CUDA launch: blocks of `threads`, clusters of `cluster` blocks, the dynamic shared
+ * memory, and the entry that runs. */
+typedef struct rr__cuda_launch_shape {
+	int64_t blocks;
+	int threads;
+	int cluster; /* 1: no cluster */
+	int64_t dynamic_smem;
+	const char *entry; /* points into the realisation */
+} rr__cuda_launch_shape;
+
+/* The launch of `rows` rows: one group (C blocks) per R rows, at most `resident_groups` of
+ * them on a persistent grid; the vector entry when `vec` (and the plan has one).
+ * RR_ERR_INVALID_ARG when the grid exceeds 2^31 - 1 blocks. */
+rr_status rr__cuda_launch_shape_of(const rr__realisation *r, int64_t rows, int64_t resident_groups,
+                                   int vec, rr__cuda_launch_shape *out);
+
+/* Floats of private scratch one CPU thread needs: the kept values' slots of W workers. */
+int64_t rr__cpu_scratch_floats(const rr__realisation *r);
+
+#endif

@@ -1,0 +1,382 @@
+/* The realisation of a plan: one function, rr__realise, works out what a layout means for one
+ * kernel, element type, row length and target. Every consumer (legality, cost model, emitters,
+ * launchers) reads its record, so they cannot drift apart. */
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/analysis.h"
+#include "layout/layout.h"
+#include "layout/realise.h"
+#include "util/util.h"
+
+static int64_t ceil_div(int64_t a, int64_t b)
+{
+	return (a + b - 1) / b;
+}
+
+int rr__is_online_sum(const rr_kernel *kernel, int id)
+{
+	return kernel->analysis.online_partner[id] >= 0 &&
+	       kernel->nodes[id].reduce == RR_REDUCE_SUM;
+}
+
+int rr__reduced_in(const rr_kernel *kernel, int id, int round)
+{
+	return kernel->nodes[id].op == RR_OP_REDUCE && kernel->analysis.level[id] == round &&
+	       !rr__is_online_sum(kernel, id);
+}
+
+/* ---------------------------------------------------------------- what is kept */
+
+static int is_elem(const rr_kernel *kernel, int id)
+{
+	return id >= 0 && kernel->nodes[id].shape == RR_SHAPE_ELEM;
+}
+
+void rr__phase_roots(const rr_kernel *kernel, int phase, unsigned char *mark)
+{
+	memset(mark, 0, (size_t)kernel->n_nodes);
+	if (phase <= kernel->analysis.rounds) {
+		for (int id = 0; id < kernel->n_nodes; id++)
+			if (rr__reduced_in(kernel, id, phase) &&
+			    is_elem(kernel, kernel->nodes[id].a))
+				mark[kernel->nodes[id].a] = 1;
+		return;
+	}
+	for (int j = 0; j < kernel->n_outputs; j++)
+		if (kernel->outputs[j].kind == RR_KIND_ROW &&
+		    is_elem(kernel, kernel->outputs[j].node))
+			mark[kernel->outputs[j].node] = 1;
+}
+
+/* Operands have smaller ids than their users, so one downward sweep reaches every operand. */
+void rr__mark_operands(const rr_kernel *kernel, unsigned char *mark, const unsigned char *stop)
+{
+	for (int id = kernel->n_nodes - 1; id >= 0; id--) {
+		const rr__node *node = &kernel->nodes[id];
+		if (!mark[id] || node->shape != RR_SHAPE_ELEM || (stop && stop[id]))
+			continue;
+		if (is_elem(kernel, node->a))
+			mark[node->a] = 1;
+		if (is_elem(kernel, node->b))
+			mark[node->b] = 1;
+	}
+}
+
+/* Elem nodes that depend on a row input. */
+static void mark_row_dependence(const rr_kernel *kernel, unsigned char *rowdep)
+{
+	for (int id = 0; id < kernel->n_nodes; id++) {
+		const rr__node *node = &kernel->nodes[id];
+		if (node->shape != RR_SHAPE_ELEM)
+			rowdep[id] = 0;
+		else if (node->op == RR_OP_INPUT)
+			rowdep[id] = kernel->inputs[node->input].kind == RR_KIND_ROW;
+		else
+			rowdep[id] =
+			    (node->a >= 0 && rowdep[node->a]) || (node->b >= 0 && rowdep[node->b]);
+	}
+}
+
+/* The topmost values later phases need that depend on row inputs but on no reduction (level
+ * 0), when a row input below them is read in more than one phase (a value whose rows are read
+ * once is computed where it is needed). Keeping those values (e.g. h = x + r of
+ * add_layernorm) costs at most as much as keeping the multi-phase row inputs below them; when
+ * it would cost more, those inputs are kept instead. Either way the count stays within
+ * kept_inputs, which legality budgets the storage by. */
+static void keep_derived_values(const rr_kernel *kernel, const rr__kernel_facts *r,
+                                unsigned char *kept)
+{
+	unsigned char mark[RR_MAX_NODES], below[RR_MAX_NODES], multi[RR_MAX_NODES] = {0};
+	unsigned char rowdep[RR_MAX_NODES];
+	mark_row_dependence(kernel, rowdep);
+	for (int id = 0; id < kernel->n_nodes; id++) {
+		const rr__node *node = &kernel->nodes[id];
+		multi[id] =
+		    node->op == RR_OP_INPUT && rowdep[id] && r->phases_read[node->input] > 1;
+	}
+	for (int phase = 2; phase <= r->phases; phase++) {
+		rr__phase_roots(kernel, phase, mark);
+		for (int id = kernel->n_nodes - 1; id >= 0; id--) {
+			const rr__node *node = &kernel->nodes[id];
+			if (!mark[id] || node->shape != RR_SHAPE_ELEM)
+				continue;
+			if (kernel->analysis.level[id] == 0 && rowdep[id]) {
+				memset(below, 0, (size_t)kernel->n_nodes);
+				below[id] = 1;
+				rr__mark_operands(kernel, below, NULL);
+				for (int k = 0; k <= id && !kept[id]; k++)
+					kept[id] = below[k] && multi[k];
+				if (kept[id])
+					continue;
+			}
+			if (is_elem(kernel, node->a))
+				mark[node->a] = 1;
+			if (is_elem(kernel, node->b))
+				mark[node->b] = 1;
+		}
+	}
+	memcpy(below, kept, (size_t)kernel->n_nodes);
+	rr__mark_operands(kernel, below, NULL);
+	int values = 0, inputs = 0;
+	for (int id = 0; id < kernel->n_nodes; id++) {
+		values += kept[id];
+		inputs += below[id] && multi[id];
+	}
+	if (inputs < values)
+		for (int id = 0; id < kernel->n_nodes; id++)
+			kept[id] = below[id] && multi[id];
+}
+
+/* Which values are kept between rounds when a layout keeps any, with their ordinals: derived
+ * values on a target that keeps them (in node order), else the multi-phase row inputs (in
+ * input order). */
+static void choose_kept(const rr_kernel *kernel, const rr__target *target, rr__kernel_facts *f)
+{
+	f->kept_values = 0;
+	if (f->kept_inputs == 0)
+		return;
+	if (!kernel || !kernel->analysis.level) {
+		f->kept_values = f->kept_inputs; /* a hand-built kernel: the budget's count */
+		return;
+	}
+	if (target->keeps_derived_values) {
+		unsigned char kept[RR_MAX_NODES] = {0};
+		keep_derived_values(kernel, f, kept);
+		for (int id = 0; id < kernel->n_nodes && f->kept_values < RR_MAX_IO; id++)
+			if (kept[id])
+				f->kept_node[f->kept_values++] = id;
+		return;
+	}
+	for (int k = 0; k < kernel->n_inputs; k++)
+		if (kernel->inputs[k].kind == RR_KIND_ROW && f->phases_read[k] > 1 &&
+		    kernel->inputs[k].node >= 0)
+			f->kept_node[f->kept_values++] = kernel->inputs[k].node;
+}
+
+int rr__kept_ordinal(const rr__realisation *r, int id)
+{
+	for (int k = 0; r->keep != RR_KEEP_NONE && k < r->kept_values; k++)
+		if (r->kept_node[k] == id)
+			return k;
+	return -1;
+}
+
+/* ---------------------------------------------------------------- access and geometry */
+
+static int lowest_bit_bytes(int64_t bytes)
+{
+	int a = 16;
+	while (a > 1 && bytes % a != 0)
+		a /= 2;
+	return a;
+}
+
+/* The widest access every pack, every row start and every block segment start is aligned to. */
+static void realise_access(rr__realisation *r)
+{
+	const rr_layout *l = &r->layout;
+	r->pack_bytes = l->vec * r->elem_bytes;
+	int a = lowest_bit_bytes(r->pack_bytes);
+	int by_row = lowest_bit_bytes(r->cols * r->elem_bytes);
+	int by_segment = lowest_bit_bytes(r->segment * r->elem_bytes);
+	a = a < by_row ? a : by_row;
+	a = a < by_segment ? a : by_segment;
+	r->access_bytes = a > r->elem_bytes ? a : r->elem_bytes;
+	r->has_vec_entry = r->access_bytes > r->elem_bytes;
+}
+
+static void name_entries(const rr_kernel *kernel, rr__kernel_facts *r)
+{
+	char base[80];
+	size_t n = 0;
+	for (const char *p = kernel ? kernel->name : "kernel"; *p && n + 1 < sizeof base; p++) {
+		char ch = *p;
+		int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		         (ch >= '0' && ch <= '9');
+		base[n++] = ok ? ch : '_';
+	}
+	base[n] = 0;
+	snprintf(r->entry_vec, sizeof r->entry_vec, "rr_%s_vec", base);
+	snprintf(r->entry_scalar, sizeof r->entry_scalar, "rr_%s_scalar", base);
+}
+
+/* The blocks per SM that __launch_bounds__ asks ptxas to fit: without it ptxas may aim for
+ * full occupancy and spill. The cap leaves room for the kept slots and one value derived from
+ * each (LayerNorm's x - mean), one phase's loads in flight (the unrolled loops let ptxas hoist
+ * all of a worker's loads: U chunks of every row and col input) and a working set; ptxas
+ * spilled with less (bench/NOTES.md). */
+static int min_blocks(const rr__kernel_facts *f, const rr__realisation *r)
+{
+	int64_t kept = r->keep == RR_KEEP_REGS ? r->kept_values : 0;
+	int inputs = f->row_and_col_inputs;
+	int64_t wanted =
+	    48 + 2 * r->slots * kept + (int64_t)r->layout.vec * r->layout.unroll * inputs;
+	int64_t blocks = 65536 / ((int64_t)r->threads * wanted);
+	int64_t most = 2048 / r->threads;
+	if (blocks > most)
+		blocks = most;
+	if (blocks > 32)
+		blocks = 32;
+	return blocks < 1 ? 1 : (int)blocks;
+}
+
+/* On a GPU the U chunks of one loop iteration are loaded before they are used: V·U values of
+ * every row and col input a phase reads are live at once. */
+/* On a GPU the U chunks of one loop iteration are loaded before they are used: V·U values of
+ * every row and col input a phase reads are live at once. */
+static void realise_in_flight(const rr__kernel_facts *f, const rr__target *target,
+                              rr__realisation *r)
+{
+	const rr_layout *l = &r->layout;
+	int64_t span = (int64_t)l->workers_per_row * l->vec * l->blocks_per_row;
+	int64_t chunks = ceil_div(r->cols, span);
+	int64_t unrolled = l->unroll < chunks ? l->unroll : chunks;
+	r->in_flight_inputs = f->in_flight_inputs;
+	r->in_flight_values = (int64_t)l->vec * unrolled * r->in_flight_inputs;
+	r->in_flight_budget = target->cc_major > 0 ? 3 * (int64_t)r->register_slots / 2 : 0;
+}
+
+int rr__reduction_slots(const rr_kernel *kernel, short *slot_of)
+{
+	int slots = 0;
+	for (int id = 0; id < kernel->n_nodes; id++) {
+		if (slot_of)
+			slot_of[id] = -1;
+		if (!rr__reduced_in(kernel, id, kernel->analysis.level[id]))
+			continue;
+		if (slot_of)
+			slot_of[id] = (short)slots;
+		slots += kernel->analysis.online_partner[id] >= 0 ? 2 : 1;
+	}
+	return slots;
+}
+
+/* The shared memory of the tree and the kept packs. */
+static void realise_smem(const rr__kernel_facts *f, const rr__target *target, rr__realisation *r)
+{
+	const rr_layout *l = &r->layout;
+	int warp = target->warp_size > 0 ? target->warp_size : 32;
+	r->red_slots = f->red_slots;
+	r->warps = l->workers_per_row > warp ? l->workers_per_row / warp : 1;
+	r->dynamic_smem = r->keep == RR_KEEP_SMEM
+	                      ? (int64_t)r->kept_values * r->chunks * l->vec * r->threads * 4
+	                      : 0;
+	r->static_smem =
+	    (l->workers_per_row > warp ? 2 * r->red_slots * r->rows_per_group * r->warps * 4 : 0) +
+	    (l->blocks_per_row > 1 ? 2 * r->red_slots * 4 : 0);
+	r->smem_bytes = rr__layout_smem_bytes(f->partials, r->cols, r->elem_bytes, l, warp,
+	                                      r->keep == RR_KEEP_SMEM ? r->kept_inputs : 0);
+}
+
+void rr__kernel_facts_of(const rr_kernel *kernel, const rr__target *target, rr__kernel_facts *out)
+{
+	rr__kernel_facts *f = out;
+	memset(f, 0, sizeof *f);
+	f->rounds = kernel ? kernel->analysis.rounds : 0;
+	for (int j = 0; kernel && j < kernel->n_outputs; j++)
+		f->row_outputs += kernel->outputs[j].kind == RR_KIND_ROW;
+	f->phases = f->rounds + (f->row_outputs > 0);
+	f->kept_inputs = rr__layout_kept_inputs(kernel, f->phases_read);
+	choose_kept(kernel, target, f);
+	for (int round = 1; kernel && round <= kernel->analysis.rounds + 1; round++) {
+		unsigned char read[RR_MAX_IO];
+		int n = rr__analysis_inputs_read(kernel, round, read);
+		f->in_flight_inputs = n > f->in_flight_inputs ? n : f->in_flight_inputs;
+	}
+	for (int i = 0; kernel && i < kernel->n_inputs; i++)
+		f->row_and_col_inputs +=
+		    kernel->inputs[i].kind == RR_KIND_ROW || kernel->inputs[i].kind == RR_KIND_COL;
+	f->red_slots = kernel && kernel->analysis.level ? rr__reduction_slots(kernel, NULL) : 0;
+	/* Partials of every reduction, an online pair counting two; one more pair as margin. */
+	f->partials =
+	    kernel ? kernel->analysis.reductions + 2 * kernel->analysis.online_rewrites : 1;
+	f->partials = f->partials > 0 ? f->partials + 1 : 2;
+	name_entries(kernel, f);
+}
+
+rr_status rr__realise_with(const rr__kernel_facts *f, rr_dtype dtype, int64_t cols,
+                           const rr_layout *layout, const rr__target *target, rr__realisation *out)
+{
+	const rr_layout *l = layout;
+	if (!l || l->workers_per_row < 1 || l->vec < 1 || l->unroll < 1 || l->rows_per_group < 1 ||
+	    l->blocks_per_row < 1 || l->storage == RR_STORAGE_AUTO || l->grid == RR_GRID_AUTO ||
+	    cols < 1 || !target)
+		return rr__fail(RR_ERR_INVALID_ARG,
+		                "a realisation needs a complete layout, a target and N >= 1 (got N "
+		                "= %lld)",
+		                (long long)cols);
+	memset(out, 0, sizeof *out);
+	rr__realisation *r = out;
+	r->layout = *l;
+	r->dtype = dtype;
+	r->cols = cols;
+	r->elem_bytes = (int)rr_dtype_size(dtype);
+	r->rounds = f->rounds;
+	r->row_outputs = f->row_outputs;
+	r->phases = f->phases;
+	memcpy(r->phases_read, f->phases_read, sizeof r->phases_read);
+	r->kept_inputs = f->kept_inputs;
+
+	r->threads = l->workers_per_row * l->rows_per_group;
+	r->rows_per_group = l->rows_per_group;
+	r->blocks_per_row = l->blocks_per_row;
+	r->persistent = l->grid == RR_GRID_PERSISTENT;
+	/* Segments are whole 16-byte units and whole packs, so every block's packs stay aligned. */
+	r->segment = rr__block_segment(cols, l->blocks_per_row, l->vec, r->elem_bytes);
+	r->chunks = ceil_div(r->segment, (int64_t)l->workers_per_row * l->vec);
+	r->slots = rr__slot_bound(r->segment, l->workers_per_row, l->vec);
+	r->serial_length = r->slots;
+	r->register_slots = rr__register_slots(target, l);
+	realise_access(r);
+
+	if (l->storage != RR_STORAGE_REREAD) {
+		r->kept_values = f->kept_values;
+		memcpy(r->kept_node, f->kept_node, sizeof r->kept_node);
+	}
+	if (r->kept_values == 0)
+		r->keep = RR_KEEP_NONE;
+	else if (l->storage == RR_STORAGE_SMEM)
+		r->keep = RR_KEEP_SMEM;
+	else if (l->storage == RR_STORAGE_CLUSTER && r->slots * r->kept_inputs > r->register_slots)
+		r->keep = RR_KEEP_SMEM; /* the cluster's segment does not fit the registers */
+	else
+		r->keep = RR_KEEP_REGS;
+
+	realise_smem(f, target, r);
+	realise_in_flight(f, target, r);
+	r->min_blocks = min_blocks(f, r);
+	r->n_tree_offsets = rr__tree_offsets(
+	    l->workers_per_row, target->warp_size > 0 ? target->warp_size : 32, r->tree_offsets);
+	memcpy(r->entry_vec, f->entry_vec, sizeof r->entry_vec);
+	memcpy(r->entry_scalar, f->entry_scalar, sizeof r->entry_scalar);
+	return RR_OK;
+}
+
+rr_status rr__realise(const rr_kernel *kernel, rr_dtype dtype, int64_t cols,
+                      const rr_layout *layout, const rr__target *target, rr__realisation *out)
+{
+	rr__kernel_facts facts;
+	if (!target)
+		return rr__fail(RR_ERR_INVALID_ARG, "a realisation needs a target");
+	rr__kernel_facts_of(kernel, target, &facts);
+	return rr__realise_with(&facts, dtype, cols, layout, target, out);
+}
+
+int rr__realisation_vec_allowed(const rr_kernel *kernel, const rr__realisation *r,
+                                const rr_arg *inputs, void *const *outputs)
+{
+	uintptr_t bytes = (uintptr_t)r->access_bytes;
+	if (!r->has_vec_entry)
+		return 0;
+	for (int k = 0; k < kernel->n_inputs; k++) {
+		rr_kind kind = kernel->inputs[k].kind;
+		if ((kind == RR_KIND_ROW || kind == RR_KIND_COL) &&
+		    (uintptr_t)inputs[k].data % bytes)
+			return 0;
+	}
+	for (int j = 0; j < kernel->n_outputs; j++)
+		if (kernel->outputs[j].kind == RR_KIND_ROW && (uintptr_t)outputs[j] % bytes)
+			return 0;
+	return 1;
+}

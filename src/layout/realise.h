@@ -1,0 +1,143 @@
+/* The realisation of a plan (DESIGN.md §4): everything a layout implies for one kernel, element
+ * type, row length and target — what each round keeps and where, access width, geometry, shared
+ * memory, values in flight, serial lengths, the tree — computed once, here. Legality, the cost
+ * model, both emitters and both launchers read this record; none of them works it out again. */
+#ifndef RR_LAYOUT_REALISE_H
+#define RR_LAYOUT_REALISE_H
+
+#include <stdint.h>
+
+#include "lang/ir.h"
+#include "target/target.h"
+
+/* Where the values a kernel keeps between rounds live. A cluster (C > 1) keeps its segment in
+ * registers when that fits the budget, else in shared memory. */
+typedef enum rr__keep_place {
+	RR_KEEP_NONE = 0, /* one phase, or S=reread: nothing is kept */
+	RR_KEEP_REGS,     /* private arrays: registers on a GPU, per-thread scratch on the CPU */
+	RR_KEEP_SMEM      /* the block's shared memory, each worker its own packs */
+} rr__keep_place;
+
+/* What a realisation needs from the kernel alone, the same for every layout: worked out once
+ * per kernel and target by rr__kernel_facts_of, so a planner realising thousands of layouts
+ * does not walk the kernel for each. */
+typedef struct rr__kernel_facts {
+	int rounds;
+	int phases;
+	int row_outputs;
+	int phases_read[RR_MAX_IO];
+	int kept_inputs;
+	int kept_values;          /* values kept when a layout keeps any (not S=reread) */
+	int kept_node[RR_MAX_IO]; /* their nodes, by ordinal */
+	int in_flight_inputs;     /* most row and col inputs one phase reads */
+	int red_slots;
+	int partials; /* reduction partials budgeted per row: an online pair two, one spare */
+	int row_and_col_inputs;
+	char entry_vec[96];
+	char entry_scalar[96];
+} rr__kernel_facts;
+
+typedef struct rr__realisation {
+	/* What was realised. */
+	rr_layout layout;
+	rr_dtype dtype;
+	int64_t cols;
+	int elem_bytes;
+
+	/* Phases: rounds 1..rounds, then the output phase when there are row outputs. */
+	int rounds;
+	int phases;
+	int row_outputs;
+	int phases_read[RR_MAX_IO]; /* per input: how many phases read it */
+	/* Row inputs read in more than one phase: what legality budgets storage for. */
+	int kept_inputs;
+	/* Values kept from phase 1 to later phases, and where. On a target that keeps derived
+	 * values (GPU) these may be computed values (add_layernorm's h = x + r), never more of
+	 * them than kept_inputs; otherwise the multi-phase row inputs themselves. */
+	rr__keep_place keep;
+	int kept_values;
+	int kept_node[RR_MAX_IO]; /* the node of each kept value, by ordinal (rr__kept_ordinal) */
+
+	/* Access: packs of V elements; a row whose start is not on an access boundary runs the
+	 * scalar entry, element by element. */
+	int pack_bytes;    /* V · element size */
+	int access_bytes;  /* bytes per global access in the vector entry */
+	int has_vec_entry; /* 0: only the scalar entry exists (access_bytes == element size) */
+
+	/* Geometry of a group (a block on a GPU). */
+	int threads;        /* W·R */
+	int rows_per_group; /* R */
+	int blocks_per_row; /* C: a cluster of C blocks shares one row */
+	int persistent;     /* G=persistent: groups loop over row groups */
+	int warps;          /* warps per row in the shared-memory stage (W / warp when W > warp) */
+	int64_t segment;    /* elements of a row one block holds (N when C = 1) */
+	int64_t chunks;     /* ceil(segment / (W·V)): packs a worker owns at most */
+	int64_t slots;      /* private slots per worker over the segment (rr__slot_bound) */
+	int64_t serial_length; /* elements one worker accumulates in sequence before the tree */
+	int register_slots;    /* the private slots a worker may keep (register budget) */
+	int min_blocks;        /* resident groups per SM that __launch_bounds__ asks for (GPU) */
+
+	/* Values in flight: U chunks of V values of every input one phase reads. */
+	int in_flight_inputs;
+	int64_t in_flight_values;
+	int64_t in_flight_budget; /* 1.5 × the register budget (GPU only; 0 = unbounded) */
+
+	/* Shared memory. */
+	int red_slots;        /* partials per row combined across workers (rr__reduction_slots) */
+	int64_t dynamic_smem; /* bytes of kept packs per block (launch-time) */
+	int static_smem;      /* bytes of the reduction scratch per block */
+	/* The bytes legality checks against the device and the cost model's occupancy uses: the
+	 * kept row inputs (kept_inputs, in f32, whole W·V chunks for each of R rows) when the
+	 * values are kept in shared memory, plus the scratch with one spare pair of partials per
+	 * reduction. An upper bound of dynamic_smem + static_smem. */
+	int64_t smem_bytes;
+
+	/* The fixed cross-worker tree (rr__tree_offsets). */
+	int tree_offsets[16];
+	int n_tree_offsets;
+
+	/* Entry names of the generated source. */
+	char entry_vec[96];    /* "rr_softmax_vec" */
+	char entry_scalar[96]; /* "rr_softmax_scalar" */
+} rr__realisation;
+
+/* Realises `layout` (every field set, each >= 1) of `kernel` for element type `dtype` at row
+ * length `cols` on `target`. kernel may be NULL or unanalysed (hand-built kernels in tests):
+ * every row input is then assumed read in every phase. RR_ERR_INVALID_ARG for an incomplete
+ * layout or cols < 1. */
+rr_status rr__realise(const rr_kernel *kernel, rr_dtype dtype, int64_t cols,
+                      const rr_layout *layout, const rr__target *target, rr__realisation *out);
+
+/* The kernel's part of every realisation on `target` (kernel may be NULL or unanalysed). */
+void rr__kernel_facts_of(const rr_kernel *kernel, const rr__target *target, rr__kernel_facts *out);
+/* rr__realise with the kernel's facts worked out before (rr__kernel_facts_of of the same kernel
+ * and target). */
+rr_status rr__realise_with(const rr__kernel_facts *facts, rr_dtype dtype, int64_t cols,
+                           const rr_layout *layout, const rr__target *target, rr__realisation *out);
+
+/* 1 when every row, col and row-output array is aligned to the vector entry's access width,
+ * so a launcher may run it; 0 when the scalar entry must run. */
+int rr__realisation_vec_allowed(const rr_kernel *kernel, const rr__realisation *r,
+                                const rr_arg *inputs, void *const *outputs);
+
+/* The place of node `id` among the kept values, or -1 when it is not kept. */
+int rr__kept_ordinal(const rr__realisation *r, int id);
+
+/* The scratch slots of the cross-worker partials: slot_of[id] is the first slot of reduction
+ * `id` (an online pair takes two, the pair's sum none of its own), -1 for other nodes; slot_of
+ * has n_nodes entries and may be NULL. Returns the slots of all rounds. */
+int rr__reduction_slots(const rr_kernel *kernel, short *slot_of);
+
+/* 1 for the sum of an online (max, sum) pair: it rides with its max. */
+int rr__is_online_sum(const rr_kernel *kernel, int id);
+/* REDUCE nodes accumulated in round `round` (the sum of an online pair excluded). */
+int rr__reduced_in(const rr_kernel *kernel, int id, int round);
+
+/* The elem roots of `phase` into mark[n_nodes]: the operands of the reductions of that round,
+ * or (phase > rounds) the row outputs. */
+void rr__phase_roots(const rr_kernel *kernel, int phase, unsigned char *mark);
+/* Marks the elem operands of marked nodes, down to inputs, not below `stop` nodes (may be
+ * NULL). */
+void rr__mark_operands(const rr_kernel *kernel, unsigned char *mark, const unsigned char *stop);
+
+#endif
