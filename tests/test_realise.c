@@ -1,0 +1,369 @@
+/* The realisation record is the one place a plan's consequences are worked out: for every
+ * planner choice over the bench suites and every plan of the emit --check-all grid, on the cpu
+ * target and on sm_90, legality, the cost model, the emitted source and the launchers must see
+ * the record's shared-memory bytes, geometry and kept values. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/backend.h"
+#include "backend/launch.h"
+#include "harness.h"
+#include "layout/realise.h"
+#include "plan/plan.h"
+#include "program/program.h"
+#include "rowreduce.h"
+
+static const char *const kernels[] = {"sum",       "softmax",       "rmsnorm",
+                                      "layernorm", "add_layernorm", "cross_entropy"};
+static const rr_dtype dtypes[] = {RR_F32, RR_BF16, RR_F16};
+
+#define MAX_SHAPES 128
+#define MAX_PLANS 64
+
+typedef struct shape {
+	long long rows, cols;
+} shape;
+
+/* One plan of the check-all grid, V = 0 meaning 16-byte packs and V = -1 half of that. */
+typedef struct grid_plan {
+	long long cols;
+	int W, V, U, R, C;
+	rr_storage storage;
+	rr_grid grid;
+} grid_plan;
+
+/* ---------------------------------------------------------------- inputs of the test */
+
+static char *read_text(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long size = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *text = size >= 0 ? malloc((size_t)size + 1) : NULL;
+	if (text && fread(text, 1, (size_t)size, f) != (size_t)size) {
+		free(text);
+		text = NULL;
+	}
+	if (text)
+		text[size] = 0;
+	fclose(f);
+	return text;
+}
+
+/* Every MxN of every .txt file in bench/suites (comments after #). */
+static int suite_shapes(const char *root, shape *out)
+{
+	char dir_path[1024], path[1400];
+	snprintf(dir_path, sizeof dir_path, "%s/bench/suites", root);
+	DIR *dir = opendir(dir_path);
+	int count = 0;
+	for (struct dirent *e = dir ? readdir(dir) : NULL; e; e = readdir(dir)) {
+		size_t length = strlen(e->d_name);
+		if (length < 5 || strcmp(e->d_name + length - 4, ".txt") != 0)
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir_path, e->d_name);
+		char *text = read_text(path);
+		int comment = 0;
+		for (char *c = text; c && *c; c++) { /* comments run from # to the line's end */
+			comment = *c == '#' || (comment && *c != '\n');
+			if (comment)
+				*c = ' ';
+		}
+		char *save = NULL;
+		for (char *word = text ? strtok_r(text, " \t,\n", &save) : NULL; word;
+		     word = strtok_r(NULL, " \t,\n", &save)) {
+			shape sh;
+			char tail = 0;
+			if (sscanf(word, "%lldx%lld%c", &sh.rows, &sh.cols, &tail) == 2 &&
+			    count < MAX_SHAPES)
+				out[count++] = sh;
+		}
+		free(text);
+	}
+	if (dir)
+		closedir(dir);
+	return count;
+}
+
+static int storage_of(const char *name, rr_storage *out)
+{
+	static const char *const names[] = {"REGS", "SMEM", "CLUSTER", "REREAD"};
+	static const rr_storage values[] = {RR_STORAGE_REGS, RR_STORAGE_SMEM, RR_STORAGE_CLUSTER,
+	                                    RR_STORAGE_REREAD};
+	for (int i = 0; i < 4; i++)
+		if (strncmp(name, names[i], strlen(names[i])) == 0) {
+			*out = values[i];
+			return 1;
+		}
+	return 0;
+}
+
+/* The grid as tools/emit_check_all.c lists it, so this test follows the tool's grid. */
+static int check_all_grid(const char *root, grid_plan *out)
+{
+	char path[1024];
+	snprintf(path, sizeof path, "%s/tools/emit_check_all.c", root);
+	char *text = read_text(path);
+	char *at = text ? strstr(text, "plans[] = {") : NULL;
+	char *end = at ? strstr(at, "};") : NULL;
+	int count = 0;
+	while (at && end && (at = strstr(at + 1, "\n    {")) && at < end && count < MAX_PLANS) {
+		grid_plan p;
+		char storage[16], grid[16];
+		if (sscanf(at, " {%lld, %d, %d, %d, %d, %d, RR_STORAGE_%15[A-Z], RR_GRID_%15[A-Z]}",
+		           &p.cols, &p.W, &p.V, &p.U, &p.R, &p.C, storage, grid) != 8 ||
+		    !storage_of(storage, &p.storage))
+			continue;
+		p.grid = strcmp(grid, "PERSISTENT") == 0 ? RR_GRID_PERSISTENT : RR_GRID_ROWS;
+		out[count++] = p;
+	}
+	free(text);
+	return count;
+}
+
+/* ---------------------------------------------------------------- what the sources say */
+
+/* The integer after `key` in `source`, or -1 when it is absent. */
+static long long number_after(const char *source, const char *key)
+{
+	const char *at = strstr(source, key);
+	return at ? strtoll(at + strlen(key), NULL, 10) : -1;
+}
+
+static int count_of(const char *source, const char *text)
+{
+	int count = 0;
+	for (const char *at = strstr(source, text); at; at = strstr(at + 1, text))
+		count++;
+	return count;
+}
+
+/* The CUDA source's constants, shared memory and entries against the record. */
+static void check_cuda_source(const char *label, const char *src, const rr__realisation *r)
+{
+	const rr_layout *l = &r->layout;
+	long long W = number_after(src, "constexpr int W = "),
+	          R = number_after(src, "constexpr int R = ");
+	long long C = number_after(src, "constexpr int C = ");
+	CHECKF(W == l->workers_per_row && R == r->rows_per_group && C == r->blocks_per_row,
+	       "%s: source W %lld R %lld C %lld", label, W, R, C);
+	CHECKF(W * R == r->threads, "%s: THREADS %lld, record %d", label, W * R, r->threads);
+	CHECKF(number_after(src, "constexpr int MIN_BLOCKS = ") == r->min_blocks, "%s: MIN_BLOCKS",
+	       label);
+	CHECKF(number_after(src, "constexpr int WARPS = ") == r->warps, "%s: WARPS", label);
+	long long red = number_after(src, "constexpr int RED_SLOTS = ");
+	CHECKF(red == (r->red_slots > 0 ? r->red_slots : 1), "%s: RED_SLOTS %lld, record %d", label,
+	       red, r->red_slots);
+	if (r->blocks_per_row > 1)
+		CHECKF(number_after(src, "constexpr int SEG = ") == r->segment, "%s: SEG", label);
+	/* Static shared memory: the declared arrays of the tree and the cluster. */
+	long long declared = 0;
+	if (strstr(src, "__shared__ float rr_red[2 * RED_SLOTS * R * WARPS]"))
+		declared += 2 * red * R * r->warps * 4;
+	if (strstr(src, "__shared__ float rr_cl[2 * RED_SLOTS]"))
+		declared += 2 * red * 4;
+	CHECKF(declared == r->static_smem, "%s: static shared memory %lld, record %d", label,
+	       declared, r->static_smem);
+	long long dynamic = number_after(src, "extern __shared__ float4 rr_keep_smem[]; /* ");
+	CHECKF(dynamic == (r->keep == RR_KEEP_SMEM ? r->dynamic_smem : -1),
+	       "%s: dynamic shared memory %lld, record %lld", label, dynamic,
+	       (long long)r->dynamic_smem);
+	if (r->keep == RR_KEEP_SMEM)
+		CHECKF(number_after(src, "constexpr int KEEP_CHUNKS = ") == r->chunks,
+		       "%s: KEEP_CHUNKS", label);
+	int kept = count_of(src, " *   kept: ");
+	CHECKF(kept == (r->keep != RR_KEEP_NONE ? r->kept_values : 0),
+	       "%s: %d kept values in the source, record %d", label, kept, r->kept_values);
+	if (r->keep == RR_KEEP_REGS)
+		CHECKF(count_of(src, "[CH > 0 ? CH : 1][V]; /* kept in registers */") == kept,
+		       "%s: register arrays", label);
+	CHECKF(number_after(src, " * access   ") == r->access_bytes, "%s: access bytes", label);
+	char entry[160];
+	snprintf(entry, sizeof entry, "%s(", r->entry_vec);
+	CHECKF((strstr(src, entry) != NULL) == r->has_vec_entry, "%s: vector entry", label);
+	snprintf(entry, sizeof entry, "%s(", r->entry_scalar);
+	CHECKF(strstr(src, entry) != NULL, "%s: scalar entry", label);
+}
+
+/* The C source's constants and tree against the record, and the CPU launcher's scratch. */
+static void check_c_source(const char *label, const char *src, const rr__realisation *r)
+{
+	long long W = number_after(src, "#define W "), R = number_after(src, "#define R ");
+	long long kept = number_after(src, "#define KEPT_INPUTS ");
+	CHECKF(W == r->layout.workers_per_row && R == r->rows_per_group, "%s: W %lld R %lld", label,
+	       W, R);
+	CHECKF(kept == (r->keep != RR_KEEP_NONE ? r->kept_values : 0),
+	       "%s: KEPT_INPUTS %lld, record %d", label, kept, r->kept_values);
+	CHECKF(count_of(src, "kept in private slots after round") == kept, "%s: kept comments",
+	       label);
+	/* The generated rr_cpu_scratch_floats is KEPT_INPUTS * W * slot_bound(N). */
+	long long span = W * r->layout.vec, rest = r->cols % span;
+	long long slots =
+	    r->cols / span * r->layout.vec + (rest < r->layout.vec ? rest : r->layout.vec);
+	CHECKF(rr__cpu_scratch_floats(r) == kept * W * slots, "%s: CPU scratch %lld, source %lld",
+	       label, (long long)rr__cpu_scratch_floats(r), kept * W * slots);
+	char tree[256] = "";
+	size_t used = 0;
+	for (int k = 0; k < r->n_tree_offsets; k++)
+		used += (size_t)snprintf(tree + used, sizeof tree - used, "%s%d", k ? ", " : "",
+		                         r->tree_offsets[k]);
+	if (r->n_tree_offsets > 0)
+		CHECKF(strstr(src, tree) != NULL, "%s: tree offsets %s", label, tree);
+}
+
+/* ---------------------------------------------------------------- one plan */
+
+/* Legality reads the record's shared-memory bytes: the device's limit set to exactly those
+ * bytes passes, one byte less fails for that reason. */
+static void check_legality(const char *label, const rr_kernel *kernel, const rr__realisation *r,
+                           const rr__target *target)
+{
+	char detail[512];
+	CHECKF(rr__layout_check(kernel, r->cols, r->dtype, &r->layout, target, detail,
+	                        sizeof detail) == RR_LEGAL,
+	       "%s: the planned layout is illegal: %s", label, detail);
+	if (r->keep == RR_KEEP_SMEM) {
+		rr__target tight = *target;
+		tight.smem_per_group = r->smem_bytes;
+		CHECKF(rr__layout_check(kernel, r->cols, r->dtype, &r->layout, &tight, detail,
+		                        sizeof detail) == RR_LEGAL,
+		       "%s: legal at exactly %lld bytes: %s", label, (long long)r->smem_bytes,
+		       detail);
+		tight.smem_per_group = r->smem_bytes - 1;
+		CHECKF(rr__layout_check(kernel, r->cols, r->dtype, &r->layout, &tight, detail,
+		                        sizeof detail) == RR_ILLEGAL_SMEM_OVER_LIMIT,
+		       "%s: one byte under %lld stays legal", label, (long long)r->smem_bytes);
+	}
+	if (r->keep == RR_KEEP_REGS && r->layout.storage == RR_STORAGE_REGS) {
+		rr__target tight = *target;
+		tight.register_slots = (int)(r->slots * r->kept_inputs) - 1;
+		CHECKF(rr__layout_check(kernel, r->cols, r->dtype, &r->layout, &tight, detail,
+		                        sizeof detail) == RR_ILLEGAL_SLOTS_OVER_BUDGET,
+		       "%s: a budget one slot under %lld stays legal", label,
+		       (long long)(r->slots * r->kept_inputs));
+	}
+}
+
+static void check_cost(const char *label, const rr_kernel *kernel, const rr__realisation *r,
+                       const rr__target *target, long long rows)
+{
+	rr__plan_request req = {kernel, r->dtype, rows, r->cols, target, NULL};
+	rr__plan_features f;
+	rr__plan_features_compute(&req, &r->layout, &f);
+	CHECKF(f.threads_per_group == r->threads && f.row_share == (double)r->segment &&
+	           f.chunks_per_worker == (double)r->chunks && f.slots == (double)r->slots &&
+	           f.kept_inputs == r->kept_inputs && f.access_bytes == r->pack_bytes,
+	       "%s: the cost model's geometry differs from the record", label);
+	if (target->kind == RR_TARGET_GPU)
+		CHECKF(f.smem_per_group == (double)r->smem_bytes,
+		       "%s: the cost model sees %.0f bytes of shared memory, the record %lld",
+		       label, f.smem_per_group, (long long)r->smem_bytes);
+}
+
+static void check_launch(const char *label, const rr__realisation *r, long long rows)
+{
+	rr__cuda_launch_shape s;
+	CHECK(rr__cuda_launch_shape_of(r, rows, 1 << 20, 1, &s) == RR_OK);
+	long long groups = (rows + r->rows_per_group - 1) / r->rows_per_group;
+	CHECKF(s.threads == r->threads && s.cluster == r->blocks_per_row &&
+	           s.dynamic_smem == r->dynamic_smem && s.blocks == groups * r->blocks_per_row,
+	       "%s: launch %lld blocks of %d, cluster %d, %lld bytes", label, (long long)s.blocks,
+	       s.threads, s.cluster, (long long)s.dynamic_smem);
+	CHECK(strcmp(s.entry, r->has_vec_entry ? r->entry_vec : r->entry_scalar) == 0);
+	/* A persistent grid holds at most the resident groups. */
+	CHECK(rr__cuda_launch_shape_of(r, rows, 3, 0, &s) == RR_OK);
+	CHECK(s.blocks == (r->persistent && groups > 3 ? 3 : groups) * r->blocks_per_row);
+	CHECK(strcmp(s.entry, r->entry_scalar) == 0);
+}
+
+/* Plans, emits and checks one (kernel, dtype, shape, layout) on one target; 1 when it ran. */
+static int check_plan(rr_device *device, const rr_kernel *kernel, rr_dtype dtype, long long rows,
+                      long long cols, const rr_layout *fixed)
+{
+	rr_program *program = NULL;
+	rr_status status =
+	    rr__program_emit_only(device, kernel, dtype, rows, cols, fixed, &program);
+	if (status == RR_ERR_ILLEGAL_LAYOUT && fixed)
+		return 0; /* a grid plan this kernel or target cannot run */
+	char label[256], plan[128];
+	rr_layout_format(program ? &program->layout : fixed, plan, sizeof plan);
+	snprintf(label, sizeof label, "%s %s %s %lldx%lld %s", device->target.backend,
+	         rr_kernel_name(kernel), rr_dtype_name(dtype), rows, cols, plan);
+	CHECKF(status == RR_OK, "%s: %s", label, rr_last_error());
+	if (status != RR_OK)
+		return 0;
+	const rr__realisation *r = &program->realisation;
+	rr__realisation again;
+	CHECK(rr__realise(kernel, dtype, cols, &program->layout, &device->target, &again) == RR_OK);
+	CHECKF(memcmp(&again, r, sizeof again) == 0, "%s: realising twice differs", label);
+	CHECKF((r->kept_values > 0) ==
+	               (r->kept_inputs > 0 && r->layout.storage != RR_STORAGE_REREAD) &&
+	           r->kept_values <= r->kept_inputs,
+	       "%s: %d kept values for %d kept inputs", label, r->kept_values, r->kept_inputs);
+	CHECKF(r->dynamic_smem + r->static_smem <= r->smem_bytes,
+	       "%s: the emitter's %lld bytes exceed the %lld legality checked", label,
+	       (long long)(r->dynamic_smem + r->static_smem), (long long)r->smem_bytes);
+	check_legality(label, kernel, r, &device->target);
+	check_cost(label, kernel, r, &device->target, rows);
+	if (device->target.kind == RR_TARGET_GPU) {
+		check_cuda_source(label, rr_program_source(program), r);
+		check_launch(label, r, rows);
+	} else {
+		check_c_source(label, rr_program_source(program), r);
+	}
+	rr_program_free(program);
+	return 1;
+}
+
+static int vec_for(int v, rr_dtype dtype)
+{
+	int full = dtype == RR_F32 ? 4 : 8;
+	return v == 0 ? full : v < 0 ? full / 2 : v;
+}
+
+int main(void)
+{
+	const char *root = getenv("RR_SOURCE_DIR");
+	static shape shapes[MAX_SHAPES];
+	static grid_plan grid[MAX_PLANS];
+	int n_shapes = suite_shapes(root ? root : ".", shapes);
+	int n_grid = check_all_grid(root ? root : ".", grid);
+	CHECKF(n_shapes >= 11, "only %d suite shapes found under %s/bench/suites", n_shapes, root);
+	CHECKF(n_grid >= 17, "only %d grid plans found in tools/emit_check_all.c", n_grid);
+	rr_device devices[2];
+	memset(devices, 0, sizeof devices);
+	devices[0].ops = rr__backend_find("cpu");
+	rr__target_cpu(&devices[0].target);
+	devices[1].ops = rr__backend_find("cuda");
+	CHECK(rr__target_for_cuda_arch("sm_90", &devices[1].target) == RR_OK);
+	CHECK(devices[0].ops && devices[1].ops);
+	int checked = 0;
+	for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
+		rr_kernel *kernel = NULL;
+		CHECKF(rr_kernel_load_builtin(kernels[k], &kernel) == RR_OK, "%s", rr_last_error());
+		for (int t = 0; kernel && t < 2 && devices[t].ops; t++)
+			for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; d++) {
+				for (int s = 0; s < n_shapes; s++)
+					checked += check_plan(&devices[t], kernel, dtypes[d],
+					                      shapes[s].rows, shapes[s].cols, NULL);
+				for (int p = 0; p < n_grid; p++) {
+					const grid_plan *g = &grid[p];
+					rr_layout l = {g->W,   vec_for(g->V, dtypes[d]),
+					               g->U,   g->R,
+					               g->C,   g->storage,
+					               g->grid};
+					checked += check_plan(&devices[t], kernel, dtypes[d], 1000,
+					                      g->cols, &l);
+				}
+			}
+		rr_kernel_free(kernel);
+	}
+	printf("%d plans checked against their realisation\n", checked);
+	CHECK(checked > 300);
+	return rr_test_finish("test_realise");
+}
