@@ -9,29 +9,11 @@
 
 #include "analysis/analysis.h"
 #include "codegen/common.h"
-#include "codegen/cuda_emit_internal.h"
+#include "codegen/cuda_emit.h"
+#include "codegen/cuda_emit_row.h"
 #include "codegen/device_files.h"
 
 /* ---------------------------------------------------------------- plan bookkeeping */
-
-void rr__cu_line(rr__cu_emitter *em, int depth, const char *fmt, ...)
-{
-	va_list args;
-	va_start(args, fmt);
-	rr__emit_vline(em->out, depth, fmt, args);
-	va_end(args);
-}
-
-/* The elem nodes evaluated in a phase; kept values (the realisation's) cut the walk short. */
-void rr__cu_mark_phase(rr__cu_emitter *em, int phase)
-{
-	rr__phase_roots(em->kernel, phase, em->eval);
-	int keeping = em->geo->keep != RR_KEEP_NONE;
-	if (phase == 1 && keeping)
-		for (int id = 0; id < em->kernel->n_nodes; id++)
-			em->eval[id] |= em->kept[id];
-	rr__mark_operands(em->kernel, em->eval, phase > 1 && keeping ? em->kept : NULL);
-}
 
 static rr_status plan_emitter(rr__cu_emitter *em, const rr__emit_request *req)
 {

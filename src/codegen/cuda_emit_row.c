@@ -2,11 +2,12 @@
  * each phase — loads of the packs a worker owns, the elementwise values, the accumulation in
  * slot order (or the output stores), the cross-worker tree — then the rowscalar outputs. One
  * function per phase part, so a kernel engineer can change one without touching the others. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "analysis/analysis.h"
-#include "codegen/cuda_emit_internal.h"
+#include "codegen/cuda_emit_row.h"
 #include "codegen/expr.h"
 
 /* ---------------------------------------------------------------- names */
@@ -20,6 +21,24 @@ static int keeping(const rr__cu_emitter *em)
 static int from_storage(const rr__cu_emitter *em, int id, int phase)
 {
 	return phase > 1 && keeping(em) && em->kept[id] && em->eval[id];
+}
+
+void rr__cu_line(rr__cu_emitter *em, int depth, const char *fmt, ...)
+{
+	va_list args;
+	va_start(args, fmt);
+	rr__emit_vline(em->out, depth, fmt, args);
+	va_end(args);
+}
+
+/* The elem nodes evaluated in a phase; kept values (the realisation's) cut the walk short. */
+void rr__cu_mark_phase(rr__cu_emitter *em, int phase)
+{
+	rr__phase_roots(em->kernel, phase, em->eval);
+	if (phase == 1 && keeping(em))
+		for (int id = 0; id < em->kernel->n_nodes; id++)
+			em->eval[id] |= em->kept[id];
+	rr__mark_operands(em->kernel, em->eval, phase > 1 && keeping(em) ? em->kept : NULL);
 }
 
 /* An input element read from global memory in `phase`. */

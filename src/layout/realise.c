@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "analysis/analysis.h"
-#include "layout/layout.h"
 #include "layout/realise.h"
 #include "util/util.h"
 
@@ -13,6 +12,97 @@ static int64_t ceil_div(int64_t a, int64_t b)
 {
 	return (a + b - 1) / b;
 }
+
+/* ---------------------------------------------------------------- the map's bounds */
+
+int64_t rr__slot_bound(int64_t n, int workers, int vec)
+{
+	int64_t span = (int64_t)workers * vec;
+	int64_t rest = n % span;
+	/* Worker 0 owns V slots of every full chunk and the first V of the last, partial one. */
+	return (n / span) * vec + (rest < vec ? rest : vec);
+}
+
+int rr__tree_offsets(int workers, int warp_size, int offsets[16])
+{
+	int count = 0;
+	int within = workers < warp_size ? workers : warp_size;
+	for (int offset = within / 2; offset >= 1 && count < 16; offset /= 2)
+		offsets[count++] = offset;
+	for (int offset = workers / 2; offset >= warp_size && count < 16; offset /= 2)
+		offsets[count++] = offset;
+	return count;
+}
+
+static int kept_fallback(const rr_kernel *kernel, int phases_read[RR_MAX_IO])
+{
+	int rounds = kernel->analysis.rounds > 0 ? kernel->analysis.rounds : 1;
+	int row_outputs = 0, kept = 0;
+	for (int j = 0; j < kernel->n_outputs; j++)
+		row_outputs += kernel->outputs[j].kind == RR_KIND_ROW;
+	for (int i = 0; i < kernel->n_inputs; i++) {
+		rr_kind kind = kernel->inputs[i].kind;
+		if (kind != RR_KIND_ROW && kind != RR_KIND_COL)
+			continue;
+		/* Assume every row and col input is read in every round and in the output phase. */
+		phases_read[i] = rounds + (row_outputs > 0);
+		kept += kind == RR_KIND_ROW && phases_read[i] > 1;
+	}
+	return kept;
+}
+
+int rr__layout_kept_inputs(const rr_kernel *kernel, int phases_read[RR_MAX_IO])
+{
+	memset(phases_read, 0, RR_MAX_IO * sizeof phases_read[0]);
+	if (!kernel)
+		return 0;
+	if (!kernel->analysis.level) /* a hand-built kernel whose analysis was never run */
+		return kept_fallback(kernel, phases_read);
+	for (int phase = 1; phase <= kernel->analysis.rounds + 1; phase++) {
+		unsigned char read[RR_MAX_IO] = {0};
+		rr__analysis_inputs_read(kernel, phase, read);
+		for (int i = 0; i < kernel->n_inputs; i++)
+			phases_read[i] += read[i] != 0;
+	}
+	int kept = 0;
+	for (int i = 0; i < kernel->n_inputs; i++)
+		kept += kernel->inputs[i].kind == RR_KIND_ROW && phases_read[i] > 1;
+	return kept;
+}
+
+int64_t rr__block_segment(int64_t cols, int blocks, int vec, int elem_bytes)
+{
+	if (blocks <= 1)
+		return cols;
+	int64_t unit = elem_bytes > 0 && 16 / elem_bytes > vec ? 16 / elem_bytes : vec;
+	return ceil_div(ceil_div(cols, blocks), unit) * unit;
+}
+
+int64_t rr__layout_smem_bytes(int partials, int64_t cols, int elem_bytes, const rr_layout *l,
+                              int warp_size, int kept)
+{
+	int64_t W = l->workers_per_row, V = l->vec, R = l->rows_per_group;
+	int64_t segment = rr__block_segment(cols, l->blocks_per_row, l->vec, elem_bytes);
+	int64_t chunks = ceil_div(segment, W * V);
+	int64_t warps = warp_size > 0 && W > warp_size ? W / warp_size : 1;
+	int64_t scratch = (W > warp_size ? 2 * partials * R * warps * 4 : 0) +
+	                  (l->blocks_per_row > 1 ? 2 * partials * 4 : 0);
+	return kept * chunks * V * W * R * 4 + scratch;
+}
+
+int rr__register_slots(const rr__target *target, const rr_layout *layout)
+{
+	int budget = target->register_slots;
+	if (target->cc_major > 0) {
+		int threads = layout->workers_per_row * layout->rows_per_group;
+		int fit = threads > 0 ? 65536 / threads - 40 : budget;
+		if (fit < budget)
+			budget = fit > 0 ? fit : 0;
+	}
+	return budget;
+}
+
+/* ---------------------------------------------------------------- reductions */
 
 int rr__is_online_sum(const rr_kernel *kernel, int id)
 {

@@ -10,6 +10,40 @@
 #include "lang/ir.h"
 #include "target/target.h"
 
+/* ---------------------------------------------------------------- the map's bounds: the
+ * formulas of DESIGN.md §4 the realisation is computed from */
+
+/* Private slots per worker: floor(N/(W*V))*V + min(N % (W*V), V). */
+int64_t rr__slot_bound(int64_t n, int workers, int vec);
+
+/* The fixed cross-worker tree: the xor offsets applied, in order, to combine W workers'
+ * partials (butterfly within a warp from the largest offset down, then across warps from the
+ * largest warp offset down). Returns how many offsets were written to offsets[] (<= 16). Both
+ * backends apply exactly this sequence, so one plan's sum is bitwise the same on each. */
+int rr__tree_offsets(int workers, int warp_size, int offsets[16]);
+
+/* The part of a row one block holds: the whole row when blocks == 1, else ceil(N/C) rounded
+ * up to whole 16-byte units (and whole packs of V), so every block's packs stay aligned. */
+int64_t rr__block_segment(int64_t cols, int blocks, int vec, int elem_bytes);
+
+/* Shared memory, in bytes, one group of `layout` needs to keep `kept` row values per element
+ * in f32 (whole chunks of W·V lanes for each of its R rows, over the block's segment), plus the
+ * reduction scratch (double-buffered, `partials` per row per warp and, with C > 1, per
+ * cluster). The realisation's smem_bytes; nothing else calls it. */
+int64_t rr__layout_smem_bytes(int partials, int64_t cols, int elem_bytes, const rr_layout *layout,
+                              int warp_size, int kept);
+
+/* Per input, how many phases read it (rounds 1..rounds, then the output phase), into
+ * phases_read[]; returns how many row inputs are read in more than one phase: the rows a plan
+ * must keep (regs, smem, cluster) or read again (reread). Uses kernel->analysis. */
+int rr__layout_kept_inputs(const rr_kernel *kernel, int phases_read[RR_MAX_IO]);
+
+/* Private slots a worker may keep under `layout`: the target's budget, and on a GPU no more
+ * than a block of W·R threads can hold in the 64 Ki registers of a multiprocessor with 40
+ * registers per thread left for addresses, loads in flight and accumulators (W·R = 1024
+ * leaves 24 slots; ptxas spilled layernorm at 32). */
+int rr__register_slots(const rr__target *target, const rr_layout *layout);
+
 /* Where the values a kernel keeps between rounds live. A cluster (C > 1) keeps its segment in
  * registers when that fits the budget, else in shared memory. */
 typedef enum rr__keep_place {

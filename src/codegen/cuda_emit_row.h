@@ -1,11 +1,10 @@
-/* Shared state of the CUDA C emitter's two files: cuda_emit.c (the plan's bookkeeping, the
- * prelude and the entries) and cuda_emit_row.c (one row: the phases, the loads, the
- * accumulation, the cross-worker tree and the outputs). */
-#ifndef RR_CODEGEN_CUDA_EMIT_INTERNAL_H
-#define RR_CODEGEN_CUDA_EMIT_INTERNAL_H
+/* The per-row half of the CUDA C emitter (cuda_emit_row.c: the phases, the loads, the
+ * accumulation, the cross-worker tree and the outputs) and the emitter state it shares with
+ * the frame above it (cuda_emit.c: the request read in, the prelude and the entries). */
+#ifndef RR_CODEGEN_CUDA_EMIT_ROW_H
+#define RR_CODEGEN_CUDA_EMIT_ROW_H
 
 #include "codegen/common.h"
-#include "codegen/cuda_emit.h"
 #include "lang/ir.h"
 
 typedef struct rr__cu_emitter {
