@@ -98,6 +98,10 @@ def _declare(lib):
         "rr_reference_run": (I, [P, I64, I64, ctypes.POINTER(Arg),
                                  ctypes.POINTER(ctypes.POINTER(ctypes.c_double))]),
     }
+    missing = [name for name in signatures if not hasattr(lib, name)]
+    if missing:
+        raise LibraryNotFoundError("the library does not export %s: it is not a rowreduce library "
+                                   "this package can use (built from another version?)" % ", ".join(missing))
     for name, (restype, argtypes) in signatures.items():
         fn = getattr(lib, name)
         fn.restype = restype
@@ -123,11 +127,11 @@ def load_library():
                 tried.append("%s (absent)" % path)
                 continue
             try:
-                lib = ctypes.CDLL(path)
-            except OSError as e:
+                lib = _declare(ctypes.CDLL(path))
+            except (OSError, LibraryNotFoundError) as e:
                 tried.append("%s (%s)" % (path, e))
                 continue
-            _lib, _lib_path = _declare(lib), path
+            _lib, _lib_path = lib, path
             return _lib
         raise LibraryNotFoundError(
             "cannot load %s; tried: %s. Build it with `cmake -S . -B build && cmake --build build` "
