@@ -5,8 +5,8 @@
 #   there, carrying .deps .whl .rr-commit:  bash bench/python_h200.sh STAGE...
 #       test          tests/python (CPU and CUDA) against the library built there, and a small
 #                     compare_torch.py run audited by `rowreduce verify` (about a minute)
-#       seed | large  bench/compare_torch.py over that suite, f32 and bf16 (DTYPES=bf16 to narrow;
-#                     ROUNDS, SAMPLES), into bench/results/DATE-h200-compare-SUITE[-DTYPES], then
+#       seed | large  bench/compare_torch.py over that suite, f32 and bf16 (DTYPES=bf16, OPS=a,b to
+#                     narrow; ROUNDS, SAMPLES), into bench/results/DATE-h200-compare-SUITE[-DTYPES], then
 #                     `rowreduce verify` on it
 #       model         bench/model_block.py into bench/results/DATE-h200-model-block
 # Results are also packed into $OUT/python-results.tgz.
@@ -68,6 +68,7 @@ for stage in "$@"; do
 		d=bench/results/$DATE-h200-compare-$stage${DTYPES:+-${DTYPES//,/-}}
 		log "compare_torch $stage -> $d"
 		python3 bench/compare_torch.py --suite "$stage" --dtypes "${DTYPES:-f32,bf16}" --l2 cold \
+			--ops "${OPS:-sum,softmax,rmsnorm,layernorm,add_layernorm,cross_entropy}" \
 			--rounds "${ROUNDS:-4}" --samples "${SAMPLES:-3}" --out "$d" 2>"$OUT/compare-$stage.err"
 		echo "exit $?"
 		tail -3 "$OUT/compare-$stage.err"
