@@ -291,9 +291,19 @@ def rounds_order(names, r):
 
 
 def measure(impls, sets, timer, args):
-    """{name: (samples in order taken, per-round medians, batch)} over args.rounds rounds."""
-    prepared = {name: timer.prepare(call, sets, args.sample_ms, args.warmup_ms) for name, call in impls}
-    names = [name for name, _ in impls]
+    """({name: (samples in order taken, per-round medians, batch)} over args.rounds rounds,
+    {name: why it could not be timed})."""
+    prepared, failed = {}, {}
+    for name, call in impls:
+        try:
+            prepared[name] = timer.prepare(call, sets, args.sample_ms, args.warmup_ms)
+        except Exception as e:  # e.g. a peer that cannot be captured in a CUDA graph
+            failed[name] = "cannot be timed: %s" % (str(e).strip().splitlines() or ["?"])[0][:200]
+            try:
+                torch.cuda.synchronize()
+            except Exception:
+                pass
+    names = [name for name, _ in impls if name in prepared]
     samples = {name: [] for name in names}
     rounds = {name: [] for name in names}
     for r in range(args.rounds):
@@ -303,7 +313,8 @@ def measure(impls, sets, timer, args):
             samples[name].extend(got)
             rounds[name].append(statistics.median(got))
     batch = {name: (p[1] * p[2] if timer.phase == "gpu_graph" else p[2]) for name, p in prepared.items()}
-    return {name: (samples[name], rounds[name], batch[name]) for name in names}
+    results = {name: (samples[name], rounds[name], batch[name]) for name in names}
+    return results, failed
 
 
 # ------------------------------------------------------------ results
@@ -543,7 +554,9 @@ def main():
                     else:
                         valid = validate(op, impls, sets, n, dname)
                     good = [(name, call) for name, call in impls if valid[name]["valid"]]
-                    results = measure(good, sets, timer, args) if good else {}
+                    results, failed = measure(good, sets, timer, args) if good else ({}, {})
+                    for name, reason in failed.items():
+                        valid[name]["error"] = reason
                     for name, _ in impls:
                         rows.append(make_row(op, dname, m, n, name, bytes_min, l2, valid[name], timer.phase,
                                              results.get(name), rowreduce.load(op) if name == "rowreduce" else None))
