@@ -22,30 +22,10 @@ void rr__warn(const char *fmt, ...)
 	fprintf(stderr, "rowreduce: %s\n", message);
 }
 
-/* Like mkdir -p, but folders it creates are private to this user. */
-static rr_status make_private_folders(const char *path)
-{
-	char partial[4096];
-	size_t length = strlen(path);
-	if (length == 0 || length >= sizeof partial)
-		return rr__fail(RR_ERR_INVALID_ARG, "folder path '%s' is empty or too long", path);
-	memcpy(partial, path, length + 1);
-	for (size_t i = 1; i <= length; i++) {
-		if (partial[i] != '/' && partial[i] != 0)
-			continue;
-		char saved = partial[i];
-		partial[i] = 0;
-		if (mkdir(partial, 0700) != 0 && errno != EEXIST)
-			return rr__fail(RR_ERR_IO, "cannot create folder '%s': %s", partial,
-			                strerror(errno));
-		partial[i] = saved;
-	}
-	return RR_OK;
-}
-
 rr_status rr__cache_dir_prepare(const char *dir, const char *what)
 {
-	rr_status status = make_private_folders(dir);
+	/* Folders it creates are private to this user. */
+	rr_status status = rr__mkdir_p_mode(dir, 0700);
 	if (status != RR_OK)
 		return rr__fail_context(status, "cannot create the %s (set RR_CACHE_DIR)", what);
 	struct stat st;

@@ -263,6 +263,11 @@ rr_status rr__read_regular_file(const char *path, size_t limit, const char *what
 
 rr_status rr__mkdir_p(const char *path)
 {
+	return rr__mkdir_p_mode(path, 0755);
+}
+
+rr_status rr__mkdir_p_mode(const char *path, unsigned mode)
+{
 	char partial[4096];
 	size_t length = strlen(path);
 	if (length == 0 || length >= sizeof partial)
@@ -273,7 +278,7 @@ rr_status rr__mkdir_p(const char *path)
 			continue;
 		char saved = partial[i];
 		partial[i] = 0;
-		if (mkdir(partial, 0755) != 0 && errno != EEXIST)
+		if (mkdir(partial, (mode_t)mode) != 0 && errno != EEXIST)
 			return rr__fail(RR_ERR_IO, "cannot create folder '%s': %s", partial,
 			                strerror(errno));
 		partial[i] = saved;

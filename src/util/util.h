@@ -48,6 +48,8 @@ rr_status rr__write_file_atomic(const char *path, const void *data, size_t size)
 rr_status rr__read_file(const char *path, char **data, size_t *size);
 /* Creates a folder and its parents (like mkdir -p). */
 rr_status rr__mkdir_p(const char *path);
+/* The same with the mode of the folders it creates (0700: private to this user). */
+rr_status rr__mkdir_p_mode(const char *path, unsigned mode);
 
 /* The shortest text that reads back as exactly `value`, as a person writes it: whole numbers
  * below 1e15 without exponent ("30"), otherwise %g digits with a plain exponent ("1e-6",
