@@ -334,8 +334,7 @@ static void capture_source(replay *r, int s, const side_run *side, rr__row_resul
 	char path[4500];
 	snprintf(row->source_file, sizeof row->source_file, "sources/%s-%s-%s-%lldx%lld.%s",
 	         side_names[s], row->kernel, rr_dtype_name(row->dtype), (long long)row->rows,
-	         (long long)row->cols,
-	         strcmp(rr_device_backend(r->device), "cuda") == 0 ? "cu" : "c");
+	         (long long)row->cols, r->device->ops->report.source_suffix);
 	snprintf(path, sizeof path, "%s/%s", r->o->out_dir, row->source_file);
 	const char *source = rr_program_source(side->program);
 	if (rr__write_file_atomic(path, source, strlen(source)) != RR_OK) {
