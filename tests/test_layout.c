@@ -250,6 +250,37 @@ static void test_legality(void)
 	expect(norm, 131072, make(1024, 4, 1, 1, 4, R_, G), &gpu, RR_ILLEGAL_STORAGE, "S=regs");
 	expect(norm, 131072, make(1024, 4, 1, 1, 4, RR_STORAGE_REREAD, G), &gpu, RR_LEGAL, NULL);
 
+	/* Numerics: one f32 accumulator adds at most rr__serial_bound(RR_F32) = 2^15 elements in
+	 * sequence. W = 1 over 2^15 is legal, one element more is not; W = 2 halves the chain. On a
+	 * GPU C blocks per row split it further. An exact sum was asked to run in index order on
+	 * one worker: it is not bounded. */
+	const int64_t B = rr__serial_bound(RR_F32);
+	CHECK(B == 32768);
+	expect(sum, B, make(1, 8, 1, 1, 1, R_, G), &cpu, RR_LEGAL, NULL);
+	expect(sum, B + 1, make(1, 8, 1, 1, 1, R_, G), &cpu, RR_ILLEGAL_SERIAL_LENGTH,
+	       "serial length 32769");
+	expect(sum, B + 1, make(2, 8, 1, 1, 1, R_, G), &cpu, RR_LEGAL, NULL);
+	expect(norm, 1000000, make(1, 8, 1, 1, 1, RR_STORAGE_REREAD, G), &cpu,
+	       RR_ILLEGAL_SERIAL_LENGTH, "W >= 31");
+	expect(norm, 1000000, make(32, 8, 1, 1, 1, RR_STORAGE_REREAD, G), &cpu, RR_LEGAL, NULL);
+	expect(norm, 1 << 24, make(256, 8, 1, 1, 1, RR_STORAGE_REREAD, G), &cpu,
+	       RR_ILLEGAL_SERIAL_LENGTH, "f32 bound 32768");
+	expect(norm, 1 << 24, make(512, 8, 1, 1, 1, RR_STORAGE_REREAD, G), &cpu, RR_LEGAL, NULL);
+	expect(sum, 1 << 25, make(256, 8, 1, 1, 2, R_, G), &gpu, RR_ILLEGAL_SERIAL_LENGTH,
+	       "C = 2 blocks");
+	expect(sum, 1 << 25, make(256, 8, 1, 1, 8, R_, G), &gpu, RR_LEGAL, NULL);
+	expect(exact, 1000000, make(1, 8, 1, 1, 1, R_, G), &cpu, RR_LEGAL, NULL);
+	/* Past 2^25 no CPU plan is within the bound: the widest W stays legal so the row runs. */
+	expect(sum, (int64_t)1 << 26, make(512, 8, 1, 1, 1, R_, G), &cpu, RR_ILLEGAL_SERIAL_LENGTH,
+	       "W >= 2048");
+	expect(sum, (int64_t)1 << 26, make(1024, 8, 1, 1, 1, R_, G), &cpu, RR_LEGAL, NULL);
+	rr__realisation serial;
+	rr_layout one = make(4, 8, 1, 1, 1, R_, G);
+	CHECK(rr__realise(sum, RR_BF16, 100000, &one, &cpu, &serial) == RR_OK);
+	CHECK(serial.serial_length == 25000 && serial.serial_bound == B);
+	CHECK(rr__realise(exact, RR_F32, 100000, &one, &cpu, &serial) == RR_OK);
+	CHECK(serial.serial_bound == 0);
+
 	/* Every reason has its own sentence. */
 	for (int a = RR_LEGAL; a <= RR_ILLEGAL_INCOMPLETE; a++) {
 		CHECK(strlen(rr__illegal_name((rr__illegal)a)) > 10);

@@ -9,6 +9,7 @@
 #include "harness.h"
 #include "lang/ir.h"
 #include "util/util.h"
+#include "validate/validate.h"
 
 static unsigned long long rng;
 
@@ -450,6 +451,38 @@ static void test_bad_arguments(void)
 	rr_kernel_free(k);
 }
 
+/* Validation's floor: an f16 output rounded to the nearest subnormal passes however small
+ * the row's values are (softmax of a row of 777777 gives outputs near 2^-24); an output
+ * several subnormal steps off does not. */
+static void test_subnormal_tolerance(void)
+{
+	const char *text = "kernel tiny\n in x : row\n out y : row\n y = x * 0.0000001\n";
+	rr_kernel *k = NULL;
+	CHECKF(rr_kernel_load_string(text, strlen(text), "<test>", &k) == RR_OK, "%s",
+	       rr_last_error());
+	if (!k)
+		return;
+	const int64_t rows = 2, cols = 64;
+	rr__host_inputs in;
+	CHECK(rr__inputs_make(k, rows, cols, RR_F16, 7, NULL, &in) == RR_OK);
+	uint16_t got[128];
+	for (int64_t i = 0; i < rows * cols; i++)
+		rr__store_from_double(got, RR_F16, (size_t)i,
+		                      rr__load_as_double(in.args[0].data, RR_F16, (size_t)i) *
+		                          1e-7);
+	void *outputs[1] = {got};
+	rr__validation report;
+	CHECKF(rr__validate_outputs(k, rows, cols, RR_F16, &in, outputs, NULL, &report) == RR_OK,
+	       "rounded f16 subnormals fail: %s", rr_last_error());
+	CHECK(rr__tolerance_default(RR_F16).tiny == 0x1p-24);
+	/* Three steps of 2^-24 off the rounded value: at least 2.5 steps off the exact one. */
+	rr__store_from_double(got, RR_F16, 5, rr__load_as_double(got, RR_F16, 5) + 3 * 0x1p-24);
+	CHECK(rr__validate_outputs(k, rows, cols, RR_F16, &in, outputs, NULL, &report) ==
+	      RR_ERR_VALIDATION);
+	rr__inputs_free(&in);
+	rr_kernel_free(k);
+}
+
 int main(void)
 {
 	const char *env = getenv("RR_TEST_SEED");
@@ -461,5 +494,6 @@ int main(void)
 	test_threads_identical();
 	test_row_invariant();
 	test_bad_arguments();
+	test_subnormal_tolerance();
 	return rr_test_finish("test_reference");
 }

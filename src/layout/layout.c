@@ -59,6 +59,10 @@ const char *rr__illegal_name(rr__illegal reason)
 		return "blocks per row C must be a power of two within the device's cluster size";
 	case RR_ILLEGAL_STORAGE:
 		return "the storage mode cannot be used by this backend or layout";
+	case RR_ILLEGAL_SERIAL_LENGTH:
+		return "the serial length of each accumulator exceeds the f32 bound (use more "
+		       "workers "
+		       "W, or more blocks per row C)";
 	case RR_ILLEGAL_INCOMPLETE:
 		return "a layout field was left unset (the check needs a complete layout)";
 	}
@@ -232,6 +236,26 @@ static rr__illegal check_in_flight(const rr__realisation *r, char *detail, size_
 	return RR_ILLEGAL_SLOTS_OVER_BUDGET;
 }
 
+/* A worker adds its serial_length elements into one f32 accumulator before the tree; past the
+ * bound (rr__serial_bound) the rounding error of that chain outgrows what validation allows.
+ * A row longer than the bound times the device's widest W has no plan within it: its plans at
+ * that widest W stay legal, so the row still runs, with the shortest chains the device can
+ * make (on the CPU, rows over 2^25 elements). */
+static rr__illegal check_serial(const rr__realisation *r, const rr__target *t, char *detail,
+                                size_t detail_size)
+{
+	if (r->serial_bound <= 0 || r->serial_length <= r->serial_bound ||
+	    r->layout.workers_per_row >= t->max_workers)
+		return RR_LEGAL;
+	SAY("the serial length %lld of each accumulator (N = %lld over W = %d workers and C = %d "
+	    "blocks) exceeds the f32 bound %lld: use more workers W (W >= %lld) or more blocks "
+	    "per row C",
+	    (long long)r->serial_length, (long long)r->cols, r->layout.workers_per_row,
+	    r->layout.blocks_per_row, (long long)r->serial_bound,
+	    (long long)ceil_div(r->segment, r->serial_bound));
+	return RR_ILLEGAL_SERIAL_LENGTH;
+}
+
 int rr__layout_is_complete(const rr_layout *l)
 {
 	return l->workers_per_row > 0 && l->vec > 0 && l->unroll > 0 && l->rows_per_group > 0 &&
@@ -276,7 +300,9 @@ rr__illegal rr__layout_check_with(const rr_kernel *kernel, const rr__kernel_fact
 		SAY("the layout cannot be realised: %s", rr_last_error());
 		return RR_ILLEGAL_INCOMPLETE;
 	}
-	reason = check_in_flight(&r, detail, detail_size);
+	reason = check_serial(&r, target, detail, detail_size);
+	if (reason == RR_LEGAL)
+		reason = check_in_flight(&r, detail, detail_size);
 	if (reason == RR_LEGAL)
 		reason = check_storage(&r, target, detail, detail_size);
 	return reason;

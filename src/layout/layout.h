@@ -22,6 +22,7 @@ typedef enum rr__illegal {
 	RR_ILLEGAL_EXACT_REASSOC,     /* an exact reduction would be reassociated (W > 1 etc.) */
 	RR_ILLEGAL_NO_CLUSTER,        /* clusters on a device without them, or over its size */
 	RR_ILLEGAL_STORAGE,           /* a storage mode this backend or kernel cannot use */
+	RR_ILLEGAL_SERIAL_LENGTH,     /* one accumulator adds more elements than its dtype allows */
 	RR_ILLEGAL_INCOMPLETE /* a field left 0 or AUTO: the check needs a complete layout */
 } rr__illegal;
 

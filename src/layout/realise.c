@@ -359,6 +359,26 @@ static void realise_smem(const rr__kernel_facts *f, const rr__target *target, rr
 	                                      r->keep == RR_KEEP_SMEM ? r->kept_inputs : 0);
 }
 
+/* Why 2^15 in f32. A chain of S additions in round-to-nearest with unit roundoff u = 2^-24
+ * errs, relative to the sum of magnitudes, by at most (S - 1)·u in the worst case and by about
+ * lambda·sqrt(S)·u when the roundings behave as independent, zero-mean errors (the
+ * probabilistic bound; lambda = 6 holds with probability 1 - 2·exp(-18)). Validation allows an
+ * f32 output a relative error of 1e-4 (plus 1e-5 of the row's largest value): at S = 2^15,
+ * 6·sqrt(S)·u = 6.5e-5 leaves a third of it for the tree and what the output computes from
+ * the reduced value; 2^16 (9.2e-5) leaves almost nothing. Measured on the CPU backend: a row
+ * sum of 10^6 zero-mean values, whose result is ~800 times smaller than the sum of magnitudes,
+ * errs by 4.2e-5 relative at S = 31250 and 8.1e-5 at S = 62500; over a row of 2^24 at
+ * S = 2^15 rmsnorm errs by 1.1e-6 relative and add_layernorm by 6.2e-6 absolute; at S = 2^19
+ * layernorm fails, and at S = 10^6 (W = 1 on rows of a million) rmsnorm, layernorm, softmax
+ * and sum all fail. Far past the bound a large accumulator also stagnates: small terms lose
+ * most of their bits and the errors stop cancelling. The CPU's W <= 1024 keeps rows up to
+ * 2^25 elements within the bound (legality lets longer rows run at the widest W). */
+int64_t rr__serial_bound(rr_dtype accum)
+{
+	(void)accum; /* every element type accumulates in f32 */
+	return (int64_t)1 << 15;
+}
+
 void rr__kernel_facts_of(const rr_kernel *kernel, const rr__target *target, rr__kernel_facts *out)
 {
 	rr__kernel_facts *f = out;
@@ -377,6 +397,13 @@ void rr__kernel_facts_of(const rr_kernel *kernel, const rr__target *target, rr__
 	for (int i = 0; kernel && i < kernel->n_inputs; i++)
 		f->row_and_col_inputs +=
 		    kernel->inputs[i].kind == RR_KIND_ROW || kernel->inputs[i].kind == RR_KIND_COL;
+	for (int id = 0; kernel && id < kernel->n_nodes; id++) {
+		const rr__node *node = &kernel->nodes[id];
+		f->rounding_sums +=
+		    node->op == RR_OP_REDUCE && node->reduce == RR_REDUCE_SUM && !node->exact;
+	}
+	if (!kernel)
+		f->rounding_sums = 1; /* a hand-built kernel: assume it sums */
 	f->red_slots = kernel && kernel->analysis.level ? rr__reduction_slots(kernel, NULL) : 0;
 	/* Partials of every reduction, an online pair counting two; one more pair as margin. */
 	f->partials =
@@ -417,6 +444,9 @@ rr_status rr__realise_with(const rr__kernel_facts *f, rr_dtype dtype, int64_t co
 	r->chunks = ceil_div(r->segment, (int64_t)l->workers_per_row * l->vec);
 	r->slots = rr__slot_bound(r->segment, l->workers_per_row, l->vec);
 	r->serial_length = r->slots;
+	/* Max and min do not round, and an exact sum was asked to run in index order: the bound
+	 * is for sums that may be split. */
+	r->serial_bound = f->rounding_sums > 0 ? rr__serial_bound(RR_F32) : 0;
 	r->register_slots = rr__register_slots(target, l);
 	realise_access(r);
 

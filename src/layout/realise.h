@@ -44,6 +44,10 @@ int rr__layout_kept_inputs(const rr_kernel *kernel, int phases_read[RR_MAX_IO]);
  * leaves 24 slots; ptxas spilled layernorm at 32). */
 int rr__register_slots(const rr__target *target, const rr_layout *layout);
 
+/* The longest chain of additions one accumulator of dtype `accum` may make before the tree
+ * (RR_F32: 2^15; see realise.c for why). Every element type accumulates in f32. */
+int64_t rr__serial_bound(rr_dtype accum);
+
 /* Where the values a kernel keeps between rounds live. A cluster (C > 1) keeps its segment in
  * registers when that fits the budget, else in shared memory. */
 typedef enum rr__keep_place {
@@ -67,6 +71,7 @@ typedef struct rr__kernel_facts {
 	int red_slots;
 	int partials; /* reduction partials budgeted per row: an online pair two, one spare */
 	int row_and_col_inputs;
+	int rounding_sums; /* sum reductions that round (not exact): what the serial bound is for */
 	char entry_vec[96];
 	char entry_scalar[96];
 } rr__kernel_facts;
@@ -108,6 +113,7 @@ typedef struct rr__realisation {
 	int64_t chunks;     /* ceil(segment / (W·V)): packs a worker owns at most */
 	int64_t slots;      /* private slots per worker over the segment (rr__slot_bound) */
 	int64_t serial_length; /* elements one worker accumulates in sequence before the tree */
+	int64_t serial_bound;  /* the most legality allows (rr__serial_bound); 0 = no bound */
 	int register_slots;    /* the private slots a worker may keep (register budget) */
 	int min_blocks;        /* resident groups per SM that __launch_bounds__ asks for (GPU) */
 

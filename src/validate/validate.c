@@ -11,11 +11,11 @@ rr__tolerance rr__tolerance_default(rr_dtype dtype)
 {
 	switch (dtype) {
 	case RR_F16:
-		return (rr__tolerance){.rtol = 4e-3, .atol = 2e-3};
+		return (rr__tolerance){.rtol = 4e-3, .atol = 2e-3, .tiny = 0x1p-24};
 	case RR_BF16:
-		return (rr__tolerance){.rtol = 2e-2, .atol = 1.6e-2};
+		return (rr__tolerance){.rtol = 2e-2, .atol = 1.6e-2, .tiny = 0x1p-133};
 	default:
-		return (rr__tolerance){.rtol = 1e-4, .atol = 1e-5};
+		return (rr__tolerance){.rtol = 1e-4, .atol = 1e-5, .tiny = 0x1p-149};
 	}
 }
 
@@ -39,7 +39,7 @@ static void compare_output(const double *want, const void *got_data, rr_dtype dt
 		else if (isinf(got) || isinf(want[i]))
 			pass = got == want[i];
 		else
-			pass = error <= tol->atol * scale + tol->rtol * fabs(want[i]);
+			pass = error <= tol->tiny + tol->atol * scale + tol->rtol * fabs(want[i]);
 		if (isfinite(error)) {
 			if (error > check->max_abs_error)
 				check->max_abs_error = error;
@@ -178,10 +178,10 @@ rr_status rr__validate_outputs(const rr_kernel *kernel, int64_t rows, int64_t co
 	    RR_ERR_VALIDATION,
 	    "output '%s' of '%s' (%s) differs from the float64 reference in %lld of %lld "
 	    "elements; first at row %lld, column %lld: got %.9g, want %.9g (allowed error "
-	    "%.3g·%.3g + %.3g·|want|)",
+	    "%.3g + %.3g·%.3g + %.3g·|want|)",
 	    first_failed->name, kernel->name, rr_dtype_name(dtype),
 	    (long long)first_failed->failures, (long long)first_failed->elements,
 	    (long long)first_failed->first_row, (long long)first_failed->first_col,
-	    first_failed->first_got, first_failed->first_want, report->tolerance.atol,
-	    first_failed->scale, report->tolerance.rtol);
+	    first_failed->first_got, first_failed->first_want, report->tolerance.tiny,
+	    report->tolerance.atol, first_failed->scale, report->tolerance.rtol);
 }

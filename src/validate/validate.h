@@ -1,8 +1,11 @@
 /* Validation (DESIGN.md §7): random inputs for a kernel, poisoned output buffers, and the full
  * comparison of a backend's outputs against the float64 reference, element by element.
  *
- * Tolerances. An element passes when |got - want| <= atol * scale + rtol * |want|, where scale
- * is the largest finite |want| over that output (at least 1e-30); an infinity passes only
+ * Tolerances. An element passes when |got - want| <= tiny + atol * scale + rtol * |want|, where
+ * scale is the largest finite |want| over that output (at least 1e-30) and tiny is the spacing
+ * of the dtype's subnormals (f16 2^-24, bf16 2^-133, f32 2^-149): a value rounded to the
+ * nearest subnormal errs by up to half of it, whatever the row's scale (an f16 softmax output of
+ * 2^-23 against 1.475e-7 is correct). An infinity passes only
  * against the same infinity, a NaN only against a NaN (the defined answer where inputs hold NaN
  * or infinities, e.g. softmax of a row of -inf, as in PyTorch). A NaN in the reference of all
  * finite inputs is not compared: the kernel is undefined there (RR_ERR_INVALID_ARG, "the
@@ -49,6 +52,7 @@ void rr__poison(void *data, rr_dtype dtype, int64_t count);
 
 typedef struct rr__tolerance {
 	double rtol, atol;
+	double tiny; /* absolute: the dtype's subnormal spacing */
 } rr__tolerance;
 
 /* The default tolerance of a dtype (the table above). */
