@@ -422,18 +422,6 @@ int rr__check_input(rr__parser *p, const rr__token *at, int input)
 {
 	rr__node node = rr__node_blank(RR_OP_INPUT);
 	node.input = input;
-	switch (p->kernel->inputs[input].kind) {
-	case RR_KIND_ROW:
-	case RR_KIND_COL:
-		node.shape = RR_SHAPE_ELEM;
-		break;
-	case RR_KIND_INDEX:
-		node.shape = RR_SHAPE_INDEX;
-		break;
-	case RR_KIND_ROWSCALAR:
-	case RR_KIND_PARAM:
-		node.shape = RR_SHAPE_SCALAR;
-		break;
-	}
+	node.shape = rr__input_shape(p->kernel->inputs[input].kind);
 	return rr__check_node(p, at, node);
 }

@@ -55,23 +55,26 @@ static rr__node blank(rr__op op)
 	return node;
 }
 
+rr__shape rr__input_shape(rr_kind kind)
+{
+	switch (kind) {
+	case RR_KIND_ROW:
+	case RR_KIND_COL:
+		return RR_SHAPE_ELEM;
+	case RR_KIND_INDEX:
+		return RR_SHAPE_INDEX;
+	case RR_KIND_ROWSCALAR:
+	case RR_KIND_PARAM:
+		break;
+	}
+	return RR_SHAPE_SCALAR;
+}
+
 int rr__ir_input(rr_kernel *kernel, int input)
 {
 	rr__node node = blank(RR_OP_INPUT);
 	node.input = input;
-	switch (kernel->inputs[input].kind) {
-	case RR_KIND_ROW:
-	case RR_KIND_COL:
-		node.shape = RR_SHAPE_ELEM;
-		break;
-	case RR_KIND_INDEX:
-		node.shape = RR_SHAPE_INDEX;
-		break;
-	case RR_KIND_ROWSCALAR:
-	case RR_KIND_PARAM:
-		node.shape = RR_SHAPE_SCALAR;
-		break;
-	}
+	node.shape = rr__input_shape(kernel->inputs[input].kind);
 	return rr__ir_add(kernel, &node);
 }
 

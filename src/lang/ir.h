@@ -110,6 +110,9 @@ rr_kernel *rr__kernel_new(const char *name);
  * new id; -1 on out of memory or when RR_MAX_NODES is reached (rr_last_error says which). */
 int rr__ir_add(rr_kernel *kernel, const rr__node *node);
 /* Convenience constructors over rr__ir_add; the shape is derived from the operands. */
+/* The shape of an input's values in a row program: row and col inputs are elements, an index
+ * input is an index, rowscalar and param inputs are scalars. */
+rr__shape rr__input_shape(rr_kind kind);
 int rr__ir_input(rr_kernel *kernel, int input);
 int rr__ir_const(rr_kernel *kernel, double value);
 int rr__ir_n(rr_kernel *kernel);
