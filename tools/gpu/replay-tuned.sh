@@ -31,6 +31,11 @@ step() { echo "== $* ($(date -u +%H:%M:%S))"; }
 step "tune $tag (database $RR_TUNING_DB)"
 "$RR" tune "${common[@]}" --budget-s "$budget" ${TUNE_ARGS:-} --out "$work/tune" 2>"$OUT/tune-$tag.err"
 echo "exit $?"; tail -2 "$OUT/tune-$tag.err"
+# The tuning run itself (every candidate's samples, the regret) is kept beside the replay: the
+# cost model's fit reads it.
+tdir=bench/results/$(date -u +%Y-%m-%d)-$host-tune-$tag
+rm -rf "$tdir" && mkdir -p "$tdir" && cp -r "$work/tune/." "$tdir/" && cp "$OUT/tune-$tag.err" "$tdir/tune.log"
+printf '%s\n' "RR_TUNING_DB=<fresh> rowreduce tune ${common[*]} --budget-s $budget ${TUNE_ARGS:-} --out DIR" >"$tdir/COMMAND"
 step "bench the automatic mapper's plans (empty database)"
 rm -f "$work/empty.sqlite"
 RR_TUNING_DB=$work/empty.sqlite "$RR" bench "${common[@]}" --l2 "$l2" "${quick[@]}" --no-ceilings \
@@ -50,5 +55,5 @@ echo "exit $?"
 [ -d "$dir" ] && cp "$OUT/verify-$tag.txt" "$dir/verify.txt"
 tail -12 "$OUT/verify-$tag.txt"
 grep -m1 "workloads replayed" "$dir/results.md" 2>/dev/null
-tar czf "$OUT/replay-$tag.tgz" "$dir" 2>/dev/null
+tar czf "$OUT/replay-$tag.tgz" "$dir" "$tdir" 2>/dev/null
 step done
