@@ -99,11 +99,14 @@ RR_API rr_status rr_tune_run(const rr_tune_options *options);
 
 /* ---------------------------------------------------------------- the fitted cost model */
 
-/* Fits, per backend and device, the weights of the cost model's terms (launch, the slower and
- * the faster of memory and latency, the tree, the hand corrections) to the measured candidates of
- * tuning results files (results.json of rowreduce tune), holding out every third workload, and
- * writes the weights, today's weights and the regret of both (training and held-out apart) as
- * JSON to out_path, atomically, with `command_line` recorded as the command that fitted them. */
+/* Fits the cost model's coefficients of one device class (src/plan/coeffs.h) to the measured
+ * candidates of tuning results files (results.json of rowreduce tune, one backend and device
+ * class): a coordinate search from the hand values minimising the regret of the model's pick on
+ * two thirds of the workloads, the other third (by a hash of the workload) held out. Writes the
+ * coefficients file to out_path atomically, headed by `command_line`, the data files and the
+ * regret of the fitted and the hand values on both sides (also printed to stdout).
+ * RR_ERR_IO for an unreadable file, RR_ERR_INVALID_ARG for files of two classes or too little
+ * data. */
 RR_API rr_status rr_tune_fit(const char *const *results_paths, int n, const char *command_line,
                              const char *out_path);
 

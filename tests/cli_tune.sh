@@ -149,22 +149,31 @@ if touch "$tmp/ro/probe" 2>/dev/null; then # root ignores the mode: use a locati
 fi
 expect_refused readonly "tuning database" "$ro"
 
-# 9. The cost model's weights fitted from the first run's measured candidates, a third held out.
-"$rr" tune --fit "$tmp/first,$tmp/p1/results.json" --out "$tmp/coefficients.json" >/dev/null ||
+# 9. The cost model's coefficients fitted from the measured candidates, a third held out: a
+# coefficients file of the cpu class, headed by the command and the data, the same on a rerun.
+"$rr" tune --fit "$tmp/first,$tmp/p1/results.json" --out "$tmp/coefficients.txt" >"$tmp/fit.out" ||
 	fail "fit exit $?"
-python3 - "$tmp/coefficients.json" <<'PY' || fail "coefficients.json"
-import json, sys
-d = json.load(open(sys.argv[1]))
-assert "--fit" in d["fitted_by"] and len(d["classes"]) == 1, d["fitted_by"]
-c = d["classes"][0]
-assert c["backend"] == "cpu" and c["samples"] > 0
-assert all(v >= 0 for v in c["coefficients"].values()), c["coefficients"]
-assert c["regret_fitted"]["held_out"]["workloads"] >= 1
-assert c["regret_fitted"]["training"]["workloads"] + c["regret_fitted"]["held_out"]["workloads"] == \
-    c["regret_current_model"]["training"]["workloads"] + c["regret_current_model"]["held_out"]["workloads"]
+python3 - "$tmp/coefficients.txt" <<'PY' || fail "coefficients file"
+import re, sys
+text = open(sys.argv[1]).read()
+lines = text.splitlines()
+assert lines[0].startswith("# rowreduce cost-model coefficients for cpu/"), lines[0]
+assert any(l.startswith("# fitted by: rowreduce tune --fit ") for l in lines)
+assert "results.json (sha256 " in text
+sides = [int(m.group(2)) for m in re.finditer(r"#   fitted, (fitted set|held out) +(\d+) workloads", text)]
+assert len(sides) == 2 and sides[1] >= 1 and sum(sides) == 7, sides
+body = [l.split("#")[0].split() for l in lines if not l.startswith("#")]
+assert body[0] == ["class", body[0][1]] and body[0][1].startswith("cpu/"), body[0]
+names = [b[0] for b in body[1:] if b]
+assert len(names) == len(set(names)) and "cpu_pack_ns" in names and "gpu_bandwidth" not in names
+assert all(float(b[1]) > 0 for b in body[1:] if b)
 PY
-"$rr" tune --fit "$tmp/nothing-here" --out "$tmp/bad-fit.json" >/dev/null 2>&1
-[ $? -eq 2 ] && [ ! -e "$tmp/bad-fit.json" ] || fail "fit of a missing file"
+grep -q 'fitted, held out' "$tmp/fit.out" || fail "fit does not print the held-out regret"
+"$rr" tune --fit "$tmp/first,$tmp/p1/results.json" --out "$tmp/again.txt" >/dev/null &&
+	cmp -s <(grep -v '^# fitted by' "$tmp/coefficients.txt") <(grep -v '^# fitted by' "$tmp/again.txt") ||
+	fail "the fit is not deterministic"
+"$rr" tune --fit "$tmp/nothing-here" --out "$tmp/bad-fit.txt" >/dev/null 2>&1
+[ $? -eq 2 ] && [ ! -e "$tmp/bad-fit.txt" ] || fail "fit of a missing file"
 
 help=$("$rr" tune --help)
 grep -q -- '--max-candidates' <<<"$help" || fail "--help lacks --max-candidates"

@@ -136,7 +136,8 @@ static void test_all_builtins(const rr__target *cpu, const rr__target *gpu)
 		for (int t = 0; t < 2; t++)
 			for (int n = 0; n < 4; n++) {
 				rr__plan_request req = {
-				    k, n % 2 ? RR_BF16 : RR_F32, 0, lengths[n], targets[t], NULL};
+				    k,   n % 2 ? RR_BF16 : RR_F32, 0, lengths[n], targets[t], NULL,
+				    NULL};
 				req.rows = n == 1 ? 3 : 0;
 				check_candidates(&req, NULL);
 				rr_layout picked = choose(&req, NULL);
@@ -173,7 +174,7 @@ static double no_answer(const rr__plan_request *req, const rr_layout *l, void *c
 static void test_errors(const rr__target *gpu)
 {
 	rr_kernel *k = builtin("layernorm");
-	rr__plan_request req = {k, RR_F32, 1024, 4096, gpu, NULL};
+	rr__plan_request req = {k, RR_F32, 1024, 4096, gpu, NULL, NULL};
 	rr_layout out;
 	rr_layout bad = {3, 4, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS};
 	CHECK(rr__plan_choose(&req, &bad, NULL, NULL, &out, NULL) == RR_ERR_ILLEGAL_LAYOUT);
@@ -209,7 +210,7 @@ static void test_errors(const rr__target *gpu)
 static void test_features(const rr__target *gpu, const rr__target *cpu)
 {
 	rr_kernel *k = builtin("layernorm");
-	rr__plan_request req = {k, RR_F32, 4096, 131072, gpu, NULL};
+	rr__plan_request req = {k, RR_F32, 4096, 131072, gpu, NULL, NULL};
 	rr__plan_features kept_f, reread_f;
 	rr_layout cluster = {1024, 4, 2, 1, 4, RR_STORAGE_CLUSTER, RR_GRID_ROWS};
 	rr_layout reread = {1024, 4, 2, 1, 4, RR_STORAGE_REREAD, RR_GRID_ROWS};
@@ -237,7 +238,7 @@ static void test_features(const rr__target *gpu, const rr__target *cpu)
 static void test_defaults(const rr__target *gpu, const rr__target *cpu)
 {
 	rr_kernel *rms = builtin("rmsnorm"), *ln = builtin("layernorm"), *sm = builtin("softmax");
-	rr__plan_request req = {rms, RR_F32, 0, 4096, gpu, NULL};
+	rr__plan_request req = {rms, RR_F32, 0, 4096, gpu, NULL, NULL};
 	rr_layout l = choose(&req, NULL);
 	CHECKF(l.workers_per_row >= 128 && l.workers_per_row <= 256 && l.vec == 4,
 	       "rmsnorm f32 N=4096: %s", show(&l));
@@ -276,7 +277,8 @@ static void show_choices(const rr__target *cpu, const rr__target *gpu)
 				for (size_t n = 0; n < sizeof lengths / sizeof lengths[0]; n++) {
 					rr__plan_request req = {k,          d ? RR_BF16 : RR_F32,
 					                        0,          lengths[n],
-					                        targets[t], NULL};
+					                        targets[t], NULL,
+					                        NULL};
 					rr__candidates c;
 					rr_layout l;
 					rr__plan_features f;
@@ -296,6 +298,68 @@ static void show_choices(const rr__target *cpu, const rr__target *gpu)
 		}
 }
 
+/* ---------------------------------------------------------------- coefficients as data */
+
+/* Every embedded class file parses, names its class once, and the planner finds it for its
+ * target; a bad file is refused with the line and the reason; a coefficient moves the model. */
+static void test_coefficients(const rr__target *gpu, const rr__target *cpu)
+{
+	rr__cost_coeffs c, hand;
+	int classes = 0;
+	rr__cost_coeffs_default(&hand);
+	for (const rr__coeff_file *f = rr__coeff_files; f->name; f++, classes++)
+		CHECKF(rr__cost_coeffs_parse(f->text, f->name, &c) == RR_OK, "%s: %s", f->name,
+		       rr_last_error());
+	CHECK(classes >= 2);
+	char name[64];
+	rr__cost_coeffs_class_of(gpu, name, sizeof name);
+	CHECKF(!strcmp(name, "cuda/sm_90"), "%s", name);
+	rr__cost_coeffs_for(gpu, &c);
+	CHECKF(!strcmp(c.device_class, "cuda/sm_90"), "%s", c.device_class);
+	rr__cost_coeffs_for(cpu, &c);
+	CHECKF(!strncmp(c.device_class, "cpu/", 4), "%s", c.device_class);
+	rr__target other = *gpu;
+	other.cc_major = 7; /* no file for sm_70: the documented default set */
+	rr__cost_coeffs_for(&other, &c);
+	CHECK(!strcmp(c.device_class, "default") && !memcmp(c.value, hand.value, sizeof c.value));
+
+	static const char *const bad[][2] = {
+	    {"class x\nno_such_term 1\n", "no cost coefficient is named \"no_such_term\""},
+	    {"class x\ngpu_launch_us 1\ngpu_launch_us 2\n", "given twice"},
+	    {"class x\ngpu_launch_us -1\n", "positive finite number"},
+	    {"class x\ngpu_launch_us 1 2\n", "expected \"name value\""},
+	    {"gpu_launch_us 1\n", "no \"class NAME\" line"}};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		CHECK(rr__cost_coeffs_parse(bad[i][0], "t.txt", &c) == RR_ERR_INVALID_ARG);
+		CHECKF(strstr(rr_last_error(), bad[i][1]) != NULL, "%s", rr_last_error());
+	}
+	/* A written file reads back to the same values; a name left out keeps its hand value. */
+	rr__cost_coeffs_for(gpu, &c);
+	c.value[RR__COEFF_gpu_launch_us] = 3.5;
+	char *text = rr__cost_coeffs_format(&c, "# a test\n");
+	rr__cost_coeffs back;
+	CHECK(text && rr__cost_coeffs_parse(text, "written", &back) == RR_OK);
+	CHECK(back.value[RR__COEFF_gpu_launch_us] == 3.5 &&
+	      !strcmp(back.device_class, "cuda/sm_90"));
+	CHECK(back.value[RR__COEFF_cpu_pack_ns] == hand.value[RR__COEFF_cpu_pack_ns]);
+	free(text);
+
+	/* The launch coefficient moves a GPU prediction by exactly its change. */
+	rr_kernel *k = builtin("rmsnorm");
+	rr_layout l = {128, 4, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS};
+	rr__plan_request req = {k, RR_F32, 1024, 4096, gpu, NULL, &hand};
+	rr__plan_features before, after;
+	rr__plan_features_compute(&req, &l, &before);
+	rr__cost_coeffs slower = hand;
+	slower.value[RR__COEFF_gpu_launch_us] += 10;
+	req.coeffs = &slower;
+	rr__plan_features_compute(&req, &l, &after);
+	CHECKF(fabs(after.launch_us - before.launch_us - 10) < 1e-9, "%g -> %g", before.launch_us,
+	       after.launch_us);
+	CHECK(after.predicted_us > before.predicted_us);
+	rr_kernel_free(k);
+}
+
 int main(void)
 {
 	rr__target cpu, gpu;
@@ -309,5 +373,6 @@ int main(void)
 	test_errors(&gpu);
 	test_features(&gpu, &cpu);
 	test_defaults(&gpu, &cpu);
+	test_coefficients(&gpu, &cpu);
 	return rr_test_finish("test_plan");
 }

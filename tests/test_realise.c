@@ -252,7 +252,7 @@ static void check_legality(const char *label, const rr_kernel *kernel, const rr_
 static void check_cost(const char *label, const rr_kernel *kernel, const rr__realisation *r,
                        const rr__target *target, long long rows)
 {
-	rr__plan_request req = {kernel, r->dtype, rows, r->cols, target, NULL};
+	rr__plan_request req = {kernel, r->dtype, rows, r->cols, target, NULL, NULL};
 	rr__plan_features f;
 	rr__plan_features_compute(&req, &r->layout, &f);
 	CHECKF(f.threads_per_group == r->threads && f.row_share == (double)r->segment &&

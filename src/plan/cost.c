@@ -6,30 +6,16 @@
 
 #include "plan/cost.h"
 
-/* Assumptions of the GPU branch (an H100/H200-class device). */
-#define ASSUMED_ROWS 4096.0         /* M when the request does not say */
-#define GPU_BANDWIDTH 4.0e12        /* B/s reachable from device memory */
-#define GPU_CACHE_BANDWIDTH 30.0e12 /* B/s of L1/L2 hits (col inputs every group re-reads) */
-#define GPU_SMEM_BANDWIDTH 30.0e12  /* B/s of shared memory, all SMs together */
+/* A named coefficient of the request's device class (plan/coeffs.h). */
+#define K(name) (k->value[RR__COEFF_##name])
+
+/* Facts of the GPU branch (an H100/H200-class device); what a measurement could move is a
+ * coefficient (plan/coeffs.h). */
+#define ASSUMED_ROWS 4096.0 /* M when the request does not say */
 #define GPU_THREADS_PER_SM 2048.0
 #define GPU_GROUPS_PER_SM 32.0
 #define GPU_REGISTERS_PER_SM 65536.0
-#define GPU_INFLIGHT_NEEDED 32768.0 /* bytes in flight per SM to cover the memory latency */
-#define GPU_MEMORY_LATENCY_US 0.6
-#define GPU_CACHE_LATENCY_US 0.35
 #define GPU_CYCLES_PER_US 1800.0
-#define GPU_LAUNCH_US 2.0
-#define GPU_BLOCK_US 0.1             /* prologue of one group */
-#define GPU_DISPATCH_US 0.02         /* an SM's scheduler starting one more group */
-#define GPU_CONTIGUOUS_NEEDED 4096.0 /* bytes one group access should cover (DRAM pages) */
-
-/* Assumptions of the CPU branch. */
-#define CPU_BANDWIDTH_PER_THREAD 8.0e9 /* B/s of device memory per thread */
-#define CPU_PACK_NS 0.4                /* one vector operation on up to 32 bytes */
-#define CPU_WORKER_NS 2.0              /* setting up one simulated worker in a pass */
-#define CPU_GROUP_NS 40.0              /* taking one group of rows off the queue */
-#define CPU_CACHED_ROW_BYTES (256.0 * 1024.0)
-#define CPU_LAUNCH_US 5.0
 
 /* What the kernel reads and writes, independent of the layout. */
 typedef struct io_facts {
@@ -133,42 +119,47 @@ static void gpu_occupancy(const rr__plan_request *req, const rr__realisation *r,
 	f->groups_per_sm = fmax(1, fit);
 }
 
-static double access_efficiency(double bytes)
+static double access_efficiency(const rr__cost_coeffs *k, double bytes)
 {
 	if (bytes >= 16) /* wider than 16 B: two accesses per pack and twice the registers */
 		return 1.0 - 0.25 * log2(bytes / 16);
-	return bytes >= 8 ? 0.85 : bytes >= 4 ? 0.7 : bytes >= 2 ? 0.55 : 0.45;
+	return bytes >= 8   ? K(gpu_access_eff_8b)
+	       : bytes >= 4 ? K(gpu_access_eff_4b)
+	       : bytes >= 2 ? K(gpu_access_eff_2b)
+	                    : K(gpu_access_eff_1b);
 }
 
 /* The time one group takes from its first load to its last store, without contention. */
-static double gpu_group_us(const rr_layout *l, const io_facts *io, const rr__plan_features *f,
-                           double depth, double cached_share, double warp)
+static double gpu_group_us(const rr__cost_coeffs *k, const rr_layout *l, const io_facts *io,
+                           const rr__plan_features *f, double depth, double cached_share,
+                           double warp)
 {
 	double W = l->workers_per_row;
 	double chunks = f->chunks_per_worker, U = fmin(l->unroll, chunks);
-	double reduce_cycles = log2_of(fmin(W, warp)) * 30;
-	if (W > warp)
+	double reduce_cycles = log2_of(fmin(W, warp)) * K(gpu_warp_level_cycles);
+	if (W > warp) /* barrier and a shared-memory stage */
 		reduce_cycles +=
-		    250 + log2_of(W / warp) * 30; /* barrier and a shared-memory stage */
-	double per_round = reduce_cycles / GPU_CYCLES_PER_US + (l->blocks_per_row > 1 ? 0.5 : 0);
+		    K(gpu_block_stage_cycles) + log2_of(W / warp) * K(gpu_warp_level_cycles);
+	double per_round = reduce_cycles / GPU_CYCLES_PER_US +
+	                   (l->blocks_per_row > 1 ? K(gpu_cluster_round_us) : 0);
 	double later = 0;
 	if (io->kept > 0) {
 		switch (l->storage) {
 		case RR_STORAGE_REGS:
-			later = chunks * 0.002;
+			later = chunks * K(gpu_regs_chunk_us);
 			break;
 		case RR_STORAGE_SMEM:
 		case RR_STORAGE_CLUSTER:
-			later = ceil(chunks / U) * 0.03 + 0.05;
+			later = ceil(chunks / U) * K(gpu_smem_chunk_us) + K(gpu_smem_phase_us);
 			break;
 		default:
-			later = ceil(chunks / U) * (cached_share * GPU_CACHE_LATENCY_US +
-			                            (1 - cached_share) * GPU_MEMORY_LATENCY_US);
+			later = ceil(chunks / U) * (cached_share * K(gpu_cache_latency_us) +
+			                            (1 - cached_share) * K(gpu_memory_latency_us));
 		}
 		later *= io->max_passes - 1;
 	}
-	double output = io->row_outputs > 0 ? ceil(chunks / U) * 0.05 : 0;
-	return GPU_BLOCK_US + ceil(chunks / depth) * GPU_MEMORY_LATENCY_US + later +
+	double output = io->row_outputs > 0 ? ceil(chunks / U) * K(gpu_output_chunk_us) : 0;
+	return K(gpu_block_us) + ceil(chunks / depth) * K(gpu_memory_latency_us) + later +
 	       f->rounds * per_round + output;
 }
 
@@ -178,7 +169,7 @@ static double gpu_group_us(const rr_layout *l, const io_facts *io, const rr__pla
  * pair (two shuffles, two exponentials, rescaling), and a shared-memory stage per round when
  * W exceeds a warp. Calibrated on the H200
  * sweeps of bench/NOTES.md (cross_entropy bf16 32768x1024: W = 128 took 50 µs, W = 32 22 µs). */
-static double gpu_tree_us(const rr__plan_request *req, const rr_layout *l,
+static double gpu_tree_us(const rr__cost_coeffs *k, const rr__plan_request *req, const rr_layout *l,
                           const rr__plan_features *f, double warp)
 {
 	const rr__analysis *a = &req->kernel->analysis;
@@ -186,15 +177,16 @@ static double gpu_tree_us(const rr__plan_request *req, const rr_layout *l,
 	double levels = log2_of(W);
 	int pairs = a->online_rewrites, plain = a->reductions - a->online_rewrites;
 	double per_thread =
-	    levels * (3.0 * plain + 14.0 * pairs) + (W > warp ? 20.0 * f->rounds : 0);
+	    levels * (K(gpu_tree_plain_instr) * plain + K(gpu_tree_online_instr) * pairs) +
+	    (W > warp ? K(gpu_tree_block_instr) * f->rounds : 0);
 	double lanes_per_us =
 	    (req->target->multiprocessors > 0 ? req->target->multiprocessors : 1) * 128.0 *
 	    GPU_CYCLES_PER_US;
 	return f->rows * l->blocks_per_row * W * per_thread / lanes_per_us;
 }
 
-static void gpu_features(const rr__plan_request *req, const rr__realisation *r, const io_facts *io,
-                         rr__plan_features *f)
+static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
+                         const rr__realisation *r, const io_facts *io, rr__plan_features *f)
 {
 	const rr__target *t = req->target;
 	const rr_layout *l = &r->layout;
@@ -221,9 +213,9 @@ static void gpu_features(const rr__plan_request *req, const rr__realisation *r, 
 	                                               : (double)l->workers_per_row * l->vec) *
 	                    elem;
 	f->bandwidth_efficiency =
-	    access_efficiency(f->access_bytes) *
-	    (0.85 + 0.15 * fmin(1, contiguous / GPU_CONTIGUOUS_NEEDED)) *
-	    (0.5 + 0.5 * f->live_lanes) * fmin(1, f->inflight_per_sm / GPU_INFLIGHT_NEEDED) *
+	    access_efficiency(k, f->access_bytes) *
+	    (0.85 + 0.15 * fmin(1, contiguous / K(gpu_contiguous_needed))) *
+	    (0.5 + 0.5 * f->live_lanes) * fmin(1, f->inflight_per_sm / K(gpu_inflight_needed)) *
 	    (0.95 + 0.05 * fmin(1, threads_per_sm / GPU_THREADS_PER_SM)) *
 	    (0.5 + 0.5 * f->tail_efficiency) * active *
 	    (1 - 0.02 * log2_of(l->blocks_per_row)); /* clusters constrain placement */
@@ -247,45 +239,48 @@ static void gpu_features(const rr__plan_request *req, const rr__realisation *r, 
 	double staged = 0;
 	if (io->kept > 0 && r->keep == RR_KEEP_SMEM)
 		staged = io->max_passes * io->kept * f->rows * (double)req->cols * 4;
-	f->memory_us = f->dram_bytes / (GPU_BANDWIDTH * f->bandwidth_efficiency) * 1e6 +
-	               f->cache_bytes / (GPU_CACHE_BANDWIDTH * fmax(active, 0.05)) * 1e6 +
-	               staged / (GPU_SMEM_BANDWIDTH * fmax(active, 0.05)) * 1e6;
+	f->memory_us = f->dram_bytes / (K(gpu_bandwidth) * f->bandwidth_efficiency) * 1e6 +
+	               f->cache_bytes / (K(gpu_cache_bandwidth) * fmax(active, 0.05)) * 1e6 +
+	               staged / (K(gpu_smem_bandwidth) * fmax(active, 0.05)) * 1e6;
 	/* Few bytes over few SMs: the efficiency product above collapses towards zero, but such
 	 * a launch is bounded by one SM's share of the bandwidth plus a memory latency per serial
 	 * step, whatever the occupancy. */
-	double one_sm_us = f->serial_steps * GPU_MEMORY_LATENCY_US +
-	                   (f->dram_bytes + f->cache_bytes) / (GPU_BANDWIDTH / sms) * 1e6;
+	double one_sm_us = f->serial_steps * K(gpu_memory_latency_us) +
+	                   (f->dram_bytes + f->cache_bytes) / (K(gpu_bandwidth) / sms) * 1e6;
 	f->memory_us = fmin(f->memory_us, one_sm_us);
-	double group_us = gpu_group_us(l, io, f, depth, cached_share, warp);
+	double group_us = gpu_group_us(k, l, io, f, depth, cached_share, warp);
 	if (l->grid == RR_GRID_PERSISTENT) /* groups loop over rows: one prologue each */
-		f->latency_us = GPU_BLOCK_US + ceil(f->waves) * (group_us - GPU_BLOCK_US + 0.02) +
-		                ceil(fmin(f->groups, resident) / sms) * GPU_DISPATCH_US;
+		f->latency_us = K(gpu_block_us) +
+		                ceil(f->waves) * (group_us - K(gpu_block_us) + 0.02) +
+		                ceil(fmin(f->groups, resident) / sms) * K(gpu_dispatch_us);
 	else
-		f->latency_us = ceil(f->waves) * group_us + ceil(f->groups / sms) * GPU_DISPATCH_US;
-	f->launch_us = GPU_LAUNCH_US + (l->blocks_per_row > 1 ? 0.5 : 0);
-	f->tree_us = gpu_tree_us(req, l, f, warp);
+		f->latency_us =
+		    ceil(f->waves) * group_us + ceil(f->groups / sms) * K(gpu_dispatch_us);
+	f->launch_us = K(gpu_launch_us) + (l->blocks_per_row > 1 ? K(gpu_cluster_launch_us) : 0);
+	f->tree_us = gpu_tree_us(k, req, l, f, warp);
 }
 
 /* ---------------------------------------------------------------- CPU */
 
-static void cpu_features(const rr__plan_request *req, const rr_layout *l, const io_facts *io,
-                         rr__plan_features *f)
+static void cpu_features(const rr__cost_coeffs *k, const rr__plan_request *req, const rr_layout *l,
+                         const io_facts *io, rr__plan_features *f)
 {
 	double threads = req->target->multiprocessors > 0 ? req->target->multiprocessors : 1;
 	double elem = (double)rr_dtype_size(req->dtype);
 	double W = l->workers_per_row, U = fmin(l->unroll, f->chunks_per_worker);
 	/* One pass over a row: every worker's packs in turn (a pack of up to 32 bytes is one
 	 * vector operation), plus each worker's setup and the tree's steps. */
-	double pack_ns = CPU_PACK_NS * fmax(1, f->access_bytes / 32);
-	double ilp = U >= 4 ? 0.8 : U >= 2 ? 0.9 : 1.0;
-	double pass_ns = f->chunks_per_worker * W * pack_ns * ilp + W * CPU_WORKER_NS + log2_of(W);
+	double pack_ns = K(cpu_pack_ns) * fmax(1, f->access_bytes / 32);
+	double ilp = U >= 4 ? K(cpu_ilp_u4) : U >= 2 ? K(cpu_ilp_u2) : 1.0;
+	double pass_ns = f->chunks_per_worker * W * pack_ns * ilp + W * K(cpu_worker_ns) +
+	                 log2_of(W) * K(cpu_tree_level_ns);
 	double later_ns = 0;
-	int cached = f->row_share * elem * io->kept <= CPU_CACHED_ROW_BYTES;
+	int cached = f->row_share * elem * io->kept <= K(cpu_cached_row_bytes);
 	if (io->kept > 0) {
 		/* Kept rows are read back from the workers' arrays; re-read rows from the cache, or
 		 * from memory when they do not fit (counted in the bytes). */
-		later_ns =
-		    (io->max_passes - 1) * pass_ns * (l->storage == RR_STORAGE_REREAD ? 1.0 : 0.9);
+		later_ns = (io->max_passes - 1) * pass_ns *
+		           (l->storage == RR_STORAGE_REREAD ? 1.0 : K(cpu_kept_pass_factor));
 		if (f->passes > 1 && !cached)
 			f->dram_bytes += (f->passes - 1) * io->kept * f->rows * req->cols * elem;
 	}
@@ -298,15 +293,16 @@ static void cpu_features(const rr__plan_request *req, const rr_layout *l, const 
 	f->serial_steps = ceil(f->chunks_per_worker / U) * W;
 	f->bandwidth_efficiency = fmin(1, f->groups / threads);
 	f->memory_us =
-	    f->dram_bytes / (threads * CPU_BANDWIDTH_PER_THREAD * f->bandwidth_efficiency) * 1e6;
-	f->latency_us = groups_per_thread * (l->rows_per_group * row_ns + CPU_GROUP_NS) / 1000;
-	f->launch_us = CPU_LAUNCH_US;
+	    f->dram_bytes / (threads * K(cpu_bandwidth_per_thread) * f->bandwidth_efficiency) * 1e6;
+	f->latency_us = groups_per_thread * (l->rows_per_group * row_ns + K(cpu_group_ns)) / 1000;
+	f->launch_us = K(cpu_launch_us);
 }
 
 /* ---------------------------------------------------------------- entry points */
 
 /* Corrections the second round of H200 sweeps measured and the terms above do not capture
- * (bench/NOTES.md, "sweeps after the first recorded run"):
+ * (bench/NOTES.md, "sweeps after the first recorded run"); each factor is a coefficient, the
+ * hand value first, now fitted per device class:
  * - one group per R rows beat a persistent grid on every unclustered shape (layernorm f32
  *   16384x4096: 133 against 139 µs; add_layernorm: 262 against 281), clusters excepted;
  * - fewer than 4 packs per worker wastes a wide group (layernorm f32 16384x4096: W = 128 with
@@ -315,21 +311,21 @@ static void cpu_features(const rr__plan_request *req, const rr_layout *l, const 
  *   of its own (layernorm f32 17x257: R = 32 7.8 µs, R = 1 2.7 µs);
  * - a row one block can keep in shared memory runs faster there than over a cluster (rmsnorm
  *   f32 4096x32768: W = 1024 smem 271 µs, C = 2 cluster 392). */
-static double gpu_measured_factor(const rr__plan_request *req, const rr_layout *l,
-                                  const rr__plan_features *f)
+static double gpu_measured_factor(const rr__cost_coeffs *k, const rr__plan_request *req,
+                                  const rr_layout *l, const rr__plan_features *f)
 {
 	double factor = 1;
 	if (l->grid == RR_GRID_PERSISTENT && l->blocks_per_row == 1)
-		factor *= 1.15;
+		factor *= K(gpu_persistent_factor);
 	if (f->chunks_per_worker < 4 && l->workers_per_row > 32 &&
 	    req->cols >= (int64_t)l->workers_per_row * l->vec)
-		factor *= 1 + 0.3 * (4 - f->chunks_per_worker);
+		factor *= 1 + K(gpu_few_packs_factor) * (4 - f->chunks_per_worker);
 	if (l->rows_per_group > 1 && (l->rows_per_group > f->rows || f->rows <= 256))
-		factor *= 3;
+		factor *= K(gpu_few_rows_factor);
 	if (l->blocks_per_row > 1 && req->cols <= 32768)
-		factor *= 1.5;
+		factor *= K(gpu_cluster_short_row_factor);
 	if (l->vec * rr_dtype_size(req->dtype) > 16) /* packs wider than one 16-byte access */
-		factor *= 1.5;
+		factor *= K(gpu_wide_pack_factor);
 	return factor;
 }
 
@@ -350,26 +346,33 @@ static void features_of(const rr__plan_request *req, const rr__realisation *r,
 	io_facts io;
 	const rr_layout *layout = &r->layout;
 	int gpu = req->target->kind == RR_TARGET_GPU;
+	rr__cost_coeffs own;
+	const rr__cost_coeffs *k = req->coeffs;
+	if (!k) { /* the planner resolves them once per request; a lone call here */
+		rr__cost_coeffs_for(req->target, &own);
+		k = &own;
+	}
 	io_facts_of(req->kernel, r, &io);
 	common_features(req, r, &io, features);
 	if (gpu)
-		gpu_features(req, r, &io, features);
+		gpu_features(k, req, r, &io, features);
 	else
-		cpu_features(req, layout, &io, features);
+		cpu_features(k, req, layout, &io, features);
 	double slow = fmax(features->memory_us, features->latency_us);
 	double fast = fmin(features->memory_us, features->latency_us);
 	/* Memory and latency overlap, but not perfectly. */
-	features->predicted_us = features->launch_us + slow + 0.25 * fast + features->tree_us;
+	features->predicted_us =
+	    features->launch_us + slow + K(overlap) * fast + K(tree_weight) * features->tree_us;
 	/* More than 8 packs per worker is outside what the H200 sweeps measured (bench/NOTES.md);
 	 * the model's latency terms are not trusted there, so such layouts rank last unless
 	 * nothing else is legal. */
 	if (gpu && features->chunks_per_worker > 8 && layout->workers_per_row < 1024)
-		features->predicted_us *= 1.5;
+		features->predicted_us *= K(gpu_many_packs_factor);
 	/* A cluster pays cluster-wide barriers per round; it is for rows one block cannot hold. */
 	if (layout->blocks_per_row > 1 && req->cols / layout->blocks_per_row < 8192)
-		features->predicted_us *= 4;
+		features->predicted_us *= K(cluster_narrow_factor);
 	if (gpu)
-		features->predicted_us *= gpu_measured_factor(req, layout, features);
+		features->predicted_us *= gpu_measured_factor(k, req, layout, features);
 }
 
 void rr__plan_features_compute(const rr__plan_request *req, const rr_layout *layout,
@@ -382,6 +385,14 @@ void rr__plan_features_compute(const rr__plan_request *req, const rr_layout *lay
 		return;
 	}
 	features_of(req, &r, features);
+}
+
+double rr__cost_realised(const rr__plan_request *req, const rr__realisation *r)
+{
+	rr__plan_features features;
+	memset(&features, 0, sizeof features);
+	features_of(req, r, &features);
+	return features.predicted_us;
 }
 
 double rr__cost_default(const rr__plan_request *req, const rr_layout *layout, void *ctx)

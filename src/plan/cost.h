@@ -7,6 +7,7 @@
 
 #include "layout/layout.h"
 #include "layout/realise.h"
+#include "plan/coeffs.h"
 
 /* What to plan for: a kernel (analysed), an element type, a shape and a target. rows = 0 means
  * unknown; the model then assumes a large M. */
@@ -19,6 +20,9 @@ typedef struct rr__plan_request {
 	/* The kernel's facts on target (rr__kernel_facts_of), or NULL: worked out on each use. The
 	 * planner fills it once per request. */
 	const rr__kernel_facts *facts;
+	/* The cost model's coefficients (plan/coeffs.h), or NULL: those of the target's device
+	 * class, looked up on each use. The planner fills it once per request. */
+	const rr__cost_coeffs *coeffs;
 } rr__plan_request;
 
 /* A cost model: predicted time of `layout` in microseconds (lower is better). */
@@ -59,6 +63,9 @@ typedef struct rr__plan_features {
 
 void rr__plan_features_compute(const rr__plan_request *req, const rr_layout *layout,
                                rr__plan_features *features);
+/* The default model's prediction for a layout already realised for the request (the fitter
+ * realises each measured candidate once and predicts it under many coefficient sets). */
+double rr__cost_realised(const rr__plan_request *req, const rr__realisation *r);
 /* The default model: one branch per target kind (GPU, CPU). ctx is unused. */
 double rr__cost_default(const rr__plan_request *req, const rr_layout *layout, void *ctx);
 /* Groups that are resident on the whole target at once under `layout` (occupancy × SMs, or the

@@ -338,6 +338,12 @@ rr_status rr__plan_choose(const rr__plan_request *req, const rr_layout *requeste
 		rr__kernel_facts_of(req->kernel, req->target, &facts);
 		with.facts = &facts;
 	}
+	/* And the cost model's coefficients of the target's device class. */
+	rr__cost_coeffs coeffs;
+	if (!with.coeffs) {
+		rr__cost_coeffs_for(req->target, &coeffs);
+		with.coeffs = &coeffs;
+	}
 	req = &with;
 	if (requested && rr__layout_is_complete(requested))
 		return check_requested(req, requested, out);

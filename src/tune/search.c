@@ -393,7 +393,9 @@ static rr_status load_candidates(search *s, const rr__plan_request *req)
 		double slow = fmax(f.memory_us, f.latency_us),
 		       fast = fmin(f.memory_us, f.latency_us);
 		double terms[RR__TUNE_TERMS] = {f.launch_us, slow, fast, f.tree_us, 0};
-		terms[4] = f.predicted_us - (f.launch_us + slow + 0.25 * fast + f.tree_us);
+		terms[4] = f.predicted_us -
+		           (f.launch_us + slow + req->coeffs->value[RR__COEFF_overlap] * fast +
+		            req->coeffs->value[RR__COEFF_tree_weight] * f.tree_us);
 		memcpy(c->terms, terms, sizeof terms);
 		rr_layout_format(&c->layout, c->plan, sizeof c->plan);
 		s->order[i] = i;
@@ -460,6 +462,10 @@ rr_status rr__tune_workload(rr_device *device, const rr_kernel *kernel, rr_dtype
 	                        .rows = rows,
 	                        .cols = cols,
 	                        .target = &device->target};
+	/* The coefficients of the device's class once for every candidate. */
+	rr__cost_coeffs coeffs;
+	rr__cost_coeffs_for(&device->target, &coeffs);
+	req.coeffs = &coeffs;
 	rr_status status = load_candidates(&s, &req);
 	if (status == RR_OK && outcome->n_candidates > 0)
 		status = find_model_pick(&s, &req);

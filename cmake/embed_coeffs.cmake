@@ -1,0 +1,15 @@
+# Turns the cost model's coefficient files (src/plan/coeffs/*.txt, one per backend and device
+# class, written by `rowreduce tune --fit`) into a C table of (name, text) the planner reads.
+file(GLOB files ${COEFFS_DIR}/*.txt)
+list(SORT files)
+set(body "/* Generated from src/plan/coeffs by cmake/embed_coeffs.cmake; do not edit. */\n")
+string(APPEND body "#include \"plan/coeffs.h\"\n\nconst rr__coeff_file rr__coeff_files[] = {\n")
+foreach(f ${files})
+  get_filename_component(name ${f} NAME)
+  file(READ ${f} text HEX)
+  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "\\\\x\\1" escaped "${text}")
+  string(APPEND body "  {\"${name}\", \"${escaped}\"},\n")
+endforeach()
+string(APPEND body "  {0, 0},\n};\n")
+file(WRITE ${OUT}.tmp "${body}")
+file(RENAME ${OUT}.tmp ${OUT})
