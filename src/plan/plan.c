@@ -7,7 +7,7 @@
 #include "plan/plan.h"
 #include "util/util.h"
 
-#define TIE_TOLERANCE 0.005
+#define TIE_TOLERANCE RR__PLAN_TIE_TOLERANCE
 
 static int64_t next_pow2(int64_t x)
 {
@@ -80,6 +80,11 @@ static int simpler(const rr_layout *a, const rr_layout *b)
 		if (ka[i] != kb[i])
 			return ka[i] < kb[i];
 	return 0;
+}
+
+int rr__plan_simpler(const rr_layout *a, const rr_layout *b)
+{
+	return simpler(a, b);
 }
 
 /* The values one dimension takes: the fixed one, or the listed ones. */

@@ -34,6 +34,12 @@ void rr__candidates_free(rr__candidates *candidates);
  * no row, grid ROWS when every group fits on the device at once. Fields set in `fixed` stay. */
 void rr__plan_canonical(const rr__plan_request *req, const rr_layout *fixed, rr_layout *layout);
 
+/* Costs within this share of the lowest are a tie the model cannot split: the simplest wins. */
+#define RR__PLAN_TIE_TOLERANCE 0.005
+/* 1 when a is the simpler kernel (rr__plan_choose's tie rule): one block per row, no persistent
+ * loop, less unrolling, fewer rows per group, narrower vectors, fewer workers, in that order. */
+int rr__plan_simpler(const rr_layout *a, const rr_layout *b);
+
 /* The automatic mapper. A complete `requested` is only checked (RR_ERR_ILLEGAL_LAYOUT with
  * "layout W=..: <reason>" when illegal); otherwise the candidates with requested's set fields
  * fixed are enumerated and the lowest cost wins (cost NULL = rr__cost_default; costs within

@@ -18,7 +18,8 @@ const char *const rr__tune_term_names[RR__TUNE_TERMS] = {
 
 typedef struct candidate {
 	rr__realisation realised;
-	double measured_us;
+	double measured_us; /* 0: never measured */
+	double paired_us;   /* its time in the finalist rounds, 0 when not a finalist */
 	char plan[160];
 } candidate;
 
@@ -29,8 +30,10 @@ typedef struct workload {
 	rr_dtype dtype;
 	int64_t rows, cols;
 	int held_out;
-	int first, count; /* its candidates */
+	int first, count; /* its measured candidates */
+	int total;        /* and after them the legal ones never measured: count + those */
 	double best_us;
+	double unmeasured_regret; /* counted for a pick the tuner never measured */
 } workload;
 
 typedef struct fit_data {
@@ -41,7 +44,8 @@ typedef struct fit_data {
 	int n_candidates, cap_candidates;
 	workload *workloads;
 	int n_workloads, cap_workloads;
-	int most_candidates; /* of one workload */
+	int most_candidates; /* legal candidates of one workload */
+	int n_measured;      /* measured candidates of all workloads */
 	int skipped; /* workloads that could not be realised again (a kernel not built in, ...) */
 	char sources[4096];
 } fit_data;
@@ -105,7 +109,33 @@ static rr_status target_of(json_t *root, const char *path, rr__target *target)
 	return RR_OK;
 }
 
-static rr_status add_candidates(fit_data *d, workload *w, json_t *list)
+/* The time of a finalist from the finalist rounds (the median of its per-round p50s): the
+ * finalists were timed interleaved, so the pick and the winner are compared paired. 0 when
+ * `plan` was not a finalist. */
+static double rounds_time(json_t *rounds, const char *plan)
+{
+	json_t *finalists = json_object_get(rounds, "finalists"),
+	       *p50 = json_object_get(rounds, "round_p50_us");
+	size_t f, i;
+	json_t *item;
+	double values[64];
+	int n = 0;
+	json_array_foreach(finalists, f, item)
+	{
+		if (!json_is_string(item) || strcmp(json_string_value(item), plan))
+			continue;
+		json_t *round;
+		json_array_foreach(p50, i, round)
+		{
+			double us = json_number_value(json_array_get(round, f));
+			if (us > 0 && n < 64)
+				values[n++] = us;
+		}
+	}
+	return n ? rr__stats_median(values, (size_t)n) : 0;
+}
+
+static rr_status add_candidates(fit_data *d, workload *w, json_t *list, json_t *rounds)
 {
 	size_t i;
 	json_t *c;
@@ -127,13 +157,68 @@ static rr_status add_candidates(fit_data *d, workload *w, json_t *list)
 		                     &item->realised) != RR_OK)
 			continue;
 		item->measured_us = us;
+		item->paired_us = rounds_time(rounds, plan);
 		snprintf(item->plan, sizeof item->plan, "%s", plan);
-		w->best_us = fmin(w->best_us, us);
 		d->n_candidates++;
 	}
 	w->count = d->n_candidates - w->first;
-	d->most_candidates = w->count > d->most_candidates ? w->count : d->most_candidates;
+	/* The finalists are ordered by their paired rounds, brought to the level of the first
+	 * measurements (the median ratio of the two) so they compare with the other candidates. */
+	double ratios[64];
+	int n = 0;
+	for (int m = 0; m < w->count && n < 64; m++)
+		if (d->candidates[w->first + m].paired_us > 0)
+			ratios[n++] = d->candidates[w->first + m].measured_us /
+			              d->candidates[w->first + m].paired_us;
+	double level = n ? rr__stats_median(ratios, (size_t)n) : 1;
+	for (int m = 0; m < w->count; m++) {
+		candidate *item = &d->candidates[w->first + m];
+		if (item->paired_us > 0)
+			item->measured_us = item->paired_us * level;
+		w->best_us = fmin(w->best_us, item->measured_us);
+	}
+	d->n_measured += w->count;
+	/* Nothing is known of a candidate never measured: count it as the worst measured, so the
+	 * fit gains nothing by moving the pick where the data does not reach. */
+	w->unmeasured_regret = 0;
+	for (int m = 0; m < w->count; m++)
+		w->unmeasured_regret = fmax(
+		    w->unmeasured_regret, d->candidates[w->first + m].measured_us / w->best_us - 1);
 	return RR_OK;
+}
+
+/* The legal candidates the tuner did not measure, after the measured ones: the planner may pick
+ * one of them, and the fit must know when it would. */
+static rr_status add_unmeasured(fit_data *d, workload *w)
+{
+	rr__plan_request req = {w->kernel, w->dtype, w->rows, w->cols, &d->target, &w->facts, NULL};
+	rr__candidates all;
+	rr_status status = rr__plan_enumerate(&req, NULL, &all);
+	for (int i = 0; status == RR_OK && i < all.count; i++) {
+		char plan[160];
+		int measured = 0;
+		rr_layout_format(&all.items[i], plan, sizeof plan);
+		for (int c = 0; c < w->count && !measured; c++)
+			measured = !strcmp(plan, d->candidates[w->first + c].plan);
+		if (measured)
+			continue;
+		if (grow((void **)&d->candidates, &d->cap_candidates, d->n_candidates + 1,
+		         sizeof *d->candidates)) {
+			status = rr__fail(RR_ERR_NOMEM, "out of memory");
+			break;
+		}
+		candidate *item = &d->candidates[d->n_candidates];
+		if (rr__realise_with(&w->facts, w->dtype, w->cols, &all.items[i], &d->target,
+		                     &item->realised) != RR_OK)
+			continue;
+		item->measured_us = item->paired_us = 0;
+		snprintf(item->plan, sizeof item->plan, "%s", plan);
+		d->n_candidates++;
+	}
+	rr__candidates_free(&all);
+	w->total = d->n_candidates - w->first;
+	d->most_candidates = w->total > d->most_candidates ? w->total : d->most_candidates;
+	return status;
 }
 
 static rr_status add_workload(fit_data *d, json_t *object)
@@ -152,9 +237,13 @@ static rr_status add_workload(fit_data *d, json_t *object)
 	         (long long)w.cols);
 	w.held_out = is_held_out(w.name);
 	rr__kernel_facts_of(w.kernel, &d->target, &w.facts);
-	rr_status status = add_candidates(d, &w, json_object_get(object, "candidates"));
+	rr_status status = add_candidates(d, &w, json_object_get(object, "candidates"),
+	                                  json_object_get(object, "rounds"));
+	if (status == RR_OK && w.count >= 2)
+		status = add_unmeasured(d, &w);
 	if (status == RR_OK && w.count < 2) { /* nothing to rank */
 		d->n_candidates = w.first;
+		d->n_measured -= w.count;
 		d->skipped++;
 	} else if (status == RR_OK &&
 	           grow((void **)&d->workloads, &d->cap_workloads, d->n_workloads + 1, sizeof w)) {
@@ -221,13 +310,61 @@ static rr_status read_results(fit_data *d, const char *path)
 
 typedef struct regret {
 	int workloads;
-	double mean, median, max, soft;
+	double mean, median, max; /* the pick among the measured candidates */
 	const char *worst;
+	/* The planner's pick over every legal candidate: unmeasured in `unmeasured` workloads,
+	 * whose regret is taken as the median of their measured candidates' (planner_mean). */
+	int unmeasured;
+	double planner_mean, planner_max;
+	double soft;
 } regret;
 
-/* The regret of the model's pick among each workload's measured candidates, over the workloads
- * of one side (held = 0 fitted, 1 held out). soft: the same with the pick spread over the
- * candidates predicted within a few per cent of the lowest (a smooth guide for the search). */
+/* The planner's rule among the first n candidates: the simplest of those predicted within
+ * the tie tolerance of the lowest. */
+static int tie_pick(const fit_data *d, const workload *w, const double *predicted, double lowest,
+                    int n)
+{
+	int best = -1;
+	for (int c = 0; c < n; c++)
+		if (predicted[c] <= lowest + fabs(lowest) * RR__PLAN_TIE_TOLERANCE &&
+		    (best < 0 || rr__plan_simpler(&d->candidates[w->first + c].realised.layout,
+		                                  &d->candidates[w->first + best].realised.layout)))
+			best = c;
+	return best < 0 ? 0 : best;
+}
+
+/* One workload's picks under k: *measured_pick the regret of the lowest prediction among the
+ * measured, *planner_pick that of the lowest over all legal (the worst measured when it was
+ * never measured; *unmeasured says), the return value the smooth regret: the pick spread over
+ * the measured candidates predicted within a few per cent of the lowest (a guide for the search
+ * across the plateaus of the plain regret). */
+static double picks_of(const fit_data *d, const workload *w, const rr__cost_coeffs *k,
+                       double *predicted, double *measured_pick, double *planner_pick,
+                       int *unmeasured)
+{
+	rr__plan_request req = {w->kernel, w->dtype, w->rows, w->cols, &d->target, &w->facts, k};
+	double lowest = INFINITY, lowest_all = INFINITY;
+	for (int c = 0; c < w->total; c++) {
+		predicted[c] = rr__cost_realised(&req, &d->candidates[w->first + c].realised);
+		if (c < w->count)
+			lowest = fmin(lowest, predicted[c]);
+		lowest_all = fmin(lowest_all, predicted[c]);
+	}
+	int pick = tie_pick(d, w, predicted, lowest, w->count);
+	int pick_all = tie_pick(d, w, predicted, lowest_all, w->total);
+	double weight_sum = 0, soft = 0;
+	for (int c = 0; c < w->count; c++) {
+		double weight = exp(-log(predicted[c] / lowest) / 0.05);
+		weight_sum += weight;
+		soft += weight * (d->candidates[w->first + c].measured_us / w->best_us - 1);
+	}
+	*measured_pick = d->candidates[w->first + pick].measured_us / w->best_us - 1;
+	*unmeasured = pick_all >= w->count;
+	*planner_pick = *unmeasured ? w->unmeasured_regret : *measured_pick;
+	return soft / weight_sum;
+}
+
+/* The regrets under k over the workloads of one side (held = 0 fitted, 1 held out). */
 static regret regret_of(const fit_data *d, const rr__cost_coeffs *k, int held)
 {
 	regret out = {.worst = ""};
@@ -237,28 +374,14 @@ static regret regret_of(const fit_data *d, const rr__cost_coeffs *k, int held)
 		const workload *w = &d->workloads[i];
 		if (w->held_out != held)
 			continue;
-		rr__plan_request req = {w->kernel,  w->dtype,  w->rows, w->cols,
-		                        &d->target, &w->facts, k};
-		double lowest = INFINITY, pick_us = 0;
-		int n = w->count;
-		for (int c = 0; c < n; c++) {
-			const candidate *item = &d->candidates[w->first + c];
-			predicted[c] = rr__cost_realised(&req, &item->realised);
-			if (predicted[c] < lowest) {
-				lowest = predicted[c];
-				pick_us = item->measured_us;
-			}
-		}
-		double weight_sum = 0, soft = 0;
-		for (int c = 0; c < n; c++) {
-			double weight = exp(-log(predicted[c] / lowest) / 0.05);
-			weight_sum += weight;
-			soft += weight * (d->candidates[w->first + c].measured_us / w->best_us - 1);
-		}
-		double value = pick_us / w->best_us - 1;
+		double value, planner;
+		int unmeasured;
+		out.soft += picks_of(d, w, k, predicted, &value, &planner, &unmeasured);
 		values[out.workloads++] = value;
 		out.mean += value;
-		out.soft += soft / weight_sum;
+		out.planner_mean += planner;
+		out.planner_max = fmax(out.planner_max, planner);
+		out.unmeasured += unmeasured;
 		if (value > out.max || !out.worst[0]) {
 			out.max = value;
 			out.worst = w->name;
@@ -267,6 +390,7 @@ static regret regret_of(const fit_data *d, const rr__cost_coeffs *k, int held)
 	if (out.workloads) {
 		out.mean /= out.workloads;
 		out.soft /= out.workloads;
+		out.planner_mean /= out.workloads;
 		out.median = rr__stats_median(values, (size_t)out.workloads);
 	}
 	free(values);
@@ -276,9 +400,10 @@ static regret regret_of(const fit_data *d, const rr__cost_coeffs *k, int held)
 
 /* ---------------------------------------------------------------- the search */
 
-/* What the search minimises on the fitted side: mean regret, half the smooth regret, a tenth of
- * the worst, and a small pull towards the hand values (so a coefficient the data cannot see
- * keeps its hand value). */
+/* What the search minimises on the fitted side: the mean regret of the planner's pick (an
+ * unmeasured pick counted as the worst measured candidate, so the model is not rewarded for
+ * leaving the data), half the smooth regret, a tenth of the worst, and a small pull towards the
+ * hand values (so a coefficient the data cannot see keeps its hand value). */
 static double loss_of(const fit_data *d, const rr__cost_coeffs *k)
 {
 	regret r = regret_of(d, k, 0);
@@ -287,7 +412,7 @@ static double loss_of(const fit_data *d, const rr__cost_coeffs *k)
 		double ratio = log(k->value[id] / rr__coeff_hand_value(id));
 		prior += ratio * ratio;
 	}
-	return r.mean + 0.5 * r.soft + 0.1 * r.max + 1e-4 * prior;
+	return r.planner_mean + 0.5 * r.soft + 0.1 * r.planner_max + 1e-3 * prior;
 }
 
 static int fitted_here(const fit_data *d, int id)
@@ -359,8 +484,10 @@ static int regret_line(char *out, size_t size, const char *label, regret r)
 {
 	return snprintf(
 	    out, size,
-	    "#   %-22s %3d workloads: median %.2f%%, mean %.2f%%, max %.2f%% (worst: %s)\n", label,
-	    r.workloads, 100 * r.median, 100 * r.mean, 100 * r.max, r.workloads ? r.worst : "none");
+	    "#   %-24s %3d workloads: median %.2f%%, mean %.2f%%, max %.2f%% (worst: %s); pick "
+	    "over all legal unmeasured in %d\n",
+	    label, r.workloads, 100 * r.median, 100 * r.mean, 100 * r.max,
+	    r.workloads ? r.worst : "none", r.unmeasured);
 }
 
 static char *header_of(const fit_data *d, const rr__cost_coeffs *fitted, const char *command,
@@ -381,13 +508,17 @@ static char *header_of(const fit_data *d, const rr__cost_coeffs *fitted, const c
 	    "kernel or fewer than 2 ranked candidates):\n%s"
 	    "# method: coordinate search in log space from the hand values (x2 down to x1.04, %d "
 	    "evaluations),\n"
-	    "#   minimising on the fitted workloads mean regret + 0.5 smooth regret + 0.1 max "
-	    "regret "
-	    "+ 1e-4 sum log(c/hand)^2;\n"
+	    "#   minimising on the fitted workloads the planner pick's mean regret + 0.5 smooth "
+	    "regret + 0.1 max regret\n"
+	    "#   + 1e-3 sum log(c/hand)^2, where an unmeasured pick counts the worst measured "
+	    "regret of its workload;\n"
+	    "#   a finalist's time is the median of its per-round p50s (the position-balanced "
+	    "rounds) scaled by the workload's\n"
+	    "#   median ratio of first to round times, the others' their first median;\n"
 	    "#   held out: workloads whose FNV-1a hash of \"kernel dtype MxN\" is 0 mod 3.\n"
 	    "# regret = measured time of the model's pick among the measured candidates / fastest "
 	    "measured - 1:\n",
-	    d->device_class, command, d->n_workloads, d->n_candidates, d->skipped, d->sources,
+	    d->device_class, command, d->n_workloads, d->n_measured, d->skipped, d->sources,
 	    evaluations);
 	used += (size_t)regret_line(text + used, size - used, "fitted, fitted set",
 	                            regret_of(d, fitted, 0));
