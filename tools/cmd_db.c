@@ -28,6 +28,13 @@ static void usage(FILE *out)
 	    "The database is --db FILE, else $RR_TUNING_DB, else ~/.cache/rowreduce/\n"
 	    "tuning.sqlite (now: %s).\n"
 	    "\n"
+	    "--plan auto uses a record whose key matches, else the cost model with the\n"
+	    "coefficients fitted for the device class (src/plan/coeffs, from tune results by\n"
+	    "rowreduce tune --fit; the database is not read by the fit). A record's regret is that\n"
+	    "of the model built in when it was tuned. Processes of one host may write one\n"
+	    "database at once (WAL); keep it on a local disk, and merge the databases of\n"
+	    "several hosts with export and import (README, \"Beyond one host\").\n"
+	    "\n"
 	    "exit status: 0 success, 2 bad usage, or a database or file that cannot be used\n"
 	    "(damaged, newer schema, read-only location)\n",
 	    path);
