@@ -172,6 +172,30 @@ grep -q 'fitted, held out' "$tmp/fit.out" || fail "fit does not print the held-o
 "$rr" tune --fit "$tmp/first,$tmp/p1/results.json" --out "$tmp/again.txt" >/dev/null &&
 	cmp -s <(grep -v '^# fitted by' "$tmp/coefficients.txt") <(grep -v '^# fitted by' "$tmp/again.txt") ||
 	fail "the fit is not deterministic"
+# 10. RR_COST_COEFFS names a coefficients file to try before it is checked in: the tuner's model
+# uses it and says so; a file of another device class stops the run with exit 2.
+RR_COST_COEFFS="$tmp/coefficients.txt" "$rr" tune --kernels sum --shapes 6x64 "${quick[@]}" \
+	--retune --out "$tmp/with-fit" >/dev/null 2>&1 || fail "tune with RR_COST_COEFFS exit $?"
+python3 -c "
+import json,sys; w=json.load(open(sys.argv[1]))['tuning']['workloads'][0]
+assert w['cost_model'].startswith('cpu/') and 'RR_COST_COEFFS=' in w['cost_model'], w['cost_model']" \
+	"$tmp/with-fit/results.json" || fail "results do not say which coefficients the model used"
+sed 's|^class .*|class cuda/sm_90|' "$tmp/coefficients.txt" >"$tmp/other-class.txt"
+RR_COST_COEFFS="$tmp/other-class.txt" "$rr" tune --kernels sum --shapes 6x64 "${quick[@]}" \
+	--retune --out "$tmp/wrong-class" >/dev/null 2>"$tmp/wrong-class.err"
+rc=$?
+[ $rc -eq 2 ] || fail "coefficients of another class: exit $rc, expected 2"
+grep -q 'holds the coefficients of cuda/sm_90; this target is cpu/' "$tmp/wrong-class.err" ||
+	fail "no sentence for coefficients of another class"
+
+# 11. --devices naming one device twice runs two worker processes on it (how one GPU stands in for
+# two), both writing one database.
+RR_TUNING_DB="$tmp/devices.sqlite" "$rr" tune --kernels sum --shapes 2x32,3x32,5x32 "${quick[@]}" \
+	--devices 0,0 --out "$tmp/devices" >/dev/null 2>&1 || fail "--devices 0,0 exit $?"
+[ -f "$tmp/devices/workers/worker-0.json" ] && [ -f "$tmp/devices/workers/worker-1.json" ] ||
+	fail "--devices 0,0 did not run two workers"
+[ "$(records "$tmp/devices.sqlite")" = 3 ] || fail "--devices 0,0: $(records "$tmp/devices.sqlite") records"
+
 "$rr" tune --fit "$tmp/nothing-here" --out "$tmp/bad-fit.txt" >/dev/null 2>&1
 [ $? -eq 2 ] && [ ! -e "$tmp/bad-fit.txt" ] || fail "fit of a missing file"
 

@@ -72,6 +72,7 @@ typedef enum rr__coeff_id {
 /* One device class's coefficients. */
 typedef struct rr__cost_coeffs {
 	char device_class[64]; /* "cuda/sm_90", "cpu/x86-64", or "default" (the hand values) */
+	char source[256];      /* where the values came from, for results and messages */
 	double value[RR__COEFF_COUNT];
 } rr__cost_coeffs;
 
@@ -88,9 +89,11 @@ void rr__cost_coeffs_default(rr__cost_coeffs *out);
 /* The device class of a target: "cuda/sm_XY" from its compute capability, "cpu/<arch>" (x86-64,
  * aarch64, ...) for the CPU. */
 void rr__cost_coeffs_class_of(const rr__target *target, char *out, size_t size);
-/* The coefficients the planner uses on `target`: the embedded file of its class, else the
- * default set. */
-void rr__cost_coeffs_for(const rr__target *target, rr__cost_coeffs *out);
+/* The coefficients the planner uses on `target`: the file named by $RR_COST_COEFFS when set (to
+ * try a fit before it is checked in; its class must be the target's), else the embedded file of
+ * the target's class, else the default set. RR_ERR_INVALID_ARG (and the default set in *out)
+ * when $RR_COST_COEFFS cannot be read, does not parse or is of another class. */
+rr_status rr__cost_coeffs_for(const rr__target *target, rr__cost_coeffs *out);
 
 /* Parses a coefficients file: '#' comments, one "class NAME" line, then "name value" lines,
  * each name once; names not given keep their hand value. RR_ERR_INVALID_ARG with the line and

@@ -348,8 +348,8 @@ static void features_of(const rr__plan_request *req, const rr__realisation *r,
 	int gpu = req->target->kind == RR_TARGET_GPU;
 	rr__cost_coeffs own;
 	const rr__cost_coeffs *k = req->coeffs;
-	if (!k) { /* the planner resolves them once per request; a lone call here */
-		rr__cost_coeffs_for(req->target, &own);
+	if (!k) { /* the planner resolves them (and reports a bad file); a lone call here */
+		(void)rr__cost_coeffs_for(req->target, &own);
 		k = &own;
 	}
 	io_facts_of(req->kernel, r, &io);

@@ -346,7 +346,9 @@ rr_status rr__plan_choose(const rr__plan_request *req, const rr_layout *requeste
 	/* And the cost model's coefficients of the target's device class. */
 	rr__cost_coeffs coeffs;
 	if (!with.coeffs) {
-		rr__cost_coeffs_for(req->target, &coeffs);
+		status = rr__cost_coeffs_for(req->target, &coeffs);
+		if (status != RR_OK)
+			return status;
 		with.coeffs = &coeffs;
 	}
 	req = &with;

@@ -315,9 +315,16 @@ typedef struct regret {
 	/* The planner's pick over every legal candidate: unmeasured in `unmeasured` workloads,
 	 * whose regret is taken as the median of their measured candidates' (planner_mean). */
 	int unmeasured;
-	double planner_mean, planner_max;
+	double planner_mean, planner_max; /* each workload's capped at 1 */
 	double soft;
 } regret;
+
+/* A regret as the search weighs it: at most 1 (twice the best), so one disturbed sample (a
+ * busy machine can make a 25 us kernel read 2 ms) cannot outweigh every other workload. */
+static double capped(double value)
+{
+	return fmin(value, 1.0);
+}
 
 /* The planner's rule among the first n candidates: the simplest of those predicted within
  * the tie tolerance of the lowest. */
@@ -356,7 +363,7 @@ static double picks_of(const fit_data *d, const workload *w, const rr__cost_coef
 	for (int c = 0; c < w->count; c++) {
 		double weight = exp(-log(predicted[c] / lowest) / 0.05);
 		weight_sum += weight;
-		soft += weight * (d->candidates[w->first + c].measured_us / w->best_us - 1);
+		soft += weight * capped(d->candidates[w->first + c].measured_us / w->best_us - 1);
 	}
 	*measured_pick = d->candidates[w->first + pick].measured_us / w->best_us - 1;
 	*unmeasured = pick_all >= w->count;
@@ -379,8 +386,8 @@ static regret regret_of(const fit_data *d, const rr__cost_coeffs *k, int held)
 		out.soft += picks_of(d, w, k, predicted, &value, &planner, &unmeasured);
 		values[out.workloads++] = value;
 		out.mean += value;
-		out.planner_mean += planner;
-		out.planner_max = fmax(out.planner_max, planner);
+		out.planner_mean += capped(planner);
+		out.planner_max = fmax(out.planner_max, capped(planner));
 		out.unmeasured += unmeasured;
 		if (value > out.max || !out.worst[0]) {
 			out.max = value;
@@ -510,8 +517,9 @@ static char *header_of(const fit_data *d, const rr__cost_coeffs *fitted, const c
 	    "evaluations),\n"
 	    "#   minimising on the fitted workloads the planner pick's mean regret + 0.5 smooth "
 	    "regret + 0.1 max regret\n"
-	    "#   + 1e-3 sum log(c/hand)^2, where an unmeasured pick counts the worst measured "
-	    "regret of its workload;\n"
+	    "#   + 1e-3 sum log(c/hand)^2, each workload's regret capped at 100%%, an unmeasured "
+	    "pick counting the worst measured\n"
+	    "#   regret of its workload;\n"
 	    "#   a finalist's time is the median of its per-round p50s (the position-balanced "
 	    "rounds) scaled by the workload's\n"
 	    "#   median ratio of first to round times, the others' their first median;\n"

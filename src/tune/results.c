@@ -70,6 +70,8 @@ static json_t *outcome_json(const rr__tune_outcome *o)
 	json_object_set_new(w, "failure", o->failure[0] ? json_string(o->failure) : json_null());
 	json_object_set_new(w, "record", key);
 	json_object_set_new(w, "plan", o->ok ? json_string(o->record.plan) : json_null());
+	json_object_set_new(w, "cost_model",
+	                    o->cost_model[0] ? json_string(o->cost_model) : json_null());
 	json_object_set_new(w, "model_plan",
 	                    o->record.model_plan[0] ? json_string(o->record.model_plan)
 	                                            : json_null());

@@ -464,9 +464,13 @@ rr_status rr__tune_workload(rr_device *device, const rr_kernel *kernel, rr_dtype
 	                        .target = &device->target};
 	/* The coefficients of the device's class once for every candidate. */
 	rr__cost_coeffs coeffs;
-	rr__cost_coeffs_for(&device->target, &coeffs);
+	rr_status status = rr__cost_coeffs_for(&device->target, &coeffs);
 	req.coeffs = &coeffs;
-	rr_status status = load_candidates(&s, &req);
+	snprintf(outcome->cost_model, sizeof outcome->cost_model, "%s from %s", coeffs.device_class,
+	         coeffs.source);
+	if (status != RR_OK) /* a bad $RR_COST_COEFFS: nothing here can be trusted */
+		return status;
+	status = load_candidates(&s, &req);
 	if (status == RR_OK && outcome->n_candidates > 0)
 		status = find_model_pick(&s, &req);
 	if (status == RR_OK && outcome->n_candidates > 0)

@@ -106,6 +106,7 @@ typedef struct rr__tune_outcome {
 	int winner, model_pick; /* indices into candidates, -1 */
 	int fresh_row;          /* the fresh measurement of the winner in results.rows */
 	int ok;                 /* a winner was found */
+	char cost_model[384];   /* the coefficients the model's pick came from */
 	char failure[1024];
 	double seconds;
 } rr__tune_outcome;
