@@ -34,6 +34,9 @@ typedef struct rr_replay_options {
 	const char *dtypes;  /* comma-separated dtypes to replay; NULL: every one */
 	int bootstrap;       /* resamples of a bootstrap interval of each median ratio; 0 = none */
 	uint64_t bootstrap_seed; /* 0: 1 */
+	double time_limit_s;     /* 0: none; else no block of workloads starts that would end past
+	                          * it (estimated from the blocks run so far): the workloads left
+	                          * are listed as not replayed and the rest is written as usual */
 	int argc;                /* the command line recorded in results.json */
 	char **argv;
 	FILE *progress; /* one line per workload and round; NULL for silence */

@@ -29,7 +29,7 @@ done
 cmp -s "$tmp/A/results.json" "$tmp/R/reference.json" || fail "reference.json is not a copy of A"
 # Positions balanced: every workload's rounds ran ABBA, BAAB, ABBA.
 for w in "sum f32 4x64" "sum f32 8x256" "rmsnorm f32 4x64" "rmsnorm f32 8x256"; do
-	orders=$(grep -F "] $w: round" "$tmp/r.err" | sed 's/.*, //' | tr '\n' ' ')
+	orders=$(grep -F "] $w (" "$tmp/r.err" | grep -F "): round" | sed 's/.*, //' | tr '\n' ' ')
 	[ "$orders" = "ABBA BAAB ABBA " ] || fail "$w ran in the order '$orders'"
 done
 
@@ -192,6 +192,28 @@ PY
 grep -q "rebuilt with --allow-rebuild: 1 recorded hash" "$tmp/rebuilt/results.md" ||
 	fail "results.md does not say the replay was rebuilt"
 "$rr" verify "$tmp/rebuilt" >/dev/null || fail "verify of the --allow-rebuild replay"
+
+# A time limit: asked for 1000 rounds with --time-limit 1, the replay keeps the rounds that ran
+# (at least one, far fewer than asked), says so in results.md, and the folder still audits.
+"$rr" replay --reference "$tmp/A" --candidate "$tmp/B" --rounds 1000 "${quick[@]}" \
+	--time-limit 1 --allow-rebuild --out "$tmp/limited" >/dev/null 2>"$tmp/limited.err" ||
+	fail "a time-limited replay: $(tail -2 "$tmp/limited.err")"
+python3 - "$tmp/limited/results.json" <<'PY' || fail "the time-limited replay's protocol"
+import json, sys
+p = json.load(open(sys.argv[1]))["protocol"]
+assert p["rounds_requested"] == 1000 and 1 <= p["rounds"] < 1000, p
+assert p["time_limit_s"] == 1, p
+PY
+grep -q "^- time limit: 1 s; [0-9]* of 1000 requested rounds ran" "$tmp/limited/results.md" ||
+	fail "results.md does not state the time limit"
+"$rr" verify "$tmp/limited" >/dev/null || fail "verify of the time-limited replay"
+expect2_limit() {
+	"$rr" replay --reference "$tmp/A" --candidate "$tmp/B" --time-limit "$1" --out "$tmp/x" \
+		>/dev/null 2>&1
+	[ $? -eq 2 ] || fail "--time-limit $1 must exit 2"
+}
+expect2_limit 0.5
+expect2_limit soon
 
 # A peers side, bad flags, a missing input: exit 2 with a reason.
 mkdir -p "$tmp/peers"

@@ -16,7 +16,7 @@ static void usage(FILE *out)
 	      "         --out DIR [--rounds 4] [--samples 9] [--sample-ms 30] [--warmup-ms 200]\n"
 	      "         [--l2 hot|cold] [--backend auto|cpu|cuda] [--bootstrap N]\n"
 	      "         [--bootstrap-seed S] [--kernels K[,K...]] [--dtypes D[,D...]]\n"
-	      "         [--capture-sources] [--allow-rebuild]\n"
+	      "         [--capture-sources] [--allow-rebuild] [--time-limit S]\n"
 	      "\n"
 	      "Replays the plans recorded by two rowreduce bench runs against each other.\n"
 	      "Workloads (kernel, dtype, MxN) measured in both files are rebuilt with their\n"
@@ -47,6 +47,12 @@ static void usage(FILE *out)
 	      "  --kernels LIST     replay only these kernels (the others are listed as not\n"
 	      "                     replayed); --dtypes LIST the same for dtypes: a long\n"
 	      "                     replay split into several runs\n"
+	      "  --time-limit S     seconds, 1..604800: in the first block no round starts\n"
+	      "                     that would end past S (the replay keeps the rounds\n"
+	      "                     run, at least one), and no later block starts that\n"
+	      "                     would (estimated from the blocks so far): its workloads\n"
+	      "                     are listed as not replayed; what ran is written and\n"
+	      "                     auditable as usual\n"
 	      "  --capture-sources  write each side's generated source under DIR/sources/\n"
 	      "  --allow-rebuild    replay even when a kernel text, generated source or\n"
 	      "                     library hash differs from the one an input recorded (the\n"
@@ -118,6 +124,17 @@ static int parse_value(rr_replay_options *o, const char *flag, const char *v)
 		return parse_ms(flag, v, 0.001, &o->sample_ms);
 	else if (strcmp(flag, "--warmup-ms") == 0)
 		return parse_ms(flag, v, 0, &o->warmup_ms);
+	else if (strcmp(flag, "--time-limit") == 0) {
+		char *end = NULL;
+		errno = 0;
+		double value = strtod(v, &end);
+		if (!*v || *end || errno || !(value >= 1 && value <= 604800))
+			return rr_tool_fail(2,
+			                    "--time-limit '%s' is not a number of seconds from 1 "
+			                    "to 604800",
+			                    v);
+		o->time_limit_s = value;
+	}
 	return 0;
 }
 
@@ -126,7 +143,7 @@ static int parse_options(int argc, char **argv, rr_replay_options *o)
 	static const char *const flags[] = {
 	    "--reference",      "--candidate", "--out",       "--backend",   "--l2",
 	    "--rounds",         "--samples",   "--bootstrap", "--sample-ms", "--warmup-ms",
-	    "--bootstrap-seed", "--kernels",   "--dtypes"};
+	    "--bootstrap-seed", "--kernels",   "--dtypes",    "--time-limit"};
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--capture-sources") == 0) {
 			o->capture_sources = 1;

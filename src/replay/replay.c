@@ -53,6 +53,8 @@ typedef struct replay {
 	rr__results out;
 	workload *workloads;
 	int n_workloads;
+	int n_run; /* workloads whose rounds ran: the first n_run (a time limit may stop early) */
+	double start; /* rr__now() when the replay began */
 	json_t *skipped, *differences;
 	rr__buf refusal; /* the first differences, for the message */
 	int l2_cold;
@@ -386,9 +388,9 @@ static void run_round(replay *r, workload *w, int index, int round)
 		return;
 	const char *order = round % 2 == 0 ? "ABBA" : "BAAB";
 	const rr__row_result *first = side_row(r, w, 0);
-	progress(r, "[%d/%d] %s %s %lldx%lld: round %d of %d, %s\n", index + 1, r->n_workloads,
-	         first->kernel, rr_dtype_name(first->dtype), (long long)first->rows,
-	         (long long)first->cols, round + 1, r->rounds, order);
+	progress(r, "[%d/%d] %s %s %lldx%lld (%.0f s elapsed): round %d of %d, %s\n", index + 1,
+	         r->n_workloads, first->kernel, rr_dtype_name(first->dtype), (long long)first->rows,
+	         (long long)first->cols, rr__now() - r->start, round + 1, r->rounds, order);
 	for (int k = 0; k < 4 && w->open; k++) {
 		rr_status status = measure_position(r, &w->side[order[k] == 'B']);
 		if (status != RR_OK) {
@@ -426,6 +428,48 @@ static int64_t workload_bytes(const replay *r, const workload *w)
 	return 2 * (r->l2_cold ? 2 * r->out.info.l2_bytes_used + 2 * bytes : bytes);
 }
 
+/* In the first block only (later blocks must run as many rounds as it did): 1 when one more
+ * round, at the mean time of the rounds so far, would end past the time limit. */
+static int next_round_past_limit(const replay *r, double block_start, int done)
+{
+	double limit = r->o->time_limit_s;
+	double now = rr__now();
+	return limit > 0 && now - r->start + (now - block_start) / done > limit;
+}
+
+/* Ends the replay's rounds at `done`: every workload replayed has that many, as recorded. */
+static void cut_rounds(replay *r, int done)
+{
+	progress(r, "rowreduce: time limit of %g s: %d of %d rounds run; the replay keeps %d\n",
+	         r->o->time_limit_s, done, r->rounds, done);
+	r->rounds = done;
+}
+
+/* 1 when a block of `size` workloads, at the mean time per workload of the blocks so far,
+ * would end past the time limit. */
+static int past_time_limit(const replay *r, double rounds_start, int done, int size)
+{
+	double limit = r->o->time_limit_s;
+	if (limit <= 0)
+		return 0;
+	double now = rr__now();
+	double per_workload = (now - rounds_start) / done;
+	return now - r->start + per_workload * size > limit;
+}
+
+/* Lists the workloads from `first` on as not replayed, with the limit that stopped them. */
+static void stop_for_time(replay *r, int first)
+{
+	char reason[160];
+	snprintf(reason, sizeof reason,
+	         "not replayed: its block would have ended past the time limit of %g s",
+	         r->o->time_limit_s);
+	for (int i = first; i < r->n_workloads; i++)
+		skip(r, &r->in[0].results.rows[r->workloads[i].side[0].source_row], reason);
+	progress(r, "rowreduce: time limit of %g s: %d of %d workloads replayed, %d left out\n",
+	         r->o->time_limit_s, first, r->n_workloads, r->n_workloads - first);
+}
+
 /* Workloads whose buffers fit together in a quarter of the device's memory (4 GiB when it does
  * not say) form a block; every round runs every workload of a block before the next round, so
  * a workload's rounds are spread over the block's time, not run back to back. */
@@ -434,25 +478,36 @@ static rr_status run_blocks(replay *r)
 	int64_t memory = r->out.info.device.memory_bytes;
 	int64_t budget = memory > 0 ? memory / 4 : (int64_t)4 << 30;
 	rr_status status = RR_OK;
+	double rounds_start = rr__now();
 	for (int first = 0, block = 0; status == RR_OK && first < r->n_workloads; block++) {
 		int last = first;
 		int64_t used = workload_bytes(r, &r->workloads[first]);
 		while (last + 1 < r->n_workloads &&
 		       used + workload_bytes(r, &r->workloads[last + 1]) <= budget)
 			used += workload_bytes(r, &r->workloads[++last]);
+		if (first > 0 && past_time_limit(r, rounds_start, first, last - first + 1)) {
+			stop_for_time(r, first);
+			break;
+		}
 		for (int i = first; i <= last && status == RR_OK; i++) {
 			r->workloads[i].block = block;
 			status = open_workload(r, &r->workloads[i]);
 		}
-		for (int round = 0; status == RR_OK && round < r->rounds; round++)
+		double block_start = rr__now();
+		for (int round = 0; status == RR_OK && round < r->rounds; round++) {
 			for (int i = first; i <= last; i++)
 				run_round(r, &r->workloads[i], i, round);
+			if (first == 0 && round + 1 < r->rounds &&
+			    next_round_past_limit(r, block_start, round + 1))
+				cut_rounds(r, round + 1);
+		}
 		for (int i = first; i <= last; i++) {
 			rr_status closed = close_workload(r, &r->workloads[i]);
 			if (status == RR_OK)
 				status = closed;
 		}
 		first = last + 1;
+		r->n_run = first;
 	}
 	return status;
 }
@@ -496,7 +551,7 @@ static json_t *side_json(const replay *r, int s)
 static json_t *workloads_json(const replay *r)
 {
 	json_t *list = json_array();
-	for (int i = 0; i < r->n_workloads; i++) {
+	for (int i = 0; i < r->n_run; i++) {
 		const workload *w = &r->workloads[i];
 		const rr__row_result *row = &r->in[0].results.rows[w->side[0].source_row];
 		json_t *entry = json_pack("{s:s, s:s, s:I, s:I}", "kernel", row->kernel, "dtype",
@@ -528,6 +583,10 @@ static json_t *replay_tree(replay *r)
 	json_object_set_new(root, "kind", json_string("replay"));
 	json_t *protocol = json_object_get(root, "protocol");
 	json_object_set_new(protocol, "rounds", json_integer(r->rounds));
+	json_object_set_new(protocol, "rounds_requested",
+	                    json_integer(r->o->rounds ? r->o->rounds : 4));
+	json_object_set_new(protocol, "time_limit_s",
+	                    r->o->time_limit_s > 0 ? json_real(r->o->time_limit_s) : json_null());
 	json_object_set_new(
 	    protocol, "order",
 	    json_string("each round runs every workload of a block (workloads "
@@ -547,7 +606,7 @@ static json_t *replay_tree(replay *r)
 	                    "seed", (json_int_t)(r->o->bootstrap_seed ? r->o->bootstrap_seed : 1))
 	        : json_null());
 	json_t *rows = json_object_get(root, "rows");
-	for (int i = 0; i < r->n_workloads; i++)
+	for (int i = 0; i < r->n_run; i++)
 		for (int s = 0; s < 2; s++)
 			side_extras(r, &r->workloads[i], s,
 			            json_array_get(rows, (size_t)r->workloads[i].side[s].row));
@@ -738,11 +797,11 @@ rr_status rr_replay_run(const rr_replay_options *options)
 	if (!options)
 		return rr__fail(RR_ERR_INVALID_ARG, "rr_replay_run needs options");
 	replay r = {.o = options, .skipped = json_array(), .differences = json_array()};
-	double start = rr__now();
+	r.start = rr__now();
 	rr_status status = prepare(&r);
 	if (status == RR_OK)
 		status = run_blocks(&r);
-	r.out.info.wall_seconds = rr__now() - start;
+	r.out.info.wall_seconds = rr__now() - r.start;
 	if (status == RR_OK)
 		status = write_outputs(&r);
 	if (status == RR_OK && r.worst != RR_OK)

@@ -275,6 +275,14 @@ static void header(rr__buf *buf, const json_t *root)
 	    (long long)integer_at(protocol, "samples"),
 	    json_number_value(json_object_get(protocol, "sample_ms")),
 	    json_number_value(json_object_get(protocol, "warmup_ms")), text_at(l2, "mode"));
+	const json_t *limit = json_object_get(protocol, "time_limit_s");
+	const json_t *requested = json_object_get(protocol, "rounds_requested");
+	if (json_is_number(limit))
+		rr__buf_printf(buf,
+		               "- time limit: %g s; %lld of %lld requested rounds ran (workloads a "
+		               "limit left out are listed as not replayed)\n",
+		               json_number_value(limit), (long long)integer_at(protocol, "rounds"),
+		               (long long)json_integer_value(requested));
 	size_t differences = json_array_size(json_object_get(replay, "differences"));
 	if (differences)
 		rr__buf_printf(

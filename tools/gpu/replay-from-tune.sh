@@ -6,7 +6,8 @@
 # are benched, replayed in position-balanced rounds and audited by rowreduce verify.
 # Usage, from the repository root once tools/gpu/session.sh has built build-gpu/:
 #   bash tools/gpu/replay-from-tune.sh TUNE_DIR hot|cold [ROUNDS]
-# Writes bench/results/<date>-<host>-replay-<name>/ and $OUT/replay-<name>.tgz. RR, BACKEND may be set.
+# Writes bench/results/<date>-<host>-replay-<name>/ and $OUT/replay-<name>.tgz. RR, BACKEND and
+# REPLAY_LIMIT (seconds: the replay's --time-limit, so a call's limit never loses the run) may be set.
 set -uo pipefail
 tune=${1:?usage: replay-from-tune.sh TUNE_DIR hot|cold [ROUNDS]}
 l2=${2:?usage: replay-from-tune.sh TUNE_DIR hot|cold [ROUNDS]}
@@ -71,7 +72,7 @@ RR_TUNING_DB=$work/tuned.sqlite "$RR" bench "${common[@]}" --l2 "$l2" "${quick[@
 echo "exit $?"; grep -ci "miss" "$OUT/bench-tuned-$name.err" | sed 's/^/database misses: /'
 step "replay: reference = automatic mapper, candidate = tuned, $rounds rounds"
 "$RR" replay --reference "$work/auto" --candidate "$work/tuned" --rounds "$rounds" \
-	"${quick[@]}" --bootstrap 1000 --capture-sources --out "$dir" 2>"$OUT/replay-$name.err"
+	${REPLAY_LIMIT:+--time-limit "$REPLAY_LIMIT"} "${quick[@]}" --bootstrap 1000 --capture-sources --out "$dir" 2>"$OUT/replay-$name.err"
 echo "exit $?"; tail -1 "$OUT/replay-$name.err"
 step "verify $dir"
 "$RR" verify "$dir" >"$OUT/verify-$name.txt"
