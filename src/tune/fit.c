@@ -16,6 +16,8 @@
 const char *const rr__tune_term_names[RR__TUNE_TERMS] = {
     "launch", "slower_of_memory_latency", "faster_of_memory_latency", "tree", "hand_corrections"};
 
+#define UNMEASURED_FLOOR 0.05
+
 typedef struct candidate {
 	rr__realisation realised;
 	double measured_us; /* 0: never measured */
@@ -34,6 +36,8 @@ typedef struct workload {
 	int total;        /* and after them the legal ones never measured: count + those */
 	double best_us;
 	double unmeasured_regret; /* counted for a pick the tuner never measured */
+	int anchor; /* one ranked candidate: no regret to report, but a pick that leaves it counts
+	             */
 } workload;
 
 typedef struct fit_data {
@@ -46,6 +50,7 @@ typedef struct fit_data {
 	int n_workloads, cap_workloads;
 	int most_candidates; /* legal candidates of one workload */
 	int n_measured;      /* measured candidates of all workloads */
+	int anchors;         /* workloads with one ranked candidate */
 	int skipped; /* workloads that could not be realised again (a kernel not built in, ...) */
 	char sources[4096];
 } fit_data;
@@ -178,9 +183,10 @@ static rr_status add_candidates(fit_data *d, workload *w, json_t *list, json_t *
 		w->best_us = fmin(w->best_us, item->measured_us);
 	}
 	d->n_measured += w->count;
-	/* Nothing is known of a candidate never measured: count it as the worst measured, so the
-	 * fit gains nothing by moving the pick where the data does not reach. */
-	w->unmeasured_regret = 0;
+	/* Nothing is known of a candidate never measured: count it as the worst measured, and at
+	 * least UNMEASURED_FLOOR, so the fit gains nothing by moving the pick where the data does
+	 * not reach (a workload with one measured candidate keeps the model where it was). */
+	w->unmeasured_regret = UNMEASURED_FLOOR;
 	for (int m = 0; m < w->count; m++)
 		w->unmeasured_regret = fmax(
 		    w->unmeasured_regret, d->candidates[w->first + m].measured_us / w->best_us - 1);
@@ -239,9 +245,11 @@ static rr_status add_workload(fit_data *d, json_t *object)
 	rr__kernel_facts_of(w.kernel, &d->target, &w.facts);
 	rr_status status = add_candidates(d, &w, json_object_get(object, "candidates"),
 	                                  json_object_get(object, "rounds"));
-	if (status == RR_OK && w.count >= 2)
+	w.anchor = w.count == 1;
+	d->anchors += w.anchor;
+	if (status == RR_OK && w.count >= 1)
 		status = add_unmeasured(d, &w);
-	if (status == RR_OK && w.count < 2) { /* nothing to rank */
+	if (status == RR_OK && w.count < 1) { /* nothing measured */
 		d->n_candidates = w.first;
 		d->n_measured -= w.count;
 		d->skipped++;
@@ -309,8 +317,9 @@ static rr_status read_results(fit_data *d, const char *path)
 /* ---------------------------------------------------------------- regret under coefficients */
 
 typedef struct regret {
-	int workloads;
-	double mean, median, max; /* the pick among the measured candidates */
+	int workloads;             /* with two or more ranked candidates */
+	double mean, median, max;  /* the pick among the measured candidates */
+	int anchors, anchors_left; /* one ranked candidate; the pick left it */
 	const char *worst;
 	/* The planner's pick over every legal candidate: unmeasured in `unmeasured` workloads,
 	 * whose regret is taken as the median of their measured candidates' (planner_mean). */
@@ -383,21 +392,28 @@ static regret regret_of(const fit_data *d, const rr__cost_coeffs *k, int held)
 			continue;
 		double value, planner;
 		int unmeasured;
-		out.soft += picks_of(d, w, k, predicted, &value, &planner, &unmeasured);
-		values[out.workloads++] = value;
-		out.mean += value;
+		double soft = picks_of(d, w, k, predicted, &value, &planner, &unmeasured);
 		out.planner_mean += capped(planner);
 		out.planner_max = fmax(out.planner_max, capped(planner));
+		if (w->anchor) {
+			out.anchors++;
+			out.anchors_left += unmeasured;
+			continue;
+		}
+		out.soft += soft;
+		values[out.workloads++] = value;
+		out.mean += value;
 		out.unmeasured += unmeasured;
 		if (value > out.max || !out.worst[0]) {
 			out.max = value;
 			out.worst = w->name;
 		}
 	}
+	if (out.workloads + out.anchors)
+		out.planner_mean /= out.workloads + out.anchors;
 	if (out.workloads) {
 		out.mean /= out.workloads;
 		out.soft /= out.workloads;
-		out.planner_mean /= out.workloads;
 		out.median = rr__stats_median(values, (size_t)out.workloads);
 	}
 	free(values);
@@ -492,9 +508,9 @@ static int regret_line(char *out, size_t size, const char *label, regret r)
 	return snprintf(
 	    out, size,
 	    "#   %-24s %3d workloads: median %.2f%%, mean %.2f%%, max %.2f%% (worst: %s); pick "
-	    "over all legal unmeasured in %d\n",
+	    "over all legal unmeasured in %d; left the one measured in %d of %d\n",
 	    label, r.workloads, 100 * r.median, 100 * r.mean, 100 * r.max,
-	    r.workloads ? r.worst : "none", r.unmeasured);
+	    r.workloads ? r.worst : "none", r.unmeasured, r.anchors_left, r.anchors);
 }
 
 static char *header_of(const fit_data *d, const rr__cost_coeffs *fitted, const char *command,
@@ -511,23 +527,27 @@ static char *header_of(const fit_data *d, const rr__cost_coeffs *fitted, const c
 	    "# rowreduce cost-model coefficients for %s (names and hand values: "
 	    "src/plan/coeffs.h).\n"
 	    "# fitted by: %s\n"
-	    "# data (%d workloads, %d measured candidates; %d workloads skipped: not a built-in "
-	    "kernel or fewer than 2 ranked candidates):\n%s"
+	    "# data (%d workloads, %d of them with one ranked candidate, %d measured candidates; "
+	    "%d "
+	    "workloads skipped: not a built-in kernel or no ranked candidate):\n%s"
 	    "# method: coordinate search in log space from the hand values (x2 down to x1.04, %d "
 	    "evaluations),\n"
 	    "#   minimising on the fitted workloads the planner pick's mean regret + 0.5 smooth "
 	    "regret + 0.1 max regret\n"
 	    "#   + 1e-3 sum log(c/hand)^2, each workload's regret capped at 100%%, an unmeasured "
 	    "pick counting the worst measured\n"
-	    "#   regret of its workload;\n"
+	    "#   regret of its workload and at least 5%%;\n"
 	    "#   a finalist's time is the median of its per-round p50s (the position-balanced "
 	    "rounds) scaled by the workload's\n"
 	    "#   median ratio of first to round times, the others' their first median;\n"
 	    "#   held out: workloads whose FNV-1a hash of \"kernel dtype MxN\" is 0 mod 3.\n"
 	    "# regret = measured time of the model's pick among the measured candidates / fastest "
-	    "measured - 1:\n",
-	    d->device_class, command, d->n_workloads, d->n_measured, d->skipped, d->sources,
-	    evaluations);
+	    "measured - 1\n"
+	    "#   (over the workloads with two or more ranked candidates; the others only say "
+	    "whether "
+	    "the pick left their one):\n",
+	    d->device_class, command, d->n_workloads, d->anchors, d->n_measured, d->skipped,
+	    d->sources, evaluations);
 	used += (size_t)regret_line(text + used, size - used, "fitted, fitted set",
 	                            regret_of(d, fitted, 0));
 	used += (size_t)regret_line(text + used, size - used, "fitted, held out",
