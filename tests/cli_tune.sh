@@ -174,6 +174,14 @@ grep -q 'fitted, held out' "$tmp/fit.out" || fail "fit does not print the held-o
 "$rr" tune --fit "$tmp/first,$tmp/p1/results.json" --out "$tmp/again.txt" >/dev/null &&
 	cmp -s <(grep -v '^# fitted by' "$tmp/coefficients.txt") <(grep -v '^# fitted by' "$tmp/again.txt") ||
 	fail "the fit is not deterministic"
+# Results of two device classes are refused: one class is fitted at a time.
+"$rr" tune --fit "$tmp/first,$RR_SOURCE_DIR/bench/results/2026-11-30-h200-tune-large-f32" \
+	--out "$tmp/two-classes.txt" >/dev/null 2>"$tmp/two-classes.err"
+rc=$?
+[ $rc -eq 2 ] && [ ! -e "$tmp/two-classes.txt" ] || fail "fit of two classes: exit $rc"
+grep -q 'was measured on cuda/sm_90, the files before it on cpu/' "$tmp/two-classes.err" ||
+	fail "no sentence for results of two classes"
+
 # 10. RR_COST_COEFFS names a coefficients file to try before it is checked in: the tuner's model
 # uses it and says so; a file of another device class stops the run with exit 2.
 RR_COST_COEFFS="$tmp/coefficients.txt" "$rr" tune --kernels sum --shapes 6x64 "${quick[@]}" \
