@@ -18,17 +18,25 @@
 
 static unsigned long long rng = 0x1234abcdull;
 
-/* DESIGN.md §4 written out again: worker w sums the elements it owns in slot order (chunk by
- * chunk, element by element), then for each xor offset (within a warp of 32 from the largest
- * down, then across warps from the largest down) every worker adds its partner's partial. */
+/* DESIGN.md §4 written out again: a row at x starts with h elements up to its first
+ * min(V·4, 16)-byte boundary (the head), element j of it on worker W - 1 - j % W; the body
+ * follows at h. Worker w sums its head elements, then the body elements it owns in slot order
+ * (chunk by chunk, element by element), then for each xor offset (within a warp of 32 from
+ * the largest down, then across warps from the largest down) every worker adds its partner's
+ * partial. */
 static float expected_sum(const float *x, int64_t n, int W, int V)
 {
 	float part[1024], next[1024];
+	uintptr_t access = V * 4 < 16 ? (uintptr_t)V * 4 : 16;
+	int64_t h = (int64_t)((access - (uintptr_t)x % access) % access / 4);
+	h = h < n ? h : n;
 	for (int w = 0; w < W; w++) {
 		float acc = 0.0f;
-		for (int64_t chunk = 0; (chunk * W + w) * V < n; chunk++)
+		for (int64_t j = W - 1 - w; j < h; j += W)
+			acc = acc + x[j];
+		for (int64_t chunk = 0; h + (chunk * W + w) * V < n; chunk++)
 			for (int e = 0; e < V; e++) {
-				int64_t i = (chunk * W + w) * V + e;
+				int64_t i = h + (chunk * W + w) * V + e;
 				if (i < n)
 					acc = acc + x[i];
 			}
@@ -45,6 +53,31 @@ static float expected_sum(const float *x, int64_t n, int W, int V)
 		memcpy(part, next, (size_t)W * sizeof *part);
 	}
 	return part[0];
+}
+
+/* One plan's sums over rows of x viewed `offset` elements in, against expected_sum. */
+static int compare_sums(rr_program *program, const int *plan, int64_t n, int offset)
+{
+	const int64_t rows = 3;
+	float *x = malloc((size_t)(rows * n + 4) * sizeof *x);
+	float out[3];
+	int compared = 0;
+	for (int64_t i = 0; i < rows * n + 4; i++)
+		x[i] = (float)rr_test_uniform(&rng, -3.0, 3.0);
+	rr__poison(out, RR_F32, rows);
+	rr_arg arg = {.data = x + offset, .dtype = RR_F32};
+	void *outputs[1] = {out};
+	CHECK(rr_program_launch(program, rows, &arg, outputs, NULL) == RR_OK);
+	for (int64_t r = 0; r < rows; r++) {
+		float want = expected_sum(x + offset + r * n, n, plan[0], plan[1]);
+		CHECKF(memcmp(&want, &out[r], sizeof want) == 0,
+		       "W=%d V=%d U=%d N=%lld offset %d row %lld: got %.9g, want %.9g bit for bit",
+		       plan[0], plan[1], plan[2], (long long)n, offset, (long long)r,
+		       (double)out[r], (double)want);
+		compared++;
+	}
+	free(x);
+	return compared;
 }
 
 static void test_sum_bitwise(rr_device *device, const rr_kernel *sum)
@@ -72,29 +105,80 @@ static void test_sum_bitwise(rr_device *device, const rr_kernel *sum)
 			const rr_layout *used = rr_program_layout(program);
 			CHECK(used->workers_per_row == plans[p][0] && used->vec == plans[p][1] &&
 			      used->unroll == plans[p][2]);
-			float *x = malloc((size_t)(rows * n) * sizeof *x);
-			float out[3];
-			for (int64_t i = 0; i < rows * n; i++)
-				x[i] = (float)rr_test_uniform(&rng, -3.0, 3.0);
-			rr__poison(out, RR_F32, rows);
-			rr_arg arg = {.data = x, .dtype = RR_F32};
-			void *outputs[1] = {out};
-			CHECK(rr_program_launch(program, rows, &arg, outputs, NULL) == RR_OK);
-			for (int64_t r = 0; r < rows; r++) {
-				float want = expected_sum(x + r * n, n, plans[p][0], plans[p][1]);
-				CHECKF(memcmp(&want, &out[r], sizeof want) == 0,
-				       "W=%d V=%d U=%d N=%lld row %lld: got %.9g, want %.9g bit "
-				       "for bit",
-				       plans[p][0], plans[p][1], plans[p][2], (long long)n,
-				       (long long)r, (double)out[r], (double)want);
-				compared++;
-			}
-			free(x);
+			/* Aligned rows, then views 1, 2 and 3 elements in (each row's head). */
+			for (int offset = 0; offset < 4; offset++)
+				compared += compare_sums(program, plans[p], n, offset);
 			rr_program_free(program);
 		}
 	}
 	CHECK(compared ==
-	      (int)(sizeof plans / sizeof plans[0] * sizeof lengths / sizeof lengths[0]) * 3);
+	      (int)(sizeof plans / sizeof plans[0] * sizeof lengths / sizeof lengths[0]) * 3 * 4);
+}
+
+/* Runs `program` on fresh inputs whose row and col arrays are views `offset` elements into
+ * their buffers, outputs `out_offset` elements in, and validates every output. */
+static void validate_view(rr_program *program, const rr_kernel *kernel, rr_dtype dtype,
+                          int64_t rows, int64_t cols, int offset, int out_offset)
+{
+	size_t es = rr_dtype_size(dtype);
+	rr__host_inputs inputs;
+	CHECK(rr__inputs_make(kernel, rows, cols, dtype, 77u + (unsigned)offset, NULL, &inputs) ==
+	      RR_OK);
+	rr_arg args[RR_MAX_IO];
+	void *copies[RR_MAX_IO] = {0}, *buffers[RR_MAX_IO] = {0}, *outputs[RR_MAX_IO] = {0};
+	for (int k = 0; k < inputs.count; k++) {
+		args[k] = inputs.args[k];
+		rr_kind kind = kernel->inputs[k].kind;
+		if (kind != RR_KIND_ROW && kind != RR_KIND_COL)
+			continue;
+		copies[k] = malloc(inputs.bytes[k] + 4 * es);
+		memcpy((char *)copies[k] + (size_t)offset * es, inputs.owned[k], inputs.bytes[k]);
+		args[k].data = (char *)copies[k] + (size_t)offset * es;
+	}
+	for (int j = 0; j < kernel->n_outputs; j++) {
+		int64_t count = rr__output_elements(kernel, j, rows, cols);
+		buffers[j] = malloc((size_t)count * es + 4 * es);
+		outputs[j] = (char *)buffers[j] + (size_t)out_offset * es;
+		rr__poison(outputs[j], dtype, count);
+	}
+	CHECK(rr_program_launch(program, rows, args, outputs, NULL) == RR_OK);
+	rr__validation report;
+	rr_status status =
+	    rr__validate_outputs(kernel, rows, cols, dtype, &inputs, outputs, NULL, &report);
+	CHECKF(status == RR_OK, "%s %s %lldx%lld, inputs %d and outputs %d elements in: %s",
+	       kernel->name, rr_dtype_name(dtype), (long long)rows, (long long)cols, offset,
+	       out_offset, rr_last_error());
+	for (int k = 0; k < RR_MAX_IO; k++) {
+		free(copies[k]);
+		free(buffers[k]);
+	}
+	rr__inputs_free(&inputs);
+}
+
+/* Every built-in with the planner's plan on views 1, 2 and 3 elements into their buffers (a
+ * tensor view one element in), outputs shifted alike or left aligned, in every dtype. */
+static void test_misaligned_views(rr_device *device)
+{
+	static const rr_dtype dtypes[] = {RR_F32, RR_BF16, RR_F16};
+	const char *const *names = rr_builtin_names();
+	const int64_t rows = 5, cols = 1001;
+	for (int k = 0; names[k]; k++) {
+		rr_kernel *kernel = NULL;
+		CHECK(rr_kernel_load_builtin(names[k], &kernel) == RR_OK);
+		for (int d = 0; kernel && d < 3; d++) {
+			rr_program *program = NULL;
+			CHECKF(rr_program_build(device, kernel, dtypes[d], rows, cols, NULL,
+			                        &program) == RR_OK,
+			       "%s: %s", names[k], rr_last_error());
+			for (int offset = 1; program && offset <= 3; offset++) {
+				validate_view(program, kernel, dtypes[d], rows, cols, offset,
+				              offset);
+				validate_view(program, kernel, dtypes[d], rows, cols, offset, 0);
+			}
+			rr_program_free(program);
+		}
+		rr_kernel_free(kernel);
+	}
 }
 
 /* Files in `dir` whose name ends with `suffix`. */
@@ -345,6 +429,7 @@ int main(void)
 	CHECK(rr_kernel_load("sum", &sum) == RR_OK);
 	if (device && sum) {
 		test_sum_bitwise(device, sum);
+		test_misaligned_views(device);
 		test_arguments(device);
 		test_conversions(device);
 		test_cache_reuse(device, sum, cache);

@@ -150,6 +150,37 @@ static void check_vector_access(const char *kernel, rr_dtype dtype)
 	release(&plan);
 }
 
+/* Odd rows (N·size not a multiple of 16 bytes) keep 16-byte accesses in the entry with a
+ * head: the body's packs are aligned whatever N is; only the head and the partial pack go
+ * element by element. There is no aligned entry to run for such N. */
+static void check_head_access(const char *kernel, rr_dtype dtype, int64_t cols)
+{
+	compiled_plan plan;
+	rr_layout layout = {256, 0, 2, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS};
+	if (!compile_plan(kernel, dtype, cols, layout, &plan))
+		return;
+	CHECKF(plan.geometry.has_vec_entry && !plan.geometry.has_aligned_entry &&
+	           plan.geometry.access_bytes == 16,
+	       "%s: access %d bytes, aligned entry %d", plan.label, plan.geometry.access_bytes,
+	       plan.geometry.has_aligned_entry);
+	char *head = entry_body(plan.ptx, plan.geometry.entry_head);
+	char *aligned = entry_body(plan.ptx, plan.geometry.entry_vec);
+	CHECKF(head && !aligned, "%s: the head entry, and no aligned one, is in the PTX",
+	       plan.label);
+	free(aligned);
+	if (head) {
+		int loads = count(head, "ld.global.nc.v4.") + count(head, "ld.global.nc.v2.u64") +
+		            count(head, "ld.global.nc.v2.b64");
+		int stores = count(head, "st.global.v4.") + count(head, "st.global.v2.u64") +
+		             count(head, "st.global.v2.b64");
+		CHECKF(loads > 0 && stores > 0, "%s: %d 16-byte loads, %d stores in the head entry",
+		       plan.label, loads, stores);
+	}
+	CHECKF(no_local_memory(&plan), "%s uses local memory:\n%s", plan.label, plan.log);
+	free(head);
+	release(&plan);
+}
+
 static void check_no_local_memory(void)
 {
 	static const struct {
@@ -271,6 +302,9 @@ int main(void)
 	check_vector_access("rmsnorm", RR_F32);
 	check_vector_access("rmsnorm", RR_BF16);
 	check_vector_access("softmax", RR_F16);
+	check_head_access("rmsnorm", RR_BF16, 4099);
+	check_head_access("softmax", RR_F32, 5003);
+	check_head_access("add_layernorm", RR_F16, 1001);
 	check_no_local_memory();
 	check_barriers();
 	check_compile_errors_and_cache();

@@ -286,10 +286,12 @@ static int64_t *element_counts(const rr_kernel *kernel, int64_t rows, int64_t co
 	return out;
 }
 
-/* Runs one entry on fresh inputs (shifted by `offset` elements to misalign them) and
- * validates every output. */
+/* Runs one entry on fresh inputs whose row and col arrays are views `offset` elements into
+ * their buffers and outputs `out_offset` elements in, and validates every output. Arrays at
+ * one phase take the vector entry (each row's head aligns its body); outputs at another phase
+ * than the inputs take the scalar entry, with the same map. */
 static void run_checked(const sim_module *m, const rr_program *program, const rr__realisation *g,
-                        int64_t rows, int offset, const char *label, unsigned seed)
+                        int64_t rows, int offset, int out_offset, const char *label, unsigned seed)
 {
 	const rr_kernel *kernel = program->kernel;
 	int64_t cols = program->cols;
@@ -303,29 +305,39 @@ static void run_checked(const sim_module *m, const rr_program *program, const rr
 		rr_kind kind = kernel->inputs[k].kind;
 		if (!offset || (kind != RR_KIND_ROW && kind != RR_KIND_COL))
 			continue;
-		copies[k] = malloc(inputs.bytes[k] + 16);
-		memcpy((char *)copies[k] + es, inputs.owned[k], inputs.bytes[k]);
-		shifted[k].data = (char *)copies[k] + es;
+		copies[k] = malloc(inputs.bytes[k] + 4 * es);
+		memcpy((char *)copies[k] + (size_t)offset * es, inputs.owned[k], inputs.bytes[k]);
+		shifted[k].data = (char *)copies[k] + (size_t)offset * es;
 	}
 	int64_t counts[RR_MAX_IO];
 	element_counts(kernel, rows, cols, counts);
 	void *buffers[RR_MAX_IO] = {0}, *outputs[RR_MAX_IO] = {0};
+	int row_outputs = 0;
 	for (int j = 0; j < kernel->n_outputs; j++) {
-		buffers[j] = malloc((size_t)counts[j] * es + 16);
-		outputs[j] = (char *)buffers[j] + (offset ? es : 0);
+		buffers[j] = malloc((size_t)counts[j] * es + 4 * es);
+		outputs[j] = (char *)buffers[j] + (size_t)out_offset * es;
 		rr__poison(outputs[j], program->dtype, counts[j]);
+		row_outputs += kernel->outputs[j].kind == RR_KIND_ROW;
 	}
 	int vec = rr__realisation_vec_allowed(program->kernel, g, shifted, outputs);
-	if (offset)
-		CHECKF(!vec, "%s: misaligned arrays must take the scalar entry", label);
+	int same_phase = (offset - out_offset) % g->head_align == 0 || row_outputs == 0;
+	int aligned = offset % g->head_align == 0 && g->has_aligned_entry;
+	int want = !g->has_vec_entry || !same_phase ? RR_ENTRY_SCALAR
+	           : aligned                        ? RR_ENTRY_VEC
+	                                            : RR_ENTRY_HEAD;
+	CHECKF(vec == want, "%s: inputs %d and outputs %d elements in took entry %d, want %d",
+	       label, offset, out_offset, vec, want);
 	packed_params p;
 	pack(kernel, rows, shifted, outputs, &p);
 	sim_launch(m, g, vec, rows, p.params);
 	rr__validation report;
 	rr_status status = rr__validate_outputs(kernel, rows, cols, program->dtype, &inputs,
 	                                        outputs, NULL, &report);
-	CHECKF(status == RR_OK, "%s (%s entry, M=%lld): %s", label, vec ? "vec" : "scalar",
-	       (long long)rows, rr_last_error());
+	CHECKF(status == RR_OK, "%s (%s entry, M=%lld, views %d/%d in): %s", label,
+	       vec == RR_ENTRY_VEC ? "vec"
+	       : vec               ? "head"
+	                           : "scalar",
+	       (long long)rows, offset, out_offset, rr_last_error());
 	for (int j = 0; j < kernel->n_outputs; j++)
 		free(buffers[j]);
 	for (int k = 0; k < inputs.count; k++)
@@ -341,6 +353,9 @@ static rr_device cuda_target_device(void)
 	rr__target_for_cuda_arch("sm_90", &device.target);
 	return device;
 }
+
+/* Views 1 .. views elements in that simulate() runs besides the aligned arrays. */
+static int views = 1;
 
 static int simulate(rr_device *device, const rr_kernel *kernel, rr_dtype dtype, const plan *pl,
                     unsigned seed)
@@ -370,9 +385,11 @@ static int simulate(rr_device *device, const rr_kernel *kernel, rr_dtype dtype, 
 	int loaded = sim_load(rr_program_source(program), g.blocks_per_row, &m);
 	CHECKF(loaded == 0, "%s: the simulation did not compile or load", label);
 	if (loaded == 0) {
-		run_checked(&m, program, &g, pl->rows, 0, label, seed);
-		if (g.has_vec_entry)
-			run_checked(&m, program, &g, pl->rows, 1, label, seed + 1);
+		run_checked(&m, program, &g, pl->rows, 0, 0, label, seed);
+		for (int offset = 1; g.has_vec_entry && offset <= views; offset++)
+			run_checked(&m, program, &g, pl->rows, offset, offset, label, seed + 1);
+		if (g.has_vec_entry) /* inputs a view 1 in, outputs aligned: the scalar entry */
+			run_checked(&m, program, &g, pl->rows, 1, 0, label, seed + 2);
 		sim_unload(&m);
 	}
 	rr_program_free(program);
@@ -445,6 +462,38 @@ static void simulate_full_grid(rr_device *device)
 	}
 }
 
+/* Odd row lengths (the odd suite's kind) on views 1, 2 and 3 elements in, in every storage
+ * mode and grid, bf16 and f32: each row's head, its body of aligned packs and the partial
+ * pack, with kept values in registers, shared memory, a cluster, or read again. */
+static int simulate_odd_views(rr_device *device)
+{
+	static const plan odd[] = {
+	    {1001, 64, 0, 2, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 3},
+	    {1001, 32, 0, 1, 1, 1, RR_STORAGE_SMEM, RR_GRID_PERSISTENT, 3},
+	    {4099, 128, 0, 2, 1, 1, RR_STORAGE_REREAD, RR_GRID_ROWS, 2},
+	    {2047, 32, 0, 1, 1, 4, RR_STORAGE_CLUSTER, RR_GRID_ROWS, 2},
+	    {129, 4, 0, 1, 4, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 7},
+	    {3, 1, 0, 1, 8, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 9},
+	};
+	const char *const *names = rr_builtin_names();
+	int simulated = 0, saved = views;
+	views = 3;
+	for (int k = 0; names[k]; k++) {
+		rr_kernel *kernel = NULL;
+		CHECK(rr_kernel_load_builtin(names[k], &kernel) == RR_OK);
+		for (size_t p = 0; kernel && p < sizeof odd / sizeof odd[0]; p++) {
+			simulated += simulate(device, kernel, RR_BF16, &odd[p],
+			                      300u + 10u * (unsigned)k + (unsigned)p);
+			if (p % 2 == 0)
+				simulated += simulate(device, kernel, RR_F32, &odd[p],
+				                      700u + 10u * (unsigned)k + (unsigned)p);
+		}
+		rr_kernel_free(kernel);
+	}
+	views = saved;
+	return simulated;
+}
+
 /* The cpu backend follows the same ownership map and tree: for `sum` one plan's results agree
  * bit for bit with the simulated CUDA code (plain f32 adds in the same order on both). */
 static void compare_sum_with_cpu(rr_device *device, const rr_kernel *kernel, rr_dtype dtype,
@@ -470,16 +519,25 @@ static void compare_sum_with_cpu(rr_device *device, const rr_kernel *kernel, rr_
 	if (ready) {
 		rr__host_inputs inputs;
 		CHECK(rr__inputs_make(kernel, rows, cols, dtype, 4242, NULL, &inputs) == RR_OK);
-		size_t bytes = (size_t)rows * rr_dtype_size(dtype);
+		size_t es = rr_dtype_size(dtype), bytes = (size_t)rows * es;
 		void *a = malloc(bytes), *b = malloc(bytes);
-		packed_params p;
-		pack(kernel, rows, inputs.args, &a, &p);
-		sim_launch(&m, &g,
-		           rr__realisation_vec_allowed(gpu_plan->kernel, &g, inputs.args, &a), rows,
-		           p.params);
-		CHECK(rr_program_launch(cpu_plan, rows, inputs.args, &b, NULL) == RR_OK);
-		CHECKF(memcmp(a, b, bytes) == 0, "sum %s %s N=%lld: cuda and cpu differ in bits",
-		       rr_dtype_name(dtype), text, (long long)cols);
+		char *view = malloc(inputs.bytes[0] + 4 * es);
+		/* Aligned rows, then views 1, 2 and 3 elements in: the same heads on both. */
+		for (int offset = 0; offset < 4; offset++) {
+			rr_arg arg = inputs.args[0];
+			arg.data = view + (size_t)offset * es;
+			memcpy(view + (size_t)offset * es, inputs.owned[0], inputs.bytes[0]);
+			packed_params p;
+			pack(kernel, rows, &arg, &a, &p);
+			sim_launch(&m, &g,
+			           rr__realisation_vec_allowed(gpu_plan->kernel, &g, &arg, &a),
+			           rows, p.params);
+			CHECK(rr_program_launch(cpu_plan, rows, &arg, &b, NULL) == RR_OK);
+			CHECKF(memcmp(a, b, bytes) == 0,
+			       "sum %s %s N=%lld view %d in: cuda and cpu differ in bits",
+			       rr_dtype_name(dtype), text, (long long)cols, offset);
+		}
+		free(view);
 		free(a);
 		free(b);
 		rr__inputs_free(&inputs);
@@ -504,6 +562,7 @@ static void bitwise_sums(rr_device *device)
 	for (size_t i = 0; kernel && i < sizeof layouts / sizeof layouts[0]; i++) {
 		compare_sum_with_cpu(device, kernel, RR_F32, layouts[i], 6, 5003);
 		compare_sum_with_cpu(device, kernel, RR_BF16, layouts[i], 3, 4096);
+		compare_sum_with_cpu(device, kernel, RR_BF16, layouts[i], 5, 1001);
 	}
 	rr_kernel_free(kernel);
 }
@@ -544,6 +603,8 @@ int main(void)
 	CHECKF(simulated >= 40, "only %d plans were simulated", simulated);
 	int custom = simulate_custom(&device);
 	CHECKF(custom >= 12, "only %d plans of the custom kernels were simulated", custom);
+	int odd = simulate_odd_views(&device);
+	CHECKF(odd >= 40, "only %d plans of odd rows were simulated", odd);
 	if (full_grid)
 		simulate_full_grid(&device);
 	bitwise_sums(&device);

@@ -127,6 +127,112 @@ static void test_ownership(void)
 	CHECK(rr__slot_bound(3, 4, 4) == 3);
 }
 
+/* Every worker's element count (head and body) for a row of n at `address`, into count[W];
+ * the head length is returned. */
+static int64_t count_owned(int64_t n, int W, int V, int es, uintptr_t address, int64_t *count)
+{
+	rr_layout l = make(W, V, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS);
+	int access = rr__access_bytes(&l, n, es);
+	int64_t h = rr__head_length(address, access, es, n);
+	memset(count, 0, (size_t)W * sizeof *count);
+	for (int64_t i = 0; i < n; i++) {
+		int is_head, worker, element;
+		int64_t chunk;
+		rr__owner_of_headed(i, h, W, V, &is_head, &chunk, &worker, &element);
+		count[worker]++;
+	}
+	return h;
+}
+
+/* The extended map of layout.h for a row of n elements of es bytes at `address`: the head is
+ * shorter than a = access / es and ends on an access boundary; every element has one owner
+ * and maps back; each (head step, worker) and (chunk, worker, element) that is valid names a
+ * distinct element, n of them in all; body packs start aligned; body slots stay under the
+ * slot bound; each worker's head count is rr__head_count; and rr__serial_length is the most
+ * elements any worker adds over every head this row length can have. */
+static void check_headed_map(int64_t n, int W, int V, int es, uintptr_t address)
+{
+	rr_layout l = make(W, V, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS);
+	int access = rr__access_bytes(&l, n, es), a = access / es;
+	int64_t h = rr__head_length(address, access, es, n);
+	int steps = rr__head_slots(a, W);
+	int64_t bound = rr__slot_bound(n, W, V), *count = calloc((size_t)W, sizeof *count);
+	unsigned char *seen = calloc((size_t)n, 1);
+	int bad = 0;
+	bad += access != (V * es < 16 ? V * es : 16) || h < 0 || h > n || (a > 1 ? h >= a : h != 0);
+	bad += h < n && (address + (uintptr_t)(h * es)) % (uintptr_t)access != 0;
+	for (int64_t i = 0; i < n; i++) {
+		int is_head, worker, element;
+		int64_t chunk;
+		rr__owner_of_headed(i, h, W, V, &is_head, &chunk, &worker, &element);
+		bad += worker < 0 || worker >= W || element < 0 || element >= V;
+		bad += is_head ? chunk >= steps : chunk * V + element >= bound;
+		bad += rr__owned_index_headed(is_head, h, chunk, worker, element, W, V) != i;
+		bad += !is_head && element == 0 &&
+		       (address + (uintptr_t)(i * es)) % (uintptr_t)access != 0;
+		count[worker]++;
+	}
+	int64_t valid = 0;
+	for (int w = 0; w < W; w++) {
+		int64_t heads = 0;
+		for (int t = 0; t < steps; t++) {
+			int64_t i = rr__owned_index_headed(1, h, t, w, 0, W, V);
+			if (i < h) {
+				bad += seen[i]++ != 0;
+				valid++, heads++;
+			}
+		}
+		bad += heads != rr__head_count(h, W, w);
+		for (int64_t c = 0; c * W * V < n; c++)
+			for (int e = 0; e < V; e++) {
+				int64_t i = rr__owned_index_headed(0, h, c, w, e, W, V);
+				if (i < n) {
+					bad += i < h || seen[i]++ != 0;
+					valid++;
+				}
+			}
+	}
+	int64_t most = 0, *other = calloc((size_t)W, sizeof *other);
+	for (int phase = 0; phase < access; phase += es) {
+		count_owned(n, W, V, es, 4096 + (uintptr_t)phase, other);
+		for (int w = 0; w < W; w++)
+			most = other[w] > most ? other[w] : most;
+	}
+	int64_t serial = rr__serial_length(n, W, V, a);
+	CHECKF(bad == 0 && valid == n,
+	       "N=%lld W=%d V=%d size %d at %% 16 = %d (h = %lld): %d map errors, %lld valid",
+	       (long long)n, W, V, es, (int)(address % 16), (long long)h, bad, (long long)valid);
+	CHECKF(serial == most, "N=%lld W=%d V=%d size %d: serial length %lld, most added %lld",
+	       (long long)n, W, V, es, (long long)serial, (long long)most);
+	free(other);
+	free(seen);
+	free(count);
+}
+
+static void test_headed_ownership(void)
+{
+	unsigned long long state = 0x5eedull ^ (unsigned long long)rr__now();
+	static const int vecs[] = {1, 2, 4, 8, 16}, sizes[] = {2, 4};
+	for (int trial = 0; trial < 300; trial++) {
+		int64_t n = random_int(&state, 1, 3000);
+		int W = 1 << random_int(&state, 0, 10);
+		int V = vecs[random_int(&state, 0, 4)], es = sizes[random_int(&state, 0, 1)];
+		uintptr_t address = 1 << 20 | (uintptr_t)(es * random_int(&state, 0, 15));
+		check_headed_map(n, W, V, es, address);
+	}
+	/* The corners: a row shorter than its head, one worker, W = 1024 over a short row. */
+	check_headed_map(3, 1, 8, 2, 0x1002);
+	check_headed_map(1, 1024, 16, 2, 0x100e);
+	check_headed_map(4099, 1, 4, 4, 0x1004);
+	/* By hand: bf16, V = 8, a view 3 elements in: h = 5 on workers W-1 ... W-5. */
+	CHECK(rr__head_length(0x1006, 16, 2, 100) == 5 && rr__head_length(0x1006, 16, 2, 4) == 4);
+	CHECK(rr__head_length(0x1000, 16, 2, 100) == 0 && rr__head_slots(8, 4) == 2);
+	CHECK(rr__head_count(5, 4, 3) == 2 && rr__head_count(5, 4, 0) == 1);
+	CHECK(rr__head_count(5, 8, 2) == 0 && rr__head_count(5, 8, 3) == 1);
+	/* A W = 1 worker adds the whole row whatever the head: the chain is N, not N + h. */
+	CHECK(rr__serial_length(32768, 1, 8, 4) == 32768);
+}
+
 /* ---------------------------------------------------------------- reduction tree */
 
 static void test_tree(void)
@@ -265,7 +371,12 @@ static void test_legality(void)
 	expect(norm, 1000000, make(32, 8, 1, 1, 1, RR_STORAGE_REREAD, G), &cpu, RR_LEGAL, NULL);
 	expect(norm, 1 << 24, make(256, 8, 1, 1, 1, RR_STORAGE_REREAD, G), &cpu,
 	       RR_ILLEGAL_SERIAL_LENGTH, "f32 bound 32768");
+	/* 2^24 over W = 512 is 32768 body elements for worker 510, plus one of a row's head
+	 * (layout.h) when the row starts 2 or 3 elements before a 16-byte boundary: the bound is
+	 * on the body's chain, the head's few elements inside its margin. */
 	expect(norm, 1 << 24, make(512, 8, 1, 1, 1, RR_STORAGE_REREAD, G), &cpu, RR_LEGAL, NULL);
+	expect(norm, (1 << 24) + 8, make(512, 8, 1, 1, 1, RR_STORAGE_REREAD, G), &cpu,
+	       RR_ILLEGAL_SERIAL_LENGTH, "serial length 32776");
 	expect(sum, 1 << 25, make(256, 8, 1, 1, 2, R_, G), &gpu, RR_ILLEGAL_SERIAL_LENGTH,
 	       "C = 2 blocks");
 	expect(sum, 1 << 25, make(256, 8, 1, 1, 8, R_, G), &gpu, RR_LEGAL, NULL);
@@ -277,7 +388,9 @@ static void test_legality(void)
 	rr__realisation serial;
 	rr_layout one = make(4, 8, 1, 1, 1, R_, G);
 	CHECK(rr__realise(sum, RR_BF16, 100000, &one, &cpu, &serial) == RR_OK);
-	CHECK(serial.serial_length == 25000 && serial.serial_bound == B);
+	/* 100000 bf16 over W = 4, V = 8: 25000 each without a head; with h = 7 (a row 1 element
+	 * into a 16-byte unit) worker 2 keeps its whole last pack and adds head elements 1, 5. */
+	CHECK(serial.serial_length == 25002 && serial.serial_bound == B);
 	CHECK(rr__realise(exact, RR_F32, 100000, &one, &cpu, &serial) == RR_OK);
 	CHECK(serial.serial_bound == 0);
 
@@ -380,6 +493,7 @@ static void test_text(void)
 int main(void)
 {
 	test_ownership();
+	test_headed_ownership();
 	test_tree();
 	test_legality();
 	test_text();

@@ -185,9 +185,18 @@ static void check_cuda_source(const char *label, const char *src, const rr__real
 	CHECKF(number_after(src, " * access   ") == r->access_bytes, "%s: access bytes", label);
 	char entry[160];
 	snprintf(entry, sizeof entry, "%s(", r->entry_vec);
-	CHECKF((strstr(src, entry) != NULL) == r->has_vec_entry, "%s: vector entry", label);
+	CHECKF((strstr(src, entry) != NULL) == r->has_aligned_entry, "%s: vector entry", label);
+	snprintf(entry, sizeof entry, "%s(", r->entry_head);
+	CHECKF((strstr(src, entry) != NULL) == r->has_vec_entry, "%s: entry with a head", label);
 	snprintf(entry, sizeof entry, "%s(", r->entry_scalar);
 	CHECKF(strstr(src, entry) != NULL, "%s: scalar entry", label);
+	/* The aligned entry is the vector entry of N·size a multiple of the access; every plan
+	 * with a vector access has the head entry. */
+	CHECKF(r->has_aligned_entry ==
+	           (r->has_vec_entry && r->cols * r->elem_bytes % r->access_bytes == 0),
+	       "%s: aligned entry %d", label, r->has_aligned_entry);
+	CHECKF(r->has_vec_entry == (r->layout.vec > 1), "%s: V = %d, vector access %d", label,
+	       r->layout.vec, r->has_vec_entry);
 }
 
 /* The C source's constants and tree against the record, and the CPU launcher's scratch. */
@@ -268,13 +277,17 @@ static void check_cost(const char *label, const rr_kernel *kernel, const rr__rea
 static void check_launch(const char *label, const rr__realisation *r, long long rows)
 {
 	rr__cuda_launch_shape s;
-	CHECK(rr__cuda_launch_shape_of(r, rows, 1 << 20, 1, &s) == RR_OK);
+	CHECK(rr__cuda_launch_shape_of(r, rows, 1 << 20, RR_ENTRY_HEAD, &s) == RR_OK);
+	CHECK(strcmp(s.entry, r->has_vec_entry ? r->entry_head : r->entry_scalar) == 0);
+	CHECK(rr__cuda_launch_shape_of(r, rows, 1 << 20, RR_ENTRY_VEC, &s) == RR_OK);
 	long long groups = (rows + r->rows_per_group - 1) / r->rows_per_group;
 	CHECKF(s.threads == r->threads && s.cluster == r->blocks_per_row &&
 	           s.dynamic_smem == r->dynamic_smem && s.blocks == groups * r->blocks_per_row,
 	       "%s: launch %lld blocks of %d, cluster %d, %lld bytes", label, (long long)s.blocks,
 	       s.threads, s.cluster, (long long)s.dynamic_smem);
-	CHECK(strcmp(s.entry, r->has_vec_entry ? r->entry_vec : r->entry_scalar) == 0);
+	CHECK(strcmp(s.entry, r->has_aligned_entry ? r->entry_vec
+	                      : r->has_vec_entry   ? r->entry_head
+	                                           : r->entry_scalar) == 0);
 	/* A persistent grid holds at most the resident groups. */
 	CHECK(rr__cuda_launch_shape_of(r, rows, 3, 0, &s) == RR_OK);
 	CHECK(s.blocks == (r->persistent && groups > 3 ? 3 : groups) * r->blocks_per_row);

@@ -21,7 +21,8 @@ typedef struct cuda_device {
 
 typedef struct cuda_module {
 	CUmodule module;
-	CUfunction vec; /* NULL when the plan has only the scalar entry */
+	CUfunction vec;  /* NULL when the plan has no aligned entry (rows on a boundary) */
+	CUfunction head; /* NULL when the plan has only the scalar entry */
 	CUfunction scalar;
 	int64_t resident_groups; /* groups resident at once: the persistent grid's size */
 } cuda_module;
@@ -161,7 +162,9 @@ rr_status rr__cuda_launch_shape_of(const rr__realisation *r, int64_t rows, int64
 	out->threads = r->threads;
 	out->cluster = r->blocks_per_row;
 	out->dynamic_smem = r->dynamic_smem;
-	out->entry = vec && r->has_vec_entry ? r->entry_vec : r->entry_scalar;
+	out->entry = vec == RR_ENTRY_VEC && r->has_aligned_entry ? r->entry_vec
+	             : vec && r->has_vec_entry                   ? r->entry_head
+	                                                         : r->entry_scalar;
 	return RR_OK;
 }
 
@@ -171,11 +174,14 @@ static rr_status load_functions(rr_device *device, const rr__realisation *g, cud
 	const rr__cuda_driver *d = impl_of(device)->driver;
 	rr_status status = rr__cuda_check(
 	    d, d->cuModuleGetFunction(&m->scalar, m->module, g->entry_scalar), g->entry_scalar);
-	if (status == RR_OK && g->has_vec_entry)
+	if (status == RR_OK && g->has_aligned_entry)
 		status = rr__cuda_check(d, d->cuModuleGetFunction(&m->vec, m->module, g->entry_vec),
 		                        g->entry_vec);
-	CUfunction functions[2] = {m->scalar, m->vec};
-	for (int i = 0; i < 2 && status == RR_OK; i++)
+	if (status == RR_OK && g->has_vec_entry)
+		status = rr__cuda_check(
+		    d, d->cuModuleGetFunction(&m->head, m->module, g->entry_head), g->entry_head);
+	CUfunction functions[3] = {m->scalar, m->vec, m->head};
+	for (int i = 0; i < 3 && status == RR_OK; i++)
 		if (functions[i] && g->dynamic_smem > 0)
 			status = rr__cuda_check(
 			    d,
@@ -191,7 +197,7 @@ static void size_persistent_grid(rr_device *device, const rr__realisation *g, cu
 {
 	const rr__cuda_driver *d = impl_of(device)->driver;
 	int per_sm = 0, clusters = 0;
-	CUfunction f = m->vec ? m->vec : m->scalar;
+	CUfunction f = m->vec ? m->vec : m->head ? m->head : m->scalar;
 	if (d->cuOccupancyMaxActiveBlocksPerMultiprocessor(
 	        &per_sm, f, g->threads, (size_t)g->dynamic_smem) != RR_CUDA_SUCCESS)
 		per_sm = 1;
@@ -291,8 +297,9 @@ static rr_status cuda_launch(rr_device *device, rr_program *program, int64_t row
 	cuda_module *m = program->module;
 	const rr__realisation *g = &program->realisation;
 	const rr_kernel *kernel = program->kernel;
-	/* Row pitches are aligned by construction; the base pointers are the caller's. */
-	int vec = m->vec && rr__realisation_vec_allowed(kernel, g, inputs, outputs);
+	/* The base pointers are the caller's: their phases pick the entry (each row's head
+	 * aligns its body; arrays at different phases take the scalar entry). */
+	int vec = rr__realisation_vec_allowed(kernel, g, inputs, outputs);
 	rr__cuda_launch_shape shape = {0};
 	rr_status status = rr__cuda_launch_shape_of(g, rows, m->resident_groups, vec, &shape);
 	if (status != RR_OK)
@@ -316,7 +323,9 @@ static rr_status cuda_launch(rr_device *device, rr_program *program, int64_t row
 		params[n++] = &pointers[RR_MAX_IO + j];
 	}
 	params[n++] = &row_count;
-	CUfunction f = vec ? m->vec : m->scalar;
+	CUfunction f = vec == RR_ENTRY_VEC && m->vec ? m->vec
+	               : vec && m->head              ? m->head
+	                                             : m->scalar;
 	rr__cu_launch_attribute cluster = {.id = RR_CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION};
 	cluster.value.cluster_dim.x = (unsigned)shape.cluster;
 	cluster.value.cluster_dim.y = cluster.value.cluster_dim.z = 1;

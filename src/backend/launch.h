@@ -19,7 +19,8 @@ typedef struct rr__cuda_launch_shape {
 } rr__cuda_launch_shape;
 
 /* The launch of `rows` rows: one group (C blocks) per R rows, at most `resident_groups` of
- * them on a persistent grid; the vector entry when `vec` (and the plan has one).
+ * them on a persistent grid; the entry of kind `vec` (RR_ENTRY_*, rr__realisation_vec_allowed)
+ * where the plan has it, else the scalar one.
  * RR_ERR_INVALID_ARG when the grid exceeds 2^31 - 1 blocks. */
 rr_status rr__cuda_launch_shape_of(const rr__realisation *r, int64_t rows, int64_t resident_groups,
                                    int vec, rr__cuda_launch_shape *out);

@@ -28,6 +28,8 @@ typedef struct emitter {
 	int first_round[RR_MAX_IO];
 	int n_kept;
 	unsigned char needed[RR_MAX_NODES];
+	const rr__realisation *r;
+	int head; /* emitting the head's pack (element t * W + worker, slot t) */
 } emitter;
 
 static void line(emitter *em, int depth, const char *fmt, ...)
@@ -66,8 +68,24 @@ static void emit_header(emitter *em, const int *offsets, int steps)
 	line(em, 0, " * dtype    %s in memory, f32 arithmetic and accumulation",
 	     rr_dtype_name(em->dtype));
 	line(em, 0, " * plan     %s", plan);
-	line(em, 0,
-	     " * map      element i = (chunk * W + worker) * V + e, private slot = chunk * V + e,");
+	if (em->r->head_slots > 0) {
+		line(
+		    em, 0,
+		    " * map      head: the h < %d elements before the row's first %d-byte boundary "
+		    "(of its",
+		    em->r->head_align, em->r->access_bytes);
+		line(em, 0,
+		     " *          first row array): element j = t * W + W - 1 - worker, t < HS = "
+		     "%d, never kept;",
+		     em->r->head_slots);
+		line(em, 0,
+		     " *          body: element i = h + (chunk * W + worker) * V + e, private "
+		     "slot = chunk * V + e,");
+	} else {
+		line(em, 0,
+		     " * map      element i = (chunk * W + worker) * V + e, private slot = chunk * "
+		     "V + e,");
+	}
 	line(em, 0,
 	     " *          valid iff i < N; complete packs unguarded, one guarded partial pack");
 	rr__buf_printf(em->out, " * tree     xor offsets");
@@ -115,6 +133,10 @@ static void emit_prelude(emitter *em, const int *offsets, int steps)
 	     layout->vec);
 	line(em, 0, "#define U %d /* chunks per loop iteration */", layout->unroll);
 	line(em, 0, "#define R %d /* rows per group */", layout->rows_per_group);
+	line(em, 0,
+	     "#define HEAD_BYTES %d /* a row's head runs up to its first boundary of this */",
+	     em->r->access_bytes);
+	line(em, 0, "#define HS %d /* head elements per worker at most */", em->r->head_slots);
 	line(em, 0,
 	     "#define KEPT_INPUTS %d /* row inputs kept in private slots between rounds */\n",
 	     em->n_kept);
@@ -172,6 +194,14 @@ static void emit_row_setup(emitter *em)
 	}
 	if (em->n_kept > 0)
 		line(em, 1, "const int64_t slots = slot_bound(N);");
+	int is_output, at = rr__head_reference(kernel, &is_output);
+	if (em->r->head_slots > 0 && at >= 0)
+		line(em, 1, "const int64_t h = head_length(%s%d, N); /* from %s */",
+		     is_output ? "out" : "in", at,
+		     is_output ? kernel->outputs[at].name : kernel->inputs[at].name);
+	else
+		line(em, 1, "const int64_t h = 0; /* no head */");
+	line(em, 1, "(void)h;");
 }
 
 /* Scalars whose value is known after round `round`, in id order (gathers at round 0). */
@@ -213,6 +243,10 @@ static void emit_load(emitter *em, int depth, int id, int round)
 	const rr__node *node = &em->kernel->nodes[id];
 	int k = node->input;
 	const char *name = em->kernel->inputs[k].name;
+	if (em->head) { /* the head is never kept: every round reads it again */
+		line(em, depth, "const float e%d = load_io(in%d, i); /* %s */", id, k, name);
+		return;
+	}
 	if (em->kept[k] >= 0 && em->first_round[k] < round) {
 		line(em, depth, "const float e%d = keep%d[slot]; /* %s, kept */", id, k, name);
 		return;
@@ -307,14 +341,21 @@ static void emit_pack(emitter *em, int depth, int round, int guarded)
 			line(em, depth + 1, "pack%d[e] = -INFINITY; /* absent elements */", id);
 		}
 	}
-	line(em, depth, "for (int e = 0; e < V; e++) {");
-	line(em, depth + 1, "const int64_t i = (c * W + worker) * V + e;");
-	if (guarded) {
-		line(em, depth + 1, "if (i >= N)");
+	if (em->head) {
+		line(em, depth, "for (int e = 0; e < HS; e++) {");
+		line(em, depth + 1, "const int64_t i = (int64_t)e * W + (W - 1 - worker);");
+		line(em, depth + 1, "if (i >= h)");
 		line(em, depth + 2, "break;");
+	} else {
+		line(em, depth, "for (int e = 0; e < V; e++) {");
+		line(em, depth + 1, "const int64_t i = h + (c * W + worker) * V + e;");
+		if (guarded) {
+			line(em, depth + 1, "if (i >= N)");
+			line(em, depth + 2, "break;");
+		}
+		if (round_uses_slots(em, round))
+			line(em, depth + 1, "const int64_t slot = c * V + e;");
 	}
-	if (round_uses_slots(em, round))
-		line(em, depth + 1, "const int64_t slot = c * V + e;");
 	emit_element(em, depth + 1, round);
 	line(em, depth, "}");
 	for (int id = 0; id < kernel->n_nodes; id++)
@@ -341,7 +382,14 @@ static void emit_traversal(emitter *em, int round)
 	int unroll = em->layout->unroll;
 	line(em, 1, "for (int worker = 0; worker < W; worker++) {");
 	emit_worker_begin(em, round);
-	line(em, 2, "const int64_t packs = complete_packs(N, worker);");
+	if (em->r->head_slots > 0) {
+		line(em, 2, "if (W - 1 - worker < h) { /* the head, on the last workers */");
+		em->head = 1;
+		emit_pack(em, 3, round, 1);
+		em->head = 0;
+		line(em, 2, "}");
+	}
+	line(em, 2, "const int64_t packs = complete_packs(N - h, worker);");
 	line(em, 2, "int64_t chunk = 0;");
 	line(em, 2, "for (; chunk + U <= packs; chunk += U) {");
 	line(em, 3, "for (int u = 0; u < U; u++) {");
@@ -355,7 +403,7 @@ static void emit_traversal(emitter *em, int round)
 		emit_pack(em, 3, round, 0);
 		line(em, 2, "}");
 	}
-	line(em, 2, "if (has_partial_pack(N, worker)) {");
+	line(em, 2, "if (has_partial_pack(N - h, worker)) {");
 	line(em, 3, "const int64_t c = packs;");
 	emit_pack(em, 3, round, 1);
 	line(em, 2, "}");
@@ -530,6 +578,7 @@ rr_status rr__c_emit(const rr__emit_request *request, rr__buf *out)
 	}
 	for (int round = 1; round <= em->rounds + 1; round++)
 		rr__analysis_inputs_read(kernel, round, em->read[round]);
+	em->r = r;
 	plan_storage(em, r);
 	emit_header(em, r->tree_offsets, r->n_tree_offsets);
 	emit_prelude(em, r->tree_offsets, r->n_tree_offsets);

@@ -96,14 +96,39 @@ static void emit_header(rr__cu_emitter *em)
 		            " * segment  %lld elements per block (block r of the cluster owns "
 		            "[r * SEG, r * SEG + SEG))",
 		            (long long)g->segment);
-	rr__cu_line(em, 0,
-	            " * map      element i = (chunk * W + worker) * V + e, private slot = "
-	            "chunk * V + e;");
+	if (g->head_slots > 0) {
+		rr__cu_line(em, 0,
+		            " * map      head: the h < %d elements before the row's first %d-byte "
+		            "boundary (of its first",
+		            g->head_align, g->access_bytes);
+		rr__cu_line(em, 0,
+		            " *          row array): element j = t * W + W - 1 - worker, t < HS = "
+		            "%d, never kept;",
+		            g->head_slots);
+		rr__cu_line(
+		    em, 0,
+		    " *          body: element i = h + (chunk * W + worker) * V + e, private "
+		    "slot = chunk * V + e;");
+	} else {
+		rr__cu_line(em, 0,
+		            " * map      element i = (chunk * W + worker) * V + e, private slot = "
+		            "chunk * V + e;");
+	}
 	rr__cu_line(em, 0, " *          complete packs unguarded, one guarded partial pack");
-	rr__cu_line(em, 0,
-	            " * access   %d bytes per global access in %s, element by element in "
-	            "%s",
-	            g->access_bytes, g->entry_vec, g->entry_scalar);
+	if (g->has_aligned_entry)
+		rr__cu_line(em, 0,
+		            " * access   %d bytes per global access in %s (rows on a boundary) and "
+		            "%s, element by element in %s",
+		            g->access_bytes, g->entry_vec, g->entry_head, g->entry_scalar);
+	else if (g->has_vec_entry)
+		rr__cu_line(em, 0,
+		            " * access   %d bytes per global access in %s (col inputs element by "
+		            "element), element by element in %s",
+		            g->access_bytes, g->entry_head, g->entry_scalar);
+	else
+		rr__cu_line(em, 0,
+		            " * access   %d bytes per global access in %s, element by element",
+		            g->access_bytes, g->entry_scalar);
 	rr__buf_printf(em->out, " * tree     xor offsets");
 	for (int k = 0; k < em->n_offsets; k++)
 		rr__buf_printf(em->out, " %d", em->offsets[k]);
@@ -141,6 +166,16 @@ static void emit_constants(rr__cu_emitter *em)
 	            "constexpr int MIN_BLOCKS = %d;  /* resident blocks per SM the register "
 	            "cap allows */",
 	            g->min_blocks);
+	if (g->head_slots > 0) {
+		rr__cu_line(em, 0,
+		            "constexpr int MIN_BLOCKS_HEAD = %d;  /* the same for the entries with "
+		            "a head */",
+		            g->min_blocks_head);
+		rr__cu_line(em, 0,
+		            "constexpr int U_HEAD = %d;  /* U of the vector entry with a head (the "
+		            "order of a worker's adds does not depend on U) */",
+		            em->U > 1 ? em->U / 2 : 1);
+	}
 	rr__cu_line(em, 0,
 	            "constexpr int WARPS = %d;  /* warps per row in the shared-memory stage */",
 	            em->warps);
@@ -152,6 +187,23 @@ static void emit_constants(rr__cu_emitter *em)
 		            "constexpr int KEEP_CHUNKS = %lld;  /* packs a worker keeps per "
 		            "value */",
 		            (long long)chunks);
+	if (g->head_slots > 0) {
+		rr__cu_line(em, 0,
+		            "constexpr int HEAD_BYTES = %d;  /* a row's head runs up to its first "
+		            "boundary of this */",
+		            g->access_bytes);
+		rr__cu_line(em, 0,
+		            "constexpr int HS = %d;  /* head elements per worker at most: "
+		            "ceil((HEAD_BYTES / size - 1) / W) */",
+		            g->head_slots);
+		rr__cu_line(em, 0,
+		            "constexpr int HEAD_MAX = %d;  /* the longest head, in elements */",
+		            g->head_align - 1);
+		rr__cu_line(em, 0,
+		            "constexpr bool COLS_VEC = %s;  /* col inputs share the body's "
+		            "alignment (N * size %% HEAD_BYTES == 0) */",
+		            g->cols_vec ? "true" : "false");
+	}
 	rr__cu_line(em, 0, "constexpr int RED_SLOTS = %d;  /* partials per row over all rounds */",
 	            em->red_slots > 0 ? em->red_slots : 1);
 	if (g->threads >= 32)
@@ -251,6 +303,8 @@ static void emit_access_helpers(rr__cu_emitter *em)
 	emit_pack_access(em, 0);
 	emit_pack_access(em, 1);
 	rr__device_emit(em->out, "pack_tail.cuh", "pack_tail");
+	if (em->geo->head_slots > 0)
+		rr__device_emit(em->out, "pack_tail.cuh", "head");
 }
 
 /* Kept values in dynamic shared memory: pack c of kept value k of this thread, in units of
@@ -361,7 +415,7 @@ static void emit_main(rr__cu_emitter *em)
 	const rr__realisation *g = em->geo;
 	const char *red = "nullptr", *cl = "nullptr", *keep = "nullptr";
 	emit_shared(em, &red, &cl, &keep);
-	rr__cu_line(em, 0, "template <bool VEC>");
+	rr__cu_line(em, 0, "template <bool VEC, bool HEADED>");
 	rr__cu_line(em, 0,
 	            "__device__ __forceinline__ void rr_main(const rr_args &a, const long long "
 	            "rows)\n{");
@@ -380,22 +434,23 @@ static void emit_main(rr__cu_emitter *em)
 	            "store */");
 	const char *tail = "(a, row, live, worker, rig";
 	if (em->C == 1) {
-		rr__cu_line(em, 2, "rr_row<VEC, N>%s, 0, parity, %s, %s, %s);", tail, red, cl,
-		            keep);
+		rr__cu_line(em, 2, "rr_row<VEC, HEADED, N>%s, 0, parity, %s, %s, %s);", tail, red,
+		            cl, keep);
 	} else {
 		int64_t full = em->n / g->segment, last = em->n % g->segment;
 		rr__cu_line(em, 2, "if (rank < %lld)", (long long)full);
-		rr__cu_line(em, 3, "rr_row<VEC, SEG>%s, rank * SEG, parity, %s, %s, %s);", tail,
-		            red, cl, keep);
+		rr__cu_line(em, 3, "rr_row<VEC, HEADED, SEG>%s, rank * SEG, parity, %s, %s, %s);",
+		            tail, red, cl, keep);
 		if (last > 0 && full < em->C) {
 			rr__cu_line(em, 2, "else if (rank == %lld)", (long long)full);
-			rr__cu_line(em, 3, "rr_row<VEC, %lld>%s, rank * SEG, parity, %s, %s, %s);",
+			rr__cu_line(em, 3,
+			            "rr_row<VEC, HEADED, %lld>%s, rank * SEG, parity, %s, %s, %s);",
 			            (long long)last, tail, red, cl, keep);
 		}
 		if (full + (last > 0) < em->C) {
 			rr__cu_line(em, 2, "else /* beyond the row: partials are identities */");
-			rr__cu_line(em, 3, "rr_row<VEC, 0>%s, N, parity, %s, %s, %s);", tail, red,
-			            cl, keep);
+			rr__cu_line(em, 3, "rr_row<VEC, HEADED, 0>%s, N, parity, %s, %s, %s);",
+			            tail, red, cl, keep);
 		}
 	}
 	rr__cu_line(em, 2, "parity ^= 1;");
@@ -407,19 +462,23 @@ static void emit_main(rr__cu_emitter *em)
 	rr__cu_line(em, 0, "}\n");
 }
 
-static void emit_entry(rr__cu_emitter *em, const char *name, int vec)
+/* An entry: kind RR_ENTRY_VEC (vector access, h = 0), RR_ENTRY_HEAD (vector access, h per
+ * row) or RR_ENTRY_SCALAR (element by element, h per row). */
+static void emit_entry(rr__cu_emitter *em, const char *name, int kind)
 {
 	const rr_kernel *kernel = em->kernel;
 	rr__buf_printf(em->out,
-	               "extern \"C\" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) "
+	               "extern \"C\" __global__ void __launch_bounds__(THREADS, %s) "
 	               "%s(",
+	               kind == RR_ENTRY_VEC || em->geo->head_slots == 0 ? "MIN_BLOCKS"
+	                                                                : "MIN_BLOCKS_HEAD",
 	               name);
 	for (int k = 0; k < kernel->n_inputs; k++) {
-		rr_kind kind = kernel->inputs[k].kind;
+		rr_kind input = kernel->inputs[k].kind;
 		rr__buf_printf(em->out, "%s in%d, ",
-		               kind == RR_KIND_PARAM   ? "const float"
-		               : kind == RR_KIND_INDEX ? "const long long *__restrict__"
-		                                       : "const io_t *__restrict__",
+		               input == RR_KIND_PARAM   ? "const float"
+		               : input == RR_KIND_INDEX ? "const long long *__restrict__"
+		                                        : "const io_t *__restrict__",
 		               k);
 	}
 	for (int j = 0; j < kernel->n_outputs; j++)
@@ -429,7 +488,9 @@ static void emit_entry(rr__cu_emitter *em, const char *name, int vec)
 		rr__buf_printf(em->out, "%sin%d", k ? ", " : "", k);
 	for (int j = 0; j < kernel->n_outputs; j++)
 		rr__buf_printf(em->out, "%sout%d", kernel->n_inputs + j ? ", " : "", j);
-	rr__buf_printf(em->out, "};\n\trr_main<%s>(a, rows);\n}\n", vec ? "true" : "false");
+	rr__buf_printf(em->out, "};\n\trr_main<%s, %s>(a, rows);\n}\n",
+	               kind != RR_ENTRY_SCALAR ? "true" : "false",
+	               kind != RR_ENTRY_VEC && em->geo->head_slots > 0 ? "true" : "false");
 }
 
 /* For the tests' host simulation: the entry with the driver's parameter array. */
@@ -452,10 +513,14 @@ static void emit_simulation_entry(rr__cu_emitter *em)
 		rr__buf_printf(em->out, "%s*(io_t *const *)params[%d]", n ? ", " : "", n);
 	rr__buf_printf(em->out, "};\n");
 	rr__cu_line(em, 1, "const long long rows = *(const long long *)params[%d];", n);
+	const char *head = em->geo->head_slots > 0 ? "true" : "false";
+	if (em->geo->has_aligned_entry)
+		rr__cu_line(em, 1, "if (vec == %d)\n\t\trr_main<true, false>(a, rows);\n\telse",
+		            RR_ENTRY_VEC);
 	if (em->geo->has_vec_entry)
-		rr__cu_line(em, 1, "if (vec)\n\t\trr_main<true>(a, rows);\n\telse");
-	rr__cu_line(em, 1, "%srr_main<false>(a, rows);",
-	            em->geo->has_vec_entry ? "\t" : "(void)vec, ");
+		rr__cu_line(em, 1, "if (vec)\n\t\trr_main<true, true>(a, rows);\n\telse");
+	rr__cu_line(em, 1, "%srr_main<false, %s>(a, rows);",
+	            em->geo->has_vec_entry ? "\t" : "(void)vec, ", head);
 	rr__cu_line(em, 0, "}");
 	rr__cu_line(em, 0, "#endif");
 }
@@ -483,9 +548,11 @@ rr_status rr__cuda_emit(const rr__emit_request *request, rr__buf *out)
 	emit_args_struct(em);
 	rr__cu_emit_row(em);
 	emit_main(em);
+	if (em->geo->has_aligned_entry)
+		emit_entry(em, em->geo->entry_vec, RR_ENTRY_VEC);
 	if (em->geo->has_vec_entry)
-		emit_entry(em, em->geo->entry_vec, 1);
-	emit_entry(em, em->geo->entry_scalar, 0);
+		emit_entry(em, em->geo->entry_head, RR_ENTRY_HEAD);
+	emit_entry(em, em->geo->entry_scalar, RR_ENTRY_SCALAR);
 	emit_simulation_entry(em);
 	int failed = out->failed;
 	char name[RR_MAX_NAME];

@@ -20,7 +20,7 @@ static int keeping(const rr__cu_emitter *em)
 /* A value kept from phase 1 and read back in `phase`. */
 static int from_storage(const rr__cu_emitter *em, int id, int phase)
 {
-	return phase > 1 && keeping(em) && em->kept[id] && em->eval[id];
+	return phase > 1 && keeping(em) && em->kept[id] && em->eval[id] && !em->head;
 }
 
 void rr__cu_line(rr__cu_emitter *em, int depth, const char *fmt, ...)
@@ -157,12 +157,23 @@ static void emit_scalars_after(rr__cu_emitter *em, int round)
 
 static void emit_kept_arrays(rr__cu_emitter *em)
 {
-	if (em->geo->keep != RR_KEEP_REGS)
-		return;
-	for (int id = 0; id < em->kernel->n_nodes; id++)
-		if (em->kept[id])
+	for (int id = 0; id < em->kernel->n_nodes && keeping(em); id++) {
+		if (!em->kept[id])
+			continue;
+		if (em->geo->keep == RR_KEEP_REGS)
 			rr__cu_line(em, 1, "float k%d[CH > 0 ? CH : 1][V]; /* kept in registers */",
 			            id);
+	}
+}
+
+/* The access of input node `id`'s packs: col inputs by vector only when they share the
+ * body's alignment. */
+static const char *vec_of(const rr__cu_emitter *em, int id)
+{
+	int input = em->kernel->nodes[id].input;
+	return em->kernel->inputs[input].kind == RR_KIND_COL && em->geo->head_slots > 0
+	           ? "VEC && COLS_VEC"
+	           : "VEC";
 }
 
 /* ---------------------------------------------------------------- one pack */
@@ -182,11 +193,11 @@ static void emit_values(rr__cu_emitter *em, int depth, int phase, const char *u)
 	if (any)
 		rr__buf_printf(em->out, ";\n");
 	for (int id = 0; id < kernel->n_nodes; id++)
-		if (from_storage(em, id, phase) && em->geo->keep == RR_KEEP_SMEM)
+		if (from_storage(em, id, phase) && em->geo->keep == RR_KEEP_SMEM && !em->head)
 			rr__cu_line(em, depth, "rr_keep_load(e%d, keep, %d, c);", id,
 			            em->keep_ordinal[id]);
 	rr__cu_line(em, depth, "#pragma unroll");
-	rr__cu_line(em, depth, "for (int e = 0; e < V; e++) {");
+	rr__cu_line(em, depth, "for (int e = 0; e < %s; e++) {", em->head ? "HS" : "V");
 	for (int id = 0; id < kernel->n_nodes; id++) {
 		if (!em->eval[id] || kernel->nodes[id].shape != RR_SHAPE_ELEM)
 			continue;
@@ -205,7 +216,7 @@ static void emit_values(rr__cu_emitter *em, int depth, int phase, const char *u)
 		elem_rhs(em, id);
 		rr__buf_printf(em->out, ";\n");
 	}
-	if (phase == 1 && em->geo->keep == RR_KEEP_REGS)
+	if (phase == 1 && em->geo->keep == RR_KEEP_REGS && !em->head)
 		for (int id = 0; id < kernel->n_nodes; id++)
 			if (em->kept[id])
 				rr__cu_line(em, depth + 1, "k%d[c][e] = e%d[e];", id, id);
@@ -263,7 +274,10 @@ static void emit_stores(rr__cu_emitter *em, int depth, int guarded)
 			rr__buf_printf(em->out, ";\n");
 		}
 		rr__cu_line(em, depth, "if (live)");
-		if (guarded)
+		if (em->head)
+			rr__cu_line(em, depth + 1, "rr_store_head(y%d, %s, worker, h); /* %s */", j,
+			            value, kernel->outputs[j].name);
+		else if (guarded)
 			rr__cu_line(em, depth + 1,
 			            "rr_store_tail<VEC>(y%d + at, %s, valid); /* %s */", j, value,
 			            kernel->outputs[j].name);
@@ -281,7 +295,7 @@ static void emit_pack(rr__cu_emitter *em, int depth, int phase, const char *u, i
 		emit_accumulate(em, depth, phase, guarded);
 	else
 		emit_stores(em, depth, guarded);
-	if (phase == 1 && em->geo->keep == RR_KEEP_SMEM)
+	if (phase == 1 && em->geo->keep == RR_KEEP_SMEM && !em->head)
 		for (int id = 0; id < em->kernel->n_nodes; id++)
 			if (em->kept[id])
 				rr__cu_line(em, depth, "rr_keep_store(keep, %d, c, e%d);",
@@ -310,8 +324,10 @@ static int count_loads(const rr__cu_emitter *em, int phase)
 	return count;
 }
 
-/* Complete chunks: U packs' loads issued together, then their values in slot order. */
-static void emit_full_chunks(rr__cu_emitter *em, int phase)
+/* The body's complete chunks, `bound` of them (a constant: FULL, or FULL - 1 when the head
+ * took up to a pack's worth): U packs' loads issued together, then their values in slot
+ * order. A constant bound lets the compiler drop the guards as it did before the head. */
+static void emit_full_chunks(rr__cu_emitter *em, int d, int phase, const char *bound)
 {
 	const rr_kernel *kernel = em->kernel;
 	int output_phase = phase > em->rounds;
@@ -319,57 +335,119 @@ static void emit_full_chunks(rr__cu_emitter *em, int phase)
 	 * Otherwise only the U chunks of one iteration are unrolled, so U bounds the loads in
 	 * flight and a wide row streams without exhausting registers. */
 	int indexes_regs = em->geo->keep == RR_KEEP_REGS && em->geo->kept_values > 0;
-	rr__cu_line(em, 1, indexes_regs ? "#pragma unroll" : "#pragma unroll 1");
-	rr__cu_line(em, 1, "for (int c0 = 0; c0 < FULL; c0 += U) {");
+	rr__cu_line(em, d, indexes_regs ? "#pragma unroll" : "#pragma unroll 1");
+	rr__cu_line(em, d, "for (int c0 = 0; c0 < %s; c0 += UL) {", bound);
 	if (count_loads(em, phase) > 0) {
 		for (int id = 0; id < kernel->n_nodes; id++)
 			if (global_load(em, id, phase))
-				rr__cu_line(em, 2, "float ld%d[U][V];", id);
-		rr__cu_line(em, 2, "#pragma unroll");
-		rr__cu_line(em, 2, "for (int u = 0; u < U; u++) {");
-		rr__cu_line(em, 3, "if (c0 + u < FULL) {");
-		rr__cu_line(em, 4, "const int at = ((c0 + u) * W + worker) * V;");
+				rr__cu_line(em, d + 1, "float ld%d[UL][V];", id);
+		rr__cu_line(em, d + 1, "#pragma unroll");
+		rr__cu_line(em, d + 1, "for (int u = 0; u < UL; u++) {");
+		rr__cu_line(em, d + 2, "if (c0 + u < %s) {", bound);
+		rr__cu_line(em, d + 3, "const int at = h + ((c0 + u) * W + worker) * V;");
 		for (int id = 0; id < kernel->n_nodes; id++)
 			if (global_load(em, id, phase))
-				rr__cu_line(em, 4, "rr_load<VEC>(ld%d[u], x%d + at);", id,
-				            kernel->nodes[id].input);
-		rr__cu_line(em, 3, "}");
-		rr__cu_line(em, 2, "}");
+				rr__cu_line(em, d + 3, "rr_load<%s>(ld%d[u], x%d + at);",
+				            vec_of(em, id), id, kernel->nodes[id].input);
+		rr__cu_line(em, d + 2, "}");
+		rr__cu_line(em, d + 1, "}");
 	}
-	rr__cu_line(em, 2, "#pragma unroll");
-	rr__cu_line(em, 2, "for (int u = 0; u < U; u++) {");
-	rr__cu_line(em, 3, "if (c0 + u < FULL) {");
+	rr__cu_line(em, d + 1, "#pragma unroll");
+	rr__cu_line(em, d + 1, "for (int u = 0; u < UL; u++) {");
+	rr__cu_line(em, d + 2, "if (c0 + u < %s) {", bound);
 	if (phase_uses_chunk(em, phase))
-		rr__cu_line(em, 4, "const int c = c0 + u;");
+		rr__cu_line(em, d + 3, "const int c = c0 + u;");
 	if (output_phase)
-		rr__cu_line(em, 4, "const int at = ((c0 + u) * W + worker) * V;");
-	emit_pack(em, 4, phase, "u", 0);
-	rr__cu_line(em, 3, "}");
+		rr__cu_line(em, d + 3, "const int at = h + ((c0 + u) * W + worker) * V;");
+	emit_pack(em, d + 3, phase, "u", 0);
+	rr__cu_line(em, d + 2, "}");
+	rr__cu_line(em, d + 1, "}");
+	rr__cu_line(em, d, "}");
+}
+
+/* A chunk of the body that may be partial, at chunk `chunk` (a constant): a worker's pack there
+ * may be complete, partial (the one guarded pack), or absent. */
+static void emit_tail_chunk(rr__cu_emitter *em, int d, int phase, const char *chunk, int headed)
+{
+	const rr_kernel *kernel = em->kernel;
+	if (headed) {
+		rr__cu_line(em, d, "if (h + (%s * W + worker) * V < LEN) {", chunk);
+	} else {
+		rr__cu_line(em, d, "if constexpr (REM > 0) {");
+		rr__cu_line(em, ++d, "if (worker * V < REM) {");
+	}
+	if (phase_uses_chunk(em, phase))
+		rr__cu_line(em, d + 1, "const int c = %s;", chunk);
+	rr__cu_line(em, d + 1, "const int at = h + (%s * W + worker) * V;", chunk);
+	rr__cu_line(em, d + 1,
+	            "const int valid = LEN - at; /* elements of this pack in the row */");
+	for (int id = 0; id < kernel->n_nodes; id++) {
+		if (!global_load(em, id, phase))
+			continue;
+		rr__cu_line(em, d + 1, "float ld%d[1][V];", id);
+		rr__cu_line(em, d + 1, "rr_load_tail<%s>(ld%d[0], x%d + at, valid);",
+		            vec_of(em, id), id, kernel->nodes[id].input);
+	}
+	emit_pack(em, d + 1, phase, "0", 1);
+	rr__cu_line(em, d, "}");
+	if (!headed)
+		rr__cu_line(em, d - 1, "}");
+}
+
+/* The body. Without a head (and in the entry for rows on a boundary, h = 0): FULL complete
+ * chunks and the partial one, all bounds constants. With one: chunks 0 .. FULL - 2 are
+ * complete whatever h < W·V is, chunk FULL - 1 is complete unless h > REM, and chunk FULL
+ * holds what is left; the last two are guarded packs, so every bound stays a constant (a
+ * runtime bound cost ptxas registers: spills at W = 1024). */
+static void emit_body(rr__cu_emitter *em, int phase)
+{
+	if (em->geo->head_slots == 0) {
+		emit_full_chunks(em, 1, phase, "FULL");
+		emit_tail_chunk(em, 1, phase, "FULL", 0);
+		return;
+	}
+	rr__cu_line(em, 1, "if constexpr (!HEADED) {");
+	emit_full_chunks(em, 2, phase, "FULL");
+	emit_tail_chunk(em, 2, phase, "FULL", 0);
+	rr__cu_line(em, 1, "} else {");
+	emit_full_chunks(em, 2, phase, "(FULL - 1)");
+	rr__cu_line(em, 2, "if constexpr (FULL > 0) {");
+	emit_tail_chunk(em, 3, phase, "(FULL - 1)", 1);
+	rr__cu_line(em, 2, "}");
+	rr__cu_line(em, 2, "if constexpr (REM > 0) {");
+	emit_tail_chunk(em, 3, phase, "FULL", 1);
 	rr__cu_line(em, 2, "}");
 	rr__cu_line(em, 1, "}");
 }
 
-/* The last chunk when W·V does not divide the segment: a worker's pack there may be complete,
- * partial (the one guarded pack), or absent. */
-static void emit_tail_chunk(rr__cu_emitter *em, int phase)
+/* The head: this worker's elements j = t * W + (W - 1 - worker) < h, read and written element
+ * by element, before its body packs (slot order). Nothing of the head is kept: a later phase
+ * reads its elements again and recomputes what it needs from them (the same values). */
+static void emit_head(rr__cu_emitter *em, int phase)
 {
 	const rr_kernel *kernel = em->kernel;
-	rr__cu_line(em, 1, "if constexpr (REM > 0) {");
-	rr__cu_line(em, 2, "if (worker * V < REM) {");
-	if (phase_uses_chunk(em, phase))
-		rr__cu_line(em, 3, "const int c = FULL;");
-	rr__cu_line(em, 3, "const int at = (FULL * W + worker) * V;");
-	rr__cu_line(em, 3, "const int valid = LEN - at; /* elements of this pack in the row */");
+	if (em->geo->head_slots == 0)
+		return;
+	em->head = 1;
+	if (phase > 1 && keeping(em)) {
+		rr__phase_roots(kernel, phase, em->eval);
+		rr__mark_operands(kernel, em->eval, NULL);
+	}
+	rr__cu_line(em, 1, "if (W - 1 - worker < h) { /* the head, on the last workers */");
+	rr__cu_line(em, 2,
+	            "const int valid = (h - (W - 1 - worker) + W - 1) / W; /* this worker's "
+	            "head elements */");
 	for (int id = 0; id < kernel->n_nodes; id++) {
 		if (!global_load(em, id, phase))
 			continue;
-		rr__cu_line(em, 3, "float ld%d[1][V];", id);
-		rr__cu_line(em, 3, "rr_load_tail<VEC>(ld%d[0], x%d + at, valid);", id,
+		rr__cu_line(em, 2, "float ld%d[1][V];", id);
+		rr__cu_line(em, 2, "rr_load_head(ld%d[0], x%d, worker, h);", id,
 		            kernel->nodes[id].input);
 	}
-	emit_pack(em, 3, phase, "0", 1);
-	rr__cu_line(em, 2, "}");
+	emit_pack(em, 2, phase, "0", 1);
 	rr__cu_line(em, 1, "}");
+	em->head = 0;
+	rr__cu_mark_phase(em, phase);
 }
 
 /* ---------------------------------------------------------------- the tree */
@@ -512,8 +590,8 @@ static void emit_phase(rr__cu_emitter *em, int phase)
 	} else {
 		rr__cu_line(em, 1, "/* output phase: each worker writes the elements it owns */");
 	}
-	emit_full_chunks(em, phase);
-	emit_tail_chunk(em, phase);
+	emit_head(em, phase);
+	emit_body(em, phase);
 	if (!reduce)
 		return;
 	emit_tree(em, phase);
@@ -539,12 +617,33 @@ static void emit_rowscalar_outputs(rr__cu_emitter *em)
 	rr__cu_line(em, 1, "}");
 }
 
+/* h: the row's head, from its reference array (layout.h), 0 in the entry for aligned rows. */
+static void emit_head_length(rr__cu_emitter *em)
+{
+	if (em->geo->head_slots == 0) {
+		rr__cu_line(em, 1, "constexpr int h = 0; /* no head: packs are single elements */");
+	} else {
+		int is_output, at = rr__head_reference(em->kernel, &is_output);
+		const char *name = at < 0      ? "none"
+		                   : is_output ? em->kernel->outputs[at].name
+		                               : em->kernel->inputs[at].name;
+		if (at < 0)
+			rr__cu_line(em, 1, "const int h = 0; /* no row array */");
+		else
+			rr__cu_line(
+			    em, 1,
+			    "const int h = HEADED ? rr_head(a.%s%d + row * N + seg_begin, LEN) "
+			    ": 0; /* from %s */",
+			    is_output ? "out" : "in", at, name);
+	}
+}
+
 void rr__cu_emit_row(rr__cu_emitter *em)
 {
 	rr__cu_line(em, 0,
 	            "/* One row, or the segment [seg_begin, seg_begin + LEN) of it that this "
 	            "block of a cluster owns. */");
-	rr__cu_line(em, 0, "template <bool VEC, int LEN>");
+	rr__cu_line(em, 0, "template <bool VEC, bool HEADED, int LEN>");
 	rr__cu_line(em, 0,
 	            "__device__ __forceinline__ void rr_row(const rr_args &a, const long long "
 	            "row, const bool live, const int worker,");
@@ -552,16 +651,24 @@ void rr__cu_emit_row(rr__cu_emitter *em)
 	            "\t\t\t\t\t   const int rig, const int seg_begin, const int parity, "
 	            "float *red, float *cl, float *keep)\n{");
 	rr__cu_line(em, 1,
-	            "constexpr int FULL = LEN / (W * V); /* chunks where every worker has a "
-	            "complete pack */");
-	rr__cu_line(
-	    em, 1, "constexpr int REM = LEN %% (W * V); /* elements of the last, partial chunk */");
+	            "constexpr int FULL = LEN / (W * V); /* the most chunks where every worker "
+	            "has a complete pack */");
+	rr__cu_line(em, 1,
+	            "constexpr int REM = LEN %% (W * V); /* elements of the last chunk without "
+	            "a head */");
 	rr__cu_line(
 	    em, 1,
 	    "constexpr int CH = FULL + (REM > 0 ? 1 : 0); /* packs a worker owns at most */");
+	if (em->geo->head_slots > 0)
+		rr__cu_line(em, 1,
+		            "constexpr int UL = !HEADED ? U : VEC ? U_HEAD : 1; /* chunks per "
+		            "iteration: fewer where the head's bounds take registers */");
+	else
+		rr__cu_line(em, 1, "constexpr int UL = U; /* chunks per iteration */");
 	if (em->W > 32)
 		rr__cu_line(em, 1, "const int lane = threadIdx.x & 31;");
 	rr__cu_line(em, 1, "(void)rig, (void)parity, (void)red, (void)cl, (void)keep, (void)CH;");
+	emit_head_length(em);
 	emit_pointers(em);
 	emit_scalars_before(em);
 	emit_scalars_after(em, 0);

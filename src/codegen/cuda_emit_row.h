@@ -28,6 +28,7 @@ typedef struct rr__cu_emitter {
 	unsigned char kept[RR_MAX_NODES]; /* elem values kept from phase 1 to later phases */
 	int keep_ordinal[RR_MAX_NODES];
 	unsigned char eval[RR_MAX_NODES]; /* scratch: elem nodes evaluated in the current phase */
+	int head; /* emitting the head's pack: width HS, kept values in kh<id>[], strided access */
 } rr__cu_emitter;
 
 /* Appends one line at `depth` tabs. */

@@ -32,6 +32,20 @@ int rr__has_partial_pack(int64_t n, int workers, int vec, int worker)
 	return n % vec != 0 && (n / vec) % workers == worker;
 }
 
+int rr__head_length(uintptr_t address, int align_bytes, int elem_bytes, int64_t len)
+{
+	if (align_bytes <= elem_bytes || elem_bytes < 1)
+		return 0;
+	uintptr_t a = (uintptr_t)align_bytes;
+	int64_t h = (int64_t)((a - address % a) % a) / elem_bytes;
+	return (int)(h < len ? h : len);
+}
+
+int rr__head_slots(int align_elems, int workers)
+{
+	return align_elems > 1 ? (int)ceil_div(align_elems - 1, workers) : 0;
+}
+
 const char *rr__illegal_name(rr__illegal reason)
 {
 	switch (reason) {
@@ -244,7 +258,11 @@ static rr__illegal check_in_flight(const rr__realisation *r, char *detail, size_
 static rr__illegal check_serial(const rr__realisation *r, const rr__target *t, char *detail,
                                 size_t detail_size)
 {
-	if (r->serial_bound <= 0 || r->serial_length <= r->serial_bound ||
+	/* The bound is checked against the longest body chain (the slot bound, that of a row
+	 * without a head). A row's head (layout.h) adds at most head_slots (<= 15) elements to
+	 * it: the sqrt(S) error estimate of rr__serial_bound grows by under 0.03%, inside the
+	 * bound's margin, and a plan legal for aligned rows stays legal for a view of them. */
+	if (r->serial_bound <= 0 || r->slots <= r->serial_bound ||
 	    r->layout.workers_per_row >= t->max_workers)
 		return RR_LEGAL;
 	SAY("the serial length %lld of each accumulator (N = %lld over W = %d workers and C = %d "

@@ -47,6 +47,56 @@ static inline void rr__owner_of(int64_t i, int workers, int vec, int64_t *chunk,
 	*chunk = i / ((int64_t)workers * vec);
 }
 
+/* The head (DESIGN.md §4). A row (or a cluster block's segment of it) of `len` elements whose
+ * first element lies at byte address `address` starts with h elements up to its first
+ * `align_bytes` boundary (align_bytes = the realisation's access_bytes = min(V·size, 16)):
+ *   h = min(len, ((align_bytes - address % align_bytes) % align_bytes) / elem_bytes)
+ * so 0 <= h < a, a = align_bytes / elem_bytes <= V. With no vector entry a = 1 and h = 0, and
+ * the map below is the plain one. The extended map:
+ *   head element j < h: worker = W - 1 - j % W, head step t = j / W  (the last workers, whose
+ *                       body share is the smallest)
+ *   body element      i = h + (chunk * W + worker) * V + element     (valid iff i < len)
+ *   private slot      = chunk * V + element, body elements only
+ * inverse of i: i < h is the head (worker = W - 1 - i % W, t = i / W); otherwise b = i - h and
+ *   element = b % V, worker = (b / V) % W, chunk = b / (W * V)
+ * The head takes no private slot: a phase after the first reads its elements again (at most
+ * ceil((a - 1) / W) per worker, from cache), so the slot bound stays
+ * floor(len/(W*V))*V + min(len % (W*V), V) (rr__slot_bound of len bounds that of len - h).
+ * Order: every worker adds its head elements (t ascending) first, then its body slots in
+ * order, on both backends, so one plan's sum stays bitwise the same on each. The serial length
+ * (elements one worker adds) is rr__serial_length. */
+int rr__head_length(uintptr_t address, int align_bytes, int elem_bytes, int64_t len);
+/* ceil((a - 1) / W): the most head elements one worker handles (0 when a = 1). */
+int rr__head_slots(int align_elems, int workers);
+/* Head elements of `worker` when the head is h long. */
+static inline int64_t rr__head_count(int64_t h, int workers, int worker)
+{
+	int64_t first = workers - 1 - worker; /* its first head element */
+	return first < h ? (h - first + workers - 1) / workers : 0;
+}
+
+/* Where logical element i of a row with head h lives: is_head, worker, and either the head
+ * step (in *chunk, *element = 0) or the body's chunk and element. */
+static inline void rr__owner_of_headed(int64_t i, int64_t h, int workers, int vec, int *is_head,
+                                       int64_t *chunk, int *worker, int *element)
+{
+	*is_head = i < h;
+	if (i < h) {
+		*worker = workers - 1 - (int)(i % workers);
+		*chunk = i / workers;
+		*element = 0;
+		return;
+	}
+	rr__owner_of(i - h, workers, vec, chunk, worker, element);
+}
+/* The logical element of a head step t of `worker`, or of a body (chunk, element). */
+static inline int64_t rr__owned_index_headed(int is_head, int64_t h, int64_t chunk, int worker,
+                                             int element, int workers, int vec)
+{
+	return is_head ? chunk * workers + (workers - 1 - worker)
+	               : h + rr__owned_index(chunk, worker, element, workers, vec);
+}
+
 /* 1 when every field is set (what rr__layout_check and rr__realise need). */
 int rr__layout_is_complete(const rr_layout *layout);
 

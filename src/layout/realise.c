@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "analysis/analysis.h"
+#include "layout/layout.h"
 #include "layout/realise.h"
 #include "util/util.h"
 
@@ -21,6 +22,30 @@ int64_t rr__slot_bound(int64_t n, int workers, int vec)
 	int64_t rest = n % span;
 	/* Worker 0 owns V slots of every full chunk and the first V of the last, partial one. */
 	return (n / span) * vec + (rest < vec ? rest : vec);
+}
+
+/* Elements `worker` owns in the body of a row of b elements. */
+static int64_t body_count(int64_t b, int workers, int vec, int worker)
+{
+	return rr__complete_packs(b, workers, vec, worker) * vec +
+	       (rr__has_partial_pack(b, workers, vec, worker) ? b % vec : 0);
+}
+
+int64_t rr__serial_length(int64_t n, int workers, int vec, int head_align)
+{
+	int64_t most = rr__slot_bound(n, workers, vec); /* h = 0: worker 0's slots */
+	for (int64_t h = 1; h < head_align && h <= n; h++) {
+		/* Worker 0 has the most body elements; the head's workers (the last h, at most
+		 * a - 1 of them) add theirs to their body share. */
+		int64_t length = rr__head_count(h, workers, 0) + body_count(n - h, workers, vec, 0);
+		most = length > most ? length : most;
+		for (int64_t j = 0; j < h && j < workers; j++) {
+			int w = workers - 1 - (int)j;
+			length = rr__head_count(h, workers, w) + body_count(n - h, workers, vec, w);
+			most = length > most ? length : most;
+		}
+	}
+	return most;
 }
 
 int rr__tree_offsets(int workers, int warp_size, int offsets[16])
@@ -262,18 +287,27 @@ static int lowest_bit_bytes(int64_t bytes)
 	return a;
 }
 
-/* The widest access every pack, every row start and every block segment start is aligned to. */
+int rr__access_bytes(const rr_layout *l, int64_t segment, int elem_bytes)
+{
+	int a = lowest_bit_bytes((int64_t)l->vec * elem_bytes);
+	int by_segment = lowest_bit_bytes(segment * elem_bytes);
+	if (l->blocks_per_row > 1 && by_segment < a)
+		a = by_segment;
+	return a > elem_bytes ? a : elem_bytes;
+}
+
+/* The widest access of a pack (rr__access_bytes), the head it implies and whether col inputs
+ * share the body's alignment. */
 static void realise_access(rr__realisation *r)
 {
 	const rr_layout *l = &r->layout;
 	r->pack_bytes = l->vec * r->elem_bytes;
-	int a = lowest_bit_bytes(r->pack_bytes);
-	int by_row = lowest_bit_bytes(r->cols * r->elem_bytes);
-	int by_segment = lowest_bit_bytes(r->segment * r->elem_bytes);
-	a = a < by_row ? a : by_row;
-	a = a < by_segment ? a : by_segment;
-	r->access_bytes = a > r->elem_bytes ? a : r->elem_bytes;
+	r->access_bytes = rr__access_bytes(l, r->segment, r->elem_bytes);
 	r->has_vec_entry = r->access_bytes > r->elem_bytes;
+	r->head_align = r->access_bytes / r->elem_bytes;
+	r->head_slots = rr__head_slots(r->head_align, l->workers_per_row);
+	r->cols_vec = r->has_vec_entry && (r->cols * r->elem_bytes) % r->access_bytes == 0;
+	r->has_aligned_entry = r->cols_vec;
 }
 
 static void name_entries(const rr_kernel *kernel, rr__kernel_facts *r)
@@ -288,6 +322,7 @@ static void name_entries(const rr_kernel *kernel, rr__kernel_facts *r)
 	}
 	base[n] = 0;
 	snprintf(r->entry_vec, sizeof r->entry_vec, "rr_%s_vec", base);
+	snprintf(r->entry_head, sizeof r->entry_head, "rr_%s_head", base);
 	snprintf(r->entry_scalar, sizeof r->entry_scalar, "rr_%s_scalar", base);
 }
 
@@ -442,13 +477,13 @@ rr_status rr__realise_with(const rr__kernel_facts *f, rr_dtype dtype, int64_t co
 	/* Segments are whole 16-byte units and whole packs, so every block's packs stay aligned. */
 	r->segment = rr__block_segment(cols, l->blocks_per_row, l->vec, r->elem_bytes);
 	r->chunks = ceil_div(r->segment, (int64_t)l->workers_per_row * l->vec);
+	realise_access(r);
 	r->slots = rr__slot_bound(r->segment, l->workers_per_row, l->vec);
-	r->serial_length = r->slots;
+	r->serial_length = rr__serial_length(r->segment, l->workers_per_row, l->vec, r->head_align);
 	/* Max and min do not round, and an exact sum was asked to run in index order: the bound
 	 * is for sums that may be split. */
 	r->serial_bound = f->rounding_sums > 0 ? rr__serial_bound(RR_F32) : 0;
 	r->register_slots = rr__register_slots(target, l);
-	realise_access(r);
 
 	if (l->storage != RR_STORAGE_REREAD) {
 		r->kept_values = f->kept_values;
@@ -466,9 +501,11 @@ rr_status rr__realise_with(const rr__kernel_facts *f, rr_dtype dtype, int64_t co
 	realise_smem(f, target, r);
 	realise_in_flight(f, target, r);
 	r->min_blocks = min_blocks(f, r);
+	r->min_blocks_head = r->min_blocks - r->min_blocks / 4;
 	r->n_tree_offsets = rr__tree_offsets(
 	    l->workers_per_row, target->warp_size > 0 ? target->warp_size : 32, r->tree_offsets);
 	memcpy(r->entry_vec, f->entry_vec, sizeof r->entry_vec);
+	memcpy(r->entry_head, f->entry_head, sizeof r->entry_head);
 	memcpy(r->entry_scalar, f->entry_scalar, sizeof r->entry_scalar);
 	return RR_OK;
 }
@@ -483,20 +520,52 @@ rr_status rr__realise(const rr_kernel *kernel, rr_dtype dtype, int64_t cols,
 	return rr__realise_with(&facts, dtype, cols, layout, target, out);
 }
 
+/* The byte phase of `p` modulo the access width, or -1 when p is not element-aligned. */
+static int phase_of(const void *p, const rr__realisation *r)
+{
+	uintptr_t address = (uintptr_t)p;
+	if (address % (uintptr_t)r->elem_bytes)
+		return -1;
+	return (int)(address % (uintptr_t)r->access_bytes);
+}
+
+int rr__head_reference(const rr_kernel *kernel, int *is_output)
+{
+	*is_output = 0;
+	for (int k = 0; k < kernel->n_inputs; k++)
+		if (kernel->inputs[k].kind == RR_KIND_ROW)
+			return k;
+	*is_output = 1;
+	for (int j = 0; j < kernel->n_outputs; j++)
+		if (kernel->outputs[j].kind == RR_KIND_ROW)
+			return j;
+	return -1;
+}
+
 int rr__realisation_vec_allowed(const rr_kernel *kernel, const rr__realisation *r,
                                 const rr_arg *inputs, void *const *outputs)
 {
-	uintptr_t bytes = (uintptr_t)r->access_bytes;
 	if (!r->has_vec_entry)
+		return 0;
+	int is_output, at = rr__head_reference(kernel, &is_output);
+	int ref = at < 0 ? 0 : phase_of(is_output ? outputs[at] : inputs[at].data, r);
+	if (ref < 0)
 		return 0;
 	for (int k = 0; k < kernel->n_inputs; k++) {
 		rr_kind kind = kernel->inputs[k].kind;
-		if ((kind == RR_KIND_ROW || kind == RR_KIND_COL) &&
-		    (uintptr_t)inputs[k].data % bytes)
+		if (kind != RR_KIND_ROW && kind != RR_KIND_COL)
+			continue;
+		int phase = phase_of(inputs[k].data, r);
+		/* A col input read by vector is at the body's phase only when it is aligned as
+		 * the reference row is (N·size is then a multiple of the access width). */
+		if (phase < 0 || (kind == RR_KIND_ROW && phase != ref) ||
+		    (kind == RR_KIND_COL && r->cols_vec && phase != ref))
 			return 0;
 	}
-	for (int j = 0; j < kernel->n_outputs; j++)
-		if (kernel->outputs[j].kind == RR_KIND_ROW && (uintptr_t)outputs[j] % bytes)
-			return 0;
-	return 1;
+	for (int j = 0; j < kernel->n_outputs; j++) {
+		int phase = kernel->outputs[j].kind == RR_KIND_ROW ? phase_of(outputs[j], r) : ref;
+		if (phase != ref)
+			return RR_ENTRY_SCALAR;
+	}
+	return ref == 0 && r->has_aligned_entry ? RR_ENTRY_VEC : RR_ENTRY_HEAD;
 }

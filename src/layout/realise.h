@@ -16,6 +16,16 @@
 /* Private slots per worker: floor(N/(W*V))*V + min(N % (W*V), V). */
 int64_t rr__slot_bound(int64_t n, int workers, int vec);
 
+/* The serial length: the most elements one worker adds (head and body, layout.h) over every
+ * head 0 <= h < head_align a row of n elements may have. Equal to rr__slot_bound when
+ * head_align = 1; with a head at most ceil((a - 1) / W) more. */
+int64_t rr__serial_length(int64_t n, int workers, int vec, int head_align);
+
+/* Bytes per global access of a pack: V·size up to 16 (and within a cluster block's segment
+ * of `segment` elements, whole 16-byte units), at least one element. The row length does not
+ * narrow it: the head aligns every row's body whatever N and the base pointer are. */
+int rr__access_bytes(const rr_layout *layout, int64_t segment, int elem_bytes);
+
 /* The fixed cross-worker tree: the xor offsets applied, in order, to combine W workers'
  * partials (butterfly within a warp from the largest offset down, then across warps from the
  * largest warp offset down). Returns how many offsets were written to offsets[] (<= 16). Both
@@ -73,6 +83,7 @@ typedef struct rr__kernel_facts {
 	int row_and_col_inputs;
 	int rounding_sums; /* sum reductions that round (not exact): what the serial bound is for */
 	char entry_vec[96];
+	char entry_head[96];
 	char entry_scalar[96];
 } rr__kernel_facts;
 
@@ -97,11 +108,24 @@ typedef struct rr__realisation {
 	int kept_values;
 	int kept_node[RR_MAX_IO]; /* the node of each kept value, by ordinal (rr__kept_ordinal) */
 
-	/* Access: packs of V elements; a row whose start is not on an access boundary runs the
-	 * scalar entry, element by element. */
+	/* Access: packs of V elements. Every row (every cluster block's segment) starts with a
+	 * head of h < head_align elements up to its first access_bytes boundary (layout.h,
+	 * rr__head_length), so the body's packs are aligned whatever N and the base pointer are.
+	 * The head is worked out from the address of the kernel's first row input (the
+	 * reference); the vector entry runs when every row array has the reference's phase
+	 * (rr__realisation_vec_allowed), the scalar entry otherwise, with the same map. */
 	int pack_bytes;    /* V · element size */
-	int access_bytes;  /* bytes per global access in the vector entry */
+	int access_bytes;  /* bytes per global access in the vector entry: min(V·size, 16) */
 	int has_vec_entry; /* 0: only the scalar entry exists (access_bytes == element size) */
+	int head_align;    /* access_bytes / element size: h < head_align (1: no head) */
+	int head_slots;    /* head elements per worker at most: ceil((head_align - 1) / W) */
+	/* Col inputs (the same N values for every row) share the rows' phase only when N·size is
+	 * a multiple of access_bytes; otherwise the vector entry reads them element by element. */
+	int cols_vec;
+	/* Entries: entry_vec when N·size is a multiple of access_bytes (has_aligned_entry): every
+	 * row of an aligned array starts on a boundary, h = 0, the code of a plan without a head;
+	 * entry_head (has_vec_entry) works h out per row; entry_scalar too, element by element. */
+	int has_aligned_entry;
 
 	/* Geometry of a group (a block on a GPU). */
 	int threads;        /* W·R */
@@ -112,10 +136,13 @@ typedef struct rr__realisation {
 	int64_t segment;    /* elements of a row one block holds (N when C = 1) */
 	int64_t chunks;     /* ceil(segment / (W·V)): packs a worker owns at most */
 	int64_t slots;      /* private slots per worker over the segment (rr__slot_bound) */
-	int64_t serial_length; /* elements one worker accumulates in sequence before the tree */
+	int64_t serial_length; /* elements one worker accumulates in sequence before the tree,
+	                        * head included (rr__serial_length) */
 	int64_t serial_bound;  /* the most legality allows (rr__serial_bound); 0 = no bound */
 	int register_slots;    /* the private slots a worker may keep (register budget) */
 	int min_blocks;        /* resident groups per SM that __launch_bounds__ asks for (GPU) */
+	int min_blocks_head;   /* the same for the entries with a head: a quarter fewer, leaving
+	                        * registers for the per-row head and body bounds */
 
 	/* Values in flight: U chunks of V values of every input one phase reads. */
 	int in_flight_inputs;
@@ -138,8 +165,12 @@ typedef struct rr__realisation {
 
 	/* Entry names of the generated source. */
 	char entry_vec[96];    /* "rr_softmax_vec" */
+	char entry_head[96];   /* "rr_softmax_head" */
 	char entry_scalar[96]; /* "rr_softmax_scalar" */
 } rr__realisation;
+
+/* Which entry a launch runs (rr__realisation_vec_allowed). */
+enum { RR_ENTRY_SCALAR = 0, RR_ENTRY_VEC = 1, RR_ENTRY_HEAD = 2 };
 
 /* Realises `layout` (every field set, each >= 1) of `kernel` for element type `dtype` at row
  * length `cols` on `target`. kernel may be NULL or unanalysed (hand-built kernels in tests):
@@ -155,10 +186,19 @@ void rr__kernel_facts_of(const rr_kernel *kernel, const rr__target *target, rr__
 rr_status rr__realise_with(const rr__kernel_facts *facts, rr_dtype dtype, int64_t cols,
                            const rr_layout *layout, const rr__target *target, rr__realisation *out);
 
-/* 1 when every row, col and row-output array is aligned to the vector entry's access width,
- * so a launcher may run it; 0 when the scalar entry must run. */
+/* The entry these arrays run (RR_ENTRY_*). A vector entry may run when every row input and
+ * row output lies at the same phase modulo access_bytes as the first row input (the head's
+ * reference; rows share the pitch N, so one row's phases are every row's), every array is
+ * element-aligned, and, when col inputs are read by vector (cols_vec), they are aligned as the
+ * reference is: RR_ENTRY_VEC when that phase is 0 and the plan has the aligned entry (no row
+ * has a head), else RR_ENTRY_HEAD. RR_ENTRY_SCALAR otherwise (the same map and order, element
+ * by element). */
 int rr__realisation_vec_allowed(const rr_kernel *kernel, const rr__realisation *r,
                                 const rr_arg *inputs, void *const *outputs);
+
+/* The array whose address sets every row's head: the first row input (*is_output = 0),
+ * else the first row output (*is_output = 1); its index, or -1 when there is none. */
+int rr__head_reference(const rr_kernel *kernel, int *is_output);
 
 /* The place of node `id` among the kept values, or -1 when it is not kept. */
 int rr__kept_ordinal(const rr__realisation *r, int id);

@@ -196,6 +196,20 @@ static rr_status check_request(const rr__plan_request *req)
 	return RR_OK;
 }
 
+/* A pack of V > 1 elements without a vector access is read as V separate element accesses
+ * with a warp's lanes V elements apart: uncoalesced. The planner never picks such a kernel for
+ * rows longer than this (a narrower V, or V = 1 whose lanes are adjacent, serves instead).
+ * With the head (layout.h) every V > 1 has a vector access today; this keeps it so. */
+#define SCALAR_PACK_ROW_LIMIT 256
+
+static int uncoalesced(const rr__plan_request *req, const rr_layout *l)
+{
+	int elem = (int)rr_dtype_size(req->dtype);
+	int64_t segment = rr__block_segment(req->cols, l->blocks_per_row, l->vec, elem);
+	return l->vec > 1 && req->cols > SCALAR_PACK_ROW_LIMIT &&
+	       rr__access_bytes(l, segment, elem) <= elem;
+}
+
 /* One raw layout of the product: canonicalise, check, keep. */
 static rr_status consider(const rr__plan_request *req, const rr_layout *fixed, int kept,
                           rr_layout l, rr__candidates *out, int *capacity)
@@ -209,6 +223,15 @@ static rr_status consider(const rr__plan_request *req, const rr_layout *fixed, i
 		if (out->rejected++ == 0)
 			snprintf(out->first_rejection, sizeof out->first_rejection, "%s", detail);
 		out->rejected_by_reason[(int)reason & 15]++;
+		return RR_OK;
+	}
+	if (uncoalesced(req, &l)) {
+		if (out->rejected++ == 0)
+			snprintf(
+			    out->first_rejection, sizeof out->first_rejection,
+			    "V = %d without a vector access reads uncoalesced packs, which the "
+			    "planner never picks for rows over %d elements",
+			    l.vec, SCALAR_PACK_ROW_LIMIT);
 		return RR_OK;
 	}
 	canonical_grid(req, fixed, &l);

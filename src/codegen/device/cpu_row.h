@@ -1,5 +1,5 @@
 /* The fixed C around a plan in the cpu backend's generated source: the includes, the counts
- * of a worker's private slots and complete packs (DESIGN.md section 4), and the entry that runs
+ * of a worker's private slots, the head and complete packs (DESIGN.md section 4), and the entry that runs
  * rows in groups of R. src/codegen/c_emit.c prints these sections around the plan's constants
  * and its one_row (sections: see codegen/device_files.h). */
 //@ includes
@@ -13,15 +13,27 @@
 #define W 4
 #define V 4
 #define R 1
+#define HEAD_BYTES 16
+#define HS 1
 #define KEPT_INPUTS 1
+typedef float io_t;
 void one_row(int64_t row, int64_t N, const void *const *inputs, const double *params,
 	     void *const *outputs, float *scratch);
 //@ slots
-/* Private slots per worker: floor(N / (W * V)) * V + min(N % (W * V), V). */
+/* Private slots per worker: floor(N / (W * V)) * V + min(N % (W * V), V) (the body of N - h
+ * elements needs no more than a row of N; the head takes none). */
 static inline int64_t slot_bound(int64_t N)
 {
 	const int64_t rest = N % ((int64_t)W * V);
 	return N / ((int64_t)W * V) * V + (rest < V ? rest : V);
+}
+
+/* The head: elements from p up to the first HEAD_BYTES boundary, at most len (layout.h). */
+static inline int64_t head_length(const io_t *p, int64_t len)
+{
+	const uintptr_t misaligned = (uintptr_t)p % HEAD_BYTES;
+	const int64_t h = (int64_t)((HEAD_BYTES - misaligned) % HEAD_BYTES / sizeof(io_t));
+	return h < len ? h : len;
 }
 
 /* Packs p = chunk * W + worker with all V elements valid: those with p < N / V. */
