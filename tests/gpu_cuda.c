@@ -22,14 +22,15 @@ static rr_device *gpu;
 /* ---------------------------------------------------------------- running one program */
 
 /* Fresh inputs, outputs poisoned on the device, one launch, every output validated. `shift`
- * moves every array by one element off its allocation's alignment. Returns 1 on success. */
+ * moves every array by that many elements off its allocation's alignment (a view: each row's
+ * head aligns its body). Returns 1 on success. */
 static int run_validated(rr_program *program, int64_t rows, unsigned seed, int shift,
                          const char *label)
 {
 	const rr_kernel *kernel = program->kernel;
 	rr_dtype dtype = program->dtype;
 	int64_t cols = program->cols;
-	size_t es = rr_dtype_size(dtype), offset = shift ? es : 0;
+	size_t es = rr_dtype_size(dtype), offset = (size_t)shift * es;
 	rr__host_inputs inputs;
 	if (rr__inputs_make(kernel, rows, cols, dtype, seed, NULL, &inputs) != RR_OK) {
 		CHECKF(0, "%s: inputs: %s", label, rr_last_error());
@@ -68,8 +69,8 @@ static int run_validated(rr_program *program, int64_t rows, unsigned seed, int s
 		rr__validation report;
 		rr_status status =
 		    rr__validate_outputs(kernel, rows, cols, dtype, &inputs, host, NULL, &report);
-		CHECKF(status == RR_OK, "%s M=%lld%s: %s", label, (long long)rows,
-		       shift ? " (misaligned)" : "", rr_last_error());
+		CHECKF(status == RR_OK, "%s M=%lld (a view %d elements in): %s", label,
+		       (long long)rows, shift, rr_last_error());
 		ok = status == RR_OK;
 	}
 	for (int i = 0; i < 2 * RR_MAX_IO; i++)
@@ -239,16 +240,26 @@ static void bitwise_sum(rr_device *cpu, const rr_kernel *sum, rr_dtype dtype, in
 	CHECK(rr__inputs_make(sum, rows, cols, dtype, 99, NULL, &inputs) == RR_OK);
 	size_t es = rr_dtype_size(dtype), bytes = (size_t)rows * es;
 	void *x = NULL, *s = NULL, *from_gpu = malloc(bytes), *from_cpu = malloc(bytes);
-	CHECK(rr_device_alloc(gpu, inputs.bytes[0], &x) == RR_OK);
+	char *view = malloc(inputs.bytes[0] + 4 * es);
+	CHECK(rr_device_alloc(gpu, inputs.bytes[0] + 4 * es, &x) == RR_OK);
 	CHECK(rr_device_alloc(gpu, bytes, &s) == RR_OK);
-	CHECK(rr_device_upload(gpu, x, inputs.owned[0], inputs.bytes[0]) == RR_OK);
-	rr_arg arg = inputs.args[0];
-	arg.data = x;
-	CHECK(rr_program_launch(on_gpu, rows, &arg, &s, NULL) == RR_OK);
-	CHECK(rr_device_download(gpu, from_gpu, s, bytes) == RR_OK);
-	CHECK(rr_program_launch(on_cpu, rows, inputs.args, &from_cpu, NULL) == RR_OK);
-	CHECKF(memcmp(from_gpu, from_cpu, bytes) == 0, "%s: cuda and cpu sums differ in bits",
-	       label);
+	/* Rows on a boundary, then views 1, 2 and 3 elements in: the same heads on both. */
+	for (int shift = 0; shift <= 3; shift++) {
+		size_t at = (size_t)shift * es;
+		CHECK(rr_device_upload(gpu, (char *)x + at, inputs.owned[0], inputs.bytes[0]) ==
+		      RR_OK);
+		memcpy(view + at, inputs.owned[0], inputs.bytes[0]);
+		rr_arg arg = inputs.args[0];
+		arg.data = (char *)x + at;
+		CHECK(rr_program_launch(on_gpu, rows, &arg, &s, NULL) == RR_OK);
+		CHECK(rr_device_download(gpu, from_gpu, s, bytes) == RR_OK);
+		arg.data = view + at;
+		CHECK(rr_program_launch(on_cpu, rows, &arg, &from_cpu, NULL) == RR_OK);
+		CHECKF(memcmp(from_gpu, from_cpu, bytes) == 0,
+		       "%s (a view %d elements in): cuda and cpu sums differ in bits", label,
+		       shift);
+	}
+	free(view);
 	rr_device_free(gpu, x);
 	rr_device_free(gpu, s);
 	free(from_gpu);
@@ -276,6 +287,7 @@ static void bitwise_sums(void)
 				                    1,         RR_STORAGE_REGS, RR_GRID_ROWS};
 				bitwise_sum(cpu, sum, RR_F32, 5003, layout);
 				bitwise_sum(cpu, sum, RR_BF16, 4096, layout);
+				bitwise_sum(cpu, sum, RR_BF16, 4099, layout);
 			}
 	rr_layout warp_rows = {16, 2, 1, 8, 1, RR_STORAGE_REGS, RR_GRID_PERSISTENT};
 	bitwise_sum(cpu, sum, RR_F32, 1000, warp_rows);
@@ -285,26 +297,32 @@ static void bitwise_sums(void)
 
 /* ---------------------------------------------------------------- misaligned, wide, many */
 
+/* Aligned and odd rows (4099) on views 1, 2 and 3 elements in: the entries with a head. */
 static void misaligned(rr_kernel **kernels, int n_kernels)
 {
+	static const int64_t lengths[] = {4096, 4099};
 	for (int k = 0; k < n_kernels; k++)
-		for (size_t d = 0; d < 3; d++) {
-			rr_layout layout = {256,         (int)(16 / rr_dtype_size(all_dtypes[d])),
-			                    2,           1,
-			                    1,           RR_STORAGE_REGS,
-			                    RR_GRID_ROWS};
-			rr_program *program = NULL;
-			char label[256];
-			label_of(kernels[k], all_dtypes[d], 4096, &layout, label, sizeof label);
-			CHECKF(build(kernels[k], all_dtypes[d], 9, 4096, &layout, &program) ==
-			           RR_OK,
-			       "%s: %s", label, rr_last_error());
-			if (!program)
-				continue;
-			run_validated(program, 9, 5, 0, label);
-			run_validated(program, 9, 6, 1, label);
-			rr_program_free(program);
-		}
+		for (size_t d = 0; d < 3; d++)
+			for (size_t n = 0; n < 2; n++) {
+				rr_layout layout = {
+				    256,         (int)(16 / rr_dtype_size(all_dtypes[d])),
+				    2,           1,
+				    1,           RR_STORAGE_REGS,
+				    RR_GRID_ROWS};
+				rr_program *program = NULL;
+				char label[256];
+				label_of(kernels[k], all_dtypes[d], lengths[n], &layout, label,
+				         sizeof label);
+				CHECKF(build(kernels[k], all_dtypes[d], 9, lengths[n], &layout,
+				             &program) == RR_OK,
+				       "%s: %s", label, rr_last_error());
+				if (!program)
+					continue;
+				for (int shift = 0; shift <= 3; shift++)
+					run_validated(program, 9, 5u + (unsigned)shift, shift,
+					              label);
+				rr_program_free(program);
+			}
 }
 
 static void wide_rows(rr_kernel **kernels, int n_kernels)
