@@ -156,6 +156,50 @@ static void test_all_builtins(const rr__target *cpu, const rr__target *gpu)
 	}
 }
 
+/* Rows of the odd suite's lengths (N·size not a multiple of 16 bytes): no candidate with V > 1
+ * lacks a vector access (each row's head aligns the body), so the planner never picks packs
+ * read element by element, lanes V apart; the pick's access is min(V·size, 16) bytes. */
+static void test_odd_rows_vectorised(const rr__target *gpu)
+{
+	static const int64_t lengths[] = {129, 321, 1023, 6143, 32003, 50265, 131073};
+	for (int b = 0; b < 6; b++) {
+		rr_kernel *k = builtin(builtins[b]);
+		for (int n = 0; n < 7; n++)
+			for (int d = 0; d < 2; d++) {
+				rr_dtype dtype = d ? RR_BF16 : RR_F32;
+				int es = d ? 2 : 4;
+				rr__plan_request req = {k,   dtype, 1000, lengths[n],
+				                        gpu, NULL,  NULL};
+				rr_layout l = choose(&req, NULL);
+				rr__realisation r;
+				CHECK(rr__realise(k, dtype, lengths[n], &l, gpu, &r) == RR_OK);
+				int want = l.vec * es < 16 ? l.vec * es : 16;
+				if (l.blocks_per_row == 1)
+					CHECKF(r.access_bytes == (l.vec > 1 ? want : es) &&
+					           r.has_vec_entry == (l.vec > 1) &&
+					           !r.has_aligned_entry,
+					       "%s %s N=%lld picked %s: access %d bytes",
+					       builtins[b], rr_dtype_name(dtype),
+					       (long long)lengths[n], show(&l), r.access_bytes);
+				rr__candidates c;
+				int scalar_packs = 0;
+				CHECK(rr__plan_enumerate(&req, NULL, &c) == RR_OK);
+				for (int i = 0; i < c.count; i++) {
+					rr__realisation ri;
+					CHECK(rr__realise(k, dtype, lengths[n], &c.items[i], gpu,
+					                  &ri) == RR_OK);
+					scalar_packs += c.items[i].vec > 1 && !ri.has_vec_entry;
+				}
+				CHECKF(scalar_packs == 0,
+				       "%s N=%lld: %d candidates read packs element "
+				       "by element",
+				       builtins[b], (long long)lengths[n], scalar_packs);
+				rr__candidates_free(&c);
+			}
+		rr_kernel_free(k);
+	}
+}
+
 /* ---------------------------------------------------------------- failures */
 
 static double prefer_narrow(const rr__plan_request *req, const rr_layout *l, void *ctx)
@@ -374,6 +418,7 @@ int main(void)
 		return 0;
 	}
 	test_all_builtins(&cpu, &gpu);
+	test_odd_rows_vectorised(&gpu);
 	test_errors(&gpu);
 	test_features(&gpu, &cpu);
 	test_defaults(&gpu, &cpu);
