@@ -527,6 +527,8 @@ static char *header_of(const fit_data *d, const rr__cost_coeffs *fitted, const c
 	    "# rowreduce cost-model coefficients for %s (names and hand values: "
 	    "src/plan/coeffs.h).\n"
 	    "# fitted by: %s\n"
+	    "# with rowreduce %s (commit %s): a plan's realisation, hence the fit, follows the "
+	    "code\n"
 	    "# data (%d workloads, %d of them with one ranked candidate, %d measured candidates; "
 	    "%d "
 	    "workloads skipped: not a built-in kernel or no ranked candidate):\n%s"
@@ -546,8 +548,8 @@ static char *header_of(const fit_data *d, const rr__cost_coeffs *fitted, const c
 	    "#   (over the workloads with two or more ranked candidates; the others only say "
 	    "whether "
 	    "the pick left their one):\n",
-	    d->device_class, command, d->n_workloads, d->anchors, d->n_measured, d->skipped,
-	    d->sources, evaluations);
+	    d->device_class, command, rr_version(), rr_git_commit(), d->n_workloads, d->anchors,
+	    d->n_measured, d->skipped, d->sources, evaluations);
 	used += (size_t)regret_line(text + used, size - used, "fitted, fitted set",
 	                            regret_of(d, fitted, 0));
 	used += (size_t)regret_line(text + used, size - used, "fitted, held out",
