@@ -192,7 +192,11 @@ typedef enum rr_storage {
 	RR_STORAGE_REGS,    /* the row stays in registers between rounds */
 	RR_STORAGE_SMEM,    /* the row stays in shared memory */
 	RR_STORAGE_CLUSTER, /* a thread-block cluster shares partial results (sm_90) */
-	RR_STORAGE_REREAD   /* each round reads the inputs again */
+	RR_STORAGE_REREAD,  /* each round reads the inputs again */
+	/* A row split over C blocks spread over the grid (more than a cluster holds): each
+	 * block keeps its segment on chip, per-block partials meet in the program's workspace
+	 * behind a per-row barrier of a cooperative launch (cuda only, G=persistent). */
+	RR_STORAGE_GRID
 } rr_storage;
 
 typedef enum rr_grid {
@@ -207,12 +211,12 @@ typedef struct rr_layout {
 	int vec;             /* V: consecutive elements per worker, 1, 2, 4, 8 or 16 */
 	int unroll;          /* U: chunks per loop iteration, 1..8 */
 	int rows_per_group;  /* R: rows handled by one group of W·R workers */
-	int blocks_per_row;  /* >1: a row is split over a cluster of blocks */
+	int blocks_per_row;  /* C > 1: a row is split over a cluster (or, S=grid, the grid) */
 	rr_storage storage;
 	rr_grid grid;
 } rr_layout;
 
-/* Parses "W=32,V=4,U=1,R=1[,C=2][,S=regs|smem|cluster|reread][,G=rows|persistent]". */
+/* Parses "W=32,V=4,U=1,R=1[,C=2][,S=regs|smem|cluster|reread|grid][,G=rows|persistent]". */
 RR_API rr_status rr_layout_parse(const char *text, rr_layout *out);
 /* Formats a layout in the syntax rr_layout_parse reads. */
 RR_API int rr_layout_format(const rr_layout *layout, char *buf, size_t size);
@@ -274,7 +278,9 @@ RR_API void rr_program_plan_stats(const rr_program *program, rr_plan_stats *out)
  * no ignore index (PyTorch's -100 is out of range too). On cpu the launch checks them
  * (RR_ERR_INVALID_ARG naming the row); on cuda it cannot without a copy and a synchronize, so
  * it does not: the kernel's gather never reads outside the row and gives NaN for such a row.
- * Check untrusted indices with rr_program_check_indices. */
+ * Check untrusted indices with rr_program_check_indices. A program whose plan splits rows over
+ * the grid (S=grid) owns one workspace for its per-row barriers: its launches must not overlap
+ * (launch it on one stream, or order the streams). */
 RR_API rr_status rr_program_launch(rr_program *program, int64_t rows, const rr_arg *inputs,
                                    void *const *outputs, void *stream);
 /* Checks every index input of a launch's arguments against [0, N) (copying them to the host

@@ -35,6 +35,7 @@ expect 0 'validated 308/308 elements in 2/2 outputs' -- run --kernel add_layerno
 
 # Bad usage and bad input: exit 2 with the reason.
 expect 2 'power of two' -- run --kernel sum --shape 4x64 --layout W=3,V=4,U=1,R=1 --backend cpu
+expect 2 'S=grid spreads a row over co-resident blocks of a cooperative GPU launch, which the cpu backend does not have' -- run --kernel layernorm --shape 2x4096 --layout W=64,V=4,U=1,R=1,C=4,S=grid,G=persistent --backend cpu
 expect 2 "^rowreduce: --shape: shape '0x5': M \\(rows\\): '0' is below the least allowed, 1$" -- run --kernel sum --shape 0x5 --backend cpu
 expect 2 'f32, bf16 or f16' -- run --kernel sum --shape 4x64 --dtype f64x --backend cpu
 expect 2 'allowed are' -- run --kernel sum --shape 4x64 --backend tpu

@@ -2,7 +2,8 @@
  * CUDA C on the CPU with one OS thread per CUDA thread: shuffles, __syncthreads and cluster
  * barriers meet in the test's barriers (tests/test_cuda_sim.c), reached through the hooks the
  * test installs. Shared memory is the file-scope arrays of each loaded copy of the kernel's
- * shared object (one copy per block of a cluster).
+ * shared object (one copy per block of a cluster, or of a row group of S=grid, whose per-row
+ * barrier meets in the test too; its workspace is host memory the test passes).
  *
  * Included twice: by the simulated source (C++), and by the test (C) for the hooks only. */
 #ifndef RR_TESTS_CUDA_SIM_H
@@ -19,6 +20,7 @@ typedef struct rr_sim_hooks_t {
 	void (*cluster_sync)(void);
 	unsigned (*cluster_rank)(void);
 	float (*cluster_load)(const float *local, unsigned rank);
+	void (*grid_sync)(void); /* S=grid: the barrier of one row group's blocks */
 } rr_sim_hooks_t;
 
 #ifdef __cplusplus
@@ -74,6 +76,10 @@ static inline float2 make_float2(float x, float y)
 }
 
 template <class T> static inline T __ldg(const T *p)
+{
+	return *p;
+}
+template <class T> static inline T __ldcg(const T *p)
 {
 	return *p;
 }
@@ -137,6 +143,10 @@ static inline unsigned rr_sim_cluster_rank()
 static inline void rr_sim_cluster_sync()
 {
 	rr_sim_hooks->cluster_sync();
+}
+static inline void rr_sim_grid_sync()
+{
+	rr_sim_hooks->grid_sync();
 }
 static inline float rr_sim_cluster_load(const float *local, unsigned rank)
 {

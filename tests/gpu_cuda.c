@@ -374,6 +374,102 @@ static void wide_rows(rr_kernel **kernels, int n_kernels)
 	}
 }
 
+/* Two launches of one program on the same inputs give the same bits (the fixed trees, and for
+ * S=grid the fixed combination of the blocks' partials). */
+static void same_bits_twice(rr_program *program, int64_t rows, const char *label)
+{
+	const rr_kernel *kernel = program->kernel;
+	size_t es = rr_dtype_size(program->dtype);
+	rr__host_inputs inputs;
+	CHECK(rr__inputs_make(kernel, rows, program->cols, program->dtype, 91, NULL, &inputs) ==
+	      RR_OK);
+	rr_arg args[RR_MAX_IO];
+	void *device_in[RR_MAX_IO] = {0}, *first[RR_MAX_IO] = {0}, *second[RR_MAX_IO] = {0};
+	int ok = 1;
+	for (int k = 0; k < inputs.count && ok; k++) {
+		args[k] = inputs.args[k];
+		if (!inputs.owned[k])
+			continue;
+		ok = rr_device_alloc(gpu, inputs.bytes[k], &device_in[k]) == RR_OK &&
+		     rr_device_upload(gpu, device_in[k], inputs.owned[k], inputs.bytes[k]) == RR_OK;
+		args[k].data = device_in[k];
+	}
+	size_t bytes[RR_MAX_IO] = {0};
+	for (int j = 0; j < kernel->n_outputs && ok; j++) {
+		bytes[j] = (size_t)rr__output_elements(kernel, j, rows, program->cols) * es;
+		ok = rr_device_alloc(gpu, bytes[j], &first[j]) == RR_OK &&
+		     rr_device_alloc(gpu, bytes[j], &second[j]) == RR_OK;
+	}
+	ok = ok && rr_program_launch(program, rows, args, first, NULL) == RR_OK &&
+	     rr_program_launch(program, rows, args, second, NULL) == RR_OK &&
+	     rr_device_synchronize(gpu) == RR_OK;
+	CHECKF(ok, "%s: two launches failed: %s", label, rr_last_error());
+	for (int j = 0; j < kernel->n_outputs && ok; j++) {
+		char *a = malloc(bytes[j]), *b = malloc(bytes[j]);
+		CHECK(a && b && rr_device_download(gpu, a, first[j], bytes[j]) == RR_OK &&
+		      rr_device_download(gpu, b, second[j], bytes[j]) == RR_OK);
+		CHECKF(a && b && memcmp(a, b, bytes[j]) == 0,
+		       "%s: output %d differs between two "
+		       "launches",
+		       label, j);
+		free(a);
+		free(b);
+	}
+	for (int k = 0; k < RR_MAX_IO; k++) {
+		rr_device_free(gpu, device_in[k]);
+		rr_device_free(gpu, first[k]);
+		rr_device_free(gpu, second[k]);
+	}
+	rr__inputs_free(&inputs);
+}
+
+/* Rows split over the grid (S=grid): the planner's choice for few very wide rows, and
+ * explicit layouts that keep the segment in registers or shared memory, with more rows than
+ * resident groups (the groups loop, the workspace's parity alternates) and an odd N. */
+static void split_rows(rr_kernel **kernels, int n_kernels)
+{
+	static const struct {
+		int64_t rows, cols;
+		int W, U, C; /* W = 0: the planner's choice */
+	} cases[] = {
+	    {4, 2097152, 0, 0, 0},   {2, 4000037, 0, 0, 0},    {16, 1048576, 0, 0, 0},
+	    {40, 65536, 256, 2, 64}, {3, 1048576, 128, 2, 64}, {5, 4000037, 1024, 1, 256},
+	    {7, 100003, 32, 1, 16},
+	};
+	static const rr_dtype dtypes[] = {RR_F32, RR_BF16};
+	for (int k = 0; k < n_kernels; k++)
+		for (size_t d = 0; d < 2; d++)
+			for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+				int v = (int)(16 / rr_dtype_size(dtypes[d]));
+				rr_layout fixed = {cases[i].W,        v,
+				                   cases[i].U,        1,
+				                   cases[i].C,        RR_STORAGE_GRID,
+				                   RR_GRID_PERSISTENT};
+				rr_layout *layout = cases[i].W ? &fixed : NULL;
+				char label[256];
+				label_of(kernels[k], dtypes[d], cases[i].cols, layout, label,
+				         sizeof label);
+				rr_program *program = NULL;
+				rr_status status =
+				    rr_program_build(gpu, kernels[k], dtypes[d], cases[i].rows,
+				                     cases[i].cols, layout, &program);
+				if (status == RR_ERR_ILLEGAL_LAYOUT && layout)
+					continue; /* e.g. two kept values over the block's smem */
+				CHECKF(status == RR_OK, "%s: %s", label, rr_last_error());
+				if (status != RR_OK)
+					continue;
+				const rr_layout *used = rr_program_layout(program);
+				CHECKF(layout || cases[i].rows > 4 ||
+				           used->storage == RR_STORAGE_GRID,
+				       "%s: the planner did not split %lld rows over the grid",
+				       label, (long long)cases[i].rows);
+				run_validated(program, cases[i].rows, 41, 0, label);
+				run_validated(program, 1, 42, 1, label);
+				same_bits_twice(program, cases[i].rows, label);
+				rr_program_free(program);
+			}
+}
+
 static void many_short_rows(rr_kernel **kernels, int n_kernels)
 {
 	for (int k = 0; k < n_kernels; k++)
@@ -466,6 +562,7 @@ int main(void)
 	misaligned(kernels, n_kernels);
 	many_short_rows(kernels, n_kernels);
 	wide_rows(kernels, n_kernels);
+	split_rows(kernels, n_kernels);
 	grid(kernels, n_kernels);
 	for (int k = 0; k < n_kernels; k++)
 		rr_kernel_free(kernels[k]);

@@ -21,7 +21,7 @@
 #include "util/util.h"
 #include "validate/validate.h"
 
-#define MAX_RANKS 8
+#define MAX_RANKS 64
 #define MAX_THREADS 1024
 
 /* ---------------------------------------------------------------- the simulated machine */
@@ -76,8 +76,10 @@ static float hook_cluster_load(const float *local, unsigned rank)
 	return sim.cl[rank][local - sim.cl[my_rank]];
 }
 
-static rr_sim_hooks_t hooks = {hook_sync_block, hook_shfl_xor, hook_cluster_sync, hook_cluster_rank,
-                               hook_cluster_load};
+/* The blocks of one row group run together (sim_launch), so the group's barrier is all of
+ * their threads: the cluster's barrier. */
+static rr_sim_hooks_t hooks = {hook_sync_block,   hook_shfl_xor,     hook_cluster_sync,
+                               hook_cluster_rank, hook_cluster_load, hook_cluster_sync};
 
 typedef struct sim_thread {
 	const sim_module *module;
@@ -170,8 +172,9 @@ static int copy_file(const char *from, const char *to)
 	return ok ? 0 : -1;
 }
 
-/* Compiles (cached by the source's hash) and loads one copy per cluster block. */
-static int sim_load(const char *source, int ranks, sim_module *m)
+/* Compiles (cached by the source's hash) and loads one copy per cluster block (a cluster's
+ * blocks read one another's rr_cl; a grid's do not: `grid`). */
+static int sim_load(const char *source, int ranks, int grid, sim_module *m)
 {
 	char header[1200], hash[65], so[1200], cpp[1200], tmp[1200], command[4096];
 	snprintf(header, sizeof header, "%s/tests/cuda_sim.h", getenv("RR_SOURCE_DIR"));
@@ -215,7 +218,7 @@ static int sim_load(const char *source, int ranks, sim_module *m)
 		*(void **)&m->entry[r] = dlsym(m->handle[r], "rr_sim_entry");
 		*(void **)&m->set_ids[r] = dlsym(m->handle[r], "rr_sim_set_ids");
 		m->cl[r] = dlsym(m->handle[r], "rr_cl");
-		if (!slot || !m->entry[r] || !m->set_ids[r] || (ranks > 1 && !m->cl[r]))
+		if (!slot || !m->entry[r] || !m->set_ids[r] || (ranks > 1 && !grid && !m->cl[r]))
 			return -1;
 		*slot = &hooks;
 	}
@@ -235,7 +238,8 @@ typedef struct packed_params {
 	const void *pointers[2 * RR_MAX_IO];
 	float values[RR_MAX_IO];
 	long long rows;
-	void *params[2 * RR_MAX_IO + 1];
+	void *workspace; /* S=grid: the program's workspace, after rows */
+	void *params[2 * RR_MAX_IO + 2];
 } packed_params;
 
 static void pack(const rr_kernel *kernel, int64_t rows, const rr_arg *inputs, void *const *outputs,
@@ -257,6 +261,8 @@ static void pack(const rr_kernel *kernel, int64_t rows, const rr_arg *inputs, vo
 	}
 	p->rows = rows;
 	p->params[n] = &p->rows;
+	p->workspace = NULL;
+	p->params[n + 1] = &p->workspace;
 }
 
 typedef struct plan {
@@ -277,6 +283,11 @@ static const plan plans[] = {
     {31, 4, 2, 1, 1, 4, RR_STORAGE_CLUSTER, RR_GRID_ROWS, 4},           /* tiny segments */
     {1, 2, 1, 1, 1, 2, RR_STORAGE_CLUSTER, RR_GRID_PERSISTENT, 3},      /* an empty block */
     {257, 1, 4, 2, 8, 1, RR_STORAGE_REREAD, RR_GRID_ROWS, 5},           /* one worker per row */
+    {1999, 32, 4, 1, 1, 4, RR_STORAGE_GRID, RR_GRID_PERSISTENT, 3},     /* grid, short last */
+    {20000, 32, 4, 1, 1, 2, RR_STORAGE_GRID, RR_GRID_PERSISTENT, 3},    /* grid, kept in smem */
+    {31, 32, 1, 1, 1, 4, RR_STORAGE_GRID, RR_GRID_PERSISTENT, 4},       /* grid, empty blocks */
+    {4103, 64, 0, 2, 1, 16, RR_STORAGE_GRID, RR_GRID_PERSISTENT, 2},    /* grid, C = 16 */
+    {4103, 32, 0, 1, 1, 64, RR_STORAGE_GRID, RR_GRID_PERSISTENT, 2},    /* grid, C > 32 lanes */
 };
 
 static int64_t *element_counts(const rr_kernel *kernel, int64_t rows, int64_t cols, int64_t *out)
@@ -329,7 +340,12 @@ static void run_checked(const sim_module *m, const rr_program *program, const rr
 	       label, offset, out_offset, vec, want);
 	packed_params p;
 	pack(kernel, rows, shifted, outputs, &p);
+	/* S=grid: two groups' workspace (sim_launch's two groups), zeroed as the launcher does;
+	 * the barrier words do not matter here (the test's barrier stands in), the partials do. */
+	if (g->grid_split)
+		p.workspace = calloc(2, (size_t)g->workspace_per_group);
 	sim_launch(m, g, vec, rows, p.params);
+	free(p.workspace);
 	rr__validation report;
 	rr_status status = rr__validate_outputs(kernel, rows, cols, program->dtype, &inputs,
 	                                        outputs, NULL, &report);
@@ -382,7 +398,7 @@ static int simulate(rr_device *device, const rr_kernel *kernel, rr_dtype dtype, 
 		return 0;
 	rr__realisation g = program->realisation;
 	sim_module m;
-	int loaded = sim_load(rr_program_source(program), g.blocks_per_row, &m);
+	int loaded = sim_load(rr_program_source(program), g.blocks_per_row, g.grid_split, &m);
 	CHECKF(loaded == 0, "%s: the simulation did not compile or load", label);
 	if (loaded == 0) {
 		run_checked(&m, program, &g, pl->rows, 0, 0, label, seed);
@@ -514,7 +530,7 @@ static void compare_sum_with_cpu(rr_device *device, const rr_kernel *kernel, rr_
 	static rr__realisation g;
 	sim_module m;
 	int ready = gpu_plan && cpu_plan && (g = gpu_plan->realisation, 1) &&
-	            sim_load(rr_program_source(gpu_plan), 1, &m) == 0;
+	            sim_load(rr_program_source(gpu_plan), 1, 0, &m) == 0;
 	CHECKF(ready, "sum %s %s: no simulation to compare", rr_dtype_name(dtype), text);
 	if (ready) {
 		rr__host_inputs inputs;

@@ -150,6 +150,14 @@ static const struct {
                     "\trr_cluster_sync();\n"
                     "\tout[rr_cluster_rank()] = sum + m + z;\n"
                     "}\n"},
+    {"grid.cuh", "extern \"C\" __global__ void rr_check_grid(float *ws, float *out)\n"
+                 "{\n"
+                 "\tws[32 + blockIdx.x] = out[blockIdx.x];\n"
+                 "\trr_grid_sync(reinterpret_cast<unsigned *>(ws));\n"
+                 "\tfloat m = 0.0f, z = 0.0f;\n"
+                 "\trr_grid_online(m, z, ws + 32, ws + 32 + C);\n"
+                 "\tout[blockIdx.x] = rr_grid_reduce<0>(ws + 32) + m + z;\n"
+                 "}\n"},
     {"io_bf16.cuh", IO16_USE},
     {"io_f16.cuh", IO16_USE},
     {"io_f32.cuh", "extern \"C\" __global__ void rr_check_io(io_t *p)\n"

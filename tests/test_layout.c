@@ -395,7 +395,7 @@ static void test_legality(void)
 	CHECK(serial.serial_bound == 0);
 
 	/* Every reason has its own sentence. */
-	for (int a = RR_LEGAL; a <= RR_ILLEGAL_INCOMPLETE; a++) {
+	for (int a = RR_LEGAL; a <= RR_ILLEGAL_GRID_SPLIT; a++) {
 		CHECK(strlen(rr__illegal_name((rr__illegal)a)) > 10);
 		for (int b = RR_LEGAL; b < a; b++)
 			CHECK(strcmp(rr__illegal_name((rr__illegal)a),
@@ -422,6 +422,57 @@ static void test_legality(void)
 	rr_kernel_free(exact);
 	rr_kernel_free(norm);
 	rr_kernel_free(add_norm);
+}
+
+/* ---------------------------------------------------------------- rows over the grid */
+
+/* S=grid: legal on a GPU for C = 2..1024 co-resident blocks of W >= 32 on a persistent grid;
+ * the segment is kept in registers when it fits, else in shared memory; the workspace per
+ * group is a barrier line and the [parity][slot][block] partials in whole 128-byte lines. */
+static void test_grid_split(void)
+{
+	rr__target cpu, gpu;
+	rr__target_cpu(&cpu);
+	cuda_like(&gpu);
+	rr_kernel *sum = sum_kernel(0), *norm = norm_kernel(0), *exact = sum_kernel(1);
+	const rr_storage S = RR_STORAGE_GRID;
+	const rr_grid P = RR_GRID_PERSISTENT;
+	expect(norm, 2097152, make(1024, 4, 1, 1, 128, S, P), &gpu, RR_LEGAL, NULL);
+	expect(sum, 2097152, make(256, 4, 1, 1, 1024, S, P), &gpu, RR_LEGAL, NULL);
+	expect(norm, 2097152, make(1024, 4, 1, 1, 128, S, P), &cpu, RR_ILLEGAL_GRID_SPLIT,
+	       "cpu backend");
+	expect(norm, 2097152, make(1024, 4, 1, 1, 96, S, P), &gpu, RR_ILLEGAL_GRID_SPLIT,
+	       "power of two");
+	expect(norm, 2097152, make(1024, 4, 1, 1, 1, S, P), &gpu, RR_ILLEGAL_GRID_SPLIT, "2..1024");
+	expect(norm, 2097152, make(16, 4, 1, 1, 64, S, P), &gpu, RR_ILLEGAL_GRID_SPLIT, "W >= 32");
+	expect(norm, 2097152, make(1024, 4, 1, 1, 128, S, RR_GRID_ROWS), &gpu,
+	       RR_ILLEGAL_GRID_SPLIT, "G=persistent");
+	expect(norm, 2097152, make(64, 4, 1, 2, 128, S, P), &gpu, RR_ILLEGAL_ROWS, "R = 1");
+	/* 132 SMs hold 2 blocks of 1024 threads each: 264 < 512. */
+	expect(norm, 2097152, make(1024, 4, 1, 1, 512, S, P), &gpu, RR_ILLEGAL_GRID_SPLIT,
+	       "at most 264 blocks");
+	/* 65536 kept f32 per block = 256 KiB, over the 227 KiB a block may have. */
+	expect(norm, 1048576, make(128, 4, 1, 1, 16, S, P), &gpu, RR_ILLEGAL_SMEM_OVER_LIMIT,
+	       "larger C");
+	expect(exact, 4096, make(32, 4, 1, 1, 4, S, P), &gpu, RR_ILLEGAL_EXACT_REASSOC, "exact");
+
+	rr__realisation r;
+	rr_layout regs = make(1024, 4, 1, 1, 128, S, P), smem = make(128, 4, 2, 1, 64, S, P);
+	CHECK(rr__realise(norm, RR_F32, 2097152, &regs, &gpu, &r) == RR_OK);
+	CHECK(r.grid_split && r.persistent && r.blocks_per_row == 128 && r.segment == 16384);
+	CHECK(r.keep == RR_KEEP_REGS && r.slots == 16 && r.dynamic_smem == 0);
+	/* 32 barrier words + 2 parities × 2 slots (mean, variance) × 128 blocks = 544 words. */
+	CHECK(r.red_slots == 2 && r.workspace_per_group == 544 * 4);
+	CHECK(r.static_smem == 2 * 2 * 32 * 4); /* the warps' scratch; no cluster scratch */
+	CHECK(rr__realise(norm, RR_F32, 1048576, &smem, &gpu, &r) == RR_OK);
+	CHECK(r.keep == RR_KEEP_SMEM && r.segment == 16384 && r.dynamic_smem == 16384 * 4);
+	CHECK(r.workspace_per_group == (32 + 2 * 2 * 64 + 31) / 32 * 128);
+	rr_layout cluster = make(1024, 4, 1, 1, 8, RR_STORAGE_CLUSTER, RR_GRID_ROWS);
+	CHECK(rr__realise(norm, RR_F32, 131072, &cluster, &gpu, &r) == RR_OK);
+	CHECK(!r.grid_split && r.workspace_per_group == 0);
+	rr_kernel_free(sum);
+	rr_kernel_free(norm);
+	rr_kernel_free(exact);
 }
 
 /* ---------------------------------------------------------------- text form */
@@ -459,13 +510,14 @@ static void test_text(void)
 	CHECK(rr_layout_format(&l, small, sizeof small) == full && strlen(small) == 7);
 
 	unsigned long long state = 7;
-	static const rr_storage storages[] = {RR_STORAGE_AUTO, RR_STORAGE_REGS, RR_STORAGE_SMEM,
-	                                      RR_STORAGE_CLUSTER, RR_STORAGE_REREAD};
+	static const rr_storage storages[] = {RR_STORAGE_AUTO,   RR_STORAGE_REGS,
+	                                      RR_STORAGE_SMEM,   RR_STORAGE_CLUSTER,
+	                                      RR_STORAGE_REREAD, RR_STORAGE_GRID};
 	for (int trial = 0; trial < 200; trial++) {
 		rr_layout in =
 		    make((int)random_int(&state, 1, 1024), (int)random_int(&state, 0, 16),
 		         (int)random_int(&state, 1, 8), (int)random_int(&state, 0, 64),
-		         (int)random_int(&state, 0, 8), storages[random_int(&state, 0, 4)],
+		         (int)random_int(&state, 0, 1024), storages[random_int(&state, 0, 5)],
 		         (rr_grid)random_int(&state, 0, 2));
 		rr_layout out;
 		rr_layout_format(&in, text, sizeof text);
@@ -483,7 +535,12 @@ static void test_text(void)
 	expect_parse_error("W=0", "'0' is below the least allowed, 1");
 	expect_parse_error("W=65536", "'65536' exceeds the most allowed, 1024");
 	expect_parse_error("U=9", "'9' exceeds the most allowed, 8");
-	expect_parse_error("S=disk", "regs, smem, cluster, reread");
+	expect_parse_error("S=disk", "regs, smem, cluster, reread, grid");
+	expect_parse_error("C=2048", "'2048' exceeds the most allowed, 1024");
+	CHECK(rr_layout_parse("W=256,C=512,S=grid", &l) == RR_OK && l.blocks_per_row == 512 &&
+	      l.storage == RR_STORAGE_GRID);
+	CHECK(rr_layout_format(&l, text, sizeof text) > 0 &&
+	      strcmp(text, "W=256,C=512,S=grid") == 0);
 	expect_parse_error("G=cols", "rows, persistent");
 	expect_parse_error("W=1,,V=2", "empty item");
 	expect_parse_error("W=1,", "empty item");
@@ -496,6 +553,7 @@ int main(void)
 	test_headed_ownership();
 	test_tree();
 	test_legality();
+	test_grid_split();
 	test_text();
 	return rr_test_finish("test_layout");
 }

@@ -313,6 +313,43 @@ static void test_defaults(const rr__target *gpu, const rr__target *cpu)
 	rr_kernel_free(sm);
 }
 
+/* S=grid where the other modes cannot fill the device: a few rows of millions of elements (M
+ * rows × at most 8 cluster blocks < 132 SMs); never with M unknown, for many rows, or on
+ * the CPU. */
+static void test_grid_choice(const rr__target *gpu, const rr__target *cpu)
+{
+	static const char *const names[] = {"sum", "softmax", "rmsnorm", "layernorm"};
+	for (int k = 0; k < 4; k++) {
+		rr_kernel *kernel = builtin(names[k]);
+		rr__plan_request req = {kernel, RR_F32, 4, 2097152, gpu, NULL, NULL};
+		rr_layout l = choose(&req, NULL);
+		CHECKF(l.storage == RR_STORAGE_GRID && l.blocks_per_row > 8 &&
+		           l.grid == RR_GRID_PERSISTENT,
+		       "%s f32 4x2097152: %s", names[k], show(&l));
+		req.rows = 0;
+		l = choose(&req, NULL);
+		CHECKF(l.storage != RR_STORAGE_GRID, "%s M unknown: %s", names[k], show(&l));
+		req.rows = 1024;
+		req.cols = 131072;
+		l = choose(&req, NULL);
+		CHECKF(l.storage != RR_STORAGE_GRID, "%s 1024x131072: %s", names[k], show(&l));
+		req.rows = 2;
+		req.cols = 4000037;
+		req.target = cpu;
+		l = choose(&req, NULL);
+		CHECKF(l.storage != RR_STORAGE_GRID && l.blocks_per_row == 1, "%s cpu: %s",
+		       names[k], show(&l));
+		/* A fixed S=grid is completed by the planner. */
+		rr_layout fixed = {0};
+		fixed.storage = RR_STORAGE_GRID;
+		req.target = gpu;
+		l = choose(&req, &fixed);
+		CHECKF(l.storage == RR_STORAGE_GRID && l.blocks_per_row >= 16, "%s S=grid: %s",
+		       names[k], show(&l));
+		rr_kernel_free(kernel);
+	}
+}
+
 static void show_choices(const rr__target *cpu, const rr__target *gpu)
 {
 	static const int64_t lengths[] = {1,    64,    127,   128,   512,    1024,  4096,
@@ -423,5 +460,6 @@ int main(void)
 	test_features(&gpu, &cpu);
 	test_defaults(&gpu, &cpu);
 	test_coefficients(&gpu, &cpu);
+	test_grid_choice(&gpu, &cpu);
 	return rr_test_finish("test_plan");
 }

@@ -281,7 +281,9 @@ static void check_launch(const char *label, const rr__realisation *r, long long 
 	CHECK(strcmp(s.entry, r->has_vec_entry ? r->entry_head : r->entry_scalar) == 0);
 	CHECK(rr__cuda_launch_shape_of(r, rows, 1 << 20, RR_ENTRY_VEC, &s) == RR_OK);
 	long long groups = (rows + r->rows_per_group - 1) / r->rows_per_group;
-	CHECKF(s.threads == r->threads && s.cluster == r->blocks_per_row &&
+	/* S=grid's blocks of a row are no cluster but a cooperative launch. */
+	int cluster = r->grid_split ? 1 : r->blocks_per_row;
+	CHECKF(s.threads == r->threads && s.cluster == cluster && s.cooperative == r->grid_split &&
 	           s.dynamic_smem == r->dynamic_smem && s.blocks == groups * r->blocks_per_row,
 	       "%s: launch %lld blocks of %d, cluster %d, %lld bytes", label, (long long)s.blocks,
 	       s.threads, s.cluster, (long long)s.dynamic_smem);

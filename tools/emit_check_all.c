@@ -36,15 +36,22 @@ static const grid_plan plans[] = {
     {131072, 512, 0, 2, 1, 4, RR_STORAGE_CLUSTER, RR_GRID_PERSISTENT},
     {262144, 1024, 0, 1, 1, 8, RR_STORAGE_CLUSTER, RR_GRID_ROWS},
     {262144, 1024, 0, 1, 1, 8, RR_STORAGE_REREAD, RR_GRID_ROWS},
+    /* rows split over the grid: kept in registers, in shared memory, an odd N */
+    {2097152, 1024, 0, 1, 1, 128, RR_STORAGE_GRID, RR_GRID_PERSISTENT},
+    {1048576, 128, 0, 2, 1, 64, RR_STORAGE_GRID, RR_GRID_PERSISTENT},
+    {4000037, 1024, 0, 1, 1, 256, RR_STORAGE_GRID, RR_GRID_PERSISTENT},
 };
 
 static const rr_dtype dtypes[] = {RR_F32, RR_BF16, RR_F16};
 
-/* The shapes of the seed and large bench suites: the planner's own choice for each is compiled
+/* The shapes of the seed and large bench suites (and the few-row shapes of the wide one, where
+ * the planner splits rows over the grid): the planner's own choice for each is compiled
  * too, so a layout the cost model would pick that spills to local memory fails here. */
 static const long long suite_shapes[][2] = {
-    {1, 127},      {17, 257},    {64, 4096},    {1024, 4096},   {65536, 128}, {32768, 1024},
-    {16384, 4096}, {8192, 8192}, {4096, 32768}, {1024, 131072}, {256, 262144}};
+    {1, 127},      {17, 257},     {64, 4096},   {1024, 4096},  {65536, 128},
+    {32768, 1024}, {16384, 4096}, {8192, 8192}, {4096, 32768}, {1024, 131072},
+    {256, 262144}, {16, 1048576}, {4, 2097152}, {2, 4000037}}; /* the last three: the wide suite's
+                                                                  few rows */
 #define N_SUITE_SHAPES (sizeof suite_shapes / sizeof suite_shapes[0])
 
 typedef struct job {
@@ -72,7 +79,8 @@ static void usage(FILE *out)
 	    "Emits every built-in kernel (or only NAME) in f32, bf16 and f16 under a grid of "
 	    "plans\n"
 	    "(short rows with R > 1, N = 4096 with W 128/256/512, misaligned N, U 1 and 2, smem,\n"
-	    "cluster and reread storage up to N = 262144, persistent grids) and compiles each "
+	    "cluster and reread storage up to N = 262144, persistent grids, rows split over the\n"
+	    "grid up to N = 4000037) and compiles each "
 	    "with\n"
 	    "NVRTC for the architecture (default sm_90), and also the planner's own choice for\n"
 	    "every shape of the seed and large bench suites in f32 and bf16 (the dtypes they are\n"

@@ -25,6 +25,7 @@ typedef struct cuda_module {
 	CUfunction head; /* NULL when the plan has only the scalar entry */
 	CUfunction scalar;
 	int64_t resident_groups; /* groups resident at once: the persistent grid's size */
+	CUdeviceptr workspace;   /* S=grid: resident_groups × the record's bytes per group */
 } cuda_module;
 
 static cuda_device *impl_of(rr_device *device)
@@ -160,7 +161,8 @@ rr_status rr__cuda_launch_shape_of(const rr__realisation *r, int64_t rows, int64
 		    (long long)rows, (long long)(groups * r->blocks_per_row));
 	out->blocks = groups * r->blocks_per_row;
 	out->threads = r->threads;
-	out->cluster = r->blocks_per_row;
+	out->cluster = r->grid_split ? 1 : r->blocks_per_row;
+	out->cooperative = r->grid_split;
 	out->dynamic_smem = r->dynamic_smem;
 	out->entry = vec == RR_ENTRY_VEC && r->has_aligned_entry ? r->entry_vec
 	             : vec && r->has_vec_entry                   ? r->entry_head
@@ -224,6 +226,54 @@ static void size_persistent_grid(rr_device *device, const rr__realisation *g, cu
 		m->resident_groups = 1;
 }
 
+/* S=grid: how many row groups of C blocks are resident at once (by the driver's occupancy of
+ * the compiled entries, the smaller of the two), refused when not even one is; then the
+ * program's workspace, that many groups of the record's bytes, zeroed once (the per-group
+ * barriers reset themselves). One program's launches share it: they must not run
+ * concurrently on different streams. */
+static rr_status prepare_grid_split(rr_device *device, const rr__realisation *g, cuda_module *m)
+{
+	cuda_device *cu = impl_of(device);
+	const rr__cuda_driver *d = cu->driver;
+	CUfunction functions[3] = {m->scalar, m->vec, m->head};
+	int per_sm = 1 << 30;
+	for (int i = 0; i < 3; i++) {
+		int fit = 0;
+		if (!functions[i])
+			continue;
+		if (d->cuOccupancyMaxActiveBlocksPerMultiprocessor(
+		        &fit, functions[i], g->threads, (size_t)g->dynamic_smem) != RR_CUDA_SUCCESS)
+			fit = 0;
+		per_sm = fit < per_sm ? fit : per_sm;
+	}
+	int64_t blocks = (int64_t)per_sm * device->target.multiprocessors;
+	if (blocks < g->blocks_per_row)
+		return rr__fail(
+		    RR_ERR_ILLEGAL_LAYOUT,
+		    "S=grid with C = %d blocks per row: all of a row's blocks must be "
+		    "resident at once, but this kernel fits %d block(s) per SM "
+		    "(registers, %d threads, %lld bytes of dynamic shared memory) on %d "
+		    "SMs; use a smaller C or W",
+		    g->blocks_per_row, per_sm, g->threads, (long long)g->dynamic_smem,
+		    device->target.multiprocessors);
+	m->resident_groups = blocks / g->blocks_per_row;
+	size_t bytes = (size_t)(m->resident_groups * g->workspace_per_group);
+	void *zeros = calloc(1, bytes);
+	if (!zeros)
+		return rr__fail(RR_ERR_NOMEM, "out of memory zeroing the grid workspace");
+	rr_status status =
+	    rr__cuda_check(d, d->cuMemAlloc(&m->workspace, bytes), "allocating the grid workspace");
+	if (status == RR_OK)
+		status = rr__cuda_check(d, d->cuMemcpyHtoD(m->workspace, zeros, bytes),
+		                        "zeroing the grid workspace");
+	free(zeros);
+	if (status != RR_OK && m->workspace) {
+		d->cuMemFree(m->workspace);
+		m->workspace = 0;
+	}
+	return status;
+}
+
 /* Loads the cubin; one the driver refuses that came from the cache is discarded (said once on
  * stderr) and compiled afresh, so a damaged cache entry cannot fail a kernel forever. */
 static rr_status load_cubin(rr_device *device, rr_program *program, rr__cuda_compiled *compiled,
@@ -269,6 +319,8 @@ static rr_status cuda_compile(rr_device *device, rr_program *program)
 		status = load_functions(device, g, m);
 	if (status == RR_OK)
 		size_persistent_grid(device, g, m);
+	if (status == RR_OK && g->grid_split)
+		status = prepare_grid_split(device, g, m);
 	if (status != RR_OK) {
 		if (m->module)
 			cu->driver->cuModuleUnload(m->module);
@@ -285,8 +337,11 @@ static void cuda_unload(rr_device *device, rr_program *program)
 	cuda_module *m = program->module;
 	if (!m)
 		return;
-	if (bind(device) == RR_OK)
+	if (bind(device) == RR_OK) {
 		impl_of(device)->driver->cuModuleUnload(m->module);
+		if (m->workspace)
+			impl_of(device)->driver->cuMemFree(m->workspace);
+	}
 	free(m);
 	program->module = NULL;
 }
@@ -323,12 +378,19 @@ static rr_status cuda_launch(rr_device *device, rr_program *program, int64_t row
 		params[n++] = &pointers[RR_MAX_IO + j];
 	}
 	params[n++] = &row_count;
+	CUdeviceptr workspace = m->workspace;
+	if (shape.cooperative)
+		params[n++] = &workspace;
 	CUfunction f = vec == RR_ENTRY_VEC && m->vec ? m->vec
 	               : vec && m->head              ? m->head
 	                                             : m->scalar;
 	rr__cu_launch_attribute cluster = {.id = RR_CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION};
 	cluster.value.cluster_dim.x = (unsigned)shape.cluster;
 	cluster.value.cluster_dim.y = cluster.value.cluster_dim.z = 1;
+	if (shape.cooperative) /* the row's blocks wait for one another: all resident */
+		cluster = (rr__cu_launch_attribute){.id = RR_CU_LAUNCH_ATTRIBUTE_COOPERATIVE,
+		                                    .value.cooperative = 1};
+	int attributes = shape.cluster > 1 || shape.cooperative;
 	rr__cu_launch_config config = {.grid_x = (unsigned)shape.blocks,
 	                               .grid_y = 1,
 	                               .grid_z = 1,
@@ -337,8 +399,8 @@ static rr_status cuda_launch(rr_device *device, rr_program *program, int64_t row
 	                               .block_z = 1,
 	                               .shared_mem_bytes = (unsigned)shape.dynamic_smem,
 	                               .stream = (CUstream)stream,
-	                               .attrs = shape.cluster > 1 ? &cluster : NULL,
-	                               .num_attrs = shape.cluster > 1 ? 1 : 0};
+	                               .attrs = attributes ? &cluster : NULL,
+	                               .num_attrs = attributes ? 1 : 0};
 	status = bind(device);
 	if (status != RR_OK)
 		return status;

@@ -46,6 +46,7 @@ enum {
 	RR_CU_FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
 };
 
+#define RR_CU_LAUNCH_ATTRIBUTE_COOPERATIVE 2
 #define RR_CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION 4
 #define RR_CU_STREAM_NON_BLOCKING 1
 #define RR_CU_STREAM_CAPTURE_MODE_THREAD_LOCAL 1
@@ -59,6 +60,7 @@ typedef struct rr__cu_launch_attribute {
 		struct {
 			unsigned int x, y, z;
 		} cluster_dim;
+		int cooperative;
 	} value;
 } rr__cu_launch_attribute;
 

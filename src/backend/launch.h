@@ -13,7 +13,8 @@
 typedef struct rr__cuda_launch_shape {
 	int64_t blocks;
 	int threads;
-	int cluster; /* 1: no cluster */
+	int cluster;     /* 1: no cluster */
+	int cooperative; /* S=grid: a cooperative launch (a row's blocks all resident) */
 	int64_t dynamic_smem;
 	const char *entry; /* points into the realisation */
 } rr__cuda_launch_shape;

@@ -10,6 +10,7 @@
 #include "analysis/analysis.h"
 #include "codegen/common.h"
 #include "codegen/cuda_emit.h"
+#include "codegen/cuda_emit_grid.h"
 #include "codegen/cuda_emit_row.h"
 #include "codegen/device_files.h"
 
@@ -90,12 +91,14 @@ static void emit_header(rr__cu_emitter *em)
 	rr__cu_line(em, 0, " * plan     %s", plan);
 	rr__cu_line(em, 0, " * block    %d threads = W %d x R %d; %s grid%s", g->threads, em->W,
 	            em->R, g->persistent ? "persistent" : "one block per row group",
-	            em->C > 1 ? "; a cluster of C blocks per row" : "");
+	            g->grid_split ? "; C co-resident blocks per row (cooperative launch)"
+	            : em->C > 1   ? "; a cluster of C blocks per row"
+	                          : "");
 	if (em->C > 1)
 		rr__cu_line(em, 0,
-		            " * segment  %lld elements per block (block r of the cluster owns "
+		            " * segment  %lld elements per block (block r of the %s owns "
 		            "[r * SEG, r * SEG + SEG))",
-		            (long long)g->segment);
+		            (long long)g->segment, g->grid_split ? "row's group" : "cluster");
 	if (g->head_slots > 0) {
 		rr__cu_line(em, 0,
 		            " * map      head: the h < %d elements before the row's first %d-byte "
@@ -133,7 +136,10 @@ static void emit_header(rr__cu_emitter *em)
 	for (int k = 0; k < em->n_offsets; k++)
 		rr__buf_printf(em->out, " %d", em->offsets[k]);
 	rr__cu_line(em, 0, "%s (shuffles below 32, shared memory across warps%s)",
-	            em->n_offsets ? "" : " none", em->C > 1 ? ", then the cluster" : "");
+	            em->n_offsets ? "" : " none",
+	            g->grid_split ? ", then the grid's blocks through the workspace"
+	            : em->C > 1   ? ", then the cluster"
+	                          : "");
 	rr__cu_line(em, 0, " * rounds   %d", em->rounds);
 	rr__emit_comment_reductions(em->out, kernel);
 	rr__cu_line(em, 0, " * storage  %s", keep_name(g->keep));
@@ -182,6 +188,7 @@ static void emit_constants(rr__cu_emitter *em)
 	if (em->C > 1)
 		rr__cu_line(em, 0, "constexpr int SEG = %lld;  /* elements per block of a row */",
 		            (long long)g->segment);
+	rr__cu_emit_grid_constants(em);
 	if (g->keep == RR_KEEP_SMEM)
 		rr__cu_line(em, 0,
 		            "constexpr int KEEP_CHUNKS = %lld;  /* packs a worker keeps per "
@@ -372,6 +379,9 @@ static void emit_args_struct(rr__cu_emitter *em)
 	for (int j = 0; j < kernel->n_outputs; j++)
 		rr__cu_line(em, 1, "io_t *out%d; /* %s: %s */", j, kernel->outputs[j].name,
 		            rr_kind_name(kernel->outputs[j].kind));
+	if (rr__cu_grid(em))
+		rr__cu_line(em, 1,
+		            "float *ws; /* the program's workspace: WS_GROUP words a group */");
 	rr__cu_line(em, 0, "};\n");
 }
 
@@ -390,7 +400,7 @@ static void emit_shared(rr__cu_emitter *em, const char **red, const char **cl, c
 		            "[row][warp] */");
 		*red = "rr_red";
 	}
-	if (em->C > 1) {
+	if (em->C > 1 && !rr__cu_grid(em)) {
 		rr__cu_line(em, 0,
 		            "__shared__ float rr_cl[2 * RED_SLOTS]; /* this block's partials, "
 		            "[parity][slot] */");
@@ -421,8 +431,12 @@ static void emit_main(rr__cu_emitter *em)
 	            "rows)\n{");
 	rr__cu_line(em, 1, "const int worker = threadIdx.x %% W;");
 	rr__cu_line(em, 1, "const int rig = threadIdx.x / W; /* row in group */");
-	if (em->C > 1)
+	if (rr__cu_grid(em)) {
+		rr__cu_emit_grid_main_prologue(em);
+		cl = "gws";
+	} else if (em->C > 1) {
 		rr__cu_line(em, 1, "const int rank = (int)rr_cluster_rank();");
+	}
 	rr__cu_line(em, 1, "const long long step = gridDim.x / C;");
 	rr__cu_line(em, 1, "int parity = 0; /* scratch slots alternate between groups */");
 	rr__cu_line(em, 1,
@@ -455,7 +469,7 @@ static void emit_main(rr__cu_emitter *em)
 	}
 	rr__cu_line(em, 2, "parity ^= 1;");
 	rr__cu_line(em, 1, "}");
-	if (em->C > 1)
+	if (em->C > 1 && !rr__cu_grid(em))
 		rr__cu_line(
 		    em, 1,
 		    "rr_cluster_sync(); /* no block leaves while others read its partials */");
@@ -483,11 +497,14 @@ static void emit_entry(rr__cu_emitter *em, const char *name, int kind)
 	}
 	for (int j = 0; j < kernel->n_outputs; j++)
 		rr__buf_printf(em->out, "io_t *__restrict__ out%d, ", j);
-	rr__buf_printf(em->out, "const long long rows)\n{\n\tconst rr_args a = {");
+	rr__buf_printf(em->out, "const long long rows%s)\n{\n\tconst rr_args a = {",
+	               rr__cu_grid(em) ? ", float *const ws" : "");
 	for (int k = 0; k < kernel->n_inputs; k++)
 		rr__buf_printf(em->out, "%sin%d", k ? ", " : "", k);
 	for (int j = 0; j < kernel->n_outputs; j++)
 		rr__buf_printf(em->out, "%sout%d", kernel->n_inputs + j ? ", " : "", j);
+	if (rr__cu_grid(em))
+		rr__buf_printf(em->out, ", ws");
 	rr__buf_printf(em->out, "};\n\trr_main<%s, %s>(a, rows);\n}\n",
 	               kind != RR_ENTRY_SCALAR ? "true" : "false",
 	               kind != RR_ENTRY_VEC && em->geo->head_slots > 0 ? "true" : "false");
@@ -511,6 +528,8 @@ static void emit_simulation_entry(rr__cu_emitter *em)
 	}
 	for (int j = 0; j < kernel->n_outputs; j++, n++)
 		rr__buf_printf(em->out, "%s*(io_t *const *)params[%d]", n ? ", " : "", n);
+	if (rr__cu_grid(em))
+		rr__buf_printf(em->out, ", *(float *const *)params[%d]", n + 1);
 	rr__buf_printf(em->out, "};\n");
 	rr__cu_line(em, 1, "const long long rows = *(const long long *)params[%d];", n);
 	const char *head = em->geo->head_slots > 0 ? "true" : "false";
@@ -541,8 +560,9 @@ rr_status rr__cuda_emit(const rr__emit_request *request, rr__buf *out)
 	emit_conversions(em);
 	emit_access_helpers(em);
 	rr__device_emit(em->out, "online.cuh", "online");
-	if (em->C > 1)
+	if (em->C > 1 && !rr__cu_grid(em))
 		rr__device_emit(em->out, "cluster.cuh", "cluster");
+	rr__cu_emit_grid_helpers(em);
 	if (em->geo->keep == RR_KEEP_SMEM)
 		emit_keep_helpers(em);
 	emit_args_struct(em);

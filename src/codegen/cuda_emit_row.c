@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analysis/analysis.h"
+#include "codegen/cuda_emit_grid.h"
 #include "codegen/cuda_emit_row.h"
 #include "codegen/expr.h"
 
@@ -572,7 +573,9 @@ static void emit_tree(rr__cu_emitter *em, int round)
 				emit_combine(em, round, 1, "__shfl_xor_sync(RR_MASK, %s, %d)",
 				             em->offsets[k] / 32);
 	}
-	if (em->C > 1)
+	if (rr__cu_grid(em))
+		rr__cu_emit_grid_stage(em, round);
+	else if (em->C > 1)
 		emit_cluster_stage(em, round);
 	rr__emit_from_accumulators(em->out, em->kernel, round, 1, "const float s", "");
 }

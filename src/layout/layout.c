@@ -79,6 +79,10 @@ const char *rr__illegal_name(rr__illegal reason)
 		       "W, or more blocks per row C)";
 	case RR_ILLEGAL_INCOMPLETE:
 		return "a layout field was left unset (the check needs a complete layout)";
+	case RR_ILLEGAL_GRID_SPLIT:
+		return "a row split over the grid (S=grid) needs a GPU, C = 2..1024 blocks that "
+		       "are "
+		       "all resident at once, W >= 32 and G=persistent";
 	}
 	return "unknown reason";
 }
@@ -96,6 +100,8 @@ static const char *storage_name(rr_storage storage)
 		return "cluster";
 	case RR_STORAGE_REREAD:
 		return "reread";
+	case RR_STORAGE_GRID:
+		return "grid";
 	}
 	return "?";
 }
@@ -156,6 +162,8 @@ static rr__illegal check_shape(const rr_layout *l, const rr__target *t, char *de
 			    R, C);
 		return RR_ILLEGAL_ROWS;
 	}
+	if (l->storage == RR_STORAGE_GRID)
+		return rr__check_grid_shape(l, t, detail, detail_size);
 	int max_cluster = t->has_clusters && t->max_cluster > 1 ? t->max_cluster : 1;
 	if (!is_pow2(C) || C > max_cluster) {
 		if (C > 1 && !t->has_clusters)
@@ -194,6 +202,17 @@ static rr__illegal check_storage(const rr__realisation *r, const rr__target *t, 
 	const char *name = storage_name(l->storage);
 	if (kept == 0 || l->storage == RR_STORAGE_REREAD)
 		return RR_LEGAL; /* nothing is kept between phases, or nothing on chip */
+	if (l->storage == RR_STORAGE_GRID && r->keep == RR_KEEP_SMEM &&
+	    r->smem_bytes > t->smem_per_group) {
+		SAY("S=grid keeps each block's segment of %lld elements (%d kept value(s), in f32) "
+		    "in shared memory: %lld bytes per block, over the device's %lld; use a larger "
+		    "C",
+		    (long long)r->segment, kept, (long long)r->smem_bytes,
+		    (long long)t->smem_per_group);
+		return RR_ILLEGAL_SMEM_OVER_LIMIT;
+	}
+	if (l->storage == RR_STORAGE_GRID)
+		return RR_LEGAL;
 	if (C > 1 && l->storage != RR_STORAGE_CLUSTER) {
 		SAY("C = %d splits each row over several blocks, so its %d kept row input(s) must "
 		    "be "
@@ -323,5 +342,7 @@ rr__illegal rr__layout_check_with(const rr_kernel *kernel, const rr__kernel_fact
 		reason = check_in_flight(&r, detail, detail_size);
 	if (reason == RR_LEGAL)
 		reason = check_storage(&r, target, detail, detail_size);
+	if (reason == RR_LEGAL && r.grid_split)
+		reason = rr__check_grid_resident(&r, target, detail, detail_size);
 	return reason;
 }

@@ -23,7 +23,8 @@ typedef enum rr__illegal {
 	RR_ILLEGAL_NO_CLUSTER,        /* clusters on a device without them, or over its size */
 	RR_ILLEGAL_STORAGE,           /* a storage mode this backend or kernel cannot use */
 	RR_ILLEGAL_SERIAL_LENGTH,     /* one accumulator adds more elements than its dtype allows */
-	RR_ILLEGAL_INCOMPLETE /* a field left 0 or AUTO: the check needs a complete layout */
+	RR_ILLEGAL_INCOMPLETE, /* a field left 0 or AUTO: the check needs a complete layout */
+	RR_ILLEGAL_GRID_SPLIT  /* S=grid where the backend or layout cannot split a row */
 } rr__illegal;
 
 /* A sentence naming the reason, e.g. "W = 3 is not a power of two (allowed: 1, 2, 4, ..., 1024)".
@@ -110,5 +111,13 @@ rr__illegal rr__layout_check(const rr_kernel *kernel, int64_t cols, rr_dtype dty
 rr__illegal rr__layout_check_with(const rr_kernel *kernel, const rr__kernel_facts *facts,
                                   int64_t cols, rr_dtype dtype, const rr_layout *layout,
                                   const rr__target *target, char *detail, size_t detail_size);
+
+/* S=grid's part of the check (layout_grid.c): the shape fields (a GPU, C a power of two in
+ * 2..1024, W >= 32, G=persistent), then whether the C blocks of one row can all be resident at
+ * once (a cooperative launch needs it). RR_LEGAL or the reason, with a sentence in detail. */
+rr__illegal rr__check_grid_shape(const rr_layout *layout, const rr__target *target, char *detail,
+                                 size_t detail_size);
+rr__illegal rr__check_grid_resident(const rr__realisation *r, const rr__target *target,
+                                    char *detail, size_t detail_size);
 
 #endif

@@ -11,7 +11,7 @@
 
 #define ALLOWED_KEYS                                                                               \
 	"allowed keys: W (workers), V (vec), U (unroll), R (rows), C (blocks), "                   \
-	"S (storage: regs, smem, cluster, reread), G (grid: rows, persistent)"
+	"S (storage: regs, smem, cluster, reread, grid), G (grid: rows, persistent)"
 
 typedef enum field { F_W, F_V, F_U, F_R, F_C, F_S, F_G, F_COUNT } field;
 
@@ -23,7 +23,7 @@ static const struct {
     [F_G] = {"G", "grid"},
 };
 
-static const char *const storage_names[] = {"auto", "regs", "smem", "cluster", "reread"};
+static const char *const storage_names[] = {"auto", "regs", "smem", "cluster", "reread", "grid"};
 static const char *const grid_names[] = {"auto", "rows", "persistent"};
 
 static int find_key(const char *key, size_t length)
@@ -46,9 +46,10 @@ static int find_name(const char *const *names, int count, const char *value)
 }
 
 /* The most each number field may be, the same bounds the legality check applies on any
- * device (W·R and C are then checked against the device's own limits). */
+ * device (W·R and C are then checked against the device's own limits; C above a cluster's
+ * size is for S=grid only). */
 static const int most_allowed[F_COUNT] = {
-    [F_W] = 1024, [F_V] = 16, [F_U] = 8, [F_R] = 1024, [F_C] = 8,
+    [F_W] = 1024, [F_V] = 16, [F_U] = 8, [F_R] = 1024, [F_C] = 1024,
 };
 
 static rr_status parse_int(const char *text, field f, int *out)
@@ -89,12 +90,12 @@ static rr_status parse_item(char *item, rr_layout *out, int seen[F_COUNT])
 		                ALLOWED_KEYS);
 	if (f == F_S || f == F_G) {
 		int index =
-		    f == F_S ? find_name(storage_names, 5, value) : find_name(grid_names, 3, value);
+		    f == F_S ? find_name(storage_names, 6, value) : find_name(grid_names, 3, value);
 		if (index < 0)
 			return rr__fail(RR_ERR_INVALID_ARG,
 			                "layout %s = '%s' is not allowed (%s: %s)", keys[f].key,
 			                value, f == F_S ? "storage" : "grid",
-			                f == F_S ? "regs, smem, cluster, reread, auto"
+			                f == F_S ? "regs, smem, cluster, reread, grid, auto"
 			                         : "rows, persistent, auto");
 		if (f == F_S)
 			out->storage = (rr_storage)index;
@@ -162,7 +163,7 @@ int rr_layout_format(const rr_layout *layout, char *buf, size_t size)
 		if (numbers[f] != 0)
 			rr__buf_printf(&text, "%s%s=%d", text.length ? "," : "", keys[f].key,
 			               numbers[f]);
-	if (layout->storage > RR_STORAGE_AUTO && layout->storage <= RR_STORAGE_REREAD)
+	if (layout->storage > RR_STORAGE_AUTO && layout->storage <= RR_STORAGE_GRID)
 		rr__buf_printf(&text, "%sS=%s", text.length ? "," : "",
 		               storage_names[layout->storage]);
 	if (layout->grid > RR_GRID_AUTO && layout->grid <= RR_GRID_PERSISTENT)

@@ -389,9 +389,22 @@ static void realise_smem(const rr__kernel_facts *f, const rr__target *target, rr
 	                      : 0;
 	r->static_smem =
 	    (l->workers_per_row > warp ? 2 * r->red_slots * r->rows_per_group * r->warps * 4 : 0) +
-	    (l->blocks_per_row > 1 ? 2 * r->red_slots * 4 : 0);
+	    (l->blocks_per_row > 1 && !r->grid_split ? 2 * r->red_slots * 4 : 0);
 	r->smem_bytes = rr__layout_smem_bytes(f->partials, r->cols, r->elem_bytes, l, warp,
 	                                      r->keep == RR_KEEP_SMEM ? r->kept_inputs : 0);
+}
+
+/* S=grid's workspace per row group, in 4-byte words: RR_GRID_HEAD_WORDS for the barrier (its
+ * own 128-byte line, apart from the partials the blocks write), then [parity][slot][block]
+ * partials (every reduction slot of every round; the parity alternates between rows, as the
+ * cluster's scratch does), rounded up to whole 128-byte lines so groups share no line. */
+static void realise_workspace(rr__realisation *r)
+{
+	if (!r->grid_split)
+		return;
+	int64_t slots = r->red_slots > 0 ? r->red_slots : 1;
+	int64_t words = RR_GRID_HEAD_WORDS + 2 * slots * r->blocks_per_row;
+	r->workspace_per_group = (words + 31) / 32 * 128;
 }
 
 /* Why 2^15 in f32. A chain of S additions in round-to-nearest with unit roundoff u = 2^-24
@@ -474,6 +487,7 @@ rr_status rr__realise_with(const rr__kernel_facts *f, rr_dtype dtype, int64_t co
 	r->rows_per_group = l->rows_per_group;
 	r->blocks_per_row = l->blocks_per_row;
 	r->persistent = l->grid == RR_GRID_PERSISTENT;
+	r->grid_split = l->storage == RR_STORAGE_GRID;
 	/* Segments are whole 16-byte units and whole packs, so every block's packs stay aligned. */
 	r->segment = rr__block_segment(cols, l->blocks_per_row, l->vec, r->elem_bytes);
 	r->chunks = ceil_div(r->segment, (int64_t)l->workers_per_row * l->vec);
@@ -493,12 +507,14 @@ rr_status rr__realise_with(const rr__kernel_facts *f, rr_dtype dtype, int64_t co
 		r->keep = RR_KEEP_NONE;
 	else if (l->storage == RR_STORAGE_SMEM)
 		r->keep = RR_KEEP_SMEM;
-	else if (l->storage == RR_STORAGE_CLUSTER && r->slots * r->kept_inputs > r->register_slots)
-		r->keep = RR_KEEP_SMEM; /* the cluster's segment does not fit the registers */
+	else if ((l->storage == RR_STORAGE_CLUSTER || l->storage == RR_STORAGE_GRID) &&
+	         r->slots * r->kept_inputs > r->register_slots)
+		r->keep = RR_KEEP_SMEM; /* the block's segment does not fit the registers */
 	else
 		r->keep = RR_KEEP_REGS;
 
 	realise_smem(f, target, r);
+	realise_workspace(r);
 	realise_in_flight(f, target, r);
 	r->min_blocks = min_blocks(f, r);
 	r->min_blocks_head = r->min_blocks - r->min_blocks / 4;

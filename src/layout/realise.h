@@ -58,6 +58,10 @@ int rr__register_slots(const rr__target *target, const rr_layout *layout);
  * (RR_F32: 2^15; see realise.c for why). Every element type accumulates in f32. */
 int64_t rr__serial_bound(rr_dtype accum);
 
+/* Words of S=grid's per-group workspace before the partials: the barrier's arrival count
+ * (word 0) and generation (word 1) on a 128-byte line of their own. */
+#define RR_GRID_HEAD_WORDS 32
+
 /* Where the values a kernel keeps between rounds live. A cluster (C > 1) keeps its segment in
  * registers when that fits the budget, else in shared memory. */
 typedef enum rr__keep_place {
@@ -130,12 +134,19 @@ typedef struct rr__realisation {
 	/* Geometry of a group (a block on a GPU). */
 	int threads;        /* W·R */
 	int rows_per_group; /* R */
-	int blocks_per_row; /* C: a cluster of C blocks shares one row */
+	int blocks_per_row; /* C: a cluster of C blocks shares one row (S=grid: C grid blocks) */
 	int persistent;     /* G=persistent: groups loop over row groups */
-	int warps;          /* warps per row in the shared-memory stage (W / warp when W > warp) */
-	int64_t segment;    /* elements of a row one block holds (N when C = 1) */
-	int64_t chunks;     /* ceil(segment / (W·V)): packs a worker owns at most */
-	int64_t slots;      /* private slots per worker over the segment (rr__slot_bound) */
+	/* S=grid: the C blocks of a row are co-resident blocks of a cooperative launch, not a
+	 * cluster; their partials meet in the program's workspace behind a per-row barrier. */
+	int grid_split;
+	/* Bytes of workspace one row group (C blocks) of S=grid needs: a 128-byte barrier
+	 * line (arrival count, generation) and the partials [parity][slot][block], in whole
+	 * 128-byte lines. The launcher allocates it once per resident group; 0 otherwise. */
+	int64_t workspace_per_group;
+	int warps;       /* warps per row in the shared-memory stage (W / warp when W > warp) */
+	int64_t segment; /* elements of a row one block holds (N when C = 1) */
+	int64_t chunks;  /* ceil(segment / (W·V)): packs a worker owns at most */
+	int64_t slots;   /* private slots per worker over the segment (rr__slot_bound) */
 	int64_t serial_length; /* elements one worker accumulates in sequence before the tree,
 	                        * head included (rr__serial_length) */
 	int64_t serial_bound;  /* the most legality allows (rr__serial_bound); 0 = no bound */

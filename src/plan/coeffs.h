@@ -36,6 +36,8 @@
 	X(gpu_warp_level_cycles, 30.0, G, "one level of the in-warp shuffle tree")                 \
 	X(gpu_block_stage_cycles, 250.0, G, "barrier and shared-memory stage of a W > 32 tree")    \
 	X(gpu_cluster_round_us, 0.5, G, "a cluster-wide barrier per round")                        \
+	X(gpu_grid_launch_us, 1.0, G, "extra overhead of S=grid's cooperative launch (predicted)") \
+	X(gpu_grid_round_us, 1.5, G, "S=grid's per-row barrier through L2 per round (predicted)")  \
 	X(gpu_regs_chunk_us, 0.002, G, "reading back one kept chunk from registers")               \
 	X(gpu_smem_chunk_us, 0.03, G, "reading back U kept chunks from shared memory")             \
 	X(gpu_smem_phase_us, 0.05, G, "a later phase over shared memory")                          \

@@ -140,8 +140,10 @@ static double gpu_group_us(const rr__cost_coeffs *k, const rr_layout *l, const i
 	if (W > warp) /* barrier and a shared-memory stage */
 		reduce_cycles +=
 		    K(gpu_block_stage_cycles) + log2_of(W / warp) * K(gpu_warp_level_cycles);
-	double per_round = reduce_cycles / GPU_CYCLES_PER_US +
-	                   (l->blocks_per_row > 1 ? K(gpu_cluster_round_us) : 0);
+	double across = l->storage == RR_STORAGE_GRID ? K(gpu_grid_round_us)
+	                : l->blocks_per_row > 1       ? K(gpu_cluster_round_us)
+	                                              : 0;
+	double per_round = reduce_cycles / GPU_CYCLES_PER_US + across;
 	double later = 0;
 	if (io->kept > 0) {
 		switch (l->storage) {
@@ -150,6 +152,7 @@ static double gpu_group_us(const rr__cost_coeffs *k, const rr_layout *l, const i
 			break;
 		case RR_STORAGE_SMEM:
 		case RR_STORAGE_CLUSTER:
+		case RR_STORAGE_GRID:
 			later = ceil(chunks / U) * K(gpu_smem_chunk_us) + K(gpu_smem_phase_us);
 			break;
 		default:
@@ -218,7 +221,8 @@ static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
 	    (0.5 + 0.5 * f->live_lanes) * fmin(1, f->inflight_per_sm / K(gpu_inflight_needed)) *
 	    (0.95 + 0.05 * fmin(1, threads_per_sm / GPU_THREADS_PER_SM)) *
 	    (0.5 + 0.5 * f->tail_efficiency) * active *
-	    (1 - 0.02 * log2_of(l->blocks_per_row)); /* clusters constrain placement */
+	    /* clusters constrain placement; S=grid's blocks go to any SM */
+	    (l->storage == RR_STORAGE_GRID ? 1 : 1 - 0.02 * log2_of(l->blocks_per_row));
 
 	/* Col inputs come from L2 once per group (once per resident group when persistent). */
 	double col_groups = l->grid == RR_GRID_PERSISTENT ? fmin(f->groups, resident) : f->groups;
@@ -234,7 +238,8 @@ static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
 	}
 	f->barriers =
 	    f->rounds * (l->workers_per_row > warp) + (l->blocks_per_row > 1 ? f->rounds : 0) +
-	    (io->kept > 0 && (l->storage == RR_STORAGE_SMEM || l->storage == RR_STORAGE_CLUSTER));
+	    (io->kept > 0 && (l->storage == RR_STORAGE_SMEM || l->storage == RR_STORAGE_CLUSTER ||
+	                      l->storage == RR_STORAGE_GRID));
 	/* Rows kept in shared memory are written once and read back in every later phase. */
 	double staged = 0;
 	if (io->kept > 0 && r->keep == RR_KEEP_SMEM)
@@ -256,7 +261,9 @@ static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
 	else
 		f->latency_us =
 		    ceil(f->waves) * group_us + ceil(f->groups / sms) * K(gpu_dispatch_us);
-	f->launch_us = K(gpu_launch_us) + (l->blocks_per_row > 1 ? K(gpu_cluster_launch_us) : 0);
+	f->launch_us = K(gpu_launch_us) + (l->storage == RR_STORAGE_GRID ? K(gpu_grid_launch_us)
+	                                   : l->blocks_per_row > 1       ? K(gpu_cluster_launch_us)
+	                                                                 : 0);
 	f->tree_us = gpu_tree_us(k, req, l, f, warp);
 }
 

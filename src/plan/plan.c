@@ -31,13 +31,14 @@ static void canonical_shape(const rr__plan_request *req, const rr_layout *fixed,
 	int64_t chunks = (share + span - 1) / span;
 	if (!fixed->unroll && l->unroll > chunks)
 		l->unroll = (int)chunks;
-	if (!fixed->storage && kept == 0)
+	if (!fixed->storage && kept == 0 && l->storage != RR_STORAGE_GRID)
 		l->storage = RR_STORAGE_REGS; /* nothing is kept: storage is never used */
 }
 
 static void canonical_grid(const rr__plan_request *req, const rr_layout *fixed, rr_layout *l)
 {
-	if (fixed->grid || req->rows <= 0 || !rr__layout_is_complete(l))
+	if (fixed->grid || req->rows <= 0 || !rr__layout_is_complete(l) ||
+	    l->storage == RR_STORAGE_GRID) /* S=grid is persistent by construction */
 		return;
 	double groups =
 	    (double)((req->rows + l->rows_per_group - 1) / l->rows_per_group) * l->blocks_per_row;
@@ -137,7 +138,18 @@ static values rows_per_group(const rr__plan_request *req, int fixed, int W, int 
 	return out;
 }
 
-/* C > 1 on a target with clusters, for one row per group, when each block gets a chunk. */
+/* S=grid is offered where the other modes cannot fill the device: M rows of at most a
+ * cluster's blocks each are fewer blocks than the device has SMs (a few very wide rows). */
+static int grid_wanted(const rr__plan_request *req)
+{
+	const rr__target *t = req->target;
+	int most = t->has_clusters && t->max_cluster > 1 ? t->max_cluster : 1;
+	return t->kind == RR_TARGET_GPU && req->rows > 0 && t->multiprocessors > 0 &&
+	       req->rows * most < t->multiprocessors;
+}
+
+/* C > 1 on a target with clusters, for one row per group, when each block gets a chunk; with
+ * S=grid wanted, C = 16 ... 1024 too (blocks of at least one warp). */
 static values blocks(const rr__plan_request *req, int fixed, int W, int V, int R)
 {
 	values out = {{0}, 0};
@@ -145,6 +157,9 @@ static values blocks(const rr__plan_request *req, int fixed, int W, int V, int R
 	if (fixed || !req->target->has_clusters || R > 1)
 		return out;
 	for (int C = 2; C <= req->target->max_cluster && C <= 8; C *= 2)
+		if (req->cols >= (int64_t)C * W * V)
+			out.v[out.n++] = C;
+	for (int C = 16; C <= 1024 && W >= 32 && grid_wanted(req) && out.n < 16; C *= 2)
 		if (req->cols >= (int64_t)C * W * V)
 			out.v[out.n++] = C;
 	return out;
@@ -158,6 +173,8 @@ static values storages(const rr__plan_request *req, int fixed, int kept)
 		return out;
 	}
 	out.v[out.n++] = RR_STORAGE_REGS;
+	if (grid_wanted(req))
+		out.v[out.n++] = RR_STORAGE_GRID;
 	if (kept == 0)
 		return out;
 	if (req->target->smem_per_group > 0)

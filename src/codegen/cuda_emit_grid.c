@@ -1,0 +1,97 @@
+/* The CUDA C of S=grid, a row split over C co-resident blocks of a cooperative launch: the
+ * constants of the workspace, each round's stage across the row's blocks (partials to the
+ * workspace, the per-group barrier, the fixed tree of device/grid.cuh), and the pieces of the
+ * entries that carry the workspace. The rest of the kernel is the cluster path's: each block
+ * runs rr_row over its segment and keeps it on chip between rounds. */
+#include <stdio.h>
+
+#include "codegen/cuda_emit_grid.h"
+#include "codegen/device_files.h"
+
+int rr__cu_grid(const rr__cu_emitter *em)
+{
+	return em->geo->grid_split;
+}
+
+void rr__cu_emit_grid_constants(rr__cu_emitter *em)
+{
+	if (!rr__cu_grid(em))
+		return;
+	rr__cu_line(em, 0,
+	            "constexpr int WS_HEAD = %d;  /* workspace words of a group's barrier line */",
+	            RR_GRID_HEAD_WORDS);
+	rr__cu_line(em, 0,
+	            "constexpr int WS_GROUP = %lld;  /* workspace words per row group: barrier, "
+	            "then [parity][slot][block] partials */",
+	            (long long)(em->geo->workspace_per_group / 4));
+}
+
+void rr__cu_emit_grid_helpers(rr__cu_emitter *em)
+{
+	if (rr__cu_grid(em))
+		rr__device_emit(em->out, "grid.cuh", "grid");
+}
+
+/* Calls `fn` on every partial of a round: its variable and its slot. */
+static void each_partial(rr__cu_emitter *em, int round,
+                         void (*fn)(rr__cu_emitter *, const char *, int))
+{
+	const rr_kernel *kernel = em->kernel;
+	char name[32];
+	for (int id = 0; id < kernel->n_nodes; id++) {
+		if (!rr__reduced_in(kernel, id, round))
+			continue;
+		int partner = kernel->analysis.online_partner[id];
+		snprintf(name, sizeof name, partner >= 0 ? "m%d" : "acc%d", id);
+		fn(em, name, em->red_slot[id]);
+		if (partner >= 0) {
+			snprintf(name, sizeof name, "z%d", partner);
+			fn(em, name, em->red_slot[id] + 1);
+		}
+	}
+}
+
+static void write_partial(rr__cu_emitter *em, const char *name, int slot)
+{
+	rr__cu_line(em, 2, "cl[WS_HEAD + (parity * RED_SLOTS + %d) * C + blockIdx.x %% C] = %s;",
+	            slot, name);
+}
+
+/* After the block's tree: thread 0 writes the block's partials of `round`, the group meets at
+ * its barrier, and every warp combines the C partials (every thread gets the row's value). */
+void rr__cu_emit_grid_stage(rr__cu_emitter *em, int round)
+{
+	const rr_kernel *kernel = em->kernel;
+	rr__cu_line(em, 1,
+	            "/* across the row's C blocks of the grid, through the workspace (cl) */");
+	rr__cu_line(em, 1, "if (threadIdx.x == 0) {");
+	each_partial(em, round, write_partial);
+	rr__cu_line(em, 1, "}");
+	rr__cu_line(em, 1, "rr_grid_sync(reinterpret_cast<unsigned *>(cl));");
+	for (int id = 0; id < kernel->n_nodes; id++) {
+		if (!rr__reduced_in(kernel, id, round))
+			continue;
+		int partner = kernel->analysis.online_partner[id];
+		int slot = em->red_slot[id];
+		if (partner >= 0)
+			rr__cu_line(
+			    em, 1,
+			    "rr_grid_online(m%d, z%d, cl + WS_HEAD + (parity * RED_SLOTS + %d) "
+			    "* C, cl + WS_HEAD + (parity * RED_SLOTS + %d) * C);",
+			    id, partner, slot, slot + 1);
+		else
+			rr__cu_line(
+			    em, 1,
+			    "acc%d = rr_grid_reduce<%d>(cl + WS_HEAD + (parity * RED_SLOTS + "
+			    "%d) * C);",
+			    id, (int)kernel->nodes[id].reduce, slot);
+	}
+}
+
+void rr__cu_emit_grid_main_prologue(rr__cu_emitter *em)
+{
+	rr__cu_line(em, 1, "const int rank = (int)(blockIdx.x %% C); /* the block's segment */");
+	rr__cu_line(em, 1,
+	            "float *const gws = a.ws + (long long)(blockIdx.x / C) * WS_GROUP; /* the "
+	            "group's workspace */");
+}

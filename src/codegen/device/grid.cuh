@@ -1,0 +1,84 @@
+/* A row split over the grid (S=grid) in generated CUDA C: the C blocks of a row group are
+ * co-resident blocks of a cooperative launch; each round they write their partials to the
+ * program's workspace, meet at a per-group barrier, and every warp combines the C partials in
+ * one fixed tree. src/codegen/cuda_emit_grid.c prints the section "grid" for S=grid plans. */
+//@ stand-in
+/* What the emitted source defines before this file (the plan's C, online.cuh), in a simple
+ * form: here only so that the file compiles on its own. */
+constexpr int C = 64;
+__device__ __forceinline__ void rr_online_combine(float &m, float &z, float m2, float z2)
+{
+	m = fmaxf(m, m2);
+	z = z + z2;
+}
+//@ grid
+/* The barrier of one row group's C blocks: bar[0] counts arrivals, bar[1] is a generation
+ * the last block to arrive advances after resetting the count, so the words need no reset
+ * between barriers or launches (they start at zero when the workspace is allocated). Partials
+ * written before the barrier are visible to every block after it (fences at gpu scope; the
+ * readers load them through L2). Needs every block of the group resident: a cooperative
+ * launch whose grid is no larger than the device holds at once. */
+__device__ __forceinline__ void rr_grid_sync(unsigned *bar)
+{
+#if defined(__CUDA_ARCH__)
+	__syncthreads();
+	if (threadIdx.x == 0) {
+		unsigned generation, now;
+		asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(generation) : "l"(bar + 1) : "memory");
+		__threadfence();
+		if (atomicAdd(bar, 1u) == (unsigned)C - 1) {
+			atomicExch(bar, 0u);
+			__threadfence();
+			atomicAdd(bar + 1, 1u);
+		} else {
+			do {
+				__nanosleep(32);
+				asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(now) : "l"(bar + 1) : "memory");
+			} while (now == generation);
+		}
+		__threadfence();
+	}
+	__syncthreads();
+#else
+	(void)bar;
+	rr_sim_grid_sync(); /* host simulation (tests) */
+#endif
+}
+template <int OP> /* 0 sum, 1 max, 2 min */
+__device__ __forceinline__ float rr_grid_op(float a, float b)
+{
+	return OP == 0 ? a + b : OP == 1 ? fmaxf(a, b) : fminf(a, b);
+}
+/* The C partials at p[0..C) in the fixed tree: lane l (of every warp) takes block l, then
+ * l + 32, l + 64, ... in order, then the butterfly xor 16 ... 1 over min(C, 32) lanes (lanes
+ * past C repeat the first C), so every thread gets the same bits. */
+constexpr int RR_GRID_LANES = C < 32 ? C : 32;
+template <int OP>
+__device__ __forceinline__ float rr_grid_reduce(const float *p)
+{
+	const int lane = (int)(threadIdx.x & (RR_GRID_LANES - 1));
+	float v = __ldcg(p + lane);
+	#pragma unroll 1
+	for (int r = lane + 32; r < C; r += 32)
+		v = rr_grid_op<OP>(v, __ldcg(p + r));
+	#pragma unroll
+	for (int off = RR_GRID_LANES / 2; off >= 1; off /= 2)
+		v = rr_grid_op<OP>(v, __shfl_xor_sync(0xffffffffu, v, off));
+	return v;
+}
+/* An online (max, sum) pair: maxima at pm[0..C), sums at pz[0..C), in the same tree. */
+__device__ __forceinline__ void rr_grid_online(float &m, float &z, const float *pm, const float *pz)
+{
+	const int lane = (int)(threadIdx.x & (RR_GRID_LANES - 1));
+	m = __ldcg(pm + lane);
+	z = __ldcg(pz + lane);
+	#pragma unroll 1
+	for (int r = lane + 32; r < C; r += 32)
+		rr_online_combine(m, z, __ldcg(pm + r), __ldcg(pz + r));
+	#pragma unroll
+	for (int off = RR_GRID_LANES / 2; off >= 1; off /= 2) {
+		const float m2 = __shfl_xor_sync(0xffffffffu, m, off);
+		const float z2 = __shfl_xor_sync(0xffffffffu, z, off);
+		rr_online_combine(m, z, m2, z2);
+	}
+}
