@@ -334,7 +334,7 @@ static void wide_rows(rr_kernel **kernels, int n_kernels)
 		for (int k = 0; k < n_kernels; k++)
 			for (size_t d = 0; d < 2; d++)
 				for (size_t n = 0; n < 3; n++)
-					for (int choice = 0; choice < 4; choice++) {
+					for (int choice = 0; choice < 5; choice++) {
 						int v = (int)(16 / rr_dtype_size(dtypes[d]));
 						rr_layout explicit_layouts[] = {
 						    {0},
@@ -343,6 +343,9 @@ static void wide_rows(rr_kernel **kernels, int n_kernels)
 						    {1024, v, 2, 1, 4, RR_STORAGE_CLUSTER,
 						     RR_GRID_PERSISTENT},
 						    {1024, v, 1, 1, 1, RR_STORAGE_REREAD,
+						     RR_GRID_ROWS},
+						    /* non-portable: sm_90 opts in */
+						    {1024, v, 1, 1, 16, RR_STORAGE_CLUSTER,
 						     RR_GRID_ROWS}};
 						rr_layout *layout =
 						    choice ? &explicit_layouts[choice] : NULL;

@@ -270,7 +270,7 @@ static void check_targets_and_open(void)
 {
 	rr__target t;
 	CHECK(rr__target_for_cuda_arch("sm_90", &t) == RR_OK);
-	CHECK(t.cc_major == 9 && t.cc_minor == 0 && t.has_clusters && t.max_cluster == 8);
+	CHECK(t.cc_major == 9 && t.cc_minor == 0 && t.has_clusters && t.max_cluster == 16);
 	CHECK(t.max_workers == 1024 && t.warp_size == 32 && t.smem_per_group == 227 * 1024);
 	CHECK(t.multiprocessors == 132 && strcmp(t.backend, "cuda") == 0);
 	CHECK(rr__target_for_cuda_arch("sm_80", &t) == RR_OK && !t.has_clusters);

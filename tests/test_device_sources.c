@@ -147,8 +147,10 @@ static const struct {
                     "\tfloat m = 0.0f, z = 0.0f;\n"
                     "\trr_cluster_online(m, z, slot);\n"
                     "\tconst float sum = rr_cluster_reduce<0>(slot);\n"
+                    "\trr_cluster_online_wide(m, z, slot);\n"
+                    "\tconst float wide = rr_cluster_reduce_wide<1>(slot);\n"
                     "\trr_cluster_sync();\n"
-                    "\tout[rr_cluster_rank()] = sum + m + z;\n"
+                    "\tout[rr_cluster_rank()] = sum + m + z + wide;\n"
                     "}\n"},
     {"grid.cuh", "extern \"C\" __global__ void rr_check_grid(float *ws, float *out)\n"
                  "{\n"

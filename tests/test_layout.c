@@ -455,6 +455,17 @@ static void test_grid_split(void)
 	expect(norm, 1048576, make(128, 4, 1, 1, 16, S, P), &gpu, RR_ILLEGAL_SMEM_OVER_LIMIT,
 	       "larger C");
 	expect(exact, 4096, make(32, 4, 1, 1, 4, S, P), &gpu, RR_ILLEGAL_EXACT_REASSOC, "exact");
+	/* Clusters of 16 where the device opts in (sm_90): whole warps combine them. */
+	rr__target sm90 = gpu;
+	sm90.max_cluster = 16;
+	expect(sum, 262144, make(1024, 4, 1, 1, 16, RR_STORAGE_CLUSTER, RR_GRID_ROWS), &sm90,
+	       RR_LEGAL, NULL);
+	expect(sum, 262144, make(16, 4, 1, 1, 16, RR_STORAGE_CLUSTER, RR_GRID_ROWS), &sm90,
+	       RR_ILLEGAL_NO_CLUSTER, "at least 32");
+	expect(sum, 262144, make(1024, 4, 1, 1, 32, RR_STORAGE_CLUSTER, RR_GRID_ROWS), &sm90,
+	       RR_ILLEGAL_NO_CLUSTER, "1..16");
+	expect(sum, 262144, make(1024, 4, 1, 1, 16, RR_STORAGE_CLUSTER, RR_GRID_ROWS), &gpu,
+	       RR_ILLEGAL_NO_CLUSTER, "1..8");
 
 	rr__realisation r;
 	rr_layout regs = make(1024, 4, 1, 1, 128, S, P), smem = make(128, 4, 2, 1, 64, S, P);

@@ -36,6 +36,7 @@ static const grid_plan plans[] = {
     {131072, 512, 0, 2, 1, 4, RR_STORAGE_CLUSTER, RR_GRID_PERSISTENT},
     {262144, 1024, 0, 1, 1, 8, RR_STORAGE_CLUSTER, RR_GRID_ROWS},
     {262144, 1024, 0, 1, 1, 8, RR_STORAGE_REREAD, RR_GRID_ROWS},
+    {262144, 1024, 0, 1, 1, 16, RR_STORAGE_CLUSTER, RR_GRID_ROWS}, /* non-portable */
     /* rows split over the grid: kept in registers, in shared memory, an odd N */
     {2097152, 1024, 0, 1, 1, 128, RR_STORAGE_GRID, RR_GRID_PERSISTENT},
     {1048576, 128, 0, 2, 1, 64, RR_STORAGE_GRID, RR_GRID_PERSISTENT},

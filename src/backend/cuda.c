@@ -25,6 +25,7 @@ typedef struct cuda_module {
 	CUfunction head; /* NULL when the plan has only the scalar entry */
 	CUfunction scalar;
 	int64_t resident_groups; /* groups resident at once: the persistent grid's size */
+	int resident_clusters;   /* the driver's count for a cluster plan; -1 when not asked */
 	CUdeviceptr workspace;   /* S=grid: resident_groups × the record's bytes per group */
 } cuda_module;
 
@@ -68,7 +69,9 @@ static void fill_target(rr_device *device)
 	t->cc_major = attribute(cu, RR_CU_ATTR_CC_MAJOR);
 	t->cc_minor = attribute(cu, RR_CU_ATTR_CC_MINOR);
 	t->has_clusters = t->cc_major >= 9 && attribute(cu, RR_CU_ATTR_CLUSTER_LAUNCH) != 0;
-	t->max_cluster = t->has_clusters ? 8 : 1;
+	/* Clusters over the portable 8 blocks need an opt-in per function (load_functions); sm_90
+	 * allows 16. */
+	t->max_cluster = !t->has_clusters ? 1 : t->cc_major == 9 ? 16 : 8;
 	t->multiprocessors = attribute(cu, RR_CU_ATTR_MULTIPROCESSOR_COUNT);
 	t->l2_bytes = attribute(cu, RR_CU_ATTR_L2_CACHE_SIZE);
 	snprintf(cu->arch, sizeof cu->arch, "sm_%d%d", t->cc_major, t->cc_minor);
@@ -184,6 +187,13 @@ static rr_status load_functions(rr_device *device, const rr__realisation *g, cud
 		    d, d->cuModuleGetFunction(&m->head, m->module, g->entry_head), g->entry_head);
 	CUfunction functions[3] = {m->scalar, m->vec, m->head};
 	for (int i = 0; i < 3 && status == RR_OK; i++)
+		if (functions[i] && g->blocks_per_row > 8 && !g->grid_split)
+			status = rr__cuda_check(
+			    d,
+			    d->cuFuncSetAttribute(functions[i],
+			                          RR_CU_FUNC_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1),
+			    "allowing a cluster over the portable 8 blocks");
+	for (int i = 0; i < 3 && status == RR_OK; i++)
 		if (functions[i] && g->dynamic_smem > 0)
 			status = rr__cuda_check(
 			    d,
@@ -200,6 +210,7 @@ static void size_persistent_grid(rr_device *device, const rr__realisation *g, cu
 	const rr__cuda_driver *d = impl_of(device)->driver;
 	int per_sm = 0, clusters = 0;
 	CUfunction f = m->vec ? m->vec : m->head ? m->head : m->scalar;
+	m->resident_clusters = -1;
 	if (d->cuOccupancyMaxActiveBlocksPerMultiprocessor(
 	        &per_sm, f, g->threads, (size_t)g->dynamic_smem) != RR_CUDA_SUCCESS)
 		per_sm = 1;
@@ -218,8 +229,9 @@ static void size_persistent_grid(rr_device *device, const rr__realisation *g, cu
 		                               .shared_mem_bytes = (unsigned)g->dynamic_smem,
 		                               .attrs = &cluster,
 		                               .num_attrs = 1};
-		if (d->cuOccupancyMaxActiveClusters(&clusters, f, &config) == RR_CUDA_SUCCESS &&
-		    clusters > 0)
+		if (d->cuOccupancyMaxActiveClusters(&clusters, f, &config) == RR_CUDA_SUCCESS)
+			m->resident_clusters = clusters;
+		if (clusters > 0)
 			m->resident_groups = clusters;
 	}
 	if (m->resident_groups < 1)
@@ -321,6 +333,13 @@ static rr_status cuda_compile(rr_device *device, rr_program *program)
 		size_persistent_grid(device, g, m);
 	if (status == RR_OK && g->grid_split)
 		status = prepare_grid_split(device, g, m);
+	if (status == RR_OK && g->blocks_per_row > 8 && !g->grid_split && m->resident_clusters == 0)
+		status =
+		    rr__fail(RR_ERR_ILLEGAL_LAYOUT,
+		             "C = %d blocks per cluster: the device cannot place one cluster of "
+		             "this kernel (%d threads, %lld bytes of dynamic shared memory per "
+		             "block); use C <= 8 or S=grid",
+		             g->blocks_per_row, g->threads, (long long)g->dynamic_smem);
 	if (status != RR_OK) {
 		if (m->module)
 			cu->driver->cuModuleUnload(m->module);

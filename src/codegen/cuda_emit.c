@@ -562,6 +562,8 @@ rr_status rr__cuda_emit(const rr__emit_request *request, rr__buf *out)
 	rr__device_emit(em->out, "online.cuh", "online");
 	if (em->C > 1 && !rr__cu_grid(em))
 		rr__device_emit(em->out, "cluster.cuh", "cluster");
+	if (em->C > 8 && !rr__cu_grid(em))
+		rr__device_emit(em->out, "cluster.cuh", "cluster_wide");
 	rr__cu_emit_grid_helpers(em);
 	if (em->geo->keep == RR_KEEP_SMEM)
 		emit_keep_helpers(em);

@@ -524,6 +524,7 @@ static void write_block_partial(rr__cu_emitter *em, int depth, const char *name,
 static void emit_cluster_stage(rr__cu_emitter *em, int round)
 {
 	const rr_kernel *kernel = em->kernel;
+	const char *wide = em->C > 8 ? "_wide" : ""; /* over the portable size: by lanes */
 	rr__cu_line(em, 1,
 	            "/* across the cluster's C blocks, through distributed shared memory */");
 	rr__cu_line(em, 1, "if (threadIdx.x == 0) {");
@@ -536,12 +537,12 @@ static void emit_cluster_stage(rr__cu_emitter *em, int round)
 		int partner = kernel->analysis.online_partner[id];
 		if (partner >= 0)
 			rr__cu_line(em, 1,
-			            "rr_cluster_online(m%d, z%d, cl + parity * RED_SLOTS + %d);",
-			            id, partner, em->red_slot[id]);
+			            "rr_cluster_online%s(m%d, z%d, cl + parity * RED_SLOTS + %d);",
+			            wide, id, partner, em->red_slot[id]);
 		else
-			rr__cu_line(em, 1,
-			            "acc%d = rr_cluster_reduce<%d>(cl + parity * RED_SLOTS + %d);",
-			            id, (int)kernel->nodes[id].reduce, em->red_slot[id]);
+			rr__cu_line(
+			    em, 1, "acc%d = rr_cluster_reduce%s<%d>(cl + parity * RED_SLOTS + %d);",
+			    id, wide, (int)kernel->nodes[id].reduce, em->red_slot[id]);
 	}
 }
 

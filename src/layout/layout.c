@@ -165,6 +165,12 @@ static rr__illegal check_shape(const rr_layout *l, const rr__target *t, char *de
 	if (l->storage == RR_STORAGE_GRID)
 		return rr__check_grid_shape(l, t, detail, detail_size);
 	int max_cluster = t->has_clusters && t->max_cluster > 1 ? t->max_cluster : 1;
+	if (C > 8 && C <= max_cluster && is_pow2(C) && W < 32) {
+		SAY("C = %d blocks per cluster, over the portable 8, combine their partials by "
+		    "whole warps: W = %d must be at least 32",
+		    C, W);
+		return RR_ILLEGAL_NO_CLUSTER;
+	}
 	if (!is_pow2(C) || C > max_cluster) {
 		if (C > 1 && !t->has_clusters)
 			SAY("C = %d blocks per row needs thread-block clusters, which the %s "

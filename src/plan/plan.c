@@ -8,6 +8,9 @@
 #include "util/util.h"
 
 #define TIE_TOLERANCE RR__PLAN_TIE_TOLERANCE
+/* The largest cluster the planner offers: clusters of 16 (sm_90, non-portable) are legal and
+ * run when given, but are not offered until measured against C = 8 and S=grid. */
+#define PLANNED_CLUSTER 8
 
 static int64_t next_pow2(int64_t x)
 {
@@ -144,6 +147,7 @@ static int grid_wanted(const rr__plan_request *req)
 {
 	const rr__target *t = req->target;
 	int most = t->has_clusters && t->max_cluster > 1 ? t->max_cluster : 1;
+	most = most < PLANNED_CLUSTER ? most : PLANNED_CLUSTER;
 	return t->kind == RR_TARGET_GPU && req->rows > 0 && t->multiprocessors > 0 &&
 	       req->rows * most < t->multiprocessors;
 }
@@ -156,7 +160,7 @@ static values blocks(const rr__plan_request *req, int fixed, int W, int V, int R
 	out.v[out.n++] = fixed ? fixed : 1;
 	if (fixed || !req->target->has_clusters || R > 1)
 		return out;
-	for (int C = 2; C <= req->target->max_cluster && C <= 8; C *= 2)
+	for (int C = 2; C <= req->target->max_cluster && C <= PLANNED_CLUSTER; C *= 2)
 		if (req->cols >= (int64_t)C * W * V)
 			out.v[out.n++] = C;
 	for (int C = 16; C <= 1024 && W >= 32 && grid_wanted(req) && out.n < 16; C *= 2)
@@ -232,6 +236,10 @@ static rr_status consider(const rr__plan_request *req, const rr_layout *fixed, i
                           rr_layout l, rr__candidates *out, int *capacity)
 {
 	char detail[256];
+	/* The C values above PLANNED_CLUSTER are S=grid's: not offered as clusters. */
+	if (!fixed->blocks_per_row && l.blocks_per_row > PLANNED_CLUSTER &&
+	    l.storage != RR_STORAGE_GRID)
+		return RR_OK;
 	out->considered++;
 	canonical_shape(req, fixed, kept, &l);
 	rr__illegal reason = rr__layout_check(req->kernel, req->cols, req->dtype, &l, req->target,

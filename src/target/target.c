@@ -67,6 +67,8 @@ rr_status rr__target_for_cuda_arch(const char *arch, rr__target *out)
 	if (major < 7)
 		out->smem_per_group = 48 * 1024;
 	out->has_clusters = major >= 9;
-	out->max_cluster = major >= 9 ? 8 : 1;
+	/* sm_90 (H100/H200) runs clusters of 16 with the non-portable opt-in the launcher sets;
+	 * whether a kernel's cluster of 16 fits is the driver's answer at load time. */
+	out->max_cluster = major == 9 ? 16 : major > 9 ? 8 : 1;
 	return RR_OK;
 }

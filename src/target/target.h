@@ -27,7 +27,7 @@ typedef struct rr__target {
 	int register_slots;     /* most private slots a worker may hold (register budget) */
 	int64_t smem_per_group; /* shared memory one group may use, bytes */
 	int has_clusters;       /* thread-block clusters (sm_90) */
-	int max_cluster;        /* most blocks in a portable cluster (8) */
+	int max_cluster;        /* most blocks in a cluster (8 portable, 16 on sm_90 opted in) */
 	int multiprocessors;    /* SMs, or CPU threads */
 	int64_t l2_bytes;
 	int cc_major, cc_minor; /* compute capability; 0 on cpu */

@@ -77,3 +77,29 @@ __device__ __forceinline__ void rr_cluster_online(float &m, float &z, const floa
 	z = pz[0];
 }
 
+//@ cluster_wide
+/* Clusters over the portable 8 blocks (sm_90 opts in to 16): lane l of every warp loads block
+ * l % C's partial and the lanes combine in a butterfly xor C/2 ... 1, so no thread holds C
+ * partials at once (the arrays above spilled at C = 16). Every thread gets the same bits. */
+template <int OP> /* 0 sum, 1 max, 2 min */
+__device__ __forceinline__ float rr_cluster_reduce_wide(const float *slot)
+{
+	float v = rr_cluster_load(slot, threadIdx.x & (C - 1));
+	#pragma unroll
+	for (int off = C / 2; off >= 1; off /= 2) {
+		const float o = __shfl_xor_sync(0xffffffffu, v, off);
+		v = OP == 0 ? v + o : OP == 1 ? fmaxf(v, o) : fminf(v, o);
+	}
+	return v;
+}
+__device__ __forceinline__ void rr_cluster_online_wide(float &m, float &z, const float *slot)
+{
+	m = rr_cluster_load(slot, threadIdx.x & (C - 1));
+	z = rr_cluster_load(slot + 1, threadIdx.x & (C - 1));
+	#pragma unroll
+	for (int off = C / 2; off >= 1; off /= 2) {
+		const float m2 = __shfl_xor_sync(0xffffffffu, m, off);
+		const float z2 = __shfl_xor_sync(0xffffffffu, z, off);
+		rr_online_combine(m, z, m2, z2);
+	}
+}
