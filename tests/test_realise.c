@@ -239,6 +239,10 @@ static void check_legality(const char *label, const rr_kernel *kernel, const rr_
 	if (r->keep == RR_KEEP_SMEM) {
 		rr__target tight = *target;
 		tight.smem_per_group = r->smem_bytes;
+		/* S=grid's residency check reads the same limit as the SM's capacity: leave it out
+		 * here (no SM count), so only the block's own bytes are tested. */
+		if (r->grid_split)
+			tight.multiprocessors = 0;
 		CHECKF(rr__layout_check(kernel, r->cols, r->dtype, &r->layout, &tight, detail,
 		                        sizeof detail) == RR_LEGAL,
 		       "%s: legal at exactly %lld bytes: %s", label, (long long)r->smem_bytes,
