@@ -322,7 +322,13 @@ static void test_grid_choice(const rr__target *gpu, const rr__target *cpu)
 	for (int k = 0; k < 4; k++) {
 		rr_kernel *kernel = builtin(names[k]);
 		rr__plan_request req = {kernel, RR_F32, 4, 2097152, gpu, NULL, NULL};
+		/* Not offered by default until it has run on a GPU; RR_PLAN_GRID=1 offers it. */
+		unsetenv("RR_PLAN_GRID");
 		rr_layout l = choose(&req, NULL);
+		CHECKF(l.storage != RR_STORAGE_GRID && !rr__plan_offers_grid(),
+		       "%s f32 4x2097152 without RR_PLAN_GRID: %s", names[k], show(&l));
+		setenv("RR_PLAN_GRID", "1", 1);
+		l = choose(&req, NULL);
 		CHECKF(l.storage == RR_STORAGE_GRID && l.blocks_per_row > 8 &&
 		           l.grid == RR_GRID_PERSISTENT,
 		       "%s f32 4x2097152: %s", names[k], show(&l));
@@ -346,6 +352,11 @@ static void test_grid_choice(const rr__target *gpu, const rr__target *cpu)
 		l = choose(&req, &fixed);
 		CHECKF(l.storage == RR_STORAGE_GRID && l.blocks_per_row >= 16, "%s S=grid: %s",
 		       names[k], show(&l));
+		/* A fixed S=grid is completed the same without RR_PLAN_GRID. */
+		unsetenv("RR_PLAN_GRID");
+		rr_layout again = choose(&req, &fixed);
+		CHECKF(again.storage == RR_STORAGE_GRID && again.blocks_per_row >= 16,
+		       "%s S=grid without RR_PLAN_GRID: %s", names[k], show(&again));
 		rr_kernel_free(kernel);
 	}
 }

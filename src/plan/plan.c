@@ -141,11 +141,22 @@ static values rows_per_group(const rr__plan_request *req, int fixed, int W, int 
 	return out;
 }
 
+/* S=grid has been validated only in the host simulation and NVRTC compiles, never run on a
+ * GPU: until it has been (tests/gpu_cuda.c split_rows, the `wide` suite), the planner offers it
+ * only when RR_PLAN_GRID=1. Explicit S=grid layouts build and run regardless. */
+int rr__plan_offers_grid(void)
+{
+	const char *v = getenv("RR_PLAN_GRID");
+	return v && strcmp(v, "1") == 0;
+}
+
 /* S=grid is offered where the other modes cannot fill the device: M rows of at most a
  * cluster's blocks each are fewer blocks than the device has SMs (a few very wide rows). */
 static int grid_wanted(const rr__plan_request *req)
 {
 	const rr__target *t = req->target;
+	if (!rr__plan_offers_grid())
+		return 0;
 	int most = t->has_clusters && t->max_cluster > 1 ? t->max_cluster : 1;
 	most = most < PLANNED_CLUSTER ? most : PLANNED_CLUSTER;
 	return t->kind == RR_TARGET_GPU && req->rows > 0 && t->multiprocessors > 0 &&
@@ -154,7 +165,7 @@ static int grid_wanted(const rr__plan_request *req)
 
 /* C > 1 on a target with clusters, for one row per group, when each block gets a chunk; with
  * S=grid wanted, C = 16 ... 1024 too (blocks of at least one warp). */
-static values blocks(const rr__plan_request *req, int fixed, int W, int V, int R)
+static values blocks(const rr__plan_request *req, int fixed, int grid, int W, int V, int R)
 {
 	values out = {{0}, 0};
 	out.v[out.n++] = fixed ? fixed : 1;
@@ -163,7 +174,7 @@ static values blocks(const rr__plan_request *req, int fixed, int W, int V, int R
 	for (int C = 2; C <= req->target->max_cluster && C <= PLANNED_CLUSTER; C *= 2)
 		if (req->cols >= (int64_t)C * W * V)
 			out.v[out.n++] = C;
-	for (int C = 16; C <= 1024 && W >= 32 && grid_wanted(req) && out.n < 16; C *= 2)
+	for (int C = 16; C <= 1024 && W >= 32 && grid && out.n < 16; C *= 2)
 		if (req->cols >= (int64_t)C * W * V)
 			out.v[out.n++] = C;
 	return out;
@@ -296,12 +307,13 @@ static rr_status enumerate(const rr__plan_request *req, const rr_layout *fixed, 
 	values Ws = widths(fixed->workers_per_row), Vs = list_of(fixed->vec, all_vec, 5);
 	values Us = list_of(fixed->unroll, all_unroll, 3), Gs = list_of(fixed->grid, all_grid, 2);
 	values Ss = storages(req, fixed->storage, kept);
+	int grid = fixed->storage == RR_STORAGE_GRID || grid_wanted(req);
 	for (int w = 0; w < Ws.n; w++)
 		for (int v = 0; v < Vs.n; v++) {
 			values Rs = rows_per_group(req, fixed->rows_per_group, Ws.v[w], Vs.v[v]);
 			for (int r = 0; r < Rs.n; r++) {
-				values Cs =
-				    blocks(req, fixed->blocks_per_row, Ws.v[w], Vs.v[v], Rs.v[r]);
+				values Cs = blocks(req, fixed->blocks_per_row, grid, Ws.v[w],
+				                   Vs.v[v], Rs.v[r]);
 				for (int u = 0; u < Us.n; u++)
 					for (int c = 0; c < Cs.n; c++)
 						for (int s = 0; s < Ss.n; s++)
