@@ -1,4 +1,4 @@
-/* The device files of src/codegen/device, embedded at build time (cmake/embed_device.cmake):
+/* The device files of src/codegen/device, embedded at build time (cmake/embed_files.cmake):
  * the fixed CUDA C (.cuh) and C (.h) that the emitters print around what a plan decides.
  * A file is cut into sections by marker lines "//@ name": a section is the text after its
  * marker up to the next marker or the end of the file. Text before the first marker (the

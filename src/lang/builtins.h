@@ -1,4 +1,4 @@
-/* The built-in kernels, embedded from the specs folder at build time (cmake/embed_specs.cmake). */
+/* The built-in kernels, embedded from the specs folder at build time (cmake/embed_files.cmake). */
 #ifndef RR_LANG_BUILTINS_H
 #define RR_LANG_BUILTINS_H
 
