@@ -32,29 +32,11 @@ void rr__cu_emit_grid_helpers(rr__cu_emitter *em)
 		rr__device_emit(em->out, "grid.cuh", "grid");
 }
 
-/* Calls `fn` on every partial of a round: its variable and its slot. */
-static void each_partial(rr__cu_emitter *em, int round,
-                         void (*fn)(rr__cu_emitter *, const char *, int))
+static void write_partial(rr__cu_emitter *em, int depth, const char *name, int slot)
 {
-	const rr_kernel *kernel = em->kernel;
-	char name[32];
-	for (int id = 0; id < kernel->n_nodes; id++) {
-		if (!rr__reduced_in(kernel, id, round))
-			continue;
-		int partner = kernel->analysis.online_partner[id];
-		snprintf(name, sizeof name, partner >= 0 ? "m%d" : "acc%d", id);
-		fn(em, name, em->red_slot[id]);
-		if (partner >= 0) {
-			snprintf(name, sizeof name, "z%d", partner);
-			fn(em, name, em->red_slot[id] + 1);
-		}
-	}
-}
-
-static void write_partial(rr__cu_emitter *em, const char *name, int slot)
-{
-	rr__cu_line(em, 2, "cl[WS_HEAD + (parity * RED_SLOTS + %d) * C + blockIdx.x %% C] = %s;",
-	            slot, name);
+	rr__cu_line(em, depth,
+	            "cl[WS_HEAD + (parity * RED_SLOTS + %d) * C + blockIdx.x %% C] = %s;", slot,
+	            name);
 }
 
 /* After the block's tree: thread 0 writes the block's partials of `round`, the group meets at
@@ -65,7 +47,7 @@ void rr__cu_emit_grid_stage(rr__cu_emitter *em, int round)
 	rr__cu_line(em, 1,
 	            "/* across the row's C blocks of the grid, through the workspace (cl) */");
 	rr__cu_line(em, 1, "if (threadIdx.x == 0) {");
-	each_partial(em, round, write_partial);
+	rr__cu_for_each_partial(em, round, 2, write_partial);
 	rr__cu_line(em, 1, "}");
 	rr__cu_line(em, 1, "rr_grid_sync(reinterpret_cast<unsigned *>(cl));");
 	for (int id = 0; id < kernel->n_nodes; id++) {

@@ -482,8 +482,9 @@ static void emit_combine(rr__cu_emitter *em, int round, int depth, const char *o
 	}
 }
 
-/* Calls `fn` on every partial variable of a round with its scratch slot. */
-static void for_each_partial(rr__cu_emitter *em, int round, int depth,
+/* Calls `fn` on every partial variable of a round with its scratch slot (the block tree's
+ * stages here, S=grid's workspace in cuda_emit_grid.c). */
+void rr__cu_for_each_partial(rr__cu_emitter *em, int round, int depth,
                              void (*fn)(rr__cu_emitter *, int, const char *, int))
 {
 	const rr_kernel *kernel = em->kernel;
@@ -528,7 +529,7 @@ static void emit_cluster_stage(rr__cu_emitter *em, int round)
 	rr__cu_line(em, 1,
 	            "/* across the cluster's C blocks, through distributed shared memory */");
 	rr__cu_line(em, 1, "if (threadIdx.x == 0) {");
-	for_each_partial(em, round, 2, write_block_partial);
+	rr__cu_for_each_partial(em, round, 2, write_block_partial);
 	rr__cu_line(em, 1, "}");
 	rr__cu_line(em, 1, "rr_cluster_sync();");
 	for (int id = 0; id < kernel->n_nodes; id++) {
@@ -565,10 +566,10 @@ static void emit_tree(rr__cu_emitter *em, int round)
 			             em->offsets[k]);
 	if (em->W > 32) {
 		rr__cu_line(em, 1, "if (lane == 0) {");
-		for_each_partial(em, round, 2, write_warp_partial);
+		rr__cu_for_each_partial(em, round, 2, write_warp_partial);
 		rr__cu_line(em, 1, "}");
 		rr__cu_line(em, 1, "__syncthreads();");
-		for_each_partial(em, round, 1, read_warp_partial);
+		rr__cu_for_each_partial(em, round, 1, read_warp_partial);
 		for (int k = 0; k < em->n_offsets; k++)
 			if (em->offsets[k] >= 32)
 				emit_combine(em, round, 1, "__shfl_xor_sync(RR_MASK, %s, %d)",

@@ -42,4 +42,8 @@ void rr__cu_mark_phase(rr__cu_emitter *em, int phase);
 /* The body of `template <bool VEC, int LEN> rr_row(...)`: one row (or one block's segment). */
 void rr__cu_emit_row(rr__cu_emitter *em);
 
+/* Calls `fn(em, depth, variable, slot)` on every partial of `round`, in node order. */
+void rr__cu_for_each_partial(rr__cu_emitter *em, int round, int depth,
+                             void (*fn)(rr__cu_emitter *, int, const char *, int));
+
 #endif
