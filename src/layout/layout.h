@@ -70,11 +70,7 @@ int rr__head_length(uintptr_t address, int align_bytes, int elem_bytes, int64_t 
 /* ceil((a - 1) / W): the most head elements one worker handles (0 when a = 1). */
 int rr__head_slots(int align_elems, int workers);
 /* Head elements of `worker` when the head is h long. */
-static inline int64_t rr__head_count(int64_t h, int workers, int worker)
-{
-	int64_t first = workers - 1 - worker; /* its first head element */
-	return first < h ? (h - first + workers - 1) / workers : 0;
-}
+int64_t rr__head_count(int64_t h, int workers, int worker);
 
 /* Where logical element i of a row with head h lives: is_head, worker, and either the head
  * step (in *chunk, *element = 0) or the body's chunk and element. */
