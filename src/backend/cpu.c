@@ -1,7 +1,7 @@
 /* The cpu backend: emits C for a plan, compiles it with the system C compiler ($RR_CC) into a
  * shared object cached by the hash of source, compiler and flags (its SHA-256 checked before
- * every load), loads it with dlopen, and spreads rows over threads. Device memory is host
- * memory. */
+ * every load), loads it with dlopen, and spreads rows over the process's thread pool
+ * (cpu_pool.c). Device memory is host memory. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +18,7 @@
 
 #include "backend/backend.h"
 #include "backend/cpu.h"
+#include "backend/cpu_pool.h"
 #include "backend/launch.h"
 #include "codegen/c_emit.h"
 
@@ -193,19 +194,13 @@ static void cpu_model(char *out, size_t size)
 		snprintf(out, size, "CPU");
 }
 
-static int online_cpus(void)
-{
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	return n < 1 ? 1 : n > CPU_MAX_THREADS ? CPU_MAX_THREADS : (int)n;
-}
-
 static rr_status cpu_open(rr_device *device)
 {
 	cpu_impl *impl = calloc(1, sizeof *impl);
 	if (!impl)
 		return rr__fail(RR_ERR_NOMEM, "out of memory opening the cpu backend");
 	pthread_mutex_init(&impl->lock, NULL);
-	impl->threads = online_cpus();
+	impl->threads = rr__pool_threads();
 	device->impl = impl;
 	rr__target_cpu(&device->target);
 	char model[128];
@@ -412,19 +407,17 @@ static void cpu_unload(rr_device *device, rr_program *program)
 
 typedef struct cpu_task {
 	rr__cpu_kernel_fn kernel;
-	int64_t begin, end, cols;
+	int64_t cols;
 	const void *const *inputs;
 	const double *params;
 	void *const *outputs;
-	float *scratch;
 } cpu_task;
 
-static void *run_task(void *arg)
+static void run_rows(void *context, int thread, int64_t begin, int64_t end, float *scratch)
 {
-	const cpu_task *task = arg;
-	task->kernel(task->begin, task->end, task->cols, task->inputs, task->params, task->outputs,
-	             task->scratch);
-	return NULL;
+	(void)thread;
+	const cpu_task *task = context;
+	task->kernel(begin, end, task->cols, task->inputs, task->params, task->outputs, scratch);
 }
 
 static int launch_threads(const cpu_impl *impl, int64_t rows)
@@ -436,6 +429,17 @@ static int launch_threads(const cpu_impl *impl, int64_t rows)
 	if (rows < threads)
 		threads = (int)rows;
 	return threads < 1 ? 1 : threads;
+}
+
+/* Rows per chunk: about eight chunks per thread, so a thread slowed by another process hands
+ * its share to the others, but no chunk under ~64 KiB of row data (a chunk costs one atomic
+ * add, and neighbouring rows stay on one thread). */
+static int64_t rows_per_chunk(int64_t rows, int64_t cols, int threads)
+{
+	int64_t chunk = (rows + 8 * threads - 1) / (8 * threads);
+	int64_t least = cols > 0 ? (16384 + cols - 1) / cols : 1;
+	chunk = chunk < least ? least : chunk;
+	return chunk < 1 ? 1 : chunk;
 }
 
 static rr_status cpu_launch(rr_device *device, rr_program *program, int64_t rows,
@@ -458,38 +462,13 @@ static rr_status cpu_launch(rr_device *device, rr_program *program, int64_t rows
 		                program->kernel->name,
 		                (long long)module->scratch_floats(program->cols),
 		                (long long)floats);
-	/* Each thread's scratch starts on its own 64-byte line. */
-	int64_t stride = (floats + 15) / 16 * 16;
-	float *scratch = NULL;
-	if (stride > 0 && !(scratch = malloc((size_t)(stride * threads) * sizeof *scratch)))
-		return rr__fail(RR_ERR_NOMEM, "out of memory for %lld private slots per thread",
-		                (long long)floats);
-	cpu_task tasks[CPU_MAX_THREADS];
-	pthread_t ids[CPU_MAX_THREADS];
-	int started[CPU_MAX_THREADS] = {0};
-	for (int t = 0; t < threads; t++) {
-		tasks[t] = (cpu_task){
-		    .kernel = module->kernel,
-		    .begin = rows * t / threads,
-		    .end = rows * (t + 1) / threads,
-		    .cols = program->cols,
-		    .inputs = pointers,
-		    .params = params,
-		    .outputs = outputs,
-		    .scratch = scratch ? scratch + stride * t : NULL,
-		};
-		if (t > 0)
-			started[t] = pthread_create(&ids[t], NULL, run_task, &tasks[t]) == 0;
-	}
-	run_task(&tasks[0]);
-	for (int t = 1; t < threads; t++) {
-		if (started[t])
-			pthread_join(ids[t], NULL);
-		else
-			run_task(&tasks[t]); /* no thread to spare: do its rows here */
-	}
-	free(scratch);
-	return RR_OK;
+	cpu_task task = {.kernel = module->kernel,
+	                 .cols = program->cols,
+	                 .inputs = pointers,
+	                 .params = params,
+	                 .outputs = outputs};
+	return rr__pool_run(threads, rows, rows_per_chunk(rows, program->cols, threads), floats,
+	                    run_rows, &task);
 }
 
 /* ---------------------------------------------------------------- memory */
@@ -533,18 +512,15 @@ typedef struct cpu_span {
 	float sink;
 } cpu_span;
 
-static void *copy_span(void *arg)
+static void copy_span(cpu_span *span)
 {
-	cpu_span *span = arg;
 	memcpy(span->dst, span->src, span->bytes);
-	return NULL;
 }
 
 /* Sixteen independent lanes: the compiler turns the inner loop into vector loads and adds
  * without reassociating anything, so the pass is bound by memory, not by a dependency chain. */
-static void *read_span(void *arg)
+static void read_span(cpu_span *span)
 {
-	cpu_span *span = arg;
 	const float *p = (const float *)(const void *)span->src;
 	size_t n = span->bytes / sizeof(float), i = 0;
 	float lanes[16] = {0};
@@ -557,37 +533,48 @@ static void *read_span(void *arg)
 	for (int l = 0; l < 16; l++)
 		total += lanes[l];
 	span->sink = total;
-	return NULL;
 }
 
-/* Splits `bytes` into one 64-byte aligned span per launch thread, the threads kernels use. */
+typedef struct cpu_spans {
+	cpu_span span[CPU_MAX_THREADS];
+	void (*fn)(cpu_span *);
+} cpu_spans;
+
+static void run_spans(void *context, int thread, int64_t begin, int64_t end, float *scratch)
+{
+	(void)thread;
+	(void)scratch;
+	cpu_spans *spans = context;
+	for (int64_t t = begin; t < end; t++)
+		spans->fn(&spans->span[t]);
+}
+
+/* Splits `bytes` into one 64-byte aligned span per launch thread, on the pool kernels use. */
 static float over_threads(rr_device *device, void *dst, const void *src, size_t bytes,
-                          void *(*fn)(void *))
+                          void (*fn)(cpu_span *))
 {
 	int threads = launch_threads(device->impl, (int64_t)(bytes / 4096) + 1);
-	cpu_span spans[CPU_MAX_THREADS];
-	pthread_t ids[CPU_MAX_THREADS];
-	int started[CPU_MAX_THREADS] = {0};
+	static cpu_spans spans; /* the pool runs one launch at a time; too big for the stack */
+	static pthread_mutex_t spans_lock = PTHREAD_MUTEX_INITIALIZER;
+	pthread_mutex_lock(&spans_lock);
+	spans.fn = fn;
 	size_t at = 0;
 	for (int t = 0; t < threads; t++) {
 		size_t end =
 		    t + 1 == threads ? bytes : bytes / (size_t)threads * (size_t)(t + 1) / 64 * 64;
-		spans[t] = (cpu_span){.dst = dst ? (char *)dst + at : NULL,
-		                      .src = (const char *)src + at,
-		                      .bytes = end - at};
+		spans.span[t] = (cpu_span){.dst = dst ? (char *)dst + at : NULL,
+		                           .src = (const char *)src + at,
+		                           .bytes = end - at};
 		at = end;
-		if (t > 0)
-			started[t] = pthread_create(&ids[t], NULL, fn, &spans[t]) == 0;
 	}
-	fn(&spans[0]);
-	float sink = spans[0].sink;
-	for (int t = 1; t < threads; t++) {
-		if (started[t])
-			pthread_join(ids[t], NULL);
-		else
-			fn(&spans[t]);
-		sink += spans[t].sink;
-	}
+	rr_status status = rr__pool_run(threads, threads, 1, 0, run_spans, &spans);
+	if (status != RR_OK) /* no scratch was asked for: cannot happen, but never skip work */
+		for (int t = 0; t < threads; t++)
+			fn(&spans.span[t]);
+	float sink = 0;
+	for (int t = 0; t < threads; t++)
+		sink += spans.span[t].sink;
+	pthread_mutex_unlock(&spans_lock);
 	return sink;
 }
 

@@ -1,0 +1,218 @@
+/* The cpu backend's persistent thread pool (see cpu_pool.h). Threads wait for a generation
+ * number to change, spinning briefly first (back-to-back launches then start without a
+ * wake-up), then sleeping on a condition variable; the caller works too and waits for the
+ * others the same way. Forked children start a pool of their own; exit joins the threads. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend/cpu_pool.h"
+
+#define POOL_MAX_THREADS 512
+#define POOL_SPINS 20000 /* about 50-100 µs of polling before a thread sleeps */
+
+typedef struct pool_job {
+	rr__pool_fn fn;
+	void *context;
+	int64_t items, chunk;
+	int participants;
+	int64_t scratch_stride; /* floats between two threads' scratch */
+} pool_job;
+
+static struct {
+	pthread_mutex_t launch_lock; /* one launch at a time; held across fork */
+	pthread_mutex_t lock;        /* guards the waits below */
+	pthread_cond_t wake, done;
+	int threads; /* the caller and the workers started */
+	int started; /* 0 until the first launch starts the workers */
+	pthread_t ids[POOL_MAX_THREADS];
+	atomic_ulong generation;
+	atomic_int stop;
+	atomic_int pending; /* workers not yet done with this generation */
+	atomic_llong next;  /* the first item not yet handed out */
+	pool_job job;
+	float *scratch;
+	int64_t scratch_floats; /* allocated floats in all */
+} pool = {
+    .launch_lock = PTHREAD_MUTEX_INITIALIZER,
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+    .wake = PTHREAD_COND_INITIALIZER,
+    .done = PTHREAD_COND_INITIALIZER,
+};
+
+static pthread_once_t hooks_once = PTHREAD_ONCE_INIT;
+
+int rr__pool_threads(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > POOL_MAX_THREADS ? POOL_MAX_THREADS : (int)n;
+}
+
+static void run_chunks(const pool_job *job, int thread)
+{
+	float *scratch = pool.scratch ? pool.scratch + job->scratch_stride * thread : NULL;
+	for (;;) {
+		int64_t begin = atomic_fetch_add(&pool.next, job->chunk);
+		if (begin >= job->items)
+			return;
+		int64_t end = job->items - begin < job->chunk ? job->items : begin + job->chunk;
+		job->fn(job->context, thread, begin, end, scratch);
+	}
+}
+
+static void *worker_main(void *arg)
+{
+	const int thread = (int)(intptr_t)arg;
+	unsigned long seen = 0; /* the generation when the workers were started */
+	for (;;) {
+		unsigned long now = atomic_load(&pool.generation);
+		for (int spin = 0; now == seen && spin < POOL_SPINS && !atomic_load(&pool.stop);
+		     spin++)
+			now = atomic_load(&pool.generation);
+		if (now == seen) {
+			pthread_mutex_lock(&pool.lock);
+			while ((now = atomic_load(&pool.generation)) == seen &&
+			       !atomic_load(&pool.stop))
+				pthread_cond_wait(&pool.wake, &pool.lock);
+			pthread_mutex_unlock(&pool.lock);
+		}
+		if (atomic_load(&pool.stop))
+			return NULL;
+		seen = now;
+		/* The job was written before the generation moved and stays put until every
+		 * worker has counted itself done. */
+		if (thread < pool.job.participants)
+			run_chunks(&pool.job, thread);
+		if (atomic_fetch_sub(&pool.pending, 1) == 1) {
+			pthread_mutex_lock(&pool.lock);
+			pthread_cond_signal(&pool.done);
+			pthread_mutex_unlock(&pool.lock);
+		}
+	}
+}
+
+/* At exit: the workers are told to stop and joined, the scratch freed. */
+static void pool_shutdown(void)
+{
+	pthread_mutex_lock(&pool.launch_lock);
+	pthread_mutex_lock(&pool.lock);
+	atomic_store(&pool.stop, 1);
+	pthread_cond_broadcast(&pool.wake);
+	pthread_mutex_unlock(&pool.lock);
+	for (int t = 1; t < pool.threads; t++)
+		pthread_join(pool.ids[t], NULL);
+	pool.threads = 0;
+	pool.started = 0;
+	atomic_store(&pool.stop, 0);
+	free(pool.scratch);
+	pool.scratch = NULL;
+	pool.scratch_floats = 0;
+	pthread_mutex_unlock(&pool.launch_lock);
+}
+
+/* A fork waits for the launch in progress; the child has none of the parent's workers, so
+ * it starts its own on its first launch (the scratch memory is its copy, kept). */
+static void before_fork(void)
+{
+	pthread_mutex_lock(&pool.launch_lock);
+}
+
+static void after_fork_parent(void)
+{
+	pthread_mutex_unlock(&pool.launch_lock);
+}
+
+static void after_fork_child(void)
+{
+	pthread_mutex_init(&pool.lock, NULL);
+	pthread_cond_init(&pool.wake, NULL);
+	pthread_cond_init(&pool.done, NULL);
+	pool.threads = 0;
+	pool.started = 0;
+	pthread_mutex_unlock(&pool.launch_lock);
+}
+
+static void install_hooks(void)
+{
+	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+	atexit(pool_shutdown);
+}
+
+/* With launch_lock held: starts the workers once; those that fail to start are not waited for. */
+static void start_workers(void)
+{
+	if (pool.started)
+		return;
+	pool.started = 1;
+	int want = rr__pool_threads();
+	pool.threads = 1;
+	atomic_store(&pool.generation, 0);
+	for (int t = 1; t < want; t++) {
+		if (pthread_create(&pool.ids[t], NULL, worker_main, (void *)(intptr_t)t) != 0)
+			break;
+		pool.threads = t + 1;
+	}
+}
+
+/* With launch_lock held: scratch for `threads` threads of `floats` each, 64-byte aligned. */
+static rr_status reserve_scratch(int threads, int64_t floats, int64_t *stride)
+{
+	*stride = (floats + 15) / 16 * 16;
+	int64_t total = *stride * threads;
+	if (total <= pool.scratch_floats)
+		return RR_OK;
+	void *memory = NULL;
+	if (posix_memalign(&memory, 64, (size_t)total * sizeof(float)) != 0)
+		return rr__fail(RR_ERR_NOMEM, "out of memory for %lld private floats per thread",
+		                (long long)floats);
+	free(pool.scratch);
+	pool.scratch = memory;
+	pool.scratch_floats = total;
+	return RR_OK;
+}
+
+rr_status rr__pool_run(int threads, int64_t items, int64_t chunk, int64_t scratch_floats,
+                       rr__pool_fn fn, void *context)
+{
+	if (items <= 0)
+		return RR_OK;
+	pthread_once(&hooks_once, install_hooks);
+	pthread_mutex_lock(&pool.launch_lock);
+	start_workers();
+	int participants = threads < pool.threads ? threads : pool.threads;
+	participants = participants < 1 ? 1 : participants;
+	int64_t stride = 0;
+	rr_status status = reserve_scratch(participants, scratch_floats, &stride);
+	if (status != RR_OK) {
+		pthread_mutex_unlock(&pool.launch_lock);
+		return status;
+	}
+	pool.job = (pool_job){.fn = fn,
+	                      .context = context,
+	                      .items = items,
+	                      .chunk = chunk < 1 ? 1 : chunk,
+	                      .participants = participants,
+	                      .scratch_stride = stride};
+	atomic_store(&pool.next, 0);
+	if (participants > 1) {
+		atomic_store(&pool.pending, pool.threads - 1);
+		pthread_mutex_lock(&pool.lock);
+		atomic_fetch_add(&pool.generation, 1);
+		pthread_cond_broadcast(&pool.wake);
+		pthread_mutex_unlock(&pool.lock);
+	}
+	run_chunks(&pool.job, 0);
+	if (participants > 1) {
+		for (int spin = 0; atomic_load(&pool.pending) > 0 && spin < POOL_SPINS; spin++)
+			;
+		pthread_mutex_lock(&pool.lock);
+		while (atomic_load(&pool.pending) > 0)
+			pthread_cond_wait(&pool.done, &pool.lock);
+		pthread_mutex_unlock(&pool.lock);
+	}
+	pthread_mutex_unlock(&pool.launch_lock);
+	return RR_OK;
+}

@@ -1,0 +1,26 @@
+/* The cpu backend's thread pool: one per process, sized to the online CPUs, started on first
+ * use and kept, so a launch hands rows to waiting threads instead of creating threads. Items
+ * (rows, or a ceiling's spans) are handed out in chunks from one shared counter. */
+#ifndef RR_BACKEND_CPU_POOL_H
+#define RR_BACKEND_CPU_POOL_H
+
+#include <stdint.h>
+
+#include "util/util.h"
+
+/* Work on items [begin, end) by pool thread `thread` (0 is the caller), with `scratch` that
+ * thread's private floats (NULL when none were asked for). */
+typedef void (*rr__pool_fn)(void *context, int thread, int64_t begin, int64_t end, float *scratch);
+
+/* Threads of the pool, the caller included: the online CPUs (at least 1, at most 512). */
+int rr__pool_threads(void);
+
+/* Runs fn over items [0, items) in chunks of `chunk` items, on at most `threads` threads (the
+ * caller one of them), each with at least `scratch_floats` private floats on their own cache
+ * lines; returns when every item is done. Launches from several host threads take turns.
+ * Fails (RR_ERR_NOMEM) only when the scratch cannot grow; a pool thread that cannot be started
+ * leaves its share to the others. */
+rr_status rr__pool_run(int threads, int64_t items, int64_t chunk, int64_t scratch_floats,
+                       rr__pool_fn fn, void *context);
+
+#endif
