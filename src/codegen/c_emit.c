@@ -1,7 +1,8 @@
 /* The C emitter: one plan (kernel, dtype, layout) as readable C11 for the cpu backend. Each row
  * is processed the way the plan says a GPU group would: W workers visit their private slots in
  * slot order, then the fixed xor tree combines their partials, so sums match the GPU bit for bit.
- */
+ * Workers are the lanes of vectors (device/cpu_vec.h), L at a time, so the code is vector code
+ * by construction and the compiler never has to reorder arithmetic to vectorise it. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +30,9 @@ typedef struct emitter {
 	int n_kept;
 	unsigned char needed[RR_MAX_NODES];
 	const rr__realisation *r;
-	int head; /* emitting the head's pack (element t * W + worker, slot t) */
+	int head;                /* emitting the head's pack (element t * W + worker, slot t) */
+	const int *tree_offsets; /* the realisation's xor offsets, in order */
+	int tree_steps;
 } emitter;
 
 static void line(emitter *em, int depth, const char *fmt, ...)
@@ -88,9 +91,14 @@ static void emit_header(emitter *em, const int *offsets, int steps)
 	}
 	line(em, 0,
 	     " *          valid iff i < N; complete packs unguarded, one guarded partial pack");
+	line(em, 0,
+	     " * lanes    worker = b * L + lane: L workers are the lanes of one vector (L = W up "
+	     "to");
+	line(em, 0,
+	     " *          the target's f32 lanes), so each keeps its own order, bit for bit");
 	rr__buf_printf(em->out, " * tree     xor offsets");
 	for (int k = 0; k < steps; k++)
-		rr__buf_printf(em->out, " %d", offsets[k]);
+		rr__buf_printf(em->out, "%s%d", k ? ", " : " ", offsets[k]);
 	line(em, 0, "%s (warp size %d)", steps ? "" : " none", em->warp_size);
 	line(em, 0, " * rounds   %d", em->rounds);
 	rr__emit_comment_reductions(em->out, kernel);
@@ -103,11 +111,12 @@ static void emit_header(emitter *em, const int *offsets, int steps)
 
 /* ---------------------------------------------------------------- prelude */
 
-/* load_io and store_io: f32 in memory as it is; the 16-bit types through the conversions of
- * device/convert16.h, the same code that util/dtype.c runs for the reference. */
+/* load_io and store_io (one element): f32 in memory as it is; the 16-bit types through the
+ * conversions of device/convert16.h, the same code that util/dtype.c runs for the reference.
+ * Then the vector accesses of device/cpu_vec.h, which round alike. */
 static void emit_io_helpers(emitter *em)
 {
-	const char *type = "float", *load = "p[i]", *store = "v";
+	const char *type = "float", *load = "p[i]", *store = "v", *packed = "f32";
 	if (em->dtype == RR_BF16 || em->dtype == RR_F16) {
 		int bf16 = em->dtype == RR_BF16;
 		rr__device_emit(em->out, "convert16.h", "bits");
@@ -117,14 +126,21 @@ static void emit_io_helpers(emitter *em)
 		type = "uint16_t";
 		load = bf16 ? "rr__bf16_to_float(p[i])" : "rr__f16_to_float(p[i])";
 		store = bf16 ? "rr__bf16_from_float(v)" : "rr__f16_from_float(v)";
+		packed = bf16 ? "bf16" : "f16";
 	}
 	line(em, 0, "typedef %s io_t;", type);
 	line(em, 0, "static inline float load_io(const io_t *p, int64_t i)\n{\n\treturn %s;\n}",
 	     load);
 	line(em, 0, "static inline io_t store_io(float v)\n{\n\treturn %s;\n}\n", store);
+	char section[32];
+	snprintf(section, sizeof section, "packed_%s", packed);
+	rr__device_emit(em->out, "cpu_vec.h", section);
+	line(em, 0, "#define load_packed rr_load_%s\n#define store_packed rr_store_%s", packed,
+	     packed);
+	rr__device_emit(em->out, "cpu_vec.h", "io");
 }
 
-static void emit_prelude(emitter *em, const int *offsets, int steps)
+static void emit_prelude(emitter *em)
 {
 	const rr_layout *layout = em->layout;
 	rr__device_emit(em->out, "cpu_row.h", "includes");
@@ -140,12 +156,16 @@ static void emit_prelude(emitter *em, const int *offsets, int steps)
 	line(em, 0,
 	     "#define KEPT_INPUTS %d /* row inputs kept in private slots between rounds */\n",
 	     em->n_kept);
-	if (steps > 0) {
-		rr__buf_printf(em->out, "static const int tree_offsets[%d] = {", steps);
-		for (int k = 0; k < steps; k++)
-			rr__buf_printf(em->out, "%s%d", k ? ", " : "", offsets[k]);
-		line(em, 0, "};\n");
+	line(em, 0, "#define TREE_STEPS %d", em->tree_steps);
+	if (em->tree_steps > 0) {
+		rr__buf_printf(em->out, "static const int tree_offsets[TREE_STEPS] = {");
+		for (int k = 0; k < em->tree_steps; k++)
+			rr__buf_printf(em->out, "%s%d", k ? ", " : "", em->tree_offsets[k]);
+		line(em, 0, "};");
 	}
+	rr__buf_printf(em->out, "\n");
+	rr__device_emit(em->out, "cpu_vec.h", "lanes");
+	rr__device_emit(em->out, "cpu_vec.h", "types");
 	emit_io_helpers(em);
 	rr__device_emit(em->out, "cpu_row.h", "slots");
 }
@@ -238,27 +258,91 @@ static int round_uses_slots(const emitter *em, int round)
 	return 0;
 }
 
-static void emit_load(emitter *em, int depth, int id, int round)
+/* Row and col inputs as vectors of the L workers' element e; kept ones from private slots. */
+static void emit_load(emitter *em, int depth, int id, int round, int guarded)
 {
 	const rr__node *node = &em->kernel->nodes[id];
 	int k = node->input;
 	const char *name = em->kernel->inputs[k].name;
 	if (em->head) { /* the head is never kept: every round reads it again */
-		line(em, depth, "const float e%d = load_io(in%d, i); /* %s */", id, k, name);
+		line(em, depth, "const vf e%d = load_head(in%d, e, b, h); /* %s */", id, k, name);
 		return;
 	}
 	if (em->kept[k] >= 0 && em->first_round[k] < round) {
-		line(em, depth, "const float e%d = keep%d[slot]; /* %s, kept */", id, k, name);
+		line(em, depth,
+		     "const vf e%d = load_kept(keep%d, slot * W + b * L); /* %s, kept */", id, k,
+		     name);
 		return;
 	}
-	line(em, depth, "const float e%d = load_io(in%d, i); /* %s */", id, k, name);
+	line(em, depth, "const vf e%d = load_lanes%s(in%d, i%s); /* %s */", id,
+	     guarded ? "_guarded" : "", k, guarded ? ", N" : "", name);
 	if (em->kept[k] >= 0)
-		line(em, depth, "keep%d[slot] = e%d;", k, id);
+		line(em, depth, "store_kept(keep%d, slot * W + b * L, e%d);", k, id);
 }
 
-/* The work on one valid element i: evaluate the elem nodes the round needs, then accumulate
- * into this round's reductions or write the row outputs. */
-static void emit_element(emitter *em, int depth, int round)
+/* A value as a vector: elem values are, scalars are broadcast. */
+static void vector_ref(emitter *em, int id)
+{
+	if (em->kernel->nodes[id].shape == RR_SHAPE_ELEM) {
+		value_ref(em, id);
+		return;
+	}
+	rr__buf_printf(em->out, "rr_vsplat(");
+	value_ref(em, id);
+	rr__buf_printf(em->out, ")");
+}
+
+static void emit_outputs_of_element(emitter *em, int depth, int guarded)
+{
+	const rr_kernel *kernel = em->kernel;
+	for (int j = 0; j < kernel->n_outputs; j++) {
+		if (kernel->outputs[j].kind != RR_KIND_ROW)
+			continue;
+		rr__emit_indent(em->out, depth);
+		if (em->head)
+			rr__buf_printf(em->out, "store_head(out%d, e, b, h, ", j);
+		else
+			rr__buf_printf(em->out, "store_lanes%s(out%d, i, %s",
+			               guarded ? "_guarded" : "", j, guarded ? "N, " : "");
+		vector_ref(em, kernel->outputs[j].node);
+		rr__buf_printf(em->out, ");\n");
+	}
+}
+
+/* One reduction's update by this element, lane by lane (lanes outside the row keep their
+ * accumulator in a guarded pack). */
+static void emit_accumulate(emitter *em, int depth, int id, int guarded)
+{
+	const rr__node *node = &em->kernel->nodes[id];
+	rr__emit_indent(em->out, depth);
+	if (em->kernel->analysis.online_partner[id] >= 0) {
+		rr__buf_printf(em->out, "pack%d[e] = ", id);
+		if (guarded)
+			rr__buf_printf(em->out, "rr_vselect(valid, ");
+		vector_ref(em, node->a);
+		rr__buf_printf(em->out, "%s;\n", guarded ? ", rr_vsplat(-INFINITY))" : "");
+		return;
+	}
+	rr__buf_printf(em->out, "acc%d[b] = ", id);
+	if (guarded)
+		rr__buf_printf(em->out, "rr_vselect(valid, ");
+	if (node->reduce == RR_REDUCE_SUM)
+		rr__buf_printf(em->out, "acc%d[b] + ", id);
+	else
+		rr__buf_printf(em->out, "%s(acc%d[b], ",
+		               node->reduce == RR_REDUCE_MAX ? "rr_vmax" : "rr_vmin", id);
+	vector_ref(em, node->a);
+	if (node->reduce != RR_REDUCE_SUM)
+		rr__buf_printf(em->out, ")");
+	if (guarded)
+		rr__buf_printf(em->out, ", acc%d[b]);\n", id);
+	else
+		rr__buf_printf(em->out, ";\n");
+}
+
+/* The work on the L workers' element e of one pack (lane 0's index i): evaluate the elem
+ * nodes the round needs as vectors, then accumulate or write the row outputs. */
+static void emit_element(emitter *em, int depth, int round, int guarded)
 {
 	const rr_kernel *kernel = em->kernel;
 	rr__analysis_elem_needs(kernel, round, em->needed);
@@ -266,208 +350,230 @@ static void emit_element(emitter *em, int depth, int round)
 		if (!em->needed[id])
 			continue;
 		if (kernel->nodes[id].op == RR_OP_INPUT) {
-			emit_load(em, depth, id, round);
+			emit_load(em, depth, id, round, guarded);
 			continue;
 		}
-		for (int i = 0; i < depth; i++)
-			rr__buf_append(em->out, "\t", 1);
-		rr__buf_printf(em->out, "const float e%d = ", id);
-		rr__emit_rhs(em->out, kernel, id, "", RR_FLAVOR_C);
+		rr__emit_indent(em->out, depth);
+		rr__buf_printf(em->out, "const vf e%d = ", id);
+		rr__emit_rhs(em->out, kernel, id, "", RR_FLAVOR_C_VEC);
 		rr__buf_printf(em->out, ";\n");
 	}
 	if (round > em->rounds) {
-		for (int j = 0; j < kernel->n_outputs; j++) {
-			if (kernel->outputs[j].kind != RR_KIND_ROW)
-				continue;
-			for (int i = 0; i < depth; i++)
-				rr__buf_append(em->out, "\t", 1);
-			rr__buf_printf(em->out, "out%d[i] = store_io(", j);
-			value_ref(em, kernel->outputs[j].node);
-			rr__buf_printf(em->out, ");\n");
-		}
+		emit_outputs_of_element(em, depth, guarded);
 		return;
 	}
-	for (int id = 0; id < kernel->n_nodes; id++) {
-		if (!rr__reduced_in(kernel, id, round))
-			continue;
-		const rr__node *node = &kernel->nodes[id];
-		for (int i = 0; i < depth; i++)
-			rr__buf_append(em->out, "\t", 1);
-		if (kernel->analysis.online_partner[id] >= 0)
-			rr__buf_printf(em->out, "pack%d[e] = ", id);
-		else if (node->reduce == RR_REDUCE_SUM)
-			rr__buf_printf(em->out, "acc%d = acc%d + ", id, id);
-		else
-			rr__buf_printf(em->out, "acc%d = %s(acc%d, ", id,
-			               node->reduce == RR_REDUCE_MAX ? "fmaxf" : "fminf", id);
-		value_ref(em, node->a);
-		rr__buf_printf(
-		    em->out, "%s;\n",
-		    kernel->analysis.online_partner[id] < 0 && node->reduce != RR_REDUCE_SUM ? ")"
-		                                                                             : "");
-	}
+	for (int id = 0; id < kernel->n_nodes; id++)
+		if (rr__reduced_in(kernel, id, round))
+			emit_accumulate(em, depth, id, guarded);
 }
 
-/* The online (max, sum) update after one pack: m_new = max(m, pack); the sum is rescaled to
- * m_new and the pack's exp(v - m_new) are added in element order. */
+/* The online (max, sum) update after one pack, per lane: m_new = max(m, pack); the sum is
+ * rescaled to m_new and the pack's exp(v - m_new) are added in element order; a lane whose
+ * m_new is -inf keeps its sum. */
 static void emit_online_update(emitter *em, int depth, int max_id)
 {
 	int sum_id = em->kernel->analysis.online_partner[max_id];
 	line(em, depth, "{");
-	line(em, depth + 1, "float pack_max = pack%d[0];", max_id);
+	line(em, depth + 1, "vf pack_max = pack%d[0];", max_id);
 	line(em, depth + 1, "for (int e = 1; e < V; e++)");
-	line(em, depth + 2, "pack_max = fmaxf(pack_max, pack%d[e]);", max_id);
-	line(em, depth + 1, "const float m_new = fmaxf(m%d, pack_max);", max_id);
-	line(em, depth + 1, "if (m_new != -INFINITY) {");
-	line(em, depth + 2, "float z = z%d * expf(m%d - m_new);", sum_id, max_id);
-	line(em, depth + 2, "for (int e = 0; e < V; e++)");
-	line(em, depth + 3, "z = z + expf(pack%d[e] - m_new);", max_id);
-	line(em, depth + 2, "z%d = z;", sum_id);
-	line(em, depth + 1, "}");
-	line(em, depth + 1, "m%d = m_new;", max_id);
+	line(em, depth + 2, "pack_max = rr_vmax(pack_max, pack%d[e]);", max_id);
+	line(em, depth + 1, "const vf m_new = rr_vmax(m%d[b], pack_max);", max_id);
+	/* exp(0) == 1 exactly: where no lane's max moved, the rescale is skipped bit for bit */
+	line(em, depth + 1, "vf z = z%d[b];", sum_id);
+	line(em, depth + 1, "if (rr_vany(m_new != m%d[b]))", max_id);
+	line(em, depth + 2, "z = z * rr_vexp(m%d[b] - m_new);", max_id);
+	line(em, depth + 1, "for (int e = 0; e < V; e++)");
+	line(em, depth + 2, "z = z + rr_vexp(pack%d[e] - m_new);", max_id);
+	line(em, depth + 1, "z%d[b] = rr_vselect(m_new != -INFINITY, z, z%d[b]);", sum_id, sum_id);
+	line(em, depth + 1, "m%d[b] = m_new;", max_id);
 	line(em, depth, "}");
 }
 
-/* One pack: V consecutive elements of chunk c of this worker; `guarded` for the partial one. */
+/* One pack of each of the L workers of block b in chunk c: V elements, lane l's element e at
+ * i + l * V. `guarded` for the last chunk: lanes past N take no part, and once lane 0's
+ * element is past N every lane's is. */
 static void emit_pack(emitter *em, int depth, int round, int guarded)
 {
 	const rr_kernel *kernel = em->kernel;
 	for (int id = 0; id < kernel->n_nodes; id++) {
 		if (!rr__reduced_in(kernel, id, round) || kernel->analysis.online_partner[id] < 0)
 			continue;
-		line(em, depth, "float pack%d[V];", id);
+		line(em, depth, "vf pack%d[V];", id);
 		if (guarded) {
 			line(em, depth, "for (int e = 0; e < V; e++)");
-			line(em, depth + 1, "pack%d[e] = -INFINITY; /* absent elements */", id);
+			line(em, depth + 1,
+			     "pack%d[e] = rr_vsplat(-INFINITY); /* absent elements */", id);
 		}
 	}
 	if (em->head) {
+		/* head element j = t * W + W - 1 - worker (lane l: worker b * L + l), j < h */
 		line(em, depth, "for (int e = 0; e < HS; e++) {");
-		line(em, depth + 1, "const int64_t i = (int64_t)e * W + (W - 1 - worker);");
-		line(em, depth + 1, "if (i >= h)");
+		line(em, depth + 1, "const vi valid = head_valid(e, b, h);");
+		line(em, depth + 1, "if (!rr_vany(valid))");
 		line(em, depth + 2, "break;");
 	} else {
 		line(em, depth, "for (int e = 0; e < V; e++) {");
-		line(em, depth + 1, "const int64_t i = h + (c * W + worker) * V + e;");
+		line(em, depth + 1,
+		     "const int64_t i = h + (c * W + b * L) * V + e; /* lane l: i + l * V */");
 		if (guarded) {
 			line(em, depth + 1, "if (i >= N)");
 			line(em, depth + 2, "break;");
+			if (round <= em->rounds)
+				line(em, depth + 1, "const vi valid = lanes_valid(i, N);");
 		}
 		if (round_uses_slots(em, round))
 			line(em, depth + 1, "const int64_t slot = c * V + e;");
 	}
-	emit_element(em, depth + 1, round);
+	emit_element(em, depth + 1, round, guarded);
 	line(em, depth, "}");
 	for (int id = 0; id < kernel->n_nodes; id++)
 		if (rr__reduced_in(kernel, id, round) && kernel->analysis.online_partner[id] >= 0)
 			emit_online_update(em, depth, id);
 }
 
-static void emit_worker_begin(emitter *em, int round)
+/* Accumulators: one vector per block of L workers, at the reduction's identity. */
+static void emit_traversal_begin(emitter *em, int round)
 {
 	const rr_kernel *kernel = em->kernel;
-	rr__emit_accumulators(em->out, kernel, round, 2);
-	for (int k = 0; k < kernel->n_inputs; k++)
-		if (em->kept[k] >= 0 && em->read[round][k])
-			line(em, 2,
-			     "float *keep%d = scratch + ((int64_t)%d * W + worker) * slots; /* %s "
-			     "*/",
-			     k, em->kept[k], kernel->inputs[k].name);
-}
-
-/* Every worker visits its private slots in slot order: chunk by chunk, U chunks per
- * iteration, then the remaining complete chunks, then the guarded partial pack. */
-static void emit_traversal(emitter *em, int round)
-{
-	int unroll = em->layout->unroll;
-	line(em, 1, "for (int worker = 0; worker < W; worker++) {");
-	emit_worker_begin(em, round);
-	if (em->r->head_slots > 0) {
-		line(em, 2, "if (W - 1 - worker < h) { /* the head, on the last workers */");
-		em->head = 1;
-		emit_pack(em, 3, round, 1);
-		em->head = 0;
-		line(em, 2, "}");
-	}
-	line(em, 2, "const int64_t packs = complete_packs(N - h, worker);");
-	line(em, 2, "int64_t chunk = 0;");
-	line(em, 2, "for (; chunk + U <= packs; chunk += U) {");
-	line(em, 3, "for (int u = 0; u < U; u++) {");
-	line(em, 4, "const int64_t c = chunk + u;");
-	emit_pack(em, 4, round, 0);
-	line(em, 3, "}");
-	line(em, 2, "}");
-	if (unroll > 1) {
-		line(em, 2, "for (; chunk < packs; chunk++) {");
-		line(em, 3, "const int64_t c = chunk;");
-		emit_pack(em, 3, round, 0);
-		line(em, 2, "}");
-	}
-	line(em, 2, "if (has_partial_pack(N - h, worker)) {");
-	line(em, 3, "const int64_t c = packs;");
-	emit_pack(em, 3, round, 1);
-	line(em, 2, "}");
-	rr__emit_from_accumulators(em->out, em->kernel, round, 2, "part", "[worker]");
-	line(em, 1, "}");
-}
-
-/* The fixed tree: for each offset o in order, new[w] = combine(old[w], old[w ^ o]), own value
- * first; the row's result is worker 0's. */
-static void emit_tree(emitter *em, int round)
-{
-	const rr_kernel *kernel = em->kernel;
-	line(em, 1,
-	     "for (int step = 0; step < (int)(sizeof tree_offsets / sizeof tree_offsets[0]); "
-	     "step++) {");
-	line(em, 2, "const int o = tree_offsets[step];");
-	for (int id = 0; id < kernel->n_nodes; id++) {
-		if (!rr__reduced_in(kernel, id, round))
-			continue;
-		int partner = kernel->analysis.online_partner[id];
-		line(em, 2, "float next%d[W];", id);
-		if (partner >= 0)
-			line(em, 2, "float next%d[W];", partner);
-	}
-	line(em, 2, "for (int w = 0; w < W; w++) {");
 	for (int id = 0; id < kernel->n_nodes; id++) {
 		if (!rr__reduced_in(kernel, id, round))
 			continue;
 		int partner = kernel->analysis.online_partner[id];
 		if (partner >= 0) {
-			line(em, 3, "const float m1_%d = part%d[w], m2_%d = part%d[w ^ o];", id, id,
-			     id, id);
-			line(em, 3, "const float m_%d = fmaxf(m1_%d, m2_%d);", id, id, id);
-			line(em, 3, "next%d[w] = m_%d;", id, id);
-			line(em, 3, "next%d[w] = m_%d == -INFINITY ? part%d[w]", partner, id,
-			     partner);
-			line(em, 3,
-			     "\t: part%d[w] * expf(m1_%d - m_%d) + part%d[w ^ o] * expf(m2_%d - "
-			     "m_%d);",
-			     partner, id, id, partner, id, id);
+			line(em, 2, "vf m%d[BLOCKS], z%d[BLOCKS]; /* online max s%d, sum s%d */",
+			     id, partner, id, partner);
+			line(em, 2, "for (int b = 0; b < BLOCKS; b++) {");
+			line(em, 3, "m%d[b] = rr_vsplat(-INFINITY);", id);
+			line(em, 3, "z%d[b] = rr_vsplat(0.0f);", partner);
+			line(em, 2, "}");
 			continue;
 		}
-		switch (kernel->nodes[id].reduce) {
-		case RR_REDUCE_SUM:
-			line(em, 3, "next%d[w] = part%d[w] + part%d[w ^ o];", id, id, id);
-			break;
-		case RR_REDUCE_MAX:
-			line(em, 3, "next%d[w] = fmaxf(part%d[w], part%d[w ^ o]);", id, id, id);
-			break;
-		case RR_REDUCE_MIN:
-			line(em, 3, "next%d[w] = fminf(part%d[w], part%d[w ^ o]);", id, id, id);
-			break;
-		}
+		line(em, 2, "vf acc%d[BLOCKS]; /* %s */", id,
+		     rr__reduce_name(kernel->nodes[id].reduce));
+		line(em, 2, "for (int b = 0; b < BLOCKS; b++)");
+		line(em, 3, "acc%d[b] = rr_vsplat(%s);", id,
+		     rr__reduce_identity(kernel->nodes[id].reduce));
 	}
+	for (int k = 0; k < kernel->n_inputs; k++)
+		if (em->kept[k] >= 0 && em->read[round][k])
+			line(em, 2, "float *keep%d = scratch + (int64_t)%d * W * slots; /* %s */",
+			     k, em->kept[k], kernel->inputs[k].name);
+}
+
+/* Every worker visits its private slots in slot order, L workers at a time as the lanes of
+ * one vector: the chunks whose packs are all complete, U per iteration, then the last chunk
+ * guarded. A worker's order is the plan's whichever block it sits in. */
+static void emit_traversal(emitter *em, int round)
+{
+	line(em, 1, "{");
+	emit_traversal_begin(em, round);
+	if (em->r->head_slots > 0) {
+		line(em, 2,
+		     "for (int b = 0; b < BLOCKS; b++) { /* the head, on the last workers */");
+		em->head = 1;
+		emit_pack(em, 3, round, 1);
+		em->head = 0;
+		line(em, 2, "}");
+	}
+	line(em, 2,
+	     "const int64_t chunks = (N - h) / ((int64_t)W * V); /* chunks of complete packs */");
+	line(em, 2, "int64_t chunk = 0;");
+	line(em, 2, "for (; chunk + U <= chunks; chunk += U) {");
+	line(em, 3, "for (int u = 0; u < U; u++) {");
+	line(em, 4, "const int64_t c = chunk + u;");
+	line(em, 4, "for (int b = 0; b < BLOCKS; b++) {");
+	emit_pack(em, 5, round, 0);
+	line(em, 4, "}");
+	line(em, 3, "}");
 	line(em, 2, "}");
-	for (int id = 0; id < kernel->n_nodes; id++) {
-		if (!rr__reduced_in(kernel, id, round))
+	if (em->layout->unroll > 1) {
+		line(em, 2, "for (; chunk < chunks; chunk++) {");
+		line(em, 3, "const int64_t c = chunk;");
+		line(em, 3, "for (int b = 0; b < BLOCKS; b++) {");
+		emit_pack(em, 4, round, 0);
+		line(em, 3, "}");
+		line(em, 2, "}");
+	}
+	line(em, 2, "if (chunks * W * V < N - h) {");
+	line(em, 3, "const int64_t c = chunks;");
+	line(em, 3, "for (int b = 0; b < BLOCKS; b++) {");
+	emit_pack(em, 4, round, 1);
+	line(em, 3, "}");
+	line(em, 2, "}");
+	for (int id = 0; id < em->kernel->n_nodes && round <= em->rounds; id++) {
+		if (!rr__reduced_in(em->kernel, id, round))
 			continue;
-		int partner = kernel->analysis.online_partner[id];
-		line(em, 2, "memcpy(part%d, next%d, sizeof next%d);", id, id, id);
+		int partner = em->kernel->analysis.online_partner[id];
+		line(em, 2, "memcpy(part%d, %s%d, sizeof part%d);", id, partner >= 0 ? "m" : "acc",
+		     id, id);
 		if (partner >= 0)
-			line(em, 2, "memcpy(part%d, next%d, sizeof next%d);", partner, partner,
+			line(em, 2, "memcpy(part%d, z%d, sizeof part%d);", partner, partner,
 			     partner);
 	}
+	line(em, 1, "}");
+}
+
+/* One reduction's combine in a tree step: own value first, the partner's from `other` (a
+ * format taking the array's name: another block, or this block's lanes swapped). */
+static void emit_combine(emitter *em, int depth, int id, const char *other)
+{
+	const rr_kernel *kernel = em->kernel;
+	char partner_value[64], own_value[64];
+	int partner = kernel->analysis.online_partner[id];
+	snprintf(partner_value, sizeof partner_value, other, id);
+	if (partner >= 0) {
+		char z2[64];
+		snprintf(z2, sizeof z2, other, partner);
+		line(em, depth, "{");
+		line(em, depth + 1, "const vf m1 = part%d[b], m2 = %s;", id, partner_value);
+		line(em, depth + 1, "const vf z1 = part%d[b], z2 = %s;", partner, z2);
+		line(em, depth + 1, "const vf m = rr_vmax(m1, m2);");
+		line(em, depth + 1,
+		     "part%d[b] = rr_vselect(m == -INFINITY, z1, z1 * rr_vexp(m1 - m) + z2 * "
+		     "rr_vexp(m2 - m));",
+		     partner);
+		line(em, depth + 1, "part%d[b] = m;", id);
+		line(em, depth, "}");
+		return;
+	}
+	snprintf(own_value, sizeof own_value, "part%d[b]", id);
+	switch (kernel->nodes[id].reduce) {
+	case RR_REDUCE_SUM:
+		line(em, depth, "part%d[b] = %s + %s;", id, own_value, partner_value);
+		break;
+	case RR_REDUCE_MAX:
+		line(em, depth, "part%d[b] = rr_vmax(%s, %s);", id, own_value, partner_value);
+		break;
+	case RR_REDUCE_MIN:
+		line(em, depth, "part%d[b] = rr_vmin(%s, %s);", id, own_value, partner_value);
+		break;
+	}
+}
+
+/* The fixed tree: for each offset o in order, new[w] = combine(old[w], old[w ^ o]), own value
+ * first; the row's result is worker 0's. Only the workers whose value can reach worker 0 are
+ * computed (those with every bit of the offsets done so far clear: after a step, w and w ^ o
+ * are combined and w alone goes on), which leaves worker 0's value exactly the butterfly's. An
+ * offset of L or more pairs whole vectors; a smaller one pairs the lanes inside each vector. */
+static void emit_tree(emitter *em, int round)
+{
+	const rr_kernel *kernel = em->kernel;
+	line(em, 1,
+	     "for (int step = 0, done = 0; step < TREE_STEPS; done |= tree_offsets[step++]) {");
+	line(em, 2, "const int o = tree_offsets[step];");
+	line(em, 2, "for (int b = 0; b < BLOCKS; b++) {");
+	line(em, 3, "if (o >= L) {");
+	line(em, 4, "if ((b * L & (o | done)) == 0) {");
+	for (int id = 0; id < kernel->n_nodes; id++)
+		if (rr__reduced_in(kernel, id, round))
+			emit_combine(em, 5, id, "part%d[b + o / L]");
+	line(em, 4, "}");
+	line(em, 3, "} else if ((b * L & done) == 0) {");
+	for (int id = 0; id < kernel->n_nodes; id++)
+		if (rr__reduced_in(kernel, id, round))
+			emit_combine(em, 4, id, "rr_vswap(part%d[b], o)");
+	line(em, 3, "}");
+	line(em, 2, "}");
 	line(em, 1, "}");
 }
 
@@ -479,20 +585,20 @@ static void emit_round(emitter *em, int round)
 		if (!rr__reduced_in(kernel, id, round))
 			continue;
 		int partner = kernel->analysis.online_partner[id];
-		line(em, 1, "float part%d[W];", id);
+		line(em, 1, "vf part%d[BLOCKS];", id);
 		if (partner >= 0)
-			line(em, 1, "float part%d[W];", partner);
+			line(em, 1, "vf part%d[BLOCKS];", partner);
 	}
 	emit_traversal(em, round);
-	if (em->layout->workers_per_row > 1)
+	if (em->tree_steps > 0)
 		emit_tree(em, round);
 	for (int id = 0; id < kernel->n_nodes; id++) {
 		if (!rr__reduced_in(kernel, id, round))
 			continue;
 		int partner = kernel->analysis.online_partner[id];
-		line(em, 1, "const float s%d = part%d[0];", id, id);
+		line(em, 1, "const float s%d = part%d[0][0];", id, id);
 		if (partner >= 0)
-			line(em, 1, "const float s%d = part%d[0];", partner, partner);
+			line(em, 1, "const float s%d = part%d[0][0];", partner, partner);
 	}
 	emit_scalars(em, round);
 }
@@ -581,7 +687,9 @@ rr_status rr__c_emit(const rr__emit_request *request, rr__buf *out)
 	em->r = r;
 	plan_storage(em, r);
 	emit_header(em, r->tree_offsets, r->n_tree_offsets);
-	emit_prelude(em, r->tree_offsets, r->n_tree_offsets);
+	em->tree_offsets = r->tree_offsets;
+	em->tree_steps = r->n_tree_offsets;
+	emit_prelude(em);
 	emit_row_function(em);
 	int failed = out->failed;
 	free(em->read);

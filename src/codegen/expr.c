@@ -14,6 +14,9 @@ void rr__emit_float(rr__buf *buf, double value)
 		rr__buf_printf(buf, "%.9ef", (double)f);
 }
 
+/* The suffix marking an operand of a vector function call (RR_FLAVOR_C_VEC), never printed. */
+static const char vector_argument[] = "";
+
 const char *rr__reduce_identity(rr__reduce reduce)
 {
 	switch (reduce) {
@@ -29,6 +32,13 @@ const char *rr__reduce_identity(rr__reduce reduce)
 
 static void operand(rr__buf *buf, const rr_kernel *kernel, int id, const char *suffix)
 {
+	/* A scalar passed to a vector function is broadcast first (operators broadcast alone). */
+	if (suffix == vector_argument && kernel->nodes[id].shape != RR_SHAPE_ELEM) {
+		rr__buf_printf(buf, "rr_vsplat(");
+		operand(buf, kernel, id, "");
+		rr__buf_printf(buf, ")");
+		return;
+	}
 	if (kernel->nodes[id].op == RR_OP_CONST)
 		rr__emit_float(buf, kernel->nodes[id].value);
 	else if (kernel->nodes[id].shape == RR_SHAPE_ELEM)
@@ -42,6 +52,7 @@ void rr__emit_rhs(rr__buf *buf, const rr_kernel *kernel, int id, const char *ele
 {
 	const rr__node *node = &kernel->nodes[id];
 	const char *fn = NULL;
+	const int vec = flavor == RR_FLAVOR_C_VEC;
 	switch (node->op) {
 	case RR_OP_CONST:
 		rr__emit_float(buf, node->value);
@@ -54,22 +65,24 @@ void rr__emit_rhs(rr__buf *buf, const rr_kernel *kernel, int id, const char *ele
 		operand(buf, kernel, node->a, elem_suffix);
 		return;
 	case RR_OP_EXP:
-		fn = "expf";
+		fn = vec ? "rr_vexp" : "expf";
 		break;
 	case RR_OP_LOG:
-		fn = "logf";
+		fn = vec ? "rr_vlog" : "logf";
 		break;
 	case RR_OP_SQRT:
-		fn = "sqrtf";
+		fn = vec ? "rr_vsqrt" : "sqrtf";
 		break;
 	case RR_OP_ABS:
-		fn = "fabsf";
+		fn = vec ? "rr_vabs" : "fabsf";
 		break;
 	case RR_OP_TANH:
-		fn = "tanhf";
+		fn = vec ? "rr_vtanh" : "tanhf";
 		break;
 	case RR_OP_RSQRT:
-		rr__buf_printf(buf, flavor == RR_FLAVOR_CUDA ? "rsqrtf(" : "1.0f / sqrtf(");
+		rr__buf_printf(buf, flavor == RR_FLAVOR_CUDA ? "rsqrtf("
+		                    : vec                    ? "1.0f / rr_vsqrt("
+		                                             : "1.0f / sqrtf(");
 		operand(buf, kernel, node->a, elem_suffix);
 		rr__buf_printf(buf, ")");
 		return;
@@ -93,10 +106,13 @@ void rr__emit_rhs(rr__buf *buf, const rr_kernel *kernel, int id, const char *ele
 		return;
 	case RR_OP_MAX:
 	case RR_OP_MIN:
-		rr__buf_printf(buf, node->op == RR_OP_MAX ? "fmaxf(" : "fminf(");
-		operand(buf, kernel, node->a, elem_suffix);
+		if (vec)
+			rr__buf_printf(buf, node->op == RR_OP_MAX ? "rr_vmax(" : "rr_vmin(");
+		else
+			rr__buf_printf(buf, node->op == RR_OP_MAX ? "fmaxf(" : "fminf(");
+		operand(buf, kernel, node->a, vec ? vector_argument : elem_suffix);
 		rr__buf_printf(buf, ", ");
-		operand(buf, kernel, node->b, elem_suffix);
+		operand(buf, kernel, node->b, vec ? vector_argument : elem_suffix);
 		rr__buf_printf(buf, ")");
 		return;
 	case RR_OP_INPUT:

@@ -9,7 +9,8 @@
 
 typedef enum rr__flavor {
 	RR_FLAVOR_C = 0, /* C11 with <math.h>: expf, 1.0f / sqrtf */
-	RR_FLAVOR_CUDA   /* CUDA C: expf, rsqrtf */
+	RR_FLAVOR_CUDA,  /* CUDA C: expf, rsqrtf */
+	RR_FLAVOR_C_VEC  /* elem values as vectors of device/cpu_vec.h: rr_vexp, rr_vmax, ... */
 } rr__flavor;
 
 /* Appends the right-hand side computing node `id` (an arithmetic, N or constant node) in float

@@ -1,0 +1,339 @@
+/* Vectors for the cpu backend's generated C: L lanes of f32 (GCC/Clang vector extensions), one
+ * lane per worker of the plan, so each worker's accumulation order is the plan's and the
+ * compiler never has to reassociate. Lane-wise max/min/select without library calls, and
+ * exp/log/tanh as in-tree polynomials without fused multiply-add, so results do not depend on
+ * the machine's FMA. Bounds checked against float64 by tests/test_cpu_vec.c (ULP of the f32
+ * result, subnormal results in units of 2^-149):
+ *   rr_vexp   <= 2 ULP where exp(x) >= 2^-125 (x >= -86.5), 0 below; +inf -> +inf,
+ *             -inf -> 0, NaN -> NaN, exp(0) == 1 exactly
+ *   rr_vlog   <= 2 ULP over all positive floats (subnormals too); 0 -> -inf, x < 0 -> NaN
+ *   rr_vtanh  <= 3 ULP over [-10, 10] (and +-1 beyond); tanh(+-0) == +-0, NaN -> NaN
+ * NaN: rr_vmax/rr_vmin return the other operand when one is NaN (as fmaxf/fminf; NaN only when
+ * both are), and the first operand when the two compare equal (+0 and -0).
+ * src/codegen/c_emit.c prints the sections (sections: codegen/device_files.h). */
+#ifndef RR_CODEGEN_DEVICE_CPU_VEC_H
+#define RR_CODEGEN_DEVICE_CPU_VEC_H
+
+//@ stand-in
+/* What the emitted source defines before these sections: here only so the file compiles on
+ * its own. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+#ifndef W
+#define W 16 /* workers per row */
+#endif
+#define V 1
+#include "convert16.h"
+typedef float io_t;
+static inline float load_io(const io_t *p, int64_t i)
+{
+	return p[i];
+}
+static inline io_t store_io(float v)
+{
+	return v;
+}
+#define load_packed rr_load_f32
+#define store_packed rr_store_f32
+//@ lanes
+/* Lanes per vector: the widest the compiler targets (-march=native), at most the W workers. */
+#if defined(__AVX512F__)
+#define RR_VECTOR_FLOATS 16
+#elif defined(__AVX__)
+#define RR_VECTOR_FLOATS 8
+#else
+#define RR_VECTOR_FLOATS 4
+#endif
+#define L (W < RR_VECTOR_FLOATS ? W : RR_VECTOR_FLOATS) /* workers (lanes) per vector */
+#define BLOCKS (W / L)                                  /* vectors of workers per row */
+//@ types
+#if defined(__FMA__) || defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+typedef float vf __attribute__((vector_size(L * 4)));
+typedef int32_t vi __attribute__((vector_size(L * 4)));
+typedef uint32_t vu __attribute__((vector_size(L * 4)));
+typedef uint16_t vh __attribute__((vector_size(L * 2)));
+
+static inline vf rr_vsplat(float s)
+{
+	vf v = {0};
+	for (int l = 0; l < L; l++)
+		v[l] = s;
+	return v;
+}
+
+/* mask ? a : b lane by lane; mask lanes are 0 or -1 (a vector comparison). */
+static inline vf rr_vselect(vi mask, vf a, vf b)
+{
+	return (vf)((mask & (vi)a) | (~mask & (vi)b));
+}
+
+/* Whether any lane of a mask is set. */
+static inline int rr_vany(vi mask)
+{
+	int32_t any = 0;
+	for (int l = 0; l < L; l++)
+		any |= mask[l];
+	return any != 0;
+}
+
+static inline vf rr_vmax(vf a, vf b)
+{
+	return rr_vselect((a >= b) | (b != b), a, b);
+}
+
+static inline vf rr_vmin(vf a, vf b)
+{
+	return rr_vselect((a <= b) | (b != b), a, b);
+}
+
+static inline vf rr_vabs(vf a)
+{
+	return (vf)((vu)a & 0x7fffffffu);
+}
+
+/* Correctly rounded, as sqrtf; the compiler emits the vector instruction (no errno). */
+static inline vf rr_vsqrt(vf a)
+{
+	vf r = a;
+	for (int l = 0; l < L; l++)
+		r[l] = __builtin_sqrtf(a[l]);
+	return r;
+}
+
+/* a * b + c: one rounding where the target has fused multiply-add (an explicit request: the
+ * compiler still contracts nothing on its own), two otherwise; the bounds above hold for both. */
+static inline vf rr_vfma(vf a, vf b, vf c)
+{
+#if defined(__AVX512F__) && L == 16
+	return (vf)_mm512_fmadd_ps((__m512)a, (__m512)b, (__m512)c);
+#elif defined(__FMA__) && L == 8
+	return (vf)_mm256_fmadd_ps((__m256)a, (__m256)b, (__m256)c);
+#elif defined(__FMA__) && L == 4
+	return (vf)_mm_fmadd_ps((__m128)a, (__m128)b, (__m128)c);
+#else
+	return a * b + c;
+#endif
+}
+
+/* exp(x) = 2^k exp(r): t = x log2(e) + 1.5 * 2^23 holds k = round(x / ln 2) in its low bits,
+ * r = x - k ln 2 with ln 2 in two parts, |r| <= 0.35; exp(r) = 1 + r + r^2 Q(r), Q fitted
+ * (relative truncation under 4e-9); 2^k added to the exponent bits. Results under 2^-125
+ * (x < -86.5) are 0, over FLT_MAX infinite. */
+static inline vf rr_vexp(vf x)
+{
+	const vf t = rr_vfma(x, rr_vsplat(1.442695041f), rr_vsplat(12582912.0f));
+	const vf k = t - 12582912.0f;
+	vf r = rr_vfma(k, rr_vsplat(-6.931152344e-01f), x);
+	r = rr_vfma(k, rr_vsplat(-3.194618330e-05f), r);
+	vf q = rr_vfma(rr_vsplat(1.375127933e-03f), r, rr_vsplat(8.368952200e-03f));
+	q = rr_vfma(q, r, rr_vsplat(4.166954011e-02f));
+	q = rr_vfma(q, r, rr_vsplat(1.666651815e-01f));
+	q = rr_vfma(q, r, rr_vsplat(4.999998808e-01f));
+	const vf p = rr_vfma(r * r, q, r) + 1.0f;
+	vf result = (vf)((vu)p + ((vu)t << 23));
+	result = rr_vselect(x < -86.5f, rr_vsplat(0.0f), result);
+	result = rr_vselect(x > 88.7228394f, rr_vsplat(INFINITY), result);
+	return rr_vselect(x != x, x, result);
+}
+
+/* log(x) = e ln 2 + log(1 + f), 1 + f in [sqrt(1/2), sqrt(2)); with s = f / (2 + f) and
+ * h = f^2 / 2: log(1 + f) = f - (h - s (h + q(s^2))), q the odd atanh series past its first
+ * term (truncation under 1e-9 for |s| <= 0.172). */
+static inline vf rr_vlog(vf x)
+{
+	const vi subnormal = x < 1.17549435e-38f;
+	const vf scaled = rr_vselect(subnormal, x * 8388608.0f, x); /* * 2^23 */
+	const vi bits = (vi)scaled;
+	/* Mantissa and exponent; 1 + f above sqrt(2) is halved (exponent + 1). */
+	const vi mantissa = bits & 0x7fffff;
+	const vi big = mantissa > 0x3504f3;
+	const vi exponent = ((bits >> 23) & 0xff) - 127 - (subnormal & 23) + (big & 1);
+	const vf one_plus_f = (vf)(mantissa | (0x3f800000 - (big & 0x00800000)));
+	const vf f = one_plus_f - 1.0f;
+	const vf s = f / (2.0f + f), z = s * s, h = 0.5f * f * f;
+	vf q = rr_vsplat(2.0f / 9.0f);
+	q = q * z + 2.0f / 7.0f;
+	q = q * z + 2.0f / 5.0f;
+	q = q * z + 2.0f / 3.0f;
+	q = q * z;
+	const vf ke = __builtin_convertvector(exponent, vf);
+	const vf log1p_f = f - (h - (s * (h + q) + ke * 3.194618330e-05f));
+	vf result = ke * 6.931152344e-01f + log1p_f;
+	result = rr_vselect(x == 0.0f, rr_vsplat(-INFINITY), result);
+	result = rr_vselect(x < 0.0f, rr_vsplat(NAN), result);
+	return rr_vselect((x == INFINITY) | (x != x), x, result);
+}
+
+/* tanh: an odd polynomial fitted on |x| <= 0.55 (truncation under 2e-10), beyond that
+ * 1 - 2 / (exp(2|x|) + 1); +-1 from |x| > 10 on; computed for |x|, x's sign put back. */
+static inline vf rr_vtanh(vf x)
+{
+	const vf a = rr_vabs(x), z = x * x;
+	vf p = rr_vsplat(2.543272218e-03f);
+	p = p * z + -8.539704606e-03f;
+	p = p * z + 2.182222530e-02f;
+	p = p * z + -5.396515131e-02f;
+	p = p * z + 1.333332658e-01f;
+	p = p * z + -3.333333433e-01f;
+	const vf small = a + a * z * p;
+	const vf e = rr_vexp(rr_vselect(a > 10.0f, rr_vsplat(20.0f), a + a));
+	const vf big = 1.0f - 2.0f / (e + 1.0f);
+	const vf magnitude = rr_vselect(a <= 0.55f, small, big);
+	return rr_vselect(x != x, x, (vf)((vu)magnitude | ((vu)x & 0x80000000u)));
+}
+//@ packed_f32
+/* L consecutive elements at p, as they are in memory. */
+static inline vf rr_load_f32(const float *p)
+{
+	vf v;
+	memcpy(&v, p, sizeof v);
+	return v;
+}
+
+static inline void rr_store_f32(float *p, vf v)
+{
+	memcpy(p, &v, sizeof v);
+}
+//@ packed_bf16
+/* bfloat16 is the top half of an f32; stores round to nearest even, NaN stays NaN (quiet), as
+ * rr__bf16_from_float does for one value. */
+static inline vf rr_load_bf16(const uint16_t *p)
+{
+	vh h;
+	memcpy(&h, p, sizeof h);
+	return (vf)(__builtin_convertvector(h, vu) << 16);
+}
+
+static inline void rr_store_bf16(uint16_t *p, vf v)
+{
+	const vu bits = (vu)v, nan = (vu)(v != v);
+	const vu rounded = (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;
+	const vu quiet = (bits >> 16) | 0x40u;
+	const vh h = __builtin_convertvector((nan & quiet) | (~nan & rounded), vh);
+	memcpy(p, &h, sizeof h);
+}
+//@ packed_f16
+/* IEEE half lane by lane through the scalar conversions. */
+static inline vf rr_load_f16(const uint16_t *p)
+{
+	vf v = {0};
+	for (int l = 0; l < L; l++)
+		v[l] = rr__f16_to_float(p[l]);
+	return v;
+}
+
+static inline void rr_store_f16(uint16_t *p, vf v)
+{
+	for (int l = 0; l < L; l++)
+		p[l] = rr__f16_from_float(v[l]);
+}
+//@ io
+/* The L workers' element e of one chunk: lane l holds element i + l * V of p. V == 1 is one
+ * contiguous access; larger V gathers lane by lane. The guarded forms touch only elements
+ * before N (absent lanes read 0 and are never written). */
+static inline vf load_lanes(const io_t *p, int64_t i)
+{
+	if (V == 1)
+		return load_packed(p + i);
+	vf v = {0};
+	for (int l = 0; l < L; l++)
+		v[l] = load_io(p, i + (int64_t)l * V);
+	return v;
+}
+
+static inline void store_lanes(io_t *p, int64_t i, vf v)
+{
+	if (V == 1) {
+		store_packed(p + i, v);
+		return;
+	}
+	for (int l = 0; l < L; l++)
+		p[i + (int64_t)l * V] = store_io(v[l]);
+}
+
+static inline vf load_lanes_guarded(const io_t *p, int64_t i, int64_t N)
+{
+	vf v = {0};
+	for (int l = 0; l < L && i + (int64_t)l * V < N; l++)
+		v[l] = load_io(p, i + (int64_t)l * V);
+	return v;
+}
+
+static inline void store_lanes_guarded(io_t *p, int64_t i, int64_t N, vf v)
+{
+	for (int l = 0; l < L && i + (int64_t)l * V < N; l++)
+		p[i + (int64_t)l * V] = store_io(v[l]);
+}
+
+/* The head of a row (DESIGN.md section 4): worker w's head element t is j = t * W + W - 1 - w,
+ * present while j < h; lane l of block b is worker b * L + l. */
+static inline vi head_valid(int t, int b, int64_t h)
+{
+	vi valid = {0};
+	for (int l = 0; l < L; l++)
+		valid[l] = (int64_t)t * W + W - 1 - (b * L + l) < h ? -1 : 0;
+	return valid;
+}
+
+static inline vf load_head(const io_t *p, int t, int b, int64_t h)
+{
+	vf v = {0};
+	for (int l = 0; l < L; l++) {
+		const int64_t j = (int64_t)t * W + W - 1 - (b * L + l);
+		if (j < h)
+			v[l] = load_io(p, j);
+	}
+	return v;
+}
+
+static inline void store_head(io_t *p, int t, int b, int64_t h, vf v)
+{
+	for (int l = 0; l < L; l++) {
+		const int64_t j = (int64_t)t * W + W - 1 - (b * L + l);
+		if (j < h)
+			p[j] = store_io(v[l]);
+	}
+}
+
+/* Lanes whose element i + l * V lies before N (-1), the others 0. */
+static inline vi lanes_valid(int64_t i, int64_t N)
+{
+	vi valid = {0};
+	for (int l = 0; l < L; l++)
+		valid[l] = i + (int64_t)l * V < N ? -1 : 0;
+	return valid;
+}
+
+/* Private values kept between rounds: slot s of the L workers from lane 0's index k. */
+static inline vf load_kept(const float *keep, int64_t k)
+{
+	vf v;
+	memcpy(&v, keep + k, sizeof v);
+	return v;
+}
+
+static inline void store_kept(float *keep, int64_t k, vf v)
+{
+	memcpy(keep + k, &v, sizeof v);
+}
+
+/* Lane l takes lane l ^ o: one step of the fixed xor tree inside a vector. */
+static inline vf rr_vswap(vf v, int o)
+{
+#if defined(__GNUC__) && !defined(__clang__)
+	vi index = {0};
+	for (int l = 0; l < L; l++)
+		index[l] = (l ^ o) & (L - 1);
+	return __builtin_shuffle(v, index);
+#else
+	vf r = v;
+	for (int l = 0; l < L; l++)
+		r[l] = v[(l ^ o) & (L - 1)];
+	return r;
+#endif
+}
+//@ end
+#endif

@@ -1,0 +1,166 @@
+/* The cpu backend's vector math (src/codegen/device/cpu_vec.h) against float64: exp, log and
+ * tanh swept over their ranges with the error bound the header states, the special values,
+ * and max/min's NaN and signed-zero rules. */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#define W 16
+#include "codegen/device/cpu_vec.h"
+#include "harness.h"
+
+/* |got - want| in units of the f32 spacing at want (2^-149 below FLT_MIN). */
+static double ulp_error(float got, double want)
+{
+	if (isnan(want))
+		return isnan(got) ? 0 : INFINITY;
+	if (isinf(want) || fabs(want) > FLT_MAX)
+		return (double)got == (want > 0 ? INFINITY : -INFINITY) ? 0 : INFINITY;
+	double a = fabs(want);
+	double spacing = a < FLT_MIN ? ldexp(1.0, -149) : ldexp(1.0, ilogb(a) - 23);
+	return fabs((double)got - want) / spacing;
+}
+
+static float from_bits(uint32_t bits)
+{
+	float f;
+	memcpy(&f, &bits, sizeof f);
+	return f;
+}
+
+typedef vf (*vector_fn)(vf);
+
+/* The worst error of fn against ref over the floats with bit patterns [lo, hi] of one sign,
+ * every `stride`-th, L lanes at a time. */
+static double sweep(vector_fn fn, double (*ref)(double), uint32_t lo, uint32_t hi, uint32_t stride,
+                    uint32_t sign, float *worst_at)
+{
+	double worst = 0;
+	for (uint64_t b = lo; b <= hi; b += (uint64_t)stride * L) {
+		vf x;
+		for (int l = 0; l < L; l++) {
+			uint64_t bits = b + (uint64_t)l * stride;
+			x[l] = from_bits((uint32_t)(bits > hi ? hi : bits) | sign);
+		}
+		vf y = fn(x);
+		for (int l = 0; l < L; l++) {
+			double e = ulp_error(y[l], ref((double)x[l]));
+			if (e > worst) {
+				worst = e;
+				*worst_at = x[l];
+			}
+		}
+	}
+	return worst;
+}
+
+static uint32_t bits_of(float f)
+{
+	uint32_t b;
+	memcpy(&b, &f, sizeof b);
+	return b;
+}
+
+static void check_bound(const char *name, double worst, float at, double bound)
+{
+	printf("%s: worst %.3f ULP (at %.9g), bound %.0f\n", name, worst, (double)at, bound);
+	CHECKF(worst <= bound, "%s: %.3f ULP at %.9g over the bound of %.0f", name, worst,
+	       (double)at, bound);
+}
+
+static void test_exp(void)
+{
+	float at = 0;
+	double w = sweep(rr_vexp, exp, 0, bits_of(89.0f), 97, 0, &at);
+	float at2 = 0;
+	double w2 = sweep(rr_vexp, exp, 0, bits_of(86.5f), 97, 0x80000000u, &at2);
+	check_bound("exp [0, 89]", w, at, 2);
+	check_bound("exp [-86.5, 0]", w2, at2, 2);
+	vf s = rr_vexp(rr_vsplat(0.0f));
+	CHECK(s[0] == 1.0f);
+	s = rr_vexp(rr_vsplat(INFINITY));
+	CHECK(s[0] == INFINITY);
+	s = rr_vexp(rr_vsplat(-INFINITY));
+	CHECK(s[0] == 0.0f);
+	s = rr_vexp(rr_vsplat(NAN));
+	CHECK(isnan(s[0]));
+	s = rr_vexp(rr_vsplat(100.0f));
+	CHECK(s[0] == INFINITY);
+	s = rr_vexp(rr_vsplat(-200.0f));
+	CHECK(s[0] == 0.0f);
+	s = rr_vexp(rr_vsplat(-86.6f)); /* under 2^-125: flushed, as the header says */
+	CHECK(s[0] == 0.0f);
+	s = rr_vexp(rr_vsplat(88.72f));
+	CHECK(s[0] > 3.3e38f && s[0] < INFINITY);
+}
+
+static void test_log(void)
+{
+	float at = 0;
+	double w = sweep(rr_vlog, log, 1, 0x7f7fffffu, 331, 0, &at);
+	check_bound("log (0, FLT_MAX]", w, at, 2);
+	vf s = rr_vlog(rr_vsplat(1.0f));
+	CHECK(s[0] == 0.0f);
+	s = rr_vlog(rr_vsplat(0.0f));
+	CHECK(s[0] == -INFINITY);
+	s = rr_vlog(rr_vsplat(-0.0f));
+	CHECK(s[0] == -INFINITY);
+	s = rr_vlog(rr_vsplat(-1.0f));
+	CHECK(isnan(s[0]));
+	s = rr_vlog(rr_vsplat(INFINITY));
+	CHECK(s[0] == INFINITY);
+	s = rr_vlog(rr_vsplat(NAN));
+	CHECK(isnan(s[0]));
+}
+
+static void test_tanh(void)
+{
+	float at = 0, at2 = 0;
+	double w = sweep(rr_vtanh, tanh, 0, bits_of(12.0f), 97, 0, &at);
+	double w2 = sweep(rr_vtanh, tanh, 0, bits_of(12.0f), 97, 0x80000000u, &at2);
+	check_bound("tanh [0, 12]", w, at, 3);
+	check_bound("tanh [-12, 0]", w2, at2, 3);
+	vf s = rr_vtanh(rr_vsplat(-0.0f));
+	CHECK(s[0] == 0.0f && signbit(s[0]));
+	s = rr_vtanh(rr_vsplat(INFINITY));
+	CHECK(s[0] == 1.0f);
+	s = rr_vtanh(rr_vsplat(-1e30f));
+	CHECK(s[0] == -1.0f);
+	s = rr_vtanh(rr_vsplat(NAN));
+	CHECK(isnan(s[0]));
+}
+
+/* max/min: the other operand when one is NaN (fmaxf/fminf), the first when they are equal. */
+static void test_max_min(void)
+{
+	const float values[] = {NAN, -INFINITY, -1.5f, -0.0f, 0.0f, 2.0f, INFINITY};
+	const int count = (int)(sizeof values / sizeof values[0]);
+	for (int i = 0; i < count; i++)
+		for (int j = 0; j < count; j++) {
+			float a = values[i], b = values[j];
+			const float mx = rr_vmax(rr_vsplat(a), rr_vsplat(b))[0];
+			const float mn = rr_vmin(rr_vsplat(a), rr_vsplat(b))[0];
+			float want_max = isnan(b) ? a : isnan(a) ? b : a >= b ? a : b;
+			float want_min = isnan(b) ? a : isnan(a) ? b : a <= b ? a : b;
+			CHECKF(memcmp(&mx, &want_max, sizeof want_max) == 0 ||
+			           (isnan(mx) && isnan(want_max)),
+			       "max(%g, %g) = %g", (double)a, (double)b, (double)mx);
+			CHECKF(memcmp(&mn, &want_min, sizeof want_min) == 0 ||
+			           (isnan(mn) && isnan(want_min)),
+			       "min(%g, %g) = %g", (double)a, (double)b, (double)mn);
+			if (!isnan(a) && !isnan(b) && a != b) {
+				CHECK(mx == fmaxf(a, b));
+				CHECK(mn == fminf(a, b));
+			}
+		}
+}
+
+int main(void)
+{
+	test_exp();
+	test_log();
+	test_tanh();
+	test_max_min();
+	return rr_test_finish("test_cpu_vec");
+}
