@@ -53,7 +53,8 @@ int rr__pool_threads(void)
 
 static void run_chunks(const pool_job *job, int thread)
 {
-	float *scratch = pool.scratch ? pool.scratch + job->scratch_stride * thread : NULL;
+	float *scratch =
+	    job->scratch_stride > 0 ? pool.scratch + job->scratch_stride * thread : NULL;
 	for (;;) {
 		int64_t begin = atomic_fetch_add(&pool.next, job->chunk);
 		if (begin >= job->items)

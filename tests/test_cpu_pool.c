@@ -1,0 +1,91 @@
+/* The cpu backend's thread pool (src/backend/cpu_pool.c): every item is handed out exactly
+ * once, whatever the chunk and thread counts, while several host threads launch at once; each
+ * thread's scratch is its own; a forked child gets a pool of its own. (Built with
+ * -fsanitize=thread with cpu_pool.c, TSAN_OPTIONS=die_after_fork=0, it reports no race.) */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "backend/cpu_pool.h"
+#include "harness.h"
+
+#define ITEMS 5000
+
+typedef struct job {
+	atomic_int seen[ITEMS]; /* times each item was handed out */
+	atomic_int bad_scratch; /* a thread's scratch found written by another */
+	int64_t floats;
+} job;
+
+static void visit(void *context, int thread, int64_t begin, int64_t end, float *scratch)
+{
+	job *j = context;
+	for (int64_t i = begin; i < end; i++) {
+		atomic_fetch_add(&j->seen[i], 1);
+		if (!scratch)
+			continue;
+		/* Mark the whole scratch as this thread's, then check nobody else wrote it. */
+		for (int64_t k = 0; k < j->floats; k++)
+			scratch[k] = (float)thread;
+		for (int64_t k = 0; k < j->floats; k++)
+			if (scratch[k] != (float)thread)
+				atomic_fetch_add(&j->bad_scratch, 1);
+	}
+}
+
+/* Runs one launch over `items` and returns how many items were not seen exactly once. */
+static int run_once(int threads, int64_t items, int64_t chunk, int64_t floats)
+{
+	job *j = calloc(1, sizeof *j);
+	if (!j)
+		return -1;
+	j->floats = floats;
+	int wrong = rr__pool_run(threads, items, chunk, floats, visit, j) != RR_OK;
+	for (int64_t i = 0; i < ITEMS; i++)
+		wrong += atomic_load(&j->seen[i]) != (i < items ? 1 : 0);
+	wrong += atomic_load(&j->bad_scratch);
+	free(j);
+	return wrong;
+}
+
+static void *host(void *arg)
+{
+	atomic_int *wrong = arg;
+	for (int k = 0; k < 40; k++)
+		atomic_fetch_add(
+		    wrong, run_once(1 + k % 4, 1 + (k * 131) % ITEMS, 1 + k % 9, k % 3 ? 256 : 0));
+	return NULL;
+}
+
+int main(void)
+{
+	CHECK(rr__pool_threads() >= 1);
+	static const int64_t chunks[] = {1, 3, 64, ITEMS, 10 * ITEMS};
+	for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++)
+		for (int threads = 1; threads <= 4; threads++)
+			CHECKF(run_once(threads, ITEMS, chunks[c], 1000) == 0,
+			       "threads %d chunk %lld", threads, (long long)chunks[c]);
+	CHECK(run_once(2, 0, 1, 0) == 0); /* no items: returns at once */
+
+	atomic_int wrong = 0;
+	pthread_t ids[3];
+	int started = 0;
+	for (int t = 0; t < 3; t++)
+		started += pthread_create(&ids[t], NULL, host, &wrong) == 0;
+	for (int t = 0; t < started; t++)
+		pthread_join(ids[t], NULL);
+	CHECKF(started == 3 && atomic_load(&wrong) == 0,
+	       "%d launches from 3 host threads went wrong", atomic_load(&wrong));
+
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(run_once(2, ITEMS, 5, 64) == 0 ? 0 : 1);
+	int status = 0;
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	      WEXITSTATUS(status) == 0);
+	CHECK(run_once(2, ITEMS, 5, 64) == 0); /* the parent's pool still works */
+	return rr_test_finish("test_cpu_pool");
+}
