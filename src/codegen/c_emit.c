@@ -504,11 +504,13 @@ static void emit_traversal(emitter *em, int round)
 		if (!rr__reduced_in(em->kernel, id, round))
 			continue;
 		int partner = em->kernel->analysis.online_partner[id];
-		line(em, 2, "memcpy(part%d, %s%d, sizeof part%d);", id, partner >= 0 ? "m" : "acc",
-		     id, id);
+		/* element by element: accumulators whose address is never taken stay in registers
+		 */
+		line(em, 2, "for (int b = 0; b < BLOCKS; b++) {");
+		line(em, 3, "part%d[b] = %s%d[b];", id, partner >= 0 ? "m" : "acc", id);
 		if (partner >= 0)
-			line(em, 2, "memcpy(part%d, z%d, sizeof part%d);", partner, partner,
-			     partner);
+			line(em, 3, "part%d[b] = z%d[b];", partner, partner);
+		line(em, 2, "}");
 	}
 	line(em, 1, "}");
 }

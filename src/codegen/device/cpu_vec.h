@@ -51,10 +51,13 @@ static inline io_t store_io(float v)
 #if defined(__FMA__) || defined(__AVX512F__)
 #include <immintrin.h>
 #endif
-typedef float vf __attribute__((vector_size(L * 4)));
-typedef int32_t vi __attribute__((vector_size(L * 4)));
-typedef uint32_t vu __attribute__((vector_size(L * 4)));
-typedef uint16_t vh __attribute__((vector_size(L * 2)));
+/* At least two lanes in the type: compilers keep one-lane vectors in memory; with W = 1 lane 1
+ * computes on zeros and is never loaded from or stored to memory. */
+#define VL (L < 2 ? 2 : L)
+typedef float vf __attribute__((vector_size(VL * 4)));
+typedef int32_t vi __attribute__((vector_size(VL * 4)));
+typedef uint32_t vu __attribute__((vector_size(VL * 4)));
+typedef uint16_t vh __attribute__((vector_size(VL * 2)));
 
 static inline vf rr_vsplat(float s)
 {
@@ -188,22 +191,22 @@ static inline vf rr_vtanh(vf x)
 /* L consecutive elements at p, as they are in memory. */
 static inline vf rr_load_f32(const float *p)
 {
-	vf v;
-	memcpy(&v, p, sizeof v);
+	vf v = {0};
+	memcpy(&v, p, L * sizeof(float));
 	return v;
 }
 
 static inline void rr_store_f32(float *p, vf v)
 {
-	memcpy(p, &v, sizeof v);
+	memcpy(p, &v, L * sizeof(float));
 }
 //@ packed_bf16
 /* bfloat16 is the top half of an f32; stores round to nearest even, NaN stays NaN (quiet), as
  * rr__bf16_from_float does for one value. */
 static inline vf rr_load_bf16(const uint16_t *p)
 {
-	vh h;
-	memcpy(&h, p, sizeof h);
+	vh h = {0};
+	memcpy(&h, p, L * sizeof(uint16_t));
 	return (vf)(__builtin_convertvector(h, vu) << 16);
 }
 
@@ -213,7 +216,7 @@ static inline void rr_store_bf16(uint16_t *p, vf v)
 	const vu rounded = (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;
 	const vu quiet = (bits >> 16) | 0x40u;
 	const vh h = __builtin_convertvector((nan & quiet) | (~nan & rounded), vh);
-	memcpy(p, &h, sizeof h);
+	memcpy(p, &h, L * sizeof(uint16_t));
 }
 //@ packed_f16
 /* IEEE half lane by lane through the scalar conversions. */
@@ -310,14 +313,14 @@ static inline vi lanes_valid(int64_t i, int64_t N)
 /* Private values kept between rounds: slot s of the L workers from lane 0's index k. */
 static inline vf load_kept(const float *keep, int64_t k)
 {
-	vf v;
-	memcpy(&v, keep + k, sizeof v);
+	vf v = {0};
+	memcpy(&v, keep + k, L * sizeof(float));
 	return v;
 }
 
 static inline void store_kept(float *keep, int64_t k, vf v)
 {
-	memcpy(keep + k, &v, sizeof v);
+	memcpy(keep + k, &v, L * sizeof(float));
 }
 
 /* Lane l takes lane l ^ o: one step of the fixed xor tree inside a vector. */
