@@ -277,10 +277,14 @@ static void cpu_features(const rr__cost_coeffs *k, const rr__plan_request *req, 
 	double W = l->workers_per_row, U = fmin(l->unroll, f->chunks_per_worker);
 	/* One pass over a row: every worker's packs in turn (a pack of up to 32 bytes is one
 	 * vector operation), plus each worker's setup and the tree's steps. */
-	double pack_ns = K(cpu_pack_ns) * fmax(1, f->access_bytes / 32);
+	/* The C emitter runs workers as the lanes of a vector (up to 16): one vector operation
+	 * advances min(W, 16) workers by one element, so a worker's pack of V elements costs V
+	 * operations shared by its lanes, and a lane's V > 1 elements are strided loads. */
+	double lanes = fmin(W, 16);
+	double pack_ns = K(cpu_pack_ns) * l->vec * (l->vec > 1 ? 2.0 : 1.0) / lanes;
 	double ilp = U >= 4 ? K(cpu_ilp_u4) : U >= 2 ? K(cpu_ilp_u2) : 1.0;
-	double pass_ns = f->chunks_per_worker * W * pack_ns * ilp + W * K(cpu_worker_ns) +
-	                 log2_of(W) * K(cpu_tree_level_ns);
+	double pass_ns = f->chunks_per_worker * W * pack_ns * ilp +
+	                 ceil(W / lanes) * K(cpu_worker_ns) + log2_of(W) * K(cpu_tree_level_ns);
 	double later_ns = 0;
 	int cached = f->row_share * elem * io->kept <= K(cpu_cached_row_bytes);
 	if (io->kept > 0) {

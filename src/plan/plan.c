@@ -387,6 +387,28 @@ static rr_status none_legal(const rr__plan_request *req, const rr_layout *reques
 	    c->first_rejection);
 }
 
+/* On the CPU a worker is a lane of a vector, so up to W = 64 a row costs about the same and a
+ * shorter accumulation chain is free accuracy: where the kernel has rounding sums and some
+ * candidate keeps every chain within CPU_SERIAL_PREFERRED elements, the planner picks among
+ * those only. A row that cancels heavily (a result thousands of times smaller than the sum of
+ * magnitudes, as the odd suite's sum 1x131073) then validates; legality's own bound
+ * (rr__serial_bound, 2^15) still governs explicit layouts. */
+#define CPU_SERIAL_PREFERRED 4096
+static void prefer_short_chains(const rr__plan_request *req, const rr__candidates *c, double *costs)
+{
+	if (req->target->kind != RR_TARGET_CPU || req->facts->rounding_sums <= 0)
+		return;
+	int any = 0;
+	for (int i = 0; i < c->count && !any; i++)
+		any = isfinite(costs[i]) &&
+		      (req->cols + c->items[i].workers_per_row - 1) / c->items[i].workers_per_row <=
+		          CPU_SERIAL_PREFERRED;
+	for (int i = 0; i < c->count && any; i++)
+		if ((req->cols + c->items[i].workers_per_row - 1) / c->items[i].workers_per_row >
+		    CPU_SERIAL_PREFERRED)
+			costs[i] = INFINITY;
+}
+
 rr_status rr__plan_choose(const rr__plan_request *req, const rr_layout *requested, rr__cost_fn cost,
                           void *ctx, rr_layout *out, rr__candidates *stats_out)
 {
@@ -430,11 +452,12 @@ rr_status rr__plan_choose(const rr__plan_request *req, const rr_layout *requeste
 		return rr__fail(RR_ERR_NOMEM, "out of memory scoring %d layouts", c.count);
 	}
 	double lowest = INFINITY;
-	for (int i = 0; i < c.count; i++) {
+	for (int i = 0; i < c.count; i++)
 		costs[i] = cost(req, &c.items[i], ctx);
+	prefer_short_chains(req, &c, costs);
+	for (int i = 0; i < c.count; i++)
 		if (isfinite(costs[i]) && costs[i] < lowest)
 			lowest = costs[i];
-	}
 	/* Costs within TIE_TOLERANCE of the lowest are a tie the model cannot split: the simplest
 	 * of them wins. */
 	int best = -1;
