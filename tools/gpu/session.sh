@@ -133,6 +133,55 @@ for stage in "$@"; do
 		done
 		python3 tools/gpu/ab.py /tmp/ab/{1-A,2-B,3-B,4-A,5-A,6-B,7-B,8-A}/results.json | tee "$OUT/ab-seed.md" | tail -3
 		;;
+	odd-peers)
+		# The odd suite beside eager, torch.compile and Liger in one process (issue 10). ODD_DTYPES,
+		# ODD_OPS and ODD_LIMIT (seconds; configurations left are listed as not measured) may be set.
+		log "odd suite with peers"
+		d=bench/results/$DATE-h200-compare-torch-odd${ODD_TAG:-}
+		python3 bench/compare_torch.py --suite odd --dtypes "${ODD_DTYPES:-bf16,f32}" \
+			--ops "${ODD_OPS:-sum,softmax,rmsnorm,layernorm,add_layernorm,cross_entropy}" --l2 cold \
+			--sample-ms 5 --time-limit "${ODD_LIMIT:-240}" --out "$d" >"$OUT/odd-peers.md" 2>"$OUT/odd-peers.err"
+		echo "exit $?"; tail -3 "$OUT/odd-peers.err"
+		"$RR" verify "$d" >"$d/verify.txt"; tail -1 "$d/verify.txt"
+		tar czf "$OUT/odd-peers.tgz" "$d"
+		;;
+	ceilings)
+		log "copy and read ceilings"
+		"$RR" bench --backend cuda --shapes 1x129 --kernels sum --dtypes f32 --samples 3 --sample-ms 5 \
+			--warmup-ms 20 --out /tmp/ceil 2>/dev/null
+		python3 -c "import json; c=json.load(open('/tmp/ceil/results.json'))['ceilings']; print(json.dumps(c)[:600])" |
+			tee "$OUT/ceilings.json"
+		;;
+	grid-check)
+		# One grid-split and one cluster plan: validated, then memcheck and racecheck (issue 11).
+		log "grid and cluster plans under compute-sanitizer"
+		for spec in layernorm:4x262144:W=512,V=4,U=1,R=1,C=64,S=grid,G=persistent \
+			layernorm:16x131072:W=1024,V=4,U=1,R=1,C=8,S=cluster,G=rows \
+			rmsnorm:2x4000037:W=1024,V=4,U=1,R=1,C=128,S=grid,G=persistent; do
+			IFS=: read -r k shape plan <<<"$spec"
+			args=(run --backend cuda --kernel "$k" --shape "$shape" --dtype bf16 --layout "$plan")
+			"$RR" "${args[@]}" --repeat 5 2>&1 | grep -E "validated|time|error" | sed "s|^|$k $shape $plan: |"
+			for tool in memcheck racecheck; do
+				[ "$shape" = 2x4000037 ] && continue
+				timeout 90 compute-sanitizer --tool $tool --error-exitcode 9 "$RR" "${args[@]}" --repeat 1 \
+					>"$OUT/$tool-$k-$shape.log" 2>&1
+				echo "$tool $k $shape $plan: exit $? ($(grep -E 'ERROR SUMMARY' "$OUT/$tool-$k-$shape.log" | tail -1))"
+			done
+		done 2>&1 | tee "$OUT/grid-check.txt"
+		;;
+	wide-few)
+		# The wide suite's few-row shapes with S=grid offered (RR_PLAN_GRID=1) and without.
+		log "wide few rows: grid offered and not"
+		for g in 1 0; do
+			RR_PLAN_GRID=$g timeout "${WIDE_LIMIT:-150}" "$RR" bench --backend cuda \
+				--shapes 16x1048576,4x2097152,2x4000037 --kernels all --dtypes f32,bf16 --l2 cold \
+				--samples 3 --sample-ms 5 --warmup-ms 20 --no-ceilings --capture-sources \
+				--out bench/results/$DATE-h200-wide-few-grid$g 2>"$OUT/wide-few-$g.err"
+			echo "grid=$g exit $?"; tail -2 "$OUT/wide-few-$g.err"
+		done
+		python3 tools/gpu/summary.py bench/results/$DATE-h200-wide-few-grid1/results.json | head -60
+		tar czf "$OUT/wide-few.tgz" bench/results/$DATE-h200-wide-few-grid*
+		;;
 	*)
 		echo "unknown stage $stage"
 		;;
