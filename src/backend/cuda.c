@@ -216,7 +216,9 @@ static void size_persistent_grid(rr_device *device, const rr__realisation *g, cu
 		per_sm = 1;
 	m->resident_groups =
 	    (int64_t)(per_sm > 0 ? per_sm : 1) * device->target.multiprocessors / g->blocks_per_row;
-	if (g->blocks_per_row > 1 && d->cuOccupancyMaxActiveClusters) {
+	/* A grid split is not a cluster launch: asking about clusters of C > 16 would be an error.
+	 */
+	if (g->blocks_per_row > 1 && !g->grid_split && d->cuOccupancyMaxActiveClusters) {
 		rr__cu_launch_attribute cluster = {.id = RR_CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION};
 		cluster.value.cluster_dim.x = (unsigned)g->blocks_per_row;
 		cluster.value.cluster_dim.y = cluster.value.cluster_dim.z = 1;

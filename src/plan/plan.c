@@ -164,7 +164,7 @@ static int grid_wanted(const rr__plan_request *req)
 }
 
 /* C > 1 on a target with clusters, for one row per group, when each block gets a chunk; with
- * S=grid wanted, C = 16 ... 1024 too (blocks of at least one warp). */
+ * S=grid wanted, C = 16 ... 1024 too (blocks of at least one warp, at most one per SM). */
 static values blocks(const rr__plan_request *req, int fixed, int grid, int W, int V, int R)
 {
 	values out = {{0}, 0};
@@ -174,7 +174,12 @@ static values blocks(const rr__plan_request *req, int fixed, int grid, int W, in
 	for (int C = 2; C <= req->target->max_cluster && C <= PLANNED_CLUSTER; C *= 2)
 		if (req->cols >= (int64_t)C * W * V)
 			out.v[out.n++] = C;
-	for (int C = 16; C <= 1024 && W >= 32 && grid && out.n < 16; C *= 2)
+	/* S=grid needs all C blocks of a row resident at once; registers are known only after
+	 * compiling, so the planner offers no more blocks than SMs (one block per SM always fits
+	 * a block that fits at all). An explicit larger C is checked by the launcher. */
+	for (int C = 16;
+	     C <= 1024 && C <= req->target->multiprocessors && W >= 32 && grid && out.n < 16;
+	     C *= 2)
 		if (req->cols >= (int64_t)C * W * V)
 			out.v[out.n++] = C;
 	return out;

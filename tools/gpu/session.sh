@@ -18,6 +18,7 @@ cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DRR_STATIC_DEPS=ON -DRR_GIT_
 	-DCMAKE_PREFIX_PATH="$PWD/.deps" >"$OUT/build.log" 2>&1 &&
 	cmake --build build-gpu -j 16 >>"$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
 RR=$PWD/build-gpu/rowreduce
+export RR_LIBRARY=$PWD/build-gpu/librowreduce.so # the Python binding's library (compare_torch.py)
 
 if [ -d .whl ]; then
 	python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
