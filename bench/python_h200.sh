@@ -5,8 +5,10 @@
 #   there, carrying .deps .whl .rr-commit:  bash bench/python_h200.sh STAGE...
 #       test          tests/python (CPU and CUDA) against the library built there, and a small
 #                     compare_torch.py run audited by `rowreduce verify` (about a minute)
-#       seed | large  bench/compare_torch.py over that suite, f32 and bf16 (DTYPES=bf16, OPS=a,b to
-#                     narrow; ROUNDS, SAMPLES), into bench/results/DATE-h200-compare-SUITE[-DTYPES], then
+#       seed | large | odd | wide
+#                     bench/compare_torch.py over that suite, f32 and bf16 (DTYPES=bf16, OPS=a,b to
+#                     narrow; ROUNDS, SAMPLES, SAMPLE_MS, TIME_LIMIT in seconds: configurations left
+#                     are listed as not measured), into bench/results/DATE-h200-compare-SUITE[-DTYPES], then
 #                     `rowreduce verify` on it
 #       model         bench/model_block.py into bench/results/DATE-h200-model-block
 # Results are also packed into $OUT/python-results.tgz.
@@ -64,12 +66,13 @@ for stage in "$@"; do
 			--rounds 2 --samples 2 --out "$OUT/compare-smoke" 2>&1 | tail -12 || status=1
 		build-py/rowreduce verify "$OUT/compare-smoke" || status=1
 		;;
-	seed | large)
+	seed | large | odd | wide)
 		d=bench/results/$DATE-h200-compare-$stage${DTYPES:+-${DTYPES//,/-}}
 		log "compare_torch $stage -> $d"
 		python3 bench/compare_torch.py --suite "$stage" --dtypes "${DTYPES:-f32,bf16}" --l2 cold \
 			--ops "${OPS:-sum,softmax,rmsnorm,layernorm,add_layernorm,cross_entropy}" \
-			--rounds "${ROUNDS:-4}" --samples "${SAMPLES:-3}" --out "$d" 2>"$OUT/compare-$stage.err"
+			--rounds "${ROUNDS:-4}" --samples "${SAMPLES:-3}" --sample-ms "${SAMPLE_MS:-10}" \
+			--time-limit "${TIME_LIMIT:-0}" --out "$d" 2>"$OUT/compare-$stage.err"
 		echo "exit $?"
 		tail -3 "$OUT/compare-$stage.err"
 		build-py/rowreduce verify "$d" || status=1
@@ -81,7 +84,7 @@ for stage in "$@"; do
 		tail -3 "$OUT/model-block.err"
 		;;
 	*)
-		echo "unknown stage '$stage': allowed are test, seed, large, model" >&2
+		echo "unknown stage '$stage': allowed are test, seed, large, odd, wide, model" >&2
 		exit 2
 		;;
 	esac

@@ -18,7 +18,6 @@ cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DRR_STATIC_DEPS=ON -DRR_GIT_
 	-DCMAKE_PREFIX_PATH="$PWD/.deps" >"$OUT/build.log" 2>&1 &&
 	cmake --build build-gpu -j 16 >>"$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
 RR=$PWD/build-gpu/rowreduce
-export RR_LIBRARY=$PWD/build-gpu/librowreduce.so # the Python binding's library (compare_torch.py)
 
 if [ -d .whl ]; then
 	python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
@@ -134,18 +133,6 @@ for stage in "$@"; do
 		done
 		python3 tools/gpu/ab.py /tmp/ab/{1-A,2-B,3-B,4-A,5-A,6-B,7-B,8-A}/results.json | tee "$OUT/ab-seed.md" | tail -3
 		;;
-	odd-peers)
-		# The odd suite beside eager, torch.compile and Liger in one process (issue 10). ODD_DTYPES,
-		# ODD_OPS and ODD_LIMIT (seconds; configurations left are listed as not measured) may be set.
-		log "odd suite with peers"
-		d=bench/results/$DATE-h200-compare-torch-odd${ODD_TAG:-}
-		python3 bench/compare_torch.py --suite odd --dtypes "${ODD_DTYPES:-bf16,f32}" \
-			--ops "${ODD_OPS:-sum,softmax,rmsnorm,layernorm,add_layernorm,cross_entropy}" --l2 cold \
-			--sample-ms 5 --time-limit "${ODD_LIMIT:-240}" --out "$d" >"$OUT/odd-peers.md" 2>"$OUT/odd-peers.err"
-		echo "exit $?"; tail -3 "$OUT/odd-peers.err"
-		"$RR" verify "$d" >"$d/verify.txt"; tail -1 "$d/verify.txt"
-		tar czf "$OUT/odd-peers.tgz" "$d"
-		;;
 	ceilings)
 		log "copy and read ceilings"
 		"$RR" bench --backend cuda --shapes 1x129 --kernels sum --dtypes f32 --samples 3 --sample-ms 5 \
@@ -175,7 +162,7 @@ for stage in "$@"; do
 		log "wide few rows: grid offered and not"
 		for g in 1 0; do
 			RR_PLAN_GRID=$g timeout "${WIDE_LIMIT:-150}" "$RR" bench --backend cuda \
-				--shapes 16x1048576,4x2097152,2x4000037 --kernels all --dtypes f32,bf16 --l2 cold \
+				--shapes 16x1048576,4x2097152,2x4000037 --kernels "${WIDE_KERNELS:-all}" --dtypes f32,bf16 --l2 cold \
 				--samples 3 --sample-ms 5 --warmup-ms 20 --no-ceilings --capture-sources \
 				--out bench/results/$DATE-h200-wide-few-grid$g 2>"$OUT/wide-few-$g.err"
 			echo "grid=$g exit $?"; tail -2 "$OUT/wide-few-$g.err"
