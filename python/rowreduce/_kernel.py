@@ -105,9 +105,11 @@ class Kernel:
     # ------------------------------------------------------------ programs
 
     def program(self, dtype, rows, cols, backend):
-        """The compiled program for (dtype, cols, backend), built on first use; rows guides the
-        planner only. Returns the rr_program pointer."""
-        key = (dtype, cols, backend)
+        """The compiled program for (dtype, cols, backend) and the power-of-two class of rows,
+        built on first use: the planner's choice depends on M (rows per block, clusters, the
+        grid), so 3 rows and 50000 rows get their own programs, while batch sizes of one class
+        share one. Returns the rr_program pointer."""
+        key = (dtype, cols, backend, max(int(rows), 0).bit_length())
         with self._lock:
             program = self._programs.get(key)
             if program is None:

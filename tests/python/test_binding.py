@@ -148,11 +148,17 @@ class Builtins(Base):
         self.assertIs(kernel, rowreduce.load("sum"))
         kernel(x=np.ones((3, 40), np.float32))
         count = len(kernel._programs)
-        kernel(x=np.ones((7, 40), np.float32))  # another M: the same program
+        kernel(x=np.ones((2, 40), np.float32))  # another M of the same class: the same program
         self.assertEqual(len(kernel._programs), count)
         kernel(x=np.ones((3, 41), np.float32))
         kernel(x=np.ones((3, 40), np.float16))
         self.assertEqual(len(kernel._programs), count + 2)
+        # Many more rows: a program of its own, planned for them (more rows per group here),
+        # and the 3-row program is not reused for it.
+        big = kernel(x=np.ones((50000, 3), np.float32))["s"]
+        self.assertEqual(len(kernel._programs), count + 3)
+        self.assertTrue(np.all(big == 3.0))
+        self.assertNotEqual(kernel.layout("f32", 3, rows=3), kernel.layout("f32", 3, rows=50000))
 
     def test_ignore_index(self):
         a = make_inputs("cross_entropy", (6, 50), np.float32)
