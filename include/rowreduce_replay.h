@@ -32,6 +32,8 @@ typedef struct rr_replay_options {
 	int allow_rebuild;   /* replay even when a hash differs from the recorded one (recorded) */
 	const char *kernels; /* comma-separated kernel names to replay; NULL: every one */
 	const char *dtypes;  /* comma-separated dtypes to replay; NULL: every one */
+	int skip_identical;  /* workloads whose two sides recorded the same plan and generated
+	                      * source are listed as not replayed instead of measured */
 	int bootstrap;       /* resamples of a bootstrap interval of each median ratio; 0 = none */
 	uint64_t bootstrap_seed; /* 0: 1 */
 	double time_limit_s;     /* 0: none; else no block of workloads starts that would end past

@@ -215,6 +215,37 @@ expect2_limit() {
 expect2_limit 0.5
 expect2_limit soon
 
+# --skip-identical: a candidate holding A's rows but B's for sum 4x64 replays that workload only;
+# the three whose plan and source equal A's are listed as not replayed, and verify passes. With
+# nothing but identical workloads, the replay refuses (exit 2) and says why.
+python3 - "$tmp" <<'PY' || fail "building the mixed candidate"
+import json, os, sys
+t = sys.argv[1]
+a, b = json.load(open(t + "/A/results.json")), json.load(open(t + "/B/results.json"))
+key = lambda r: (r["kernel"], r["dtype"], r["M"], r["N"])
+theirs = {key(r): r for r in b["rows"]}
+a["rows"] = [theirs[key(r)] if key(r) == ("sum", "f32", 4, 64) else r for r in a["rows"]]
+os.makedirs(t + "/mixed")
+json.dump(a, open(t + "/mixed/results.json", "w"))
+PY
+"$rr" replay --reference "$tmp/A" --candidate "$tmp/mixed" --skip-identical "${quick[@]}" \
+	--out "$tmp/same" >/dev/null 2>"$tmp/same.err" || fail "--skip-identical: $(tail -2 "$tmp/same.err")"
+python3 - "$tmp/same/results.json" <<'PY' || fail "--skip-identical replayed the wrong workloads"
+import json, sys
+r = json.load(open(sys.argv[1]))["replay"]
+assert [(w["kernel"], w["N"]) for w in r["workloads"]] == [("sum", 64)], r["workloads"]
+assert r["skip_identical"] is True
+why = sorted((s["kernel"], s["N"], s["reason"]) for s in r["skipped"])
+assert [w[:2] for w in why] == [("rmsnorm", 64), ("rmsnorm", 256), ("sum", 256)], why
+assert all("same plan and generated source" in w[2] for w in why), why
+PY
+"$rr" verify "$tmp/same" >/dev/null || fail "verify of the --skip-identical replay"
+"$rr" replay --reference "$tmp/A" --candidate "$tmp/A" --skip-identical --out "$tmp/x" \
+	>/dev/null 2>"$tmp/x.err"
+[ $? -eq 2 ] || fail "a replay of identical sides with --skip-identical must exit 2"
+grep -q "same plan and generated source on both sides" "$tmp/x.err" ||
+	fail "identical sides: $(cat "$tmp/x.err")"
+
 # A peers side, bad flags, a missing input: exit 2 with a reason.
 mkdir -p "$tmp/peers"
 python3 -c '

@@ -17,6 +17,7 @@ static void usage(FILE *out)
 	      "         [--l2 hot|cold] [--backend auto|cpu|cuda] [--bootstrap N]\n"
 	      "         [--bootstrap-seed S] [--kernels K[,K...]] [--dtypes D[,D...]]\n"
 	      "         [--capture-sources] [--allow-rebuild] [--time-limit S]\n"
+	      "         [--skip-identical]\n"
 	      "\n"
 	      "Replays the plans recorded by two rowreduce bench runs against each other.\n"
 	      "Workloads (kernel, dtype, MxN) measured in both files are rebuilt with their\n"
@@ -57,6 +58,9 @@ static void usage(FILE *out)
 	      "  --allow-rebuild    replay even when a kernel text, generated source or\n"
 	      "                     library hash differs from the one an input recorded (the\n"
 	      "                     differences are recorded); without it the replay refuses\n"
+	      "  --skip-identical   list a workload whose two sides recorded the same plan and\n"
+	      "                     generated source as not replayed (the same kernel on both\n"
+	      "                     sides) instead of measuring it\n"
 	      "\n"
 	      "A side written by bench/peers/torch_peers.py is refused: replay cannot re-run\n"
 	      "Python peers (audit such folders with rowreduce verify).\n"
@@ -151,6 +155,10 @@ static int parse_options(int argc, char **argv, rr_replay_options *o)
 		}
 		if (strcmp(argv[i], "--allow-rebuild") == 0) {
 			o->allow_rebuild = 1;
+			continue;
+		}
+		if (strcmp(argv[i], "--skip-identical") == 0) {
+			o->skip_identical = 1;
 			continue;
 		}
 		int matched = 0, missing = 0;

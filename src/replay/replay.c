@@ -124,6 +124,13 @@ static int same_workload(const rr__row_result *a, const rr__row_result *b)
 	       a->cols == b->cols;
 }
 
+/* Both sides recorded one plan and one generated source: the same kernel runs on each side. */
+static int same_kernel(const rr__row_result *a, const rr__row_result *b)
+{
+	return strcmp(a->plan, b->plan) == 0 && a->source_hash[0] &&
+	       strcmp(a->source_hash, b->source_hash) == 0;
+}
+
 static void skip(replay *r, const rr__row_result *row, const char *reason)
 {
 	json_array_append_new(r->skipped,
@@ -227,6 +234,9 @@ static rr_status match_workloads(replay *r)
 			skip(r, row, "only in the reference");
 		else if (row->state != RR_ROW_MEASURED || b->rows[j].state != RR_ROW_MEASURED)
 			skip(r, row, "not validated and timed in both inputs");
+		else if (r->o->skip_identical && same_kernel(row, &b->rows[j]))
+			skip(r, row,
+			     "the same plan and generated source on both sides (--skip-identical)");
 		else {
 			rr_status status = add_workload(r, i, j);
 			if (status != RR_OK)
@@ -237,6 +247,10 @@ static rr_status match_workloads(replay *r)
 		if (find_row(a, &b->rows[j]) < 0 && listed(r->o->kernels, b->rows[j].kernel) &&
 		    listed(r->o->dtypes, rr_dtype_name(b->rows[j].dtype)))
 			skip(r, &b->rows[j], "only in the candidate");
+	if (r->n_workloads == 0 && r->o->skip_identical && json_array_size(r->skipped) > 0)
+		return rr__fail(RR_ERR_INVALID_ARG,
+		                "every workload left runs the same plan and generated source on "
+		                "both sides (--skip-identical): nothing to replay");
 	if (r->n_workloads == 0)
 		return rr__fail(
 		    RR_ERR_INVALID_ARG,
@@ -614,6 +628,7 @@ static json_t *replay_tree(replay *r)
 	json_object_set_new(section, "reference", side_json(r, 0));
 	json_object_set_new(section, "candidate", side_json(r, 1));
 	json_object_set_new(section, "allow_rebuild", json_boolean(r->o->allow_rebuild));
+	json_object_set_new(section, "skip_identical", json_boolean(r->o->skip_identical));
 	json_object_set(section, "differences", r->differences);
 	json_object_set(section, "skipped", r->skipped);
 	json_object_set_new(section, "headline_phase",

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One call on the lent H200: build there (gcc 13, static Jansson/SQLite/libcrypto from the
 # carried .deps/), then the stages named on the command line, logging everything under $OUT.
-#   stages: info test run bench-large bench-seed peers-large peers-seed lab
+#   stages: info test run bench-large bench-seed peers-large peers-seed lab grid-check wide-few
+#           ceilings replay-large tiny (see each stage below)
 # Usage (from the repo root, .deps and .whl carried): bash tools/gpu/session.sh info test run
 set -uo pipefail
 OUT=${OUT:-/tmp/rr-out}
@@ -132,6 +133,30 @@ for stage in "$@"; do
 				{ echo "run $i ($side) failed"; tail -5 "$OUT/ab-$i.err"; }
 		done
 		python3 tools/gpu/ab.py /tmp/ab/{1-A,2-B,3-B,4-A,5-A,6-B,7-B,8-A}/results.json | tee "$OUT/ab-seed.md" | tail -3
+		;;
+	replay-large)
+		# Issue 13: the tuned plans against the automatic mapper's, both frozen from the benches
+		# recorded with the large tuning (bench/results/2026-11-30-h200-tuned-vs-auto-large),
+		# rebuilt by this build (--allow-rebuild records every hash that differs), workloads
+		# whose two plans are the same kernel listed as not replayed (--skip-identical).
+		src=bench/results/2026-11-30-h200-tuned-vs-auto-large
+		for dt in ${REPLAY_DTYPES:-f32 bf16}; do
+			d=bench/results/$DATE-h200-replay-tuned-vs-auto-large-$dt
+			log "replay large $dt -> $d"
+			"$RR" replay --reference $src/$dt-auto --candidate $src/$dt-tuned --rounds 4 --samples 5 \
+				--sample-ms 10 --warmup-ms 50 --bootstrap 1000 --skip-identical --allow-rebuild \
+				--capture-sources --time-limit "${REPLAY_LIMIT:-200}" --out "$d" 2>"$OUT/replay-$dt.err"
+			echo "exit $?"; tail -2 "$OUT/replay-$dt.err"
+			"$RR" verify "$d" >"$d/verify.txt"; echo "verify exit $?"; tail -1 "$d/verify.txt"
+			grep -E "workloads replayed|not demonstrated|faster" "$d/results.md" | head -5
+		done
+		;;
+	tiny)
+		log "tiny and many-tiny-row launches"
+		"$RR" bench --backend cuda --shapes 1x1,1x127,17x257,3x3,50000x3,100000x1 --kernels all \
+			--dtypes f32,bf16 --l2 cold --samples 3 --sample-ms 5 --warmup-ms 20 --capture-sources \
+			--out bench/results/$DATE-h200-tiny 2>"$OUT/tiny.err"
+		echo "exit $?"; tail -1 "$OUT/tiny.err"; python3 tools/gpu/summary.py bench/results/$DATE-h200-tiny/results.json
 		;;
 	ceilings)
 		log "copy and read ceilings"
