@@ -9,6 +9,7 @@
 
 #include "backend/backend.h"
 #include "backend/launch.h"
+#include "codegen/c_emit.h"
 #include "harness.h"
 #include "layout/realise.h"
 #include "plan/plan.h"
@@ -200,22 +201,30 @@ static void check_cuda_source(const char *label, const char *src, const rr__real
 }
 
 /* The C source's constants and tree against the record, and the CPU launcher's scratch. */
-static void check_c_source(const char *label, const char *src, const rr__realisation *r)
+static void check_c_source(const char *label, const char *src, const rr_kernel *kernel,
+                           const rr__realisation *r)
 {
 	long long W = number_after(src, "#define W "), R = number_after(src, "#define R ");
 	long long kept = number_after(src, "#define KEPT_INPUTS ");
+	long long split = number_after(src, "#define SPLIT_MAX_N ");
+	long long cached = number_after(src, "#define CACHED_VALUES ");
 	CHECKF(W == r->layout.workers_per_row && R == r->rows_per_group, "%s: W %lld R %lld", label,
 	       W, R);
 	CHECKF(kept == (r->keep != RR_KEEP_NONE ? r->kept_values : 0),
 	       "%s: KEPT_INPUTS %lld, record %d", label, kept, r->kept_values);
 	CHECKF(count_of(src, "kept in private slots after round") == kept, "%s: kept comments",
 	       label);
-	/* The generated rr_cpu_scratch_floats is KEPT_INPUTS * W * slot_bound(N). */
+	/* The generated rr_cpu_scratch_floats is (KEPT_INPUTS + CACHED_VALUES where N <=
+	 * SPLIT_MAX_N) * W * slot_bound(N). */
+	CHECKF(split == rr__c_split_max_cols(kernel, r->dtype) &&
+	           cached == (rr__c_cached_node(kernel) >= 0) && (split > 0 || cached == 0),
+	       "%s: SPLIT_MAX_N %lld, CACHED_VALUES %lld", label, split, cached);
 	long long span = W * r->layout.vec, rest = r->cols % span;
 	long long slots =
 	    r->cols / span * r->layout.vec + (rest < r->layout.vec ? rest : r->layout.vec);
-	CHECKF(rr__cpu_scratch_floats(r) == kept * W * slots, "%s: CPU scratch %lld, source %lld",
-	       label, (long long)rr__cpu_scratch_floats(r), kept * W * slots);
+	long long floats = (kept + (r->cols <= split ? cached : 0)) * W * slots;
+	CHECKF(rr__cpu_scratch_floats(kernel, r) == floats, "%s: CPU scratch %lld, source %lld",
+	       label, (long long)rr__cpu_scratch_floats(kernel, r), floats);
 	char tree[256] = "";
 	size_t used = 0;
 	for (int k = 0; k < r->n_tree_offsets; k++)
@@ -333,7 +342,7 @@ static int check_plan(rr_device *device, const rr_kernel *kernel, rr_dtype dtype
 		check_cuda_source(label, rr_program_source(program), r);
 		check_launch(label, r, rows);
 	} else {
-		check_c_source(label, rr_program_source(program), r);
+		check_c_source(label, rr_program_source(program), kernel, r);
 	}
 	rr_program_free(program);
 	return 1;

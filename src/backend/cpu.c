@@ -238,10 +238,9 @@ static rr_status cpu_emit(rr_device *device, const rr_program *program, rr__buf 
 	return rr__c_emit(&request, source);
 }
 
-int64_t rr__cpu_scratch_floats(const rr__realisation *r)
+int64_t rr__cpu_scratch_floats(const rr_kernel *kernel, const rr__realisation *r)
 {
-	int64_t kept = r->keep != RR_KEEP_NONE ? r->kept_values : 0;
-	return kept * r->layout.workers_per_row * r->slots;
+	return rr__c_scratch_floats(kernel, r);
 }
 
 /* ---------------------------------------------------------------- compile and load */
@@ -456,7 +455,7 @@ static rr_status cpu_launch(rr_device *device, rr_program *program, int64_t rows
 		params[k] = inputs[k].value;
 	}
 	int threads = launch_threads(device->impl, rows);
-	int64_t floats = rr__cpu_scratch_floats(&program->realisation);
+	int64_t floats = rr__cpu_scratch_floats(program->kernel, &program->realisation);
 	if (module->scratch_floats(program->cols) != floats)
 		return rr__fail(RR_ERR_INTERNAL,
 		                "kernel '%s' asks for %lld floats of scratch per thread but its "

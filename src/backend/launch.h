@@ -26,7 +26,8 @@ typedef struct rr__cuda_launch_shape {
 rr_status rr__cuda_launch_shape_of(const rr__realisation *r, int64_t rows, int64_t resident_groups,
                                    int vec, rr__cuda_launch_shape *out);
 
-/* Floats of private scratch one CPU thread needs: the kept values' slots of W workers. */
-int64_t rr__cpu_scratch_floats(const rr__realisation *r);
+/* Floats of private scratch one CPU thread needs: the kept values' slots of W workers, and
+ * the values the C emitter's split keeps (rr__c_scratch_floats). */
+int64_t rr__cpu_scratch_floats(const rr_kernel *kernel, const rr__realisation *r);
 
 #endif

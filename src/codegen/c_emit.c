@@ -33,6 +33,13 @@ typedef struct emitter {
 	int head;                /* emitting the head's pack (element t * W + worker, slot t) */
 	const int *tree_offsets; /* the realisation's xor offsets, in order */
 	int tree_steps;
+	/* Online pairs in two passes (rows up to SPLIT_MAX_N): 0 the online pass, 1 the pass of
+	 * the max (and the round's other reductions), 2 the pass of the sum of exp(e - m). */
+	int pass;
+	int cached;     /* the exp(e - m) node kept in scratch for the output phase, or -1 */
+	int cache_live; /* emitting the branch where the cache holds the row's values */
+	int indent;     /* extra depth of everything emitted (inside the branch of a split) */
+	int64_t split_max_n;
 } emitter;
 
 static void line(emitter *em, int depth, const char *fmt, ...)
@@ -42,7 +49,7 @@ static void line(emitter *em, int depth, const char *fmt, ...)
 {
 	va_list args;
 	va_start(args, fmt);
-	rr__emit_vline(em->out, depth, fmt, args);
+	rr__emit_vline(em->out, depth + em->indent, fmt, args);
 	va_end(args);
 }
 
@@ -106,6 +113,10 @@ static void emit_header(emitter *em, const int *offsets, int steps)
 		if (em->kept[k] >= 0)
 			line(em, 0, " * storage  %s kept in private slots after round %d",
 			     kernel->inputs[k].name, em->first_round[k]);
+	if (em->split_max_n > 0)
+		line(em, 0, " * split    rows of N <= %lld: an online pair's max, then its sum%s",
+		     (long long)em->split_max_n,
+		     em->cached >= 0 ? " (e-values kept in scratch for the output)" : "");
 	rr__emit_comment_kernel_text(em->out, kernel);
 }
 
@@ -153,9 +164,13 @@ static void emit_prelude(emitter *em)
 	     "#define HEAD_BYTES %d /* a row's head runs up to its first boundary of this */",
 	     em->r->access_bytes);
 	line(em, 0, "#define HS %d /* head elements per worker at most */", em->r->head_slots);
-	line(em, 0,
-	     "#define KEPT_INPUTS %d /* row inputs kept in private slots between rounds */\n",
+	line(em, 0, "#define KEPT_INPUTS %d /* row inputs kept in private slots between rounds */",
 	     em->n_kept);
+	line(em, 0,
+	     "#define SPLIT_MAX_N %lld /* rows up to this run an online pair in two passes */",
+	     (long long)em->split_max_n);
+	line(em, 0, "#define CACHED_VALUES %d /* values the split keeps for the output phase */\n",
+	     em->cached >= 0);
 	line(em, 0, "#define TREE_STEPS %d", em->tree_steps);
 	if (em->tree_steps > 0) {
 		rr__buf_printf(em->out, "static const int tree_offsets[TREE_STEPS] = {");
@@ -212,7 +227,7 @@ static void emit_row_setup(emitter *em)
 		line(em, 1, "io_t *out%d = (io_t *)outputs[%d] + row%s; /* %s: %s */", j, j,
 		     io->kind == RR_KIND_ROW ? " * N" : "", io->name, rr_kind_name(io->kind));
 	}
-	if (em->n_kept > 0)
+	if (em->n_kept > 0 || em->cached >= 0)
 		line(em, 1, "const int64_t slots = slot_bound(N);");
 	int is_output, at = rr__head_reference(kernel, &is_output);
 	if (em->r->head_slots > 0 && at >= 0)
@@ -252,10 +267,29 @@ static void emit_scalars(emitter *em, int round)
 
 static int round_uses_slots(const emitter *em, int round)
 {
+	if (em->cached >= 0 &&
+	    ((em->pass == 2 && round <= em->rounds) || (em->cache_live && round > em->rounds)))
+		return 1;
 	for (int k = 0; k < em->kernel->n_inputs; k++)
 		if (em->kept[k] >= 0 && em->read[round][k])
 			return 1;
 	return 0;
+}
+
+/* The reduction the current pass accumulates for round reduction `id` (reduced_in): itself,
+ * or in the pass of the sums an online pair's sum; -1 when the pass leaves it alone. */
+static int pass_reduction(const emitter *em, int id)
+{
+	int partner = em->kernel->analysis.online_partner[id];
+	if (em->pass == 2)
+		return partner;
+	return id;
+}
+
+/* The partner of an online max accumulated as a pair in this pass, else -1. */
+static int pass_partner(const emitter *em, int id)
+{
+	return em->pass == 0 ? em->kernel->analysis.online_partner[id] : -1;
 }
 
 /* Row and col inputs as vectors of the L workers' element e; kept ones from private slots. */
@@ -268,7 +302,8 @@ static void emit_load(emitter *em, int depth, int id, int round, int guarded)
 		line(em, depth, "const vf e%d = load_head(in%d, e, b, h); /* %s */", id, k, name);
 		return;
 	}
-	if (em->kept[k] >= 0 && em->first_round[k] < round) {
+	if (em->kept[k] >= 0 &&
+	    (em->first_round[k] < round || (em->pass == 2 && em->read[round][k]))) {
 		line(em, depth,
 		     "const vf e%d = load_kept(keep%d, slot * W + b * L); /* %s, kept */", id, k,
 		     name);
@@ -298,7 +333,7 @@ static void emit_outputs_of_element(emitter *em, int depth, int guarded)
 	for (int j = 0; j < kernel->n_outputs; j++) {
 		if (kernel->outputs[j].kind != RR_KIND_ROW)
 			continue;
-		rr__emit_indent(em->out, depth);
+		rr__emit_indent(em->out, depth + em->indent);
 		if (em->head)
 			rr__buf_printf(em->out, "store_head(out%d, e, b, h, ", j);
 		else
@@ -314,8 +349,8 @@ static void emit_outputs_of_element(emitter *em, int depth, int guarded)
 static void emit_accumulate(emitter *em, int depth, int id, int guarded)
 {
 	const rr__node *node = &em->kernel->nodes[id];
-	rr__emit_indent(em->out, depth);
-	if (em->kernel->analysis.online_partner[id] >= 0) {
+	rr__emit_indent(em->out, depth + em->indent);
+	if (em->kernel->analysis.online_partner[id] >= 0 && em->pass == 0) {
 		rr__buf_printf(em->out, "pack%d[e] = ", id);
 		if (guarded)
 			rr__buf_printf(em->out, "rr_vselect(valid, ");
@@ -330,7 +365,7 @@ static void emit_accumulate(emitter *em, int depth, int id, int guarded)
 		rr__buf_printf(em->out, "acc%d[b] + ", id);
 	else
 		rr__buf_printf(em->out, "%s(acc%d[b], ",
-		               node->reduce == RR_REDUCE_MAX ? "rr_vmax" : "rr_vmin", id);
+		               node->reduce == RR_REDUCE_MAX ? "rr_vmax_acc" : "rr_vmin_acc", id);
 	vector_ref(em, node->a);
 	if (node->reduce != RR_REDUCE_SUM)
 		rr__buf_printf(em->out, ")");
@@ -340,12 +375,39 @@ static void emit_accumulate(emitter *em, int depth, int id, int guarded)
 		rr__buf_printf(em->out, ";\n");
 }
 
+/* The elem nodes one element needs in `round` into em->needed: the pass of an online pair's sum
+ * needs the sum's operand exp(e - m) and what it is computed from; the output phase stops at
+ * the node `from_cache` (>= 0) when the cache holds it. */
+static void element_needs(emitter *em, int round, int from_cache)
+{
+	const rr_kernel *kernel = em->kernel;
+	if (em->pass == 2) {
+		memset(em->needed, 0, (size_t)kernel->n_nodes);
+		for (int id = 0; id < kernel->n_nodes; id++) {
+			int partner = kernel->analysis.online_partner[id];
+			if (rr__reduced_in(kernel, id, round) && partner >= 0)
+				em->needed[kernel->nodes[partner].a] = 1;
+		}
+		rr__mark_operands(kernel, em->needed, NULL);
+		return;
+	}
+	if (from_cache < 0) {
+		rr__analysis_elem_needs(kernel, round, em->needed);
+		return;
+	}
+	unsigned char stop[RR_MAX_NODES] = {0};
+	stop[from_cache] = 1;
+	rr__phase_roots(kernel, round, em->needed);
+	rr__mark_operands(kernel, em->needed, stop);
+}
+
 /* The work on the L workers' element e of one pack (lane 0's index i): evaluate the elem
  * nodes the round needs as vectors, then accumulate or write the row outputs. */
 static void emit_element(emitter *em, int depth, int round, int guarded)
 {
 	const rr_kernel *kernel = em->kernel;
-	rr__analysis_elem_needs(kernel, round, em->needed);
+	int from_cache = em->cache_live && !em->head && round > em->rounds ? em->cached : -1;
+	element_needs(em, round, from_cache);
 	for (int id = 0; id < kernel->n_nodes; id++) {
 		if (!em->needed[id])
 			continue;
@@ -353,18 +415,31 @@ static void emit_element(emitter *em, int depth, int round, int guarded)
 			emit_load(em, depth, id, round, guarded);
 			continue;
 		}
-		rr__emit_indent(em->out, depth);
+		if (id == from_cache) {
+			line(em, depth,
+			     "const vf e%d = load_kept(cache, slot * W + b * L); /* kept */", id);
+			continue;
+		}
+		rr__emit_indent(em->out, depth + em->indent);
 		rr__buf_printf(em->out, "const vf e%d = ", id);
 		rr__emit_rhs(em->out, kernel, id, "", RR_FLAVOR_C_VEC);
 		rr__buf_printf(em->out, ";\n");
+		if (id == em->cached && em->pass == 2 && !em->head)
+			line(em, depth, "store_kept(cache, slot * W + b * L, e%d);", id);
 	}
 	if (round > em->rounds) {
 		emit_outputs_of_element(em, depth, guarded);
 		return;
 	}
-	for (int id = 0; id < kernel->n_nodes; id++)
-		if (rr__reduced_in(kernel, id, round))
+	for (int id = 0; id < kernel->n_nodes; id++) {
+		if (!rr__reduced_in(kernel, id, round))
+			continue;
+		int partner = kernel->analysis.online_partner[id];
+		if (em->pass == 2 && partner >= 0)
+			emit_accumulate(em, depth, partner, guarded);
+		else if (em->pass != 2)
 			emit_accumulate(em, depth, id, guarded);
+	}
 }
 
 /* The online (max, sum) update after one pack, per lane: m_new = max(m, pack); the sum is
@@ -395,7 +470,7 @@ static void emit_online_update(emitter *em, int depth, int max_id)
 static void emit_pack(emitter *em, int depth, int round, int guarded)
 {
 	const rr_kernel *kernel = em->kernel;
-	for (int id = 0; id < kernel->n_nodes; id++) {
+	for (int id = 0; id < kernel->n_nodes && em->pass == 0; id++) {
 		if (!rr__reduced_in(kernel, id, round) || kernel->analysis.online_partner[id] < 0)
 			continue;
 		line(em, depth, "vf pack%d[V];", id);
@@ -426,7 +501,7 @@ static void emit_pack(emitter *em, int depth, int round, int guarded)
 	}
 	emit_element(em, depth + 1, round, guarded);
 	line(em, depth, "}");
-	for (int id = 0; id < kernel->n_nodes; id++)
+	for (int id = 0; id < kernel->n_nodes && em->pass == 0; id++)
 		if (rr__reduced_in(kernel, id, round) && kernel->analysis.online_partner[id] >= 0)
 			emit_online_update(em, depth, id);
 }
@@ -435,10 +510,10 @@ static void emit_pack(emitter *em, int depth, int round, int guarded)
 static void emit_traversal_begin(emitter *em, int round)
 {
 	const rr_kernel *kernel = em->kernel;
-	for (int id = 0; id < kernel->n_nodes; id++) {
-		if (!rr__reduced_in(kernel, id, round))
+	for (int round_id = 0; round_id < kernel->n_nodes; round_id++) {
+		if (!rr__reduced_in(kernel, round_id, round) || pass_reduction(em, round_id) < 0)
 			continue;
-		int partner = kernel->analysis.online_partner[id];
+		int id = pass_reduction(em, round_id), partner = pass_partner(em, id);
 		if (partner >= 0) {
 			line(em, 2, "vf m%d[BLOCKS], z%d[BLOCKS]; /* online max s%d, sum s%d */",
 			     id, partner, id, partner);
@@ -458,6 +533,9 @@ static void emit_traversal_begin(emitter *em, int round)
 		if (em->kept[k] >= 0 && em->read[round][k])
 			line(em, 2, "float *keep%d = scratch + (int64_t)%d * W * slots; /* %s */",
 			     k, em->kept[k], kernel->inputs[k].name);
+	if (round_uses_slots(em, round) && em->cached >= 0 && (em->pass == 2 || round > em->rounds))
+		line(em, 2, "float *cache = scratch + (int64_t)KEPT_INPUTS * W * slots; /* e%d */",
+		     em->cached);
 }
 
 /* Every worker visits its private slots in slot order, L workers at a time as the lanes of
@@ -500,10 +578,11 @@ static void emit_traversal(emitter *em, int round)
 	emit_pack(em, 4, round, 1);
 	line(em, 3, "}");
 	line(em, 2, "}");
-	for (int id = 0; id < em->kernel->n_nodes && round <= em->rounds; id++) {
-		if (!rr__reduced_in(em->kernel, id, round))
+	for (int round_id = 0; round_id < em->kernel->n_nodes && round <= em->rounds; round_id++) {
+		if (!rr__reduced_in(em->kernel, round_id, round) ||
+		    pass_reduction(em, round_id) < 0)
 			continue;
-		int partner = em->kernel->analysis.online_partner[id];
+		int id = pass_reduction(em, round_id), partner = pass_partner(em, id);
 		/* element by element: accumulators whose address is never taken stay in registers
 		 */
 		line(em, 2, "for (int b = 0; b < BLOCKS; b++) {");
@@ -521,7 +600,7 @@ static void emit_combine(emitter *em, int depth, int id, const char *other)
 {
 	const rr_kernel *kernel = em->kernel;
 	char partner_value[64], own_value[64];
-	int partner = kernel->analysis.online_partner[id];
+	int partner = pass_partner(em, id);
 	snprintf(partner_value, sizeof partner_value, other, id);
 	if (partner >= 0) {
 		char z2[64];
@@ -567,26 +646,26 @@ static void emit_tree(emitter *em, int round)
 	line(em, 3, "if (o >= L) {");
 	line(em, 4, "if ((b * L & (o | done)) == 0) {");
 	for (int id = 0; id < kernel->n_nodes; id++)
-		if (rr__reduced_in(kernel, id, round))
-			emit_combine(em, 5, id, "part%d[b + o / L]");
+		if (rr__reduced_in(kernel, id, round) && pass_reduction(em, id) >= 0)
+			emit_combine(em, 5, pass_reduction(em, id), "part%d[b + o / L]");
 	line(em, 4, "}");
 	line(em, 3, "} else if ((b * L & done) == 0) {");
 	for (int id = 0; id < kernel->n_nodes; id++)
-		if (rr__reduced_in(kernel, id, round))
-			emit_combine(em, 4, id, "rr_vswap(part%d[b], o)");
+		if (rr__reduced_in(kernel, id, round) && pass_reduction(em, id) >= 0)
+			emit_combine(em, 4, pass_reduction(em, id), "rr_vswap(part%d[b], o)");
 	line(em, 3, "}");
 	line(em, 2, "}");
 	line(em, 1, "}");
 }
 
-static void emit_round(emitter *em, int round)
+/* One pass over the row (pass 0 the plan's online pass; 1 and 2 the split's) into s<id>. */
+static void emit_round_pass(emitter *em, int round, const char *declare)
 {
 	const rr_kernel *kernel = em->kernel;
-	line(em, 1, "/* round %d: each worker's partials in slot order, then the tree */", round);
-	for (int id = 0; id < kernel->n_nodes; id++) {
-		if (!rr__reduced_in(kernel, id, round))
+	for (int round_id = 0; round_id < kernel->n_nodes; round_id++) {
+		if (!rr__reduced_in(kernel, round_id, round) || pass_reduction(em, round_id) < 0)
 			continue;
-		int partner = kernel->analysis.online_partner[id];
+		int id = pass_reduction(em, round_id), partner = pass_partner(em, id);
 		line(em, 1, "vf part%d[BLOCKS];", id);
 		if (partner >= 0)
 			line(em, 1, "vf part%d[BLOCKS];", partner);
@@ -594,14 +673,66 @@ static void emit_round(emitter *em, int round)
 	emit_traversal(em, round);
 	if (em->tree_steps > 0)
 		emit_tree(em, round);
-	for (int id = 0; id < kernel->n_nodes; id++) {
-		if (!rr__reduced_in(kernel, id, round))
+	for (int round_id = 0; round_id < kernel->n_nodes; round_id++) {
+		if (!rr__reduced_in(kernel, round_id, round) || pass_reduction(em, round_id) < 0)
 			continue;
-		int partner = kernel->analysis.online_partner[id];
-		line(em, 1, "const float s%d = part%d[0][0];", id, id);
+		int id = pass_reduction(em, round_id), partner = pass_partner(em, id);
+		line(em, 1, "%ss%d = part%d[0][0];", declare, id, id);
 		if (partner >= 0)
-			line(em, 1, "const float s%d = part%d[0][0];", partner, partner);
+			line(em, 1, "%ss%d = part%d[0][0];", declare, partner, partner);
 	}
+}
+
+static int round_has_online_pair(const emitter *em, int round)
+{
+	for (int id = 0; id < em->kernel->n_nodes; id++)
+		if (rr__reduced_in(em->kernel, id, round) &&
+		    em->kernel->analysis.online_partner[id] >= 0)
+			return 1;
+	return 0;
+}
+
+/* A round with an online (max, sum) pair on rows up to SPLIT_MAX_N elements (in cache): the
+ * max first, then the sum of exp(e - m) with the row's max (no per-pack rescale, one exp per
+ * element, kept for the output phase when it needs it); longer rows in the plan's one online
+ * pass. Each worker accumulates in slot order and the tree is the plan's either way. */
+static void emit_split_round(emitter *em, int round)
+{
+	const rr_kernel *kernel = em->kernel;
+	rr__buf_printf(em->out, "\tfloat");
+	for (int id = 0, n = 0; id < kernel->n_nodes; id++)
+		if (rr__reduced_in(kernel, id, round)) {
+			int partner = kernel->analysis.online_partner[id];
+			rr__buf_printf(em->out, "%s s%d", n++ ? "," : "", id);
+			if (partner >= 0)
+				rr__buf_printf(em->out, ", s%d", partner);
+		}
+	rr__buf_printf(em->out, ";\n");
+	line(em, 1, "if (N <= SPLIT_MAX_N) { /* the max, then the sum of exp(e - m) */");
+	em->indent = 1;
+	for (em->pass = 1; em->pass <= 2; em->pass++) {
+		line(em, 1, "{");
+		em->indent = 2;
+		emit_round_pass(em, round, "");
+		em->indent = 1;
+		line(em, 1, "}");
+	}
+	em->pass = 0;
+	em->indent = 0;
+	line(em, 1, "} else { /* one online pass */");
+	em->indent = 1;
+	emit_round_pass(em, round, "");
+	em->indent = 0;
+	line(em, 1, "}");
+}
+
+static void emit_round(emitter *em, int round)
+{
+	line(em, 1, "/* round %d: each worker's partials in slot order, then the tree */", round);
+	if (em->split_max_n > 0 && round_has_online_pair(em, round))
+		emit_split_round(em, round);
+	else
+		emit_round_pass(em, round, "const float ");
 	emit_scalars(em, round);
 }
 
@@ -611,7 +742,20 @@ static void emit_outputs(emitter *em)
 	int row_outputs = 0;
 	for (int j = 0; j < kernel->n_outputs; j++)
 		row_outputs += kernel->outputs[j].kind == RR_KIND_ROW;
-	if (row_outputs > 0) {
+	if (row_outputs > 0 && em->cached >= 0) {
+		line(em, 1, "/* output phase: each worker writes the elements it owns */");
+		line(em, 1, "if (N <= SPLIT_MAX_N) { /* e%d from the cache */", em->cached);
+		em->indent = 1;
+		em->cache_live = 1;
+		emit_traversal(em, em->rounds + 1);
+		em->cache_live = 0;
+		em->indent = 0;
+		line(em, 1, "} else {");
+		em->indent = 1;
+		emit_traversal(em, em->rounds + 1);
+		em->indent = 0;
+		line(em, 1, "}");
+	} else if (row_outputs > 0) {
 		line(em, 1, "/* output phase: each worker writes the elements it owns */");
 		emit_traversal(em, em->rounds + 1);
 	}
@@ -657,6 +801,37 @@ static void plan_storage(emitter *em, const rr__realisation *r)
 	em->n_kept = r->keep != RR_KEEP_NONE ? r->kept_values : 0;
 }
 
+int rr__c_cached_node(const rr_kernel *kernel)
+{
+	unsigned char needed[RR_MAX_NODES];
+	if (!kernel->analysis.level || kernel->analysis.online_rewrites == 0)
+		return -1;
+	rr__analysis_elem_needs(kernel, kernel->analysis.rounds + 1, needed);
+	for (int id = 0; id < kernel->n_nodes; id++) {
+		int partner = kernel->analysis.online_partner[id];
+		if (partner >= 0 && kernel->nodes[id].reduce == RR_REDUCE_MAX &&
+		    needed[kernel->nodes[partner].a])
+			return kernel->nodes[partner].a;
+	}
+	return -1;
+}
+
+int64_t rr__c_split_max_cols(const rr_kernel *kernel, rr_dtype dtype)
+{
+	if (!kernel->analysis.level || kernel->analysis.online_rewrites == 0)
+		return 0;
+	int64_t bytes = (int64_t)rr_dtype_size(dtype) + (rr__c_cached_node(kernel) >= 0 ? 4 : 0);
+	return RR_CPU_SPLIT_BYTES / bytes;
+}
+
+int64_t rr__c_scratch_floats(const rr_kernel *kernel, const rr__realisation *r)
+{
+	int64_t kept = r->keep != RR_KEEP_NONE ? r->kept_values : 0;
+	if (r->cols <= rr__c_split_max_cols(kernel, r->dtype) && rr__c_cached_node(kernel) >= 0)
+		kept++;
+	return kept * r->layout.workers_per_row * r->slots;
+}
+
 rr_status rr__c_emit(const rr__emit_request *request, rr__buf *out)
 {
 	const rr_kernel *kernel = request->kernel;
@@ -687,6 +862,8 @@ rr_status rr__c_emit(const rr__emit_request *request, rr__buf *out)
 	for (int round = 1; round <= em->rounds + 1; round++)
 		rr__analysis_inputs_read(kernel, round, em->read[round]);
 	em->r = r;
+	em->cached = rr__c_cached_node(kernel);
+	em->split_max_n = rr__c_split_max_cols(kernel, em->dtype);
 	plan_storage(em, r);
 	emit_header(em, r->tree_offsets, r->n_tree_offsets);
 	em->tree_offsets = r->tree_offsets;

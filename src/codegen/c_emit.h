@@ -27,4 +27,18 @@ typedef int64_t (*rr__cpu_scratch_fn)(int64_t N);
  * RR_ERR_INVALID_ARG for a dtype other than f32/bf16/f16, RR_ERR_NOMEM when out grows no more. */
 rr_status rr__c_emit(const rr__emit_request *request, rr__buf *out);
 
+/* Bytes of a row (its elements and the f32 values kept for the output phase) up to which a
+ * round with an online (max, sum) pair runs in two passes over the row in cache: the max,
+ * then the sum of exp(e - m) with the row's max. Longer rows take the plan's one online pass
+ * (reading memory twice would cost more than the rescaling). */
+#define RR_CPU_SPLIT_BYTES (512 * 1024)
+/* The longest row the kernel's online pairs run split in `dtype` (0: it has none). */
+int64_t rr__c_split_max_cols(const rr_kernel *kernel, rr_dtype dtype);
+/* The exp(e - m) node of an online pair that the output phase needs, kept in scratch by the
+ * split so that it is evaluated once per element; -1 when there is none. */
+int rr__c_cached_node(const rr_kernel *kernel);
+/* Floats of private scratch one CPU thread needs for a realisation of `kernel`: the kept
+ * values' slots of W workers, and the split's cache at rows up to rr__c_split_max_cols. */
+int64_t rr__c_scratch_floats(const rr_kernel *kernel, const rr__realisation *r);
+
 #endif

@@ -1,7 +1,7 @@
 /* The fixed C around a plan in the cpu backend's generated source: the includes, the counts
- * of a worker's private slots, the head and complete packs (DESIGN.md section 4), and the entry that runs
- * rows in groups of R. src/codegen/c_emit.c prints these sections around the plan's constants
- * and its one_row (sections: see codegen/device_files.h). */
+ * of a worker's private slots, the head and complete packs (DESIGN.md section 4), and the entry
+ * that runs rows in groups of R. src/codegen/c_emit.c prints these sections around the plan's
+ * constants and its one_row (sections: see codegen/device_files.h). */
 //@ includes
 #include <math.h>
 #include <stdint.h>
@@ -16,6 +16,8 @@
 #define HEAD_BYTES 16
 #define HS 1
 #define KEPT_INPUTS 1
+#define SPLIT_MAX_N 0
+#define CACHED_VALUES 0
 typedef float io_t;
 void one_row(int64_t row, int64_t N, const void *const *inputs, const double *params,
 	     void *const *outputs, float *scratch);
@@ -49,9 +51,11 @@ static inline int has_partial_pack(int64_t N, int worker)
 	return N % V != 0 && (N / V) % W == worker;
 }
 
+/* The kept inputs' slots, and the split's cache where it runs (rr__c_scratch_floats). */
 int64_t rr_cpu_scratch_floats(int64_t N)
 {
-	return (int64_t)KEPT_INPUTS * W * slot_bound(N);
+	const int64_t cached = N <= SPLIT_MAX_N ? CACHED_VALUES : 0;
+	return ((int64_t)KEPT_INPUTS + cached) * W * slot_bound(N);
 }
 
 //@ entry

@@ -48,8 +48,10 @@ static inline io_t store_io(float v)
 #define L (W < RR_VECTOR_FLOATS ? W : RR_VECTOR_FLOATS) /* workers (lanes) per vector */
 #define BLOCKS (W / L)                                  /* vectors of workers per row */
 //@ types
-#if defined(__FMA__) || defined(__AVX512F__)
+#if defined(__AVX__) || defined(__FMA__) || defined(__AVX512F__)
 #include <immintrin.h>
+#elif defined(__SSE__)
+#include <xmmintrin.h>
 #endif
 /* At least two lanes in the type: compilers keep one-lane vectors in memory; with W = 1 lane 1
  * computes on zeros and is never loaded from or stored to memory. */
@@ -73,13 +75,20 @@ static inline vf rr_vselect(vi mask, vf a, vf b)
 	return (vf)((mask & (vi)a) | (~mask & (vi)b));
 }
 
-/* Whether any lane of a mask is set. */
+/* Whether any lane of a mask is set: one test instruction where the target has it (the
+ * online pass asks once per pack). */
 static inline int rr_vany(vi mask)
 {
+#if defined(__AVX512F__) && L == 16
+	return _mm512_test_epi32_mask((__m512i)mask, (__m512i)mask) != 0;
+#elif defined(__AVX__) && L == 8
+	return !_mm256_testz_si256((__m256i)mask, (__m256i)mask);
+#else
 	int32_t any = 0;
 	for (int l = 0; l < L; l++)
 		any |= mask[l];
 	return any != 0;
+#endif
 }
 
 static inline vf rr_vmax(vf a, vf b)
@@ -90,6 +99,35 @@ static inline vf rr_vmax(vf a, vf b)
 static inline vf rr_vmin(vf a, vf b)
 {
 	return rr_vselect((a <= b) | (b != b), a, b);
+}
+
+/* rr_vmax(acc, b) and rr_vmin(acc, b) for an accumulator that is never NaN (it starts at
+ * -inf or +inf and only takes values that are not NaN): b when it is strictly larger (smaller),
+ * else acc, bit for bit the same, in one instruction where the target has it. */
+static inline vf rr_vmax_acc(vf acc, vf b)
+{
+#if defined(__AVX512F__) && L == 16
+	return (vf)_mm512_max_ps((__m512)b, (__m512)acc);
+#elif defined(__AVX__) && L == 8
+	return (vf)_mm256_max_ps((__m256)b, (__m256)acc);
+#elif defined(__SSE__) && L == 4
+	return (vf)_mm_max_ps((__m128)b, (__m128)acc);
+#else
+	return rr_vselect(b > acc, b, acc);
+#endif
+}
+
+static inline vf rr_vmin_acc(vf acc, vf b)
+{
+#if defined(__AVX512F__) && L == 16
+	return (vf)_mm512_min_ps((__m512)b, (__m512)acc);
+#elif defined(__AVX__) && L == 8
+	return (vf)_mm256_min_ps((__m256)b, (__m256)acc);
+#elif defined(__SSE__) && L == 4
+	return (vf)_mm_min_ps((__m128)b, (__m128)acc);
+#else
+	return rr_vselect(b < acc, b, acc);
+#endif
 }
 
 static inline vf rr_vabs(vf a)
@@ -122,24 +160,29 @@ static inline vf rr_vfma(vf a, vf b, vf c)
 }
 
 /* exp(x) = 2^k exp(r): t = x log2(e) + 1.5 * 2^23 holds k = round(x / ln 2) in its low bits,
- * r = x - k ln 2 with ln 2 in two parts, |r| <= 0.35; exp(r) = 1 + r + r^2 Q(r), Q fitted
- * (relative truncation under 4e-9); 2^k added to the exponent bits. Results under 2^-125
- * (x < -86.5) are 0, over FLT_MAX infinite. */
+ * r = x - k ln 2 with ln 2 in two parts, |r| <= 0.35; exp(r) = 1 + r (1 + r P(r)) in Horner
+ * form, P of degree 4 fitted (relative truncation under 4e-9); 2^k added to the exponent bits.
+ * Lanes with |x| > 86.5 or NaN (rare: one test per vector) are fixed up apart: under 2^-125
+ * (x < -86.5) 0, over FLT_MAX infinite, NaN as it came. */
 static inline vf rr_vexp(vf x)
 {
 	const vf t = rr_vfma(x, rr_vsplat(1.442695041f), rr_vsplat(12582912.0f));
 	const vf k = t - 12582912.0f;
 	vf r = rr_vfma(k, rr_vsplat(-6.931152344e-01f), x);
 	r = rr_vfma(k, rr_vsplat(-3.194618330e-05f), r);
-	vf q = rr_vfma(rr_vsplat(1.375127933e-03f), r, rr_vsplat(8.368952200e-03f));
-	q = rr_vfma(q, r, rr_vsplat(4.166954011e-02f));
-	q = rr_vfma(q, r, rr_vsplat(1.666651815e-01f));
-	q = rr_vfma(q, r, rr_vsplat(4.999998808e-01f));
-	const vf p = rr_vfma(r * r, q, r) + 1.0f;
+	vf p = rr_vfma(rr_vsplat(1.381603652e-03f), r, rr_vsplat(8.368710056e-03f));
+	p = rr_vfma(p, r, rr_vsplat(4.166835919e-02f));
+	p = rr_vfma(p, r, rr_vsplat(1.666652113e-01f));
+	p = rr_vfma(p, r, rr_vsplat(4.999999404e-01f));
+	p = rr_vfma(p, r, rr_vsplat(1.0f));
+	p = rr_vfma(p, r, rr_vsplat(1.0f));
 	vf result = (vf)((vu)p + ((vu)t << 23));
-	result = rr_vselect(x < -86.5f, rr_vsplat(0.0f), result);
-	result = rr_vselect(x > 88.7228394f, rr_vsplat(INFINITY), result);
-	return rr_vselect(x != x, x, result);
+	if (__builtin_expect(rr_vany(~(rr_vabs(x) <= 86.5f)), 0)) {
+		result = rr_vselect(x < -86.5f, rr_vsplat(0.0f), result);
+		result = rr_vselect(x > 88.7228394f, rr_vsplat(INFINITY), result);
+		result = rr_vselect(x != x, x, result);
+	}
+	return result;
 }
 
 /* log(x) = e ln 2 + log(1 + f), 1 + f in [sqrt(1/2), sqrt(2)); with s = f / (2 + f) and
