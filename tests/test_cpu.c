@@ -11,6 +11,7 @@
 
 #include "backend/backend.h"
 #include "backend/cpu.h"
+#include "codegen/c_emit.h"
 #include "harness.h"
 #include "rowreduce.h"
 #include "util/util.h"
@@ -176,6 +177,35 @@ static void test_misaligned_views(rr_device *device)
 				validate_view(program, kernel, dtypes[d], rows, cols, offset, 0);
 			}
 			rr_program_free(program);
+		}
+		rr_kernel_free(kernel);
+	}
+}
+
+/* The online (max, sum) kernels on both sides of the row length up to which the C emitter
+ * splits the pair into a max pass and a sum pass (rows in cache, exp kept for the output):
+ * the split at the limit, the one online pass just past it, aligned and one element in. */
+static void test_split_limit(rr_device *device)
+{
+	static const char *const names[] = {"softmax", "cross_entropy"};
+	static const rr_dtype dtypes[] = {RR_F32, RR_BF16};
+	for (int k = 0; k < 2; k++) {
+		rr_kernel *kernel = NULL;
+		CHECK(rr_kernel_load_builtin(names[k], &kernel) == RR_OK);
+		for (int d = 0; kernel && d < 2; d++) {
+			int64_t limit = rr__c_split_max_cols(kernel, dtypes[d]);
+			CHECKF(limit >= 4096, "%s: split up to %lld elements", names[k],
+			       (long long)limit);
+			for (int64_t cols = limit; limit > 0 && cols <= limit + 1; cols++) {
+				rr_program *program = NULL;
+				CHECKF(rr_program_build(device, kernel, dtypes[d], 3, cols, NULL,
+				                        &program) == RR_OK,
+				       "%s: %s", names[k], rr_last_error());
+				for (int offset = 0; program && offset <= 1; offset++)
+					validate_view(program, kernel, dtypes[d], 3, cols, offset,
+					              offset);
+				rr_program_free(program);
+			}
 		}
 		rr_kernel_free(kernel);
 	}
@@ -430,6 +460,7 @@ int main(void)
 	if (device && sum) {
 		test_sum_bitwise(device, sum);
 		test_misaligned_views(device);
+		test_split_limit(device);
 		test_arguments(device);
 		test_conversions(device);
 		test_cache_reuse(device, sum, cache);
