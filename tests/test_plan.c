@@ -334,12 +334,12 @@ static void test_grid_choice(const rr__target *gpu, const rr__target *cpu)
 	for (int k = 0; k < 4; k++) {
 		rr_kernel *kernel = builtin(names[k]);
 		rr__plan_request req = {kernel, RR_F32, 4, 2097152, gpu, NULL, NULL};
-		/* Not offered by default until it has run on a GPU; RR_PLAN_GRID=1 offers it. */
-		unsetenv("RR_PLAN_GRID");
+		/* Offered by default; RR_PLAN_GRID=0 takes it away. */
+		setenv("RR_PLAN_GRID", "0", 1);
 		rr_layout l = choose(&req, NULL);
 		CHECKF(l.storage != RR_STORAGE_GRID && !rr__plan_offers_grid(),
-		       "%s f32 4x2097152 without RR_PLAN_GRID: %s", names[k], show(&l));
-		setenv("RR_PLAN_GRID", "1", 1);
+		       "%s f32 4x2097152 with RR_PLAN_GRID=0: %s", names[k], show(&l));
+		unsetenv("RR_PLAN_GRID");
 		l = choose(&req, NULL);
 		CHECKF(l.storage == RR_STORAGE_GRID && l.blocks_per_row > 8 &&
 		           l.grid == RR_GRID_PERSISTENT,
@@ -351,6 +351,10 @@ static void test_grid_choice(const rr__target *gpu, const rr__target *cpu)
 		req.cols = 131072;
 		l = choose(&req, NULL);
 		CHECKF(l.storage != RR_STORAGE_GRID, "%s 1024x131072: %s", names[k], show(&l));
+		req.rows = 16; /* 8-block clusters cover 128 of 132 SMs: no grid */
+		req.cols = 1048576;
+		l = choose(&req, NULL);
+		CHECKF(l.storage != RR_STORAGE_GRID, "%s 16x1048576: %s", names[k], show(&l));
 		req.rows = 2;
 		req.cols = 4000037;
 		req.target = cpu;
@@ -364,11 +368,12 @@ static void test_grid_choice(const rr__target *gpu, const rr__target *cpu)
 		l = choose(&req, &fixed);
 		CHECKF(l.storage == RR_STORAGE_GRID && l.blocks_per_row >= 16, "%s S=grid: %s",
 		       names[k], show(&l));
-		/* A fixed S=grid is completed the same without RR_PLAN_GRID. */
-		unsetenv("RR_PLAN_GRID");
+		/* A fixed S=grid is completed the same with RR_PLAN_GRID=0. */
+		setenv("RR_PLAN_GRID", "0", 1);
 		rr_layout again = choose(&req, &fixed);
 		CHECKF(again.storage == RR_STORAGE_GRID && again.blocks_per_row >= 16,
-		       "%s S=grid without RR_PLAN_GRID: %s", names[k], show(&again));
+		       "%s S=grid with RR_PLAN_GRID=0: %s", names[k], show(&again));
+		unsetenv("RR_PLAN_GRID");
 		rr_kernel_free(kernel);
 	}
 }

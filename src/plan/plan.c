@@ -141,17 +141,19 @@ static values rows_per_group(const rr__plan_request *req, int fixed, int W, int 
 	return out;
 }
 
-/* S=grid has been validated only in the host simulation and NVRTC compiles, never run on a
- * GPU: until it has been (tests/gpu_cuda.c split_rows, the `wide` suite), the planner offers it
- * only when RR_PLAN_GRID=1. Explicit S=grid layouts build and run regardless. */
+/* The planner offers S=grid unless RR_PLAN_GRID=0 (a way back to clusters and re-reading for
+ * a user who measures otherwise). Explicit S=grid layouts build and run regardless. */
 int rr__plan_offers_grid(void)
 {
 	const char *v = getenv("RR_PLAN_GRID");
-	return v && strcmp(v, "1") == 0;
+	return !(v && strcmp(v, "0") == 0);
 }
 
-/* S=grid is offered where the other modes cannot fill the device: M rows of at most a
- * cluster's blocks each are fewer blocks than the device has SMs (a few very wide rows). */
+/* S=grid is offered where the other modes leave most of the device idle: M rows of at most a
+ * cluster's blocks each fill under half of the SMs (a few very wide rows). Measured on the H200
+ * (bench/results/2026-12-01-h200-wide-few-grid{0,1}): 2-5x faster at 2 rows, 1.1-1.7x at 4;
+ * at 16 rows (where 8-block clusters already cover 128 of 132 SMs) mixed, 0.71x for LayerNorm
+ * f32, so not offered there. */
 static int grid_wanted(const rr__plan_request *req)
 {
 	const rr__target *t = req->target;
@@ -160,7 +162,7 @@ static int grid_wanted(const rr__plan_request *req)
 	int most = t->has_clusters && t->max_cluster > 1 ? t->max_cluster : 1;
 	most = most < PLANNED_CLUSTER ? most : PLANNED_CLUSTER;
 	return t->kind == RR_TARGET_GPU && req->rows > 0 && t->multiprocessors > 0 &&
-	       req->rows * most < t->multiprocessors;
+	       2 * req->rows * most < t->multiprocessors;
 }
 
 /* C > 1 on a target with clusters, for one row per group, when each block gets a chunk; with

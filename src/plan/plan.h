@@ -25,7 +25,7 @@ typedef struct rr__candidates {
 /* Enumerates the candidates. Fields of `fixed` that are set (non-zero, not AUTO) are held fixed
  * and never canonicalised; fixed may be NULL. RR_ERR_INVALID_ARG for a bad request, RR_ERR_NOMEM;
  * zero legal candidates is not an error here (count == 0). */
-/* 1 when the planner offers S=grid (RR_PLAN_GRID=1): not yet by default, see plan.c. */
+/* 1 when the planner offers S=grid: by default, 0 when RR_PLAN_GRID=0 (see plan.c). */
 int rr__plan_offers_grid(void);
 
 rr_status rr__plan_enumerate(const rr__plan_request *req, const rr_layout *fixed,
