@@ -158,6 +158,41 @@ for stage in "$@"; do
 			--out bench/results/$DATE-h200-tiny 2>"$OUT/tiny.err"
 		echo "exit $?"; tail -1 "$OUT/tiny.err"; python3 tools/gpu/summary.py bench/results/$DATE-h200-tiny/results.json
 		;;
+	ab)
+		# Two builds, ABBA x AB_REPEAT: the reference tree carried in .base/ (git archive, with
+		# its .rr-commit) against this tree, on AB_SHAPES x AB_KERNELS, f32 and bf16, L2 cold.
+		log "A/B: reference build .base ($(cat .base/.rr-commit)) against this tree"
+		(cd .base && cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DRR_STATIC_DEPS=ON \
+			-DRR_GIT_COMMIT="$(cat .rr-commit)" -DCMAKE_PREFIX_PATH="$OLDPWD/.deps" >"$OUT/build-base.log" 2>&1 &&
+			cmake --build build-gpu -j 16 --target rowreduce_cli >>"$OUT/build-base.log" 2>&1) ||
+			{ tail -20 "$OUT/build-base.log"; exit 1; }
+		base=$PWD/.base/build-gpu/rowreduce
+		mkdir -p /tmp/ab
+		i=0 order=()
+		for r in $(seq "${AB_REPEAT:-1}"); do order+=(A B B A); done
+		for side in "${order[@]}"; do
+			i=$((i + 1))
+			bin=$RR; [ $side = A ] && bin=$base
+			"$bin" bench --backend cuda --shapes "$AB_SHAPES" --kernels "${AB_KERNELS:-all}" \
+				--dtypes f32,bf16 --l2 cold --samples 5 --sample-ms 5 --warmup-ms 20 --no-ceilings \
+				--out /tmp/ab/$i-$side >/dev/null 2>"$OUT/ab-$i.err" || { echo "run $i ($side) failed"; tail -3 "$OUT/ab-$i.err"; }
+		done
+		files=(); i=0; for side in "${order[@]}"; do i=$((i + 1)); files+=(/tmp/ab/$i-$side/results.json); done
+		python3 tools/gpu/ab.py "${files[@]}" | tee "$OUT/ab.md"
+		mkdir -p "$OUT/ab-runs" && cp -r /tmp/ab/* "$OUT/ab-runs/"
+		;;
+	plans)
+		# One workload under several plans (PLAN_SPECS: "kernel:dtype:MxN:plan ..."), L2 cold.
+		log "plans"
+		for spec in $PLAN_SPECS; do
+			IFS=: read -r k dt shape plan <<<"$spec"
+			d=/tmp/plans/$k-$dt-$shape-$(echo "$plan" | tr ',=' '-_')
+			"$RR" bench --backend cuda --shapes "$shape" --kernels "$k" --dtypes "$dt" --plan "$plan" --l2 cold \
+				--samples 5 --sample-ms 5 --warmup-ms 20 --no-ceilings --out "$d" >/dev/null 2>"$d.err" ||
+				{ echo "$spec: $(tail -1 "$d.err")"; continue; }
+			python3 tools/gpu/summary.py "$d/results.json" | tail -1
+		done | tee "$OUT/plans.txt"
+		;;
 	ceilings)
 		log "copy and read ceilings"
 		"$RR" bench --backend cuda --shapes 1x129 --kernels sum --dtypes f32 --samples 3 --sample-ms 5 \
