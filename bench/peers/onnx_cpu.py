@@ -460,8 +460,8 @@ def comparison_md(doc, ceilings, plans_note):
              "median; of copy = that over the copy ceiling; traffic = minimal bytes of the "
              "configuration. bf16: ONNX Runtime and NumPy compute in f32 on the same values."
              % doc["protocol"]["rounds"], "",
-             "| kernel | dtype | M x N | traffic MiB | rowreduce µs | ONNX Runtime µs | NumPy µs | ratio vs ORT | GB/s | of copy | target |",
-             "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+             "| kernel | dtype | M x N | traffic MiB | rowreduce µs | ONNX Runtime µs | NumPy µs | ratio vs ORT | GB/s | of copy | target | rowreduce plan |",
+             "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |"]
     cell = {}
     for row in doc["rows"]:
         cell.setdefault((row["kernel"], row["dtype"], row["M"], row["N"]), {})[row["peer"]] = row
@@ -491,9 +491,9 @@ def comparison_md(doc, ceilings, plans_note):
                 ok = ok and f >= 0.7
             verdict = "met" if ok else "MISSED"
             missed += not ok
-        lines.append("| %s | %s | %dx%d | %.1f | %s | %s | %s | %s | %s | %s | %s |" % (
+        lines.append("| %s | %s | %dx%d | %.1f | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             key[0], key[1], key[2], key[3], (rr or ort_row)["bytes_min"] / 2**20, us(rr),
-            us(ort_row), us(np_row), ratio, gbs, frac, verdict))
+            us(ort_row), us(np_row), ratio, gbs, frac, verdict, (rr or {}).get("plan") or "-"))
     lines += ["", "Targets: rowreduce >= ONNX Runtime on every row; rows of >= 64 MiB traffic at >= 70%% "
               "of the copy ceiling. Rows missing a target: %d of %d." % (missed, len(cell)), ""]
     return "\n".join(lines)

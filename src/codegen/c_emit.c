@@ -39,6 +39,10 @@ typedef struct emitter {
 	int cached;     /* the exp(e - m) node kept in scratch for the output phase, or -1 */
 	int cache_live; /* emitting the branch where the cache holds the row's values */
 	int indent;     /* extra depth of everything emitted (inside the branch of a split) */
+	/* The split runs the last round and the output reads only the cache and inputs that are
+	 * not kept: its branch re-reads the row in cache and keeps nothing. */
+	int split_unkept;
+	int prefetch; /* emitting the pass that prefetches the next row (prefetch_pass) */
 	int64_t split_max_n;
 } emitter;
 
@@ -265,13 +269,19 @@ static void emit_scalars(emitter *em, int round)
 	}
 }
 
+/* Whether input k is kept in private slots in the code being emitted. */
+static int input_kept(const emitter *em, int k)
+{
+	return em->kept[k] >= 0 && !(em->split_unkept && (em->pass > 0 || em->cache_live));
+}
+
 static int round_uses_slots(const emitter *em, int round)
 {
 	if (em->cached >= 0 &&
 	    ((em->pass == 2 && round <= em->rounds) || (em->cache_live && round > em->rounds)))
 		return 1;
 	for (int k = 0; k < em->kernel->n_inputs; k++)
-		if (em->kept[k] >= 0 && em->read[round][k])
+		if (input_kept(em, k) && em->read[round][k])
 			return 1;
 	return 0;
 }
@@ -302,7 +312,7 @@ static void emit_load(emitter *em, int depth, int id, int round, int guarded)
 		line(em, depth, "const vf e%d = load_head(in%d, e, b, h); /* %s */", id, k, name);
 		return;
 	}
-	if (em->kept[k] >= 0 &&
+	if (input_kept(em, k) &&
 	    (em->first_round[k] < round || (em->pass == 2 && em->read[round][k]))) {
 		line(em, depth,
 		     "const vf e%d = load_kept(keep%d, slot * W + b * L); /* %s, kept */", id, k,
@@ -311,7 +321,7 @@ static void emit_load(emitter *em, int depth, int id, int round, int guarded)
 	}
 	line(em, depth, "const vf e%d = load_lanes%s(in%d, i%s); /* %s */", id,
 	     guarded ? "_guarded" : "", k, guarded ? ", N" : "", name);
-	if (em->kept[k] >= 0)
+	if (input_kept(em, k))
 		line(em, depth, "store_kept(keep%d, slot * W + b * L, e%d);", k, id);
 }
 
@@ -498,6 +508,10 @@ static void emit_pack(emitter *em, int depth, int round, int guarded)
 		}
 		if (round_uses_slots(em, round))
 			line(em, depth + 1, "const int64_t slot = c * V + e;");
+		for (int k = 0; em->prefetch && !guarded && k < kernel->n_inputs; k++)
+			if (kernel->inputs[k].kind == RR_KIND_ROW)
+				line(em, depth + 1,
+				     "__builtin_prefetch(in%d + N + i); /* the next row */", k);
 	}
 	emit_element(em, depth + 1, round, guarded);
 	line(em, depth, "}");
@@ -530,7 +544,7 @@ static void emit_traversal_begin(emitter *em, int round)
 		     rr__reduce_identity(kernel->nodes[id].reduce));
 	}
 	for (int k = 0; k < kernel->n_inputs; k++)
-		if (em->kept[k] >= 0 && em->read[round][k])
+		if (input_kept(em, k) && em->read[round][k])
 			line(em, 2, "float *keep%d = scratch + (int64_t)%d * W * slots; /* %s */",
 			     k, em->kept[k], kernel->inputs[k].name);
 	if (round_uses_slots(em, round) && em->cached >= 0 && (em->pass == 2 || round > em->rounds))
@@ -692,6 +706,14 @@ static int round_has_online_pair(const emitter *em, int round)
 	return 0;
 }
 
+/* The split's sum pass is compute-bound on a row in cache and leaves the memory idle: when it
+ * is the last round it prefetches the next row (mostly this thread's next), a line per vector
+ * of V = 1. (The output phase of the norms doing the same measured slower: it streams.) */
+static int prefetch_in_split(const emitter *em, int round)
+{
+	return em->layout->vec == 1 && round == em->rounds;
+}
+
 /* A round with an online (max, sum) pair on rows up to SPLIT_MAX_N elements (in cache): the
  * max first, then the sum of exp(e - m) with the row's max (no per-pack rescale, one exp per
  * element, kept for the output phase when it needs it); longer rows in the plan's one online
@@ -713,7 +735,9 @@ static void emit_split_round(emitter *em, int round)
 	for (em->pass = 1; em->pass <= 2; em->pass++) {
 		line(em, 1, "{");
 		em->indent = 2;
+		em->prefetch = em->pass == 2 && prefetch_in_split(em, round);
 		emit_round_pass(em, round, "");
+		em->prefetch = 0;
 		em->indent = 1;
 		line(em, 1, "}");
 	}
@@ -799,6 +823,24 @@ static void plan_storage(emitter *em, const rr__realisation *r)
 				em->first_round[k] = round;
 	}
 	em->n_kept = r->keep != RR_KEEP_NONE ? r->kept_values : 0;
+	em->split_unkept = 0;
+	if (em->cached < 0 || em->split_max_n == 0)
+		return;
+	for (int id = 0; id < kernel->n_nodes; id++) {
+		int partner = kernel->analysis.online_partner[id];
+		if (partner >= 0 && kernel->nodes[partner].a == em->cached &&
+		    kernel->analysis.level[id] != em->rounds)
+			return;
+	}
+	em->cache_live = 1;
+	element_needs(em, em->rounds + 1, em->cached);
+	em->cache_live = 0;
+	for (int k = 0; k < kernel->n_inputs; k++) {
+		int node = kernel->inputs[k].node;
+		if (em->kept[k] >= 0 && node >= 0 && em->needed[node])
+			return;
+	}
+	em->split_unkept = 1;
 }
 
 int rr__c_cached_node(const rr_kernel *kernel)
