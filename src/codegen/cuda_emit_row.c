@@ -105,38 +105,6 @@ static void emit_pointers(rr__cu_emitter *em)
 			            j, kernel->outputs[j].name);
 }
 
-/* Column inputs (weights) first read after a reduction: on rows of at most two packs a worker
- * (CH <= 2, known when compiling) their packs are prefetched now, with round 1's loads, so the
- * output phase does not wait on a second trip to memory after the tree; longer rows compile
- * without it (their loads overlap one another). */
-static void emit_col_prefetch(rr__cu_emitter *em)
-{
-	const rr_kernel *kernel = em->kernel;
-	unsigned char first[RR_MAX_IO] = {0}, later[RR_MAX_IO] = {0};
-	for (int phase = 1; phase <= em->phases; phase++) {
-		rr__cu_mark_phase(em, phase);
-		for (int id = 0; id < kernel->n_nodes; id++)
-			if (global_load(em, id, phase))
-				(phase == 1 ? first : later)[kernel->nodes[id].input] = 1;
-	}
-	int any = 0;
-	for (int k = 0; k < kernel->n_inputs; k++)
-		any |= kernel->inputs[k].kind == RR_KIND_COL && later[k] && !first[k];
-	if (!any || em->phases < 2)
-		return;
-	rr__cu_line(em, 1,
-	            "if constexpr (CH <= 2) { /* short rows: the later rounds' columns now */");
-	rr__cu_line(em, 2, "#pragma unroll");
-	rr__cu_line(em, 2, "for (int c = 0; c < CH; c++) {");
-	rr__cu_line(em, 3, "const int at = h + (c * W + worker) * V;");
-	for (int k = 0; k < kernel->n_inputs; k++)
-		if (kernel->inputs[k].kind == RR_KIND_COL && later[k] && !first[k])
-			rr__cu_line(em, 3, "if (at < LEN) rr_prefetch(x%d + at); /* %s */", k,
-			            kernel->inputs[k].name);
-	rr__cu_line(em, 2, "}");
-	rr__cu_line(em, 1, "}");
-}
-
 /* Params, rowscalar inputs, indices, gathers and scalars that need no reduction. */
 static void emit_scalars_before(rr__cu_emitter *em)
 {
@@ -707,7 +675,6 @@ void rr__cu_emit_row(rr__cu_emitter *em)
 	rr__cu_line(em, 1, "(void)rig, (void)parity, (void)red, (void)cl, (void)keep, (void)CH;");
 	emit_head_length(em);
 	emit_pointers(em);
-	emit_col_prefetch(em);
 	emit_scalars_before(em);
 	emit_scalars_after(em, 0);
 	emit_kept_arrays(em);

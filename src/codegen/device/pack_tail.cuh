@@ -50,18 +50,6 @@ __device__ __forceinline__ void rr_store_tail(io_t *p, const float (&v)[V], int 
 			p[e] = rr_out(v[e]);
 }
 
-/* Asks for the cache line holding p ahead of its load: on short rows the column inputs of the
- * output phase are fetched with the first round's loads, so the load after the reduction hits
- * the cache instead of making a second trip to memory. A hint: no value, no fault. */
-__device__ __forceinline__ void rr_prefetch(const void *p)
-{
-#if defined(__CUDA_ARCH__)
-	asm volatile("prefetch.global.L1 [%0];" : : "l"(p));
-#else
-	(void)p; /* host simulation (tests) */
-#endif
-}
-
 //@ head
 /* Elements of the head: from p to the first HEAD_BYTES boundary, at most len. */
 __device__ __forceinline__ int rr_head(const io_t *p, int len)
