@@ -186,7 +186,7 @@ for stage in "$@"; do
 		log "plans"
 		for spec in $PLAN_SPECS; do
 			IFS=: read -r k dt shape plan <<<"$spec"
-			d=/tmp/plans/$k-$dt-$shape-$(echo "$plan" | tr ',=' '-_')
+			mkdir -p /tmp/plans; d=/tmp/plans/$k-$dt-$shape-$(echo "$plan" | tr ',=' '-_')
 			"$RR" bench --backend cuda --shapes "$shape" --kernels "$k" --dtypes "$dt" --plan "$plan" --l2 cold \
 				--samples 5 --sample-ms 5 --warmup-ms 20 --no-ceilings --out "$d" >/dev/null 2>"$d.err" ||
 				{ echo "$spec: $(tail -1 "$d.err")"; continue; }
