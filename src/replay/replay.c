@@ -83,9 +83,10 @@ static rr_status read_side(side_input *in, const char *given, const char *name)
 		return rr__fail(
 		    RR_ERR_UNSUPPORTED,
 		    "the %s '%s' holds peers' measurements (bench/peers/torch_peers.py): "
-		    "replay rebuilds rowreduce plans and cannot re-run Python peers; measure "
-		    "the peers again in the same session and audit both folders with "
-		    "rowreduce verify",
+		    "replay rebuilds rowreduce plans and cannot re-run Python peers; for a "
+		    "position-balanced A/B against a peer use bench/compare_torch.py (rowreduce "
+		    "and the peers in rounds whose order rotates and reverses, paired "
+		    "per-round ratios, the same schema) and audit it with rowreduce verify",
 		    name, in->path);
 	if (kind == RR_RESULTS_TUNE)
 		return rr__fail(
