@@ -3,7 +3,7 @@
 #ifndef RR_CODEGEN_CUDA_EMIT_GRID_H
 #define RR_CODEGEN_CUDA_EMIT_GRID_H
 
-#include "codegen/cuda_emit_row.h"
+#include "codegen/cuda_emit_state.h"
 
 /* 1 when the plan splits rows over the grid (the realisation's grid_split). */
 int rr__cu_grid(const rr__cu_emitter *em);

@@ -2,7 +2,6 @@
  * each phase — loads of the packs a worker owns, the elementwise values, the accumulation in
  * slot order (or the output stores), the cross-worker tree — then the rowscalar outputs. One
  * function per phase part, so a kernel engineer can change one without touching the others. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,14 +21,6 @@ static int keeping(const rr__cu_emitter *em)
 static int from_storage(const rr__cu_emitter *em, int id, int phase)
 {
 	return phase > 1 && keeping(em) && em->kept[id] && em->eval[id] && !em->head;
-}
-
-void rr__cu_line(rr__cu_emitter *em, int depth, const char *fmt, ...)
-{
-	va_list args;
-	va_start(args, fmt);
-	rr__emit_vline(em->out, depth, fmt, args);
-	va_end(args);
 }
 
 /* The elem nodes evaluated in a phase; kept values (the realisation's) cut the walk short. */
@@ -479,26 +470,6 @@ static void emit_combine(rr__cu_emitter *em, int round, int depth, const char *o
 		else
 			rr__cu_line(em, depth, "%s = %s(%s, %s);", m,
 			            reduce_fn(kernel->nodes[id].reduce), m, other_m);
-	}
-}
-
-/* Calls `fn` on every partial variable of a round with its scratch slot (the block tree's
- * stages here, S=grid's workspace in cuda_emit_grid.c). */
-void rr__cu_for_each_partial(rr__cu_emitter *em, int round, int depth,
-                             void (*fn)(rr__cu_emitter *, int, const char *, int))
-{
-	const rr_kernel *kernel = em->kernel;
-	char name[32];
-	for (int id = 0; id < kernel->n_nodes; id++) {
-		if (!rr__reduced_in(kernel, id, round))
-			continue;
-		int partner = kernel->analysis.online_partner[id];
-		snprintf(name, sizeof name, partner >= 0 ? "m%d" : "acc%d", id);
-		fn(em, depth, name, em->red_slot[id]);
-		if (partner >= 0) {
-			snprintf(name, sizeof name, "z%d", partner);
-			fn(em, depth, name, em->red_slot[id] + 1);
-		}
 	}
 }
 

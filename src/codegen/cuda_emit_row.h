@@ -1,39 +1,11 @@
 /* The per-row half of the CUDA C emitter (cuda_emit_row.c: the phases, the loads, the
- * accumulation, the cross-worker tree and the outputs) and the emitter state it shares with
- * the frame above it (cuda_emit.c: the request read in, the prelude and the entries). */
+ * accumulation, the cross-worker tree and the outputs); the emitter state is in
+ * cuda_emit_state.h. */
 #ifndef RR_CODEGEN_CUDA_EMIT_ROW_H
 #define RR_CODEGEN_CUDA_EMIT_ROW_H
 
-#include "codegen/common.h"
-#include "lang/ir.h"
+#include "codegen/cuda_emit_state.h"
 
-typedef struct rr__cu_emitter {
-	rr__buf *out;
-	const rr_kernel *kernel;
-	const rr_layout *layout;
-	const rr__target *target;
-	rr_dtype dtype;
-	const rr__realisation *geo; /* every decision the plan implies */
-	int W, V, U, R, C;
-	int64_t n;
-	/* Copied from the realisation, for short names in the emitting code. */
-	int rounds; /* reduction rounds */
-	int phases; /* rounds, plus the output phase when there are row outputs */
-	int row_outputs;
-	int warps;          /* warps per row when W > 32, else 1 */
-	int red_slots;      /* partial values combined across workers per row, over all rounds */
-	const int *offsets; /* the fixed tree (rr__tree_offsets) */
-	int n_offsets;
-	short red_slot[RR_MAX_NODES];     /* first scratch slot of a reduction (a pair two) */
-	unsigned char kept[RR_MAX_NODES]; /* elem values kept from phase 1 to later phases */
-	int keep_ordinal[RR_MAX_NODES];
-	unsigned char eval[RR_MAX_NODES]; /* scratch: elem nodes evaluated in the current phase */
-	int head; /* emitting the head's pack: width HS, kept values in kh<id>[], strided access */
-} rr__cu_emitter;
-
-/* Appends one line at `depth` tabs. */
-void rr__cu_line(rr__cu_emitter *em, int depth, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 /* Marks in em->eval the elem nodes evaluated in `phase`: from that phase's roots (reduction
  * operands, or row outputs in the output phase) down to inputs, stopping at kept values in
  * phases after the first; phase 1 also evaluates every kept value. */
@@ -41,9 +13,5 @@ void rr__cu_mark_phase(rr__cu_emitter *em, int phase);
 
 /* The body of `template <bool VEC, int LEN> rr_row(...)`: one row (or one block's segment). */
 void rr__cu_emit_row(rr__cu_emitter *em);
-
-/* Calls `fn(em, depth, variable, slot)` on every partial of `round`, in node order. */
-void rr__cu_for_each_partial(rr__cu_emitter *em, int round, int depth,
-                             void (*fn)(rr__cu_emitter *, int, const char *, int));
 
 #endif
