@@ -193,6 +193,27 @@ for stage in "$@"; do
 			python3 tools/gpu/summary.py "$d/results.json" | tail -1
 		done | tee "$OUT/plans.txt"
 		;;
+	ncu)
+		# Nsight Compute of single launches (NCU_SPECS: "kernel:dtype:MxN:plan ..."; plan auto =
+		# the planner's) and of the peer's kernel (NCU_PEERS: "op:dtype:MxN:variant ...").
+		log "ncu"
+		secs="--section SpeedOfLight --section LaunchStats --section Occupancy --section MemoryWorkloadAnalysis --section WarpStateStats --section SchedulerStats"
+		for spec in $NCU_SPECS; do
+			IFS=: read -r k dt shape plan <<<"$spec"
+			args=(run --backend cuda --kernel "$k" --shape "$shape" --dtype "$dt" --repeat 3)
+			[ "$plan" = auto ] || args+=(--layout "$plan")
+			echo "#### rowreduce $spec"
+			timeout 120 ncu $secs -k regex:rr_ --launch-skip 1 --launch-count 1 "$RR" "${args[@]}" 2>&1 |
+				grep -vE "^==PROF==|^  *-+ *$" | tail -n +1
+		done >"$OUT/ncu.txt" 2>&1
+		for spec in $NCU_PEERS; do
+			IFS=: read -r op dt shape variant <<<"$spec"
+			echo "#### peer $spec"
+			timeout 150 ncu $secs -k regex:'^(triton|.*[Rr]ms|.*norm|.*softmax|.*reduce)' --launch-skip 4 --launch-count 1 \
+				python3 bench/lab/ncu_peer.py "$op" "$shape" "$dt" "$variant" 2>&1 | grep -vE "^==PROF==" | tail -n +1
+		done >>"$OUT/ncu.txt" 2>&1
+		grep -E "^####|Duration|Registers Per|Block Size|Grid Size|Memory Throughput|DRAM Throughput|Achieved Occupancy|Dynamic Shared|Static Shared" "$OUT/ncu.txt" | head -120
+		;;
 	ceilings)
 		log "copy and read ceilings"
 		"$RR" bench --backend cuda --shapes 1x129 --kernels sum --dtypes f32 --samples 3 --sample-ms 5 \
