@@ -426,6 +426,18 @@ static void same_bits_twice(rr_program *program, int64_t rows, const char *label
 	rr__inputs_free(&inputs);
 }
 
+/* Whether any S=grid layout is legal for the workload: a row whose segments at the most
+ * blocks per row the planner offers (C <= SMs) are still over a block's shared memory cannot
+ * be split over the grid (add_layernorm's two kept values over 2 x 4000037 in f32). */
+static int grid_legal(rr_kernel *kernel, rr_dtype dtype, int64_t rows, int64_t cols)
+{
+	rr_layout grid_only = {0, 0, 0, 0, 0, RR_STORAGE_GRID, 0};
+	rr_program *program = NULL;
+	rr_status status = rr_program_build(gpu, kernel, dtype, rows, cols, &grid_only, &program);
+	rr_program_free(program);
+	return status == RR_OK;
+}
+
 /* Rows split over the grid (S=grid): the planner's choice for few very wide rows, and
  * explicit layouts that keep the segment in registers or shared memory, with more rows than
  * resident groups (the groups loop, the workspace's parity alternates) and an odd N. */
@@ -463,7 +475,9 @@ static void split_rows(rr_kernel **kernels, int n_kernels)
 					continue;
 				const rr_layout *used = rr_program_layout(program);
 				CHECKF(layout || cases[i].rows > 8 ||
-				           used->storage == RR_STORAGE_GRID,
+				           used->storage == RR_STORAGE_GRID ||
+				           !grid_legal(kernels[k], dtypes[d], cases[i].rows,
+				                       cases[i].cols),
 				       "%s: the planner did not split %lld rows over the grid",
 				       label, (long long)cases[i].rows);
 				run_validated(program, cases[i].rows, 41, 0, label);
