@@ -371,9 +371,12 @@ static void features_of(const rr__plan_request *req, const rr__realisation *r,
 		cpu_features(k, req, layout, &io, features);
 	double slow = fmax(features->memory_us, features->latency_us);
 	double fast = fmin(features->memory_us, features->latency_us);
-	/* Memory and latency overlap, but not perfectly. */
+	/* Memory and latency overlap, but not perfectly; under S=grid not at all: every wave of
+	 * row groups loads, meets at its barrier and stores in turn (rmsnorm f32 4x2097152 on the
+	 * H200: C = 128 in 4 waves 37.2 µs, C = 64 in 2 waves 30.4, bench/NOTES.md 2026-12-01). */
+	double overlap = layout->storage == RR_STORAGE_GRID ? 1 : K(overlap);
 	features->predicted_us =
-	    features->launch_us + slow + K(overlap) * fast + K(tree_weight) * features->tree_us;
+	    features->launch_us + slow + overlap * fast + K(tree_weight) * features->tree_us;
 	/* More than 8 packs per worker is outside what the H200 sweeps measured (bench/NOTES.md);
 	 * the model's latency terms are not trusted there, so such layouts rank last unless
 	 * nothing else is legal. */

@@ -1,6 +1,7 @@
 /* Candidates and the automatic mapper: the product of the plan dimensions, canonicalised,
  * pruned by the legality check and deduplicated; the pick is the cost model's lowest. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -364,6 +365,38 @@ void rr__candidates_free(rr__candidates *candidates)
 	candidates->count = 0;
 }
 
+/* RR_PLAN_TRACE=K (default 12): the K cheapest candidates and the parts of their predicted
+ * time on stderr, for a person asking why the planner chose what it did. */
+static void trace(const rr__plan_request *req, const rr__candidates *c, const double *costs)
+{
+	int k = atoi(getenv("RR_PLAN_TRACE"));
+	k = k > 0 ? k : 12;
+	char *shown = calloc((size_t)c->count, 1);
+	if (!shown)
+		return;
+	fprintf(stderr, "plan trace: %s %s %lldx%lld, %d candidates (us: total = memory or "
+	        "latency, + launch + tree)\n", req->kernel->name, rr_dtype_name(req->dtype),
+	        (long long)req->rows, (long long)req->cols, c->count);
+	for (int n = 0; n < k && n < c->count; n++) {
+		int best = -1;
+		for (int i = 0; i < c->count; i++)
+			if (!shown[i] && isfinite(costs[i]) && (best < 0 || costs[i] < costs[best]))
+				best = i;
+		if (best < 0)
+			break;
+		shown[best] = 1;
+		rr__plan_features f;
+		rr__plan_features_compute(req, &c->items[best], &f);
+		char text[128];
+		rr_layout_format(&c->items[best], text, sizeof text);
+		fprintf(stderr, "  %9.2f  %-44s mem %8.2f lat %8.2f launch %5.2f tree %6.2f  "
+		        "eff %.2f waves %.2f passes %d\n", costs[best], text, f.memory_us,
+		        f.latency_us, f.launch_us, f.tree_us, f.bandwidth_efficiency, f.waves,
+		        f.passes);
+	}
+	free(shown);
+}
+
 static rr_status check_requested(const rr__plan_request *req, const rr_layout *requested,
                                  rr_layout *out)
 {
@@ -441,8 +474,15 @@ rr_status rr__plan_choose(const rr__plan_request *req, const rr_layout *requeste
 		with.coeffs = &coeffs;
 	}
 	req = &with;
-	if (requested && rr__layout_is_complete(requested))
-		return check_requested(req, requested, out);
+	if (requested && rr__layout_is_complete(requested)) {
+		status = check_requested(req, requested, out);
+		if (status == RR_OK && getenv("RR_PLAN_TRACE")) {
+			rr__candidates one = {.items = out, .count = 1};
+			double predicted = rr__cost_default(req, out, NULL);
+			trace(req, &one, &predicted);
+		}
+		return status;
+	}
 	status = rr__plan_enumerate(req, requested, &c);
 	if (status != RR_OK)
 		return status;
@@ -462,6 +502,8 @@ rr_status rr__plan_choose(const rr__plan_request *req, const rr_layout *requeste
 	for (int i = 0; i < c.count; i++)
 		costs[i] = cost(req, &c.items[i], ctx);
 	prefer_short_chains(req, &c, costs);
+	if (cost == rr__cost_default && getenv("RR_PLAN_TRACE"))
+		trace(req, &c, costs);
 	for (int i = 0; i < c.count; i++)
 		if (isfinite(costs[i]) && costs[i] < lowest)
 			lowest = costs[i];
