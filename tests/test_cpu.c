@@ -211,6 +211,100 @@ static void test_split_limit(rr_device *device)
 	}
 }
 
+/* Runs `program` on `inputs` (arrays `offset` elements into their buffers, outputs alike) into
+ * fresh poisoned outputs, each `out_bytes[j]` long; RR_STREAM_BYTES set to `bound` (NULL:
+ * unset) for the launch. */
+static void run_outputs(rr_program *program, const rr_kernel *kernel, rr_dtype dtype, int64_t rows,
+                        int64_t cols, const rr__host_inputs *inputs, int offset, const char *bound,
+                        void **copies, char **outputs)
+{
+	size_t es = rr_dtype_size(dtype);
+	rr_arg args[RR_MAX_IO];
+	for (int k = 0; k < inputs->count; k++) {
+		args[k] = inputs->args[k];
+		if (copies[k])
+			args[k].data = (char *)copies[k] + (size_t)offset * es;
+	}
+	void *at[RR_MAX_IO] = {0};
+	for (int j = 0; j < kernel->n_outputs; j++) {
+		int64_t count = rr__output_elements(kernel, j, rows, cols);
+		size_t bytes = ((size_t)(count + 4) * es + 63) / 64 * 64;
+		outputs[j] = aligned_alloc(64, bytes); /* offset 0: every row on a vector boundary */
+		memset(outputs[j], 0, bytes);
+		at[j] = outputs[j] + (size_t)offset * es;
+		rr__poison(at[j], dtype, count);
+	}
+	if (bound)
+		setenv("RR_STREAM_BYTES", bound, 1);
+	else
+		unsetenv("RR_STREAM_BYTES");
+	CHECK(rr_program_launch(program, rows, args, at, NULL) == RR_OK);
+	unsetenv("RR_STREAM_BYTES");
+	rr__validation report;
+	CHECKF(rr__validate_outputs(kernel, rows, cols, dtype, inputs, at, NULL, &report) == RR_OK,
+	       "%s %s %lldx%lld, %d in, RR_STREAM_BYTES=%s: %s", kernel->name, rr_dtype_name(dtype),
+	       (long long)rows, (long long)cols, offset, bound ? bound : "(unset)",
+	       rr_last_error());
+}
+
+/* A launch large enough to write its row outputs past the caches (forced here on small ones
+ * with RR_STREAM_BYTES=0) writes the same bytes as one that does not: every built-in, every
+ * dtype, rows aligned and one element in (there the stores fall back to ordinary ones). */
+static void test_streaming_stores(rr_device *device)
+{
+	static const rr_dtype dtypes[] = {RR_F32, RR_BF16, RR_F16};
+	const char *const *names = rr_builtin_names();
+	const int64_t rows = 7, cols = 1024;
+	int compared = 0;
+	for (int k = 0; names[k]; k++) {
+		rr_kernel *kernel = NULL;
+		CHECK(rr_kernel_load_builtin(names[k], &kernel) == RR_OK);
+		for (int d = 0; kernel && d < 3; d++) {
+			size_t es = rr_dtype_size(dtypes[d]);
+			rr_program *program = NULL;
+			CHECKF(rr_program_build(device, kernel, dtypes[d], rows, cols, NULL,
+			                        &program) == RR_OK,
+			       "%s: %s", names[k], rr_last_error());
+			rr__host_inputs inputs;
+			CHECK(rr__inputs_make(kernel, rows, cols, dtypes[d], 5u, NULL, &inputs) ==
+			      RR_OK);
+			for (int offset = 0; program && offset <= 1; offset++) {
+				void *copies[RR_MAX_IO] = {0};
+				char *plain[RR_MAX_IO] = {0}, *streamed[RR_MAX_IO] = {0};
+				for (int i = 0; i < inputs.count; i++) {
+					rr_kind kind = kernel->inputs[i].kind;
+					if (kind != RR_KIND_ROW && kind != RR_KIND_COL)
+						continue;
+					copies[i] = calloc(1, inputs.bytes[i] + 64);
+					memcpy((char *)copies[i] + (size_t)offset * es,
+					       inputs.owned[i], inputs.bytes[i]);
+				}
+				run_outputs(program, kernel, dtypes[d], rows, cols, &inputs, offset,
+				            NULL, copies, plain);
+				run_outputs(program, kernel, dtypes[d], rows, cols, &inputs, offset,
+				            "0", copies, streamed);
+				for (int j = 0; j < kernel->n_outputs; j++) {
+					int64_t count = rr__output_elements(kernel, j, rows, cols);
+					CHECKF(memcmp(plain[j], streamed[j],
+					              (size_t)(count + 4) * es) == 0,
+					       "%s %s, %d in: output %s differs when streamed",
+					       names[k], rr_dtype_name(dtypes[d]), offset,
+					       kernel->outputs[j].name);
+					compared++;
+					free(plain[j]);
+					free(streamed[j]);
+				}
+				for (int i = 0; i < RR_MAX_IO; i++)
+					free(copies[i]);
+			}
+			rr__inputs_free(&inputs);
+			rr_program_free(program);
+		}
+		rr_kernel_free(kernel);
+	}
+	CHECK(compared >= 6 * 3 * 2);
+}
+
 /* Files in `dir` whose name ends with `suffix`. */
 static int count_files(const char *dir, const char *suffix)
 {
@@ -461,6 +555,7 @@ int main(void)
 		test_sum_bitwise(device, sum);
 		test_misaligned_views(device);
 		test_split_limit(device);
+		test_streaming_stores(device);
 		test_arguments(device);
 		test_conversions(device);
 		test_cache_reuse(device, sum, cache);

@@ -150,8 +150,10 @@ static void emit_io_helpers(emitter *em)
 	char section[32];
 	snprintf(section, sizeof section, "packed_%s", packed);
 	rr__device_emit(em->out, "cpu_vec.h", section);
-	line(em, 0, "#define load_packed rr_load_%s\n#define store_packed rr_store_%s", packed,
-	     packed);
+	line(em, 0,
+	     "#define load_packed rr_load_%s\n#define store_packed rr_store_%s\n"
+	     "#define stream_packed rr_stream_%s",
+	     packed, packed, packed);
 	rr__device_emit(em->out, "cpu_vec.h", "io");
 }
 
@@ -348,7 +350,7 @@ static void emit_outputs_of_element(emitter *em, int depth, int guarded)
 			rr__buf_printf(em->out, "store_head(out%d, e, b, h, ", j);
 		else
 			rr__buf_printf(em->out, "store_lanes%s(out%d, i, %s",
-			               guarded ? "_guarded" : "", j, guarded ? "N, " : "");
+			               guarded ? "_guarded" : "", j, guarded ? "N, " : "stream, ");
 		vector_ref(em, kernel->outputs[j].node);
 		rr__buf_printf(em->out, ");\n");
 	}
@@ -797,9 +799,10 @@ static void emit_row_function(emitter *em)
 	line(em, 0,
 	     "static void one_row(int64_t row, int64_t N, const void *const *inputs, "
 	     "const double *params,");
-	line(em, 0, "\t\t    void *const *outputs, float *scratch)\n{");
+	line(em, 0, "\t\t    void *const *outputs, float *scratch, int stream)\n{");
 	line(em, 1, "(void)params;");
 	line(em, 1, "(void)scratch;");
+	line(em, 1, "(void)stream;");
 	emit_row_setup(em);
 	emit_scalars(em, 0);
 	for (int round = 1; round <= em->rounds; round++)

@@ -15,10 +15,13 @@
 /* Runs rows [row_begin, row_end) of N elements. inputs[k] follow the kernel's inputs (row and
  * col arrays in the dtype, rowscalar in the dtype, index int64; NULL for params); params[k] is
  * the value of input k when it is a param; outputs[j] follow the kernel's outputs. scratch holds
- * rr_cpu_scratch_floats(N) floats private to the calling thread (NULL when that is 0). */
+ * rr_cpu_scratch_floats(N) floats private to the calling thread (NULL when that is 0). stream
+ * nonzero: the launch moves more bytes than stay in cache, so the complete, aligned packs of
+ * row outputs are written with non-temporal stores (never read before they are written); the
+ * values written are the same either way. */
 typedef void (*rr__cpu_kernel_fn)(int64_t row_begin, int64_t row_end, int64_t N,
                                   const void *const *inputs, const double *params,
-                                  void *const *outputs, float *scratch);
+                                  void *const *outputs, float *scratch, int stream);
 /* Floats of scratch one thread needs at row length N (the private slots kept between rounds). */
 typedef int64_t (*rr__cpu_scratch_fn)(int64_t N);
 

@@ -19,8 +19,11 @@
 #define SPLIT_MAX_N 0
 #define CACHED_VALUES 0
 typedef float io_t;
+#if defined(__SSE__)
+#include <xmmintrin.h> /* _mm_sfence; the emitted source has it from cpu_vec.h's types */
+#endif
 void one_row(int64_t row, int64_t N, const void *const *inputs, const double *params,
-	     void *const *outputs, float *scratch);
+	     void *const *outputs, float *scratch, int stream);
 //@ slots
 /* Private slots per worker: floor(N / (W * V)) * V + min(N % (W * V), V) (the body of N - h
  * elements needs no more than a row of N; the head takes none). */
@@ -60,10 +63,14 @@ int64_t rr_cpu_scratch_floats(int64_t N)
 
 //@ entry
 void rr_cpu_kernel(int64_t row_begin, int64_t row_end, int64_t N, const void *const *inputs,
-		   const double *params, void *const *outputs, float *scratch)
+		   const double *params, void *const *outputs, float *scratch, int stream)
 {
 	/* groups of R rows; the grouping never changes a row's arithmetic */
 	for (int64_t group = row_begin; group < row_end; group += R)
 		for (int64_t row = group; row < group + R && row < row_end; row++)
-			one_row(row, N, inputs, params, outputs, scratch);
+			one_row(row, N, inputs, params, outputs, scratch, stream);
+#if defined(__SSE__)
+	if (stream) /* stores past the caches are weakly ordered: done before the launch is */
+		_mm_sfence();
+#endif
 }

@@ -37,6 +37,7 @@ static inline io_t store_io(float v)
 }
 #define load_packed rr_load_f32
 #define store_packed rr_store_f32
+#define stream_packed rr_stream_f32
 //@ lanes
 /* Lanes per vector: the widest the compiler targets (-march=native), at most the W workers. */
 #if defined(__AVX512F__)
@@ -264,6 +265,24 @@ static inline void rr_store_f32(float *p, vf v)
 {
 	memcpy(p, &v, L * sizeof(float));
 }
+
+/* rr_store_f32 past the caches (a non-temporal store: no read of the line before it is
+ * written) where p is aligned to the vector; an ordinary store elsewhere. */
+static inline void rr_stream_f32(float *p, vf v)
+{
+#if defined(__AVX512F__) && L == 16
+	if ((uintptr_t)p % 64 == 0) {
+		_mm512_stream_ps(p, (__m512)v);
+		return;
+	}
+#elif defined(__AVX__) && L == 8
+	if ((uintptr_t)p % 32 == 0) {
+		_mm256_stream_ps(p, (__m256)v);
+		return;
+	}
+#endif
+	rr_store_f32(p, v);
+}
 //@ packed_bf16
 /* bfloat16 is the top half of an f32; stores round to nearest even, NaN stays NaN (quiet), as
  * rr__bf16_from_float does for one value. */
@@ -274,12 +293,35 @@ static inline vf rr_load_bf16(const uint16_t *p)
 	return (vf)(__builtin_convertvector(h, vu) << 16);
 }
 
-static inline void rr_store_bf16(uint16_t *p, vf v)
+static inline vh rr_bf16_bits(vf v)
 {
 	const vu bits = (vu)v, nan = (vu)(v != v);
 	const vu rounded = (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;
 	const vu quiet = (bits >> 16) | 0x40u;
-	const vh h = __builtin_convertvector((nan & quiet) | (~nan & rounded), vh);
+	return __builtin_convertvector((nan & quiet) | (~nan & rounded), vh);
+}
+
+static inline void rr_store_bf16(uint16_t *p, vf v)
+{
+	const vh h = rr_bf16_bits(v);
+	memcpy(p, &h, L * sizeof(uint16_t));
+}
+
+/* rr_store_bf16 past the caches where p is aligned to the L values (as rr_stream_f32). */
+static inline void rr_stream_bf16(uint16_t *p, vf v)
+{
+	const vh h = rr_bf16_bits(v);
+#if defined(__AVX__) && L == 16
+	if ((uintptr_t)p % 32 == 0) {
+		_mm256_stream_si256((__m256i *)(void *)p, (__m256i)h);
+		return;
+	}
+#elif defined(__SSE2__) && L == 8
+	if ((uintptr_t)p % 16 == 0) {
+		_mm_stream_si128((__m128i *)(void *)p, (__m128i)h);
+		return;
+	}
+#endif
 	memcpy(p, &h, L * sizeof(uint16_t));
 }
 //@ packed_f16
@@ -297,6 +339,12 @@ static inline void rr_store_f16(uint16_t *p, vf v)
 	for (int l = 0; l < L; l++)
 		p[l] = rr__f16_from_float(v[l]);
 }
+
+/* Lane by lane, the conversion is the time here: no store past the caches. */
+static inline void rr_stream_f16(uint16_t *p, vf v)
+{
+	rr_store_f16(p, v);
+}
 //@ io
 /* The L workers' element e of one chunk: lane l holds element i + l * V of p. V == 1 is one
  * contiguous access; larger V gathers lane by lane. The guarded forms touch only elements
@@ -311,10 +359,15 @@ static inline vf load_lanes(const io_t *p, int64_t i)
 	return v;
 }
 
-static inline void store_lanes(io_t *p, int64_t i, vf v)
+/* stream: the launch writes more than the caches hold (rr__cpu_kernel_fn), so a contiguous
+ * store goes past them. */
+static inline void store_lanes(io_t *p, int64_t i, int stream, vf v)
 {
 	if (V == 1) {
-		store_packed(p + i, v);
+		if (stream)
+			stream_packed(p + i, v);
+		else
+			store_packed(p + i, v);
 		return;
 	}
 	for (int l = 0; l < L; l++)
