@@ -186,7 +186,7 @@ static rr__illegal check_storage(const rr__realisation *r, const rr__target *t, 
 		SAY("S=grid keeps each block's segment of %lld elements (%d kept value(s), in f32) "
 		    "in shared memory: %lld bytes per block, over the device's %lld; use a larger "
 		    "C",
-		    (long long)r->segment, kept, (long long)r->smem_bytes,
+		    (long long)r->segment, r->kept_values, (long long)r->smem_bytes,
 		    (long long)t->smem_per_group);
 		return RR_ILLEGAL_SMEM_OVER_LIMIT;
 	}

@@ -391,7 +391,7 @@ static void realise_smem(const rr__kernel_facts *f, const rr__target *target, rr
 	    (l->workers_per_row > warp ? 2 * r->red_slots * r->rows_per_group * r->warps * 4 : 0) +
 	    (l->blocks_per_row > 1 && !r->grid_split ? 2 * r->red_slots * 4 : 0);
 	r->smem_bytes = rr__layout_smem_bytes(f->partials, r->cols, r->elem_bytes, l, warp,
-	                                      r->keep == RR_KEEP_SMEM ? r->kept_inputs : 0);
+	                                      r->keep == RR_KEEP_SMEM ? r->kept_values : 0);
 }
 
 /* S=grid's workspace per row group, in 4-byte words: RR_GRID_HEAD_WORDS for the barrier (its

@@ -165,7 +165,7 @@ typedef struct rr__realisation {
 	int64_t dynamic_smem; /* bytes of kept packs per block (launch-time) */
 	int static_smem;      /* bytes of the reduction scratch per block */
 	/* The bytes legality checks against the device and the cost model's occupancy uses: the
-	 * kept row inputs (kept_inputs, in f32, whole W·V chunks for each of R rows) when the
+	 * kept values (kept_values, in f32, whole W·V chunks for each of R rows) when the
 	 * values are kept in shared memory, plus the scratch with one spare pair of partials per
 	 * reduction. An upper bound of dynamic_smem + static_smem. */
 	int64_t smem_bytes;
