@@ -451,9 +451,16 @@ static void test_grid_split(void)
 	/* 132 SMs hold 2 blocks of 1024 threads each: 264 < 512. */
 	expect(norm, 2097152, make(1024, 4, 1, 1, 512, S, P), &gpu, RR_ILLEGAL_GRID_SPLIT,
 	       "at most 264 blocks");
-	/* 65536 kept f32 per block = 256 KiB, over the 227 KiB a block may have. */
-	expect(norm, 1048576, make(128, 4, 1, 1, 16, S, P), &gpu, RR_ILLEGAL_SMEM_OVER_LIMIT,
-	       "larger C");
+	/* 65536 kept f32 per block = 256 KiB, over the 227 KiB a block may have: the segment is
+	 * re-read instead of kept (two passes over it, nothing in shared memory). */
+	expect(norm, 1048576, make(128, 4, 1, 1, 16, S, P), &gpu, RR_LEGAL, NULL);
+	rr__realisation over;
+	CHECK(rr__realise(norm, RR_F32, 1048576, &(rr_layout){128, 4, 1, 1, 16, S, P}, &gpu,
+	                  &over) == RR_OK);
+	CHECK(over.keep == RR_KEEP_NONE && over.kept_values == 0 && over.dynamic_smem == 0);
+	CHECK(rr__realise(norm, RR_F32, 1048576, &(rr_layout){128, 4, 1, 1, 128, S, P}, &gpu,
+	                  &over) == RR_OK);
+	CHECK(over.keep != RR_KEEP_NONE); /* 8192 per block: kept */
 	expect(exact, 4096, make(32, 4, 1, 1, 4, S, P), &gpu, RR_ILLEGAL_EXACT_REASSOC, "exact");
 	/* Clusters of 16 where the device opts in (sm_90): whole warps combine them. */
 	rr__target sm90 = gpu;

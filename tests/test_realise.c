@@ -257,9 +257,18 @@ static void check_legality(const char *label, const rr_kernel *kernel, const rr_
 		       "%s: legal at exactly %lld bytes: %s", label, (long long)r->smem_bytes,
 		       detail);
 		tight.smem_per_group = r->smem_bytes - 1;
-		CHECKF(rr__layout_check(kernel, r->cols, r->dtype, &r->layout, &tight, detail,
-		                        sizeof detail) == RR_ILLEGAL_SMEM_OVER_LIMIT,
-		       "%s: one byte under %lld stays legal", label, (long long)r->smem_bytes);
+		if (r->grid_split) { /* S=grid re-reads the segment it cannot keep */
+			rr__realisation reread;
+			CHECKF(rr__realise(kernel, r->dtype, r->cols, &r->layout, &tight, &reread) ==
+			               RR_OK &&
+			           reread.keep == RR_KEEP_NONE && reread.dynamic_smem == 0,
+			       "%s: one byte under %lld still keeps the segment", label,
+			       (long long)r->smem_bytes);
+		} else
+			CHECKF(rr__layout_check(kernel, r->cols, r->dtype, &r->layout, &tight, detail,
+			                        sizeof detail) == RR_ILLEGAL_SMEM_OVER_LIMIT,
+			       "%s: one byte under %lld stays legal", label,
+			       (long long)r->smem_bytes);
 	}
 	if (r->keep == RR_KEEP_REGS && r->layout.storage == RR_STORAGE_REGS) {
 		rr__target tight = *target;
@@ -329,8 +338,9 @@ static int check_plan(rr_device *device, const rr_kernel *kernel, rr_dtype dtype
 	rr__realisation again;
 	CHECK(rr__realise(kernel, dtype, cols, &program->layout, &device->target, &again) == RR_OK);
 	CHECKF(memcmp(&again, r, sizeof again) == 0, "%s: realising twice differs", label);
-	CHECKF((r->kept_values > 0) ==
-	               (r->kept_inputs > 0 && r->layout.storage != RR_STORAGE_REREAD) &&
+	int rereads = r->layout.storage == RR_STORAGE_REREAD ||
+	              (r->grid_split && r->keep == RR_KEEP_NONE); /* S=grid over shared memory */
+	CHECKF((r->kept_values > 0) == (r->kept_inputs > 0 && !rereads) &&
 	           r->kept_values <= r->kept_inputs,
 	       "%s: %d kept values for %d kept inputs", label, r->kept_values, r->kept_inputs);
 	CHECKF(r->dynamic_smem + r->static_smem <= r->smem_bytes,

@@ -81,7 +81,7 @@ static void common_features(const rr__plan_request *req, const rr__realisation *
 	f->groups = ceil_div(M, l->rows_per_group) * l->blocks_per_row;
 	f->rounds = req->kernel->analysis.rounds > 0 ? req->kernel->analysis.rounds : 1;
 	f->kept_inputs = io->kept;
-	f->passes = io->kept > 0 && l->storage == RR_STORAGE_REREAD ? io->max_passes : 1;
+	f->passes = io->kept > 0 && r->keep == RR_KEEP_NONE ? io->max_passes : 1;
 	f->minimal_bytes = (io->row_inputs + io->row_outputs) * M * N * elem +
 	                   io->col_inputs * N * elem + io->index_inputs * M * 8.0 +
 	                   (io->rowscalar_inputs + io->gathers + io->rowscalar_outputs) * M * elem;
@@ -146,7 +146,7 @@ static double gpu_group_us(const rr__cost_coeffs *k, const rr_layout *l, const i
 	double per_round = reduce_cycles / GPU_CYCLES_PER_US + across;
 	double later = 0;
 	if (io->kept > 0) {
-		switch (l->storage) {
+		switch (f->passes > 1 ? RR_STORAGE_REREAD : l->storage) {
 		case RR_STORAGE_REGS:
 			later = chunks * K(gpu_regs_chunk_us);
 			break;
