@@ -150,11 +150,12 @@ int rr__plan_offers_grid(void)
 	return !(v && strcmp(v, "0") == 0);
 }
 
-/* S=grid is offered where the other modes leave most of the device idle: M rows of at most a
- * cluster's blocks each fill under half of the SMs (a few very wide rows). Measured on the H200
+/* S=grid is offered where the other modes leave much of the device idle: M rows of at most a
+ * cluster's blocks each fill no more than the SMs (a few very wide rows). Measured on the H200
  * (bench/results/2026-12-01-h200-wide-few-grid{0,1}): 2-5x faster at 2 rows, 1.1-1.7x at 4;
- * at 16 rows (where 8-block clusters already cover 128 of 132 SMs) mixed, 0.71x for LayerNorm
- * f32, so not offered there. */
+ * at 16 rows, once S=grid re-reads what it cannot keep (one wave of C = 16 instead of eight
+ * waves of C = 128), 1.19-1.49x over 8-block clusters for all four norms and softmax in f32
+ * and bf16 (bench/NOTES.md, 2026-12-01 session 5). */
 static int grid_wanted(const rr__plan_request *req)
 {
 	const rr__target *t = req->target;
@@ -163,7 +164,7 @@ static int grid_wanted(const rr__plan_request *req)
 	int most = t->has_clusters && t->max_cluster > 1 ? t->max_cluster : 1;
 	most = most < PLANNED_CLUSTER ? most : PLANNED_CLUSTER;
 	return t->kind == RR_TARGET_GPU && req->rows > 0 && t->multiprocessors > 0 &&
-	       2 * req->rows * most < t->multiprocessors;
+	       req->rows * most <= t->multiprocessors;
 }
 
 /* C > 1 on a target with clusters, for one row per group, when each block gets a chunk; with
@@ -449,6 +450,28 @@ static void prefer_short_chains(const rr__plan_request *req, const rr__candidate
 			costs[i] = INFINITY;
 }
 
+/* Where S=grid is wanted (a few very wide rows) and some S=grid layout is legal, the planner
+ * picks among those only: measured on the H200 against the 8-block clusters the model
+ * otherwise prefers there, S=grid was faster for every norm and softmax at 2, 4 and 16 rows of
+ * 1-4 million elements (1.2-1.5x at 16, bench/NOTES.md 2026-12-01 session 5), where the model,
+ * calibrated on full devices, rates the clusters' re-reads over 128 blocks as 0.55-0.75 of
+ * their time. */
+static void prefer_grid(const rr__plan_request *req, const rr__candidates *c, double *costs)
+{
+	const rr__target *t = req->target;
+	int most = t->max_cluster < PLANNED_CLUSTER ? t->max_cluster : PLANNED_CLUSTER;
+	/* Only rows wider than a cluster of `most` blocks keeps on chip in f32 (about 465 000
+	 * elements on the H200): narrower ones are kept by the cluster itself, unmeasured here. */
+	if (!grid_wanted(req) || (double)req->cols * 4 <= (double)most * t->smem_per_group)
+		return;
+	int any = 0;
+	for (int i = 0; i < c->count && !any; i++)
+		any = isfinite(costs[i]) && c->items[i].storage == RR_STORAGE_GRID;
+	for (int i = 0; i < c->count && any; i++)
+		if (c->items[i].storage != RR_STORAGE_GRID)
+			costs[i] = INFINITY;
+}
+
 rr_status rr__plan_choose(const rr__plan_request *req, const rr_layout *requested, rr__cost_fn cost,
                           void *ctx, rr_layout *out, rr__candidates *stats_out)
 {
@@ -502,6 +525,7 @@ rr_status rr__plan_choose(const rr__plan_request *req, const rr_layout *requeste
 	for (int i = 0; i < c.count; i++)
 		costs[i] = cost(req, &c.items[i], ctx);
 	prefer_short_chains(req, &c, costs);
+	prefer_grid(req, &c, costs);
 	if (cost == rr__cost_default && getenv("RR_PLAN_TRACE"))
 		trace(req, &c, costs);
 	for (int i = 0; i < c.count; i++)
