@@ -326,7 +326,7 @@ static void test_defaults(const rr__target *gpu, const rr__target *cpu)
 }
 
 /* S=grid where the other modes cannot fill the device: a few rows of millions of elements (M
- * rows × at most 8 cluster blocks < 132 SMs); never with M unknown, for many rows, or on
+ * rows × at most 8 cluster blocks <= 132 SMs); never with M unknown, for many rows, or on
  * the CPU. */
 static void test_grid_choice(const rr__target *gpu, const rr__target *cpu)
 {
@@ -351,10 +351,14 @@ static void test_grid_choice(const rr__target *gpu, const rr__target *cpu)
 		req.cols = 131072;
 		l = choose(&req, NULL);
 		CHECKF(l.storage != RR_STORAGE_GRID, "%s 1024x131072: %s", names[k], show(&l));
-		req.rows = 16; /* 8-block clusters cover 128 of 132 SMs: no grid */
+		req.rows = 16; /* 16 rows x 8 blocks <= 132 SMs, rows over a cluster's smem: grid */
 		req.cols = 1048576;
 		l = choose(&req, NULL);
-		CHECKF(l.storage != RR_STORAGE_GRID, "%s 16x1048576: %s", names[k], show(&l));
+		CHECKF(l.storage == RR_STORAGE_GRID, "%s 16x1048576: %s", names[k], show(&l));
+		req.rows = 17; /* 17 x 8 > 132: no grid */
+		req.cols = 1048576;
+		l = choose(&req, NULL);
+		CHECKF(l.storage != RR_STORAGE_GRID, "%s 17x1048576: %s", names[k], show(&l));
 		req.rows = 2;
 		req.cols = 4000037;
 		req.target = cpu;
