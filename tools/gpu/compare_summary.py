@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""Summarises compare_torch.py folders: per rowreduce row its time, the best peer's, the ratio
+(best peer / rowreduce, per-round range), the fraction of a given copy ceiling, and counts of
+wins (every round above 1), losses (every round below 1) and ties, per dtype.
+Usage: compare_summary.py --copy-tbps 4.23 DIR [DIR ...]   (a later DIR's rows replace an
+earlier one's for the same kernel, dtype and shape)"""
+import argparse
+import json
+import math
+import os
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--copy-tbps", type=float, required=True)
+ap.add_argument("dirs", nargs="+")
+a = ap.parse_args()
+rows, peers = {}, {}
+for d in a.dirs:
+    doc = json.load(open(os.path.join(d, "results.json")))
+    for r in doc["rows"]:
+        key = (r["kernel"], r["dtype"], r["M"], r["N"])
+        if r["peer"] == "rowreduce":
+            rows[key] = r
+        elif r["state"] == "measured":
+            peers.setdefault(key, {})[r["peer"]] = r
+print("| kernel | dtype | M x N | rowreduce µs | best peer µs | ratio (rounds) | of copy |")
+print("|---|---|---|---:|---:|---|---:|")
+count = {}
+for key in sorted(rows, key=lambda k: (k[0], k[1], k[2] * k[3], k[2])):
+    r = rows[key]
+    if r["state"] != "measured" or not r.get("best_peer"):
+        print("| %s | %s | %dx%d | %s | - | - | - |" % (key + (r["state"],)))
+        continue
+    t = r["phases"]["gpu_graph"]["median_us"]
+    best = peers[key][r["best_peer"]]["phases"]["gpu_graph"]["median_us"]
+    lo, hi = min(r["ratio_per_round"]), max(r["ratio_per_round"])
+    verdict = "win" if lo > 1 else "loss" if hi < 1 else "tie"
+    c = count.setdefault(key[1], {"win": 0, "tie": 0, "loss": 0, "logs": []})
+    c[verdict] += 1
+    c["logs"].append(math.log(r["ratio_to_best_peer"]))
+    frac = r["bytes_min"] / (t * 1e-6) / (a.copy_tbps * 1e12)
+    print("| %s | %s | %dx%d | %.2f | %.2f (%s) | %.3f (%.3f..%.3f) %s | %.2f |" % (
+        key[0], key[1], key[2], key[3], t, best, r["best_peer"], r["ratio_to_best_peer"], lo, hi,
+        verdict, frac))
+print()
+for dt, c in sorted(count.items()):
+    print("%s: %d wins, %d ties, %d losses, geomean ratio %.3f" % (
+        dt, c["win"], c["tie"], c["loss"], math.exp(sum(c["logs"]) / len(c["logs"]))))
