@@ -360,6 +360,13 @@ static void realise_in_flight(const rr__kernel_facts *f, const rr__target *targe
 	r->in_flight_inputs = f->in_flight_inputs;
 	r->in_flight_values = (int64_t)l->vec * unrolled * r->in_flight_inputs;
 	r->in_flight_budget = target->cc_major > 0 ? 3 * (int64_t)r->register_slots / 2 : 0;
+	/* S=grid re-reading three or more inputs in a phase holds them beside the grid's combine
+	 * and workspace addressing: ptxas spilled add_layernorm bf16 2x4000037 at W = 1024, V = 8,
+	 * U = 1, C = 64 (32 values of 4 inputs in flight against 24 slots; emit --check-all), where
+	 * rmsnorm's 32 values of 2 inputs did not. No margin there. */
+	if (r->grid_split && r->keep == RR_KEEP_NONE && r->in_flight_inputs >= 3 &&
+	    r->in_flight_budget > 0)
+		r->in_flight_budget = r->register_slots;
 }
 
 int rr__reduction_slots(const rr_kernel *kernel, short *slot_of)
