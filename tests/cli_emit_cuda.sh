@@ -21,6 +21,33 @@ for want in 'rr_softmax_vec(' 'rr_softmax_scalar(' 'W=256,V=4,U=2,R=1,C=1,S=regs
 	fi
 done
 
+# RR_PLAN_TRACE=3: three ranked candidates on stderr, the cheapest first and the one printed
+# (ties aside), and a complete layout traced alone; nothing on stderr without it.
+RR_PLAN_TRACE=3 "$ROWREDUCE" emit --kernel rmsnorm --shape 16x1048576 --backend cuda \
+	--arch sm_90 >"$out/trace.cu" 2>"$out/trace"
+lines=$(grep -c '^  .* mem .* lat .* launch .* tree ' "$out/trace")
+first=$(grep -m1 '^  ' "$out/trace" | awk '{print $2}')
+if [ "$lines" -ne 3 ] || ! grep -q '^plan trace: rmsnorm f32 16x1048576' "$out/trace" ||
+	! grep -qF -- "$first" "$out/trace.cu"; then
+	cat "$out/trace"
+	echo "FAIL: RR_PLAN_TRACE=3 did not print the 3 cheapest candidates, the chosen one first"
+	exit 1
+fi
+RR_PLAN_TRACE=1 "$ROWREDUCE" emit --kernel sum --shape 4x64 --backend cuda --arch sm_90 \
+	--layout W=32,V=4,U=1,R=1,C=1,S=regs,G=rows >/dev/null 2>"$out/trace"
+if [ "$(grep -c '^  ' "$out/trace")" -ne 1 ] || ! grep -q 'W=32,V=4,U=1,R=1,C=1' "$out/trace"; then
+	cat "$out/trace"
+	echo "FAIL: RR_PLAN_TRACE with a complete layout did not trace that layout"
+	exit 1
+fi
+"$ROWREDUCE" emit --kernel rmsnorm --shape 16x1048576 --backend cuda --arch sm_90 \
+	>/dev/null 2>"$out/trace"
+if [ -s "$out/trace" ]; then
+	cat "$out/trace"
+	echo "FAIL: emit wrote to stderr without RR_PLAN_TRACE"
+	exit 1
+fi
+
 # A bad architecture is a usage error, not a crash.
 "$ROWREDUCE" emit --kernel sum --shape 4x64 --backend cuda --arch banana >/dev/null 2>"$out/err"
 code=$?
