@@ -21,21 +21,23 @@ for want in 'rr_softmax_vec(' 'rr_softmax_scalar(' 'W=256,V=4,U=2,R=1,C=1,S=regs
 	fi
 done
 
-# RR_PLAN_TRACE=3: three ranked candidates on stderr, the cheapest first and the one printed
-# (ties aside), and a complete layout traced alone; nothing on stderr without it.
+# RR_PLAN_TRACE=3: the three cheapest candidates on stderr, in order, the chosen one (the plan
+# of the printed source) marked; a complete layout traced alone; nothing on stderr without it.
 RR_PLAN_TRACE=3 "$ROWREDUCE" emit --kernel rmsnorm --shape 16x1048576 --backend cuda \
 	--arch sm_90 >"$out/trace.cu" 2>"$out/trace"
-lines=$(grep -c '^  .* mem .* lat .* launch .* tree ' "$out/trace")
-first=$(grep -m1 '^  ' "$out/trace" | awk '{print $2}')
-if [ "$lines" -ne 3 ] || ! grep -q '^plan trace: rmsnorm f32 16x1048576' "$out/trace" ||
-	! grep -qF -- "$first" "$out/trace.cu"; then
+lines=$(grep -Ec '^[ *] .* mem .* lat .* launch .* tree ' "$out/trace")
+chosen=$(grep '^\*' "$out/trace" | awk '{print $3}')
+sorted=$(grep -E '^[ *] ' "$out/trace" | head -3 | cut -c2- | awk '{print $1}' | sort -g -c && echo yes)
+if [ "$lines" -lt 3 ] || [ "$lines" -gt 4 ] || [ "$sorted" != yes ] || [ -z "$chosen" ] ||
+	! grep -q '^plan trace: rmsnorm f32 16x1048576' "$out/trace" ||
+	! grep -qF -- " * plan     $chosen" "$out/trace.cu"; then
 	cat "$out/trace"
-	echo "FAIL: RR_PLAN_TRACE=3 did not print the 3 cheapest candidates, the chosen one first"
+	echo "FAIL: RR_PLAN_TRACE=3 did not print the 3 cheapest candidates and mark the chosen one"
 	exit 1
 fi
 RR_PLAN_TRACE=1 "$ROWREDUCE" emit --kernel sum --shape 4x64 --backend cuda --arch sm_90 \
 	--layout W=32,V=4,U=1,R=1,C=1,S=regs,G=rows >/dev/null 2>"$out/trace"
-if [ "$(grep -c '^  ' "$out/trace")" -ne 1 ] || ! grep -q 'W=32,V=4,U=1,R=1,C=1' "$out/trace"; then
+if [ "$(grep -c '^\* ' "$out/trace")" -ne 1 ] || ! grep -q 'W=32,V=4,U=1,R=1,C=1' "$out/trace"; then
 	cat "$out/trace"
 	echo "FAIL: RR_PLAN_TRACE with a complete layout did not trace that layout"
 	exit 1

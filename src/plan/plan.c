@@ -366,9 +366,23 @@ void rr__candidates_free(rr__candidates *candidates)
 	candidates->count = 0;
 }
 
-/* RR_PLAN_TRACE=K (default 12): the K cheapest candidates and the parts of their predicted
- * time on stderr, for a person asking why the planner chose what it did. */
-static void trace(const rr__plan_request *req, const rr__candidates *c, const double *costs)
+/* RR_PLAN_TRACE=K (default 12): the K cheapest candidates the planner kept (after its
+ * preferences) and the parts of their predicted time on stderr, the chosen one marked `*` (a
+ * simpler plan within the tie tolerance may win over the cheapest; it is shown even when past
+ * the K), for a person asking why the planner chose what it did. */
+static void trace_line(const rr__plan_request *req, const rr_layout *l, double cost, int chosen)
+{
+	rr__plan_features f;
+	rr__plan_features_compute(req, l, &f);
+	char text[128];
+	rr_layout_format(l, text, sizeof text);
+	fprintf(stderr, "%c %9.2f  %-44s mem %8.2f lat %8.2f launch %5.2f tree %6.2f  eff %.2f "
+	        "waves %.2f passes %d\n", chosen ? '*' : ' ', cost, text, f.memory_us, f.latency_us,
+	        f.launch_us, f.tree_us, f.bandwidth_efficiency, f.waves, f.passes);
+}
+
+static void trace(const rr__plan_request *req, const rr__candidates *c, const double *costs,
+                  int chosen)
 {
 	int k = atoi(getenv("RR_PLAN_TRACE"));
 	k = k > 0 ? k : 12;
@@ -386,15 +400,10 @@ static void trace(const rr__plan_request *req, const rr__candidates *c, const do
 		if (best < 0)
 			break;
 		shown[best] = 1;
-		rr__plan_features f;
-		rr__plan_features_compute(req, &c->items[best], &f);
-		char text[128];
-		rr_layout_format(&c->items[best], text, sizeof text);
-		fprintf(stderr, "  %9.2f  %-44s mem %8.2f lat %8.2f launch %5.2f tree %6.2f  "
-		        "eff %.2f waves %.2f passes %d\n", costs[best], text, f.memory_us,
-		        f.latency_us, f.launch_us, f.tree_us, f.bandwidth_efficiency, f.waves,
-		        f.passes);
+		trace_line(req, &c->items[best], costs[best], best == chosen);
 	}
+	if (chosen >= 0 && !shown[chosen])
+		trace_line(req, &c->items[chosen], costs[chosen], 1);
 	free(shown);
 }
 
@@ -502,7 +511,7 @@ rr_status rr__plan_choose(const rr__plan_request *req, const rr_layout *requeste
 		if (status == RR_OK && getenv("RR_PLAN_TRACE")) {
 			rr__candidates one = {.items = out, .count = 1};
 			double predicted = rr__cost_default(req, out, NULL);
-			trace(req, &one, &predicted);
+			trace(req, &one, &predicted, 0);
 		}
 		return status;
 	}
@@ -526,8 +535,6 @@ rr_status rr__plan_choose(const rr__plan_request *req, const rr_layout *requeste
 		costs[i] = cost(req, &c.items[i], ctx);
 	prefer_short_chains(req, &c, costs);
 	prefer_grid(req, &c, costs);
-	if (cost == rr__cost_default && getenv("RR_PLAN_TRACE"))
-		trace(req, &c, costs);
 	for (int i = 0; i < c.count; i++)
 		if (isfinite(costs[i]) && costs[i] < lowest)
 			lowest = costs[i];
@@ -538,6 +545,8 @@ rr_status rr__plan_choose(const rr__plan_request *req, const rr_layout *requeste
 		if (isfinite(costs[i]) && costs[i] <= lowest + fabs(lowest) * TIE_TOLERANCE &&
 		    (best < 0 || simpler(&c.items[i], &c.items[best])))
 			best = i;
+	if (cost == rr__cost_default && getenv("RR_PLAN_TRACE"))
+		trace(req, &c, costs, best);
 	free(costs);
 	if (best < 0) {
 		rr__candidates_free(&c);
