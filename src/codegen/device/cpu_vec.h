@@ -288,9 +288,20 @@ static inline void rr_stream_f32(float *p, vf v)
  * rr__bf16_from_float does for one value. */
 static inline vf rr_load_bf16(const uint16_t *p)
 {
+	/* One widening load where the target has it: GCC splits the generic conversion of 16
+	 * lanes into two halves and loads them twice (softmax bf16 64x4096, one thread: 1.53 ->
+	 * 1.20 µs a row). */
+#if defined(__AVX512F__) && L == 16
+	return (vf)_mm512_slli_epi32(
+	    _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(const void *)p)), 16);
+#elif defined(__AVX2__) && L == 8
+	return (vf)_mm256_slli_epi32(
+	    _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)p)), 16);
+#else
 	vh h = {0};
 	memcpy(&h, p, L * sizeof(uint16_t));
 	return (vf)(__builtin_convertvector(h, vu) << 16);
+#endif
 }
 
 static inline vh rr_bf16_bits(vf v)
