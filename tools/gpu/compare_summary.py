@@ -27,8 +27,12 @@ print("|---|---|---|---:|---:|---|---:|")
 count = {}
 for key in sorted(rows, key=lambda k: (k[0], k[1], k[2] * k[3], k[2])):
     r = rows[key]
-    if r["state"] != "measured" or not r.get("best_peer"):
+    if r["state"] != "measured":
         print("| %s | %s | %dx%d | %s | - | - | - |" % (key + (r["state"],)))
+        continue
+    if not r.get("best_peer"):
+        print("| %s | %s | %dx%d | %.2f | no valid peer | - | - |" % (
+            key + (r["phases"]["gpu_graph"]["median_us"],)))
         continue
     t = r["phases"]["gpu_graph"]["median_us"]
     best = peers[key][r["best_peer"]]["phases"]["gpu_graph"]["median_us"]
