@@ -194,8 +194,9 @@ typedef enum rr_storage {
 	RR_STORAGE_CLUSTER, /* a thread-block cluster shares partial results (sm_90) */
 	RR_STORAGE_REREAD,  /* each round reads the inputs again */
 	/* A row split over C blocks spread over the grid (more than a cluster holds): each
-	 * block keeps its segment on chip, per-block partials meet in the program's workspace
-	 * behind a per-row barrier of a cooperative launch (cuda only, G=persistent). */
+	 * block keeps its segment on chip (or, when that is over a block's shared memory,
+	 * reads it again from L2 after the barrier), per-block partials meet in the program's
+	 * workspace behind a per-row barrier of a cooperative launch (cuda only, G=persistent). */
 	RR_STORAGE_GRID
 } rr_storage;
 

@@ -2,7 +2,8 @@
  * constants of the workspace, each round's stage across the row's blocks (partials to the
  * workspace, the per-group barrier, the fixed tree of device/grid.cuh), and the pieces of the
  * entries that carry the workspace. The rest of the kernel is the cluster path's: each block
- * runs rr_row over its segment and keeps it on chip between rounds. */
+ * runs rr_row over its segment and keeps it on chip between rounds, or reads it again where
+ * the realisation keeps nothing (a segment over the block's shared memory). */
 #include <stdio.h>
 
 #include "codegen/cuda_emit_grid.h"
