@@ -423,15 +423,13 @@ static void run_rows(void *context, int thread, int64_t begin, int64_t end, floa
 	             task->stream);
 }
 
-/* Row bytes (inputs read and outputs written) from which a launch writes its row outputs past
- * the caches: a launch this large does not stay in the last-level cache anyway (32 MiB a core
- * complex on the development machine), and a non-temporal store spares the read of each output
- * line before it is written. rmsnorm f32 W=16 S=reread, e2e: 16384x1024 (128 MiB) 3.05-3.18 ms
+/* From RR_CPU_STREAM_BYTES of row bytes (target/target.h) a launch writes its row outputs past
+ * the caches: a launch this large does not stay in the last-level cache anyway, and a
+ * non-temporal store spares the read of each output line before it is written. rmsnorm f32 W=16
+ * S=reread, e2e: 16384x1024 (128 MiB) 3.05-3.18 ms
  * -> 2.60-2.67, 1024x4096 (32 MiB) 451-492 µs -> 435-449; 768x4096 (24 MiB) 266-288 -> 316-326
  * and 256x4096 57 -> 103 (there the output stays in cache for the next call). RR_STREAM_BYTES
  * sets another bound (tests force it on small launches). */
-#define CPU_STREAM_BYTES (32.0 * 1024 * 1024)
-
 static int streams_outputs(const rr_program *program, int64_t rows)
 {
 	double row_arrays = 0;
@@ -439,7 +437,7 @@ static int streams_outputs(const rr_program *program, int64_t rows)
 		row_arrays += program->kernel->inputs[k].kind == RR_KIND_ROW;
 	for (int j = 0; j < program->kernel->n_outputs; j++)
 		row_arrays += program->kernel->outputs[j].kind == RR_KIND_ROW;
-	double bound = CPU_STREAM_BYTES;
+	double bound = RR_CPU_STREAM_BYTES;
 	const char *env = getenv("RR_STREAM_BYTES");
 	if (env && *env)
 		bound = atof(env);

@@ -287,11 +287,20 @@ static void cpu_features(const rr__cost_coeffs *k, const rr__plan_request *req, 
 	                 ceil(W / lanes) * K(cpu_worker_ns) + log2_of(W) * K(cpu_tree_level_ns);
 	double later_ns = 0;
 	int cached = f->row_share * elem * io->kept <= K(cpu_cached_row_bytes);
+	/* A launch bound by memory (it streams its outputs, RR_CPU_STREAM_BYTES): keeping a
+	 * 32-bit row saves no conversion, and its stores into scratch compete with the stream
+	 * (peer script, f32 16384x1024, R = 4: rmsnorm reread 2.64 ms, regs 2.77; layernorm 2.74
+	 * and 2.94): a kept pass costs a re-read one and the first pass a store per pack. */
+	int streams =
+	    (io->row_inputs + io->row_outputs) * f->rows * req->cols * elem >= RR_CPU_STREAM_BYTES;
+	double kept_factor = streams && elem >= 4 ? 1.0 : K(cpu_kept_pass_factor);
 	if (io->kept > 0) {
 		/* Kept rows are read back from the workers' arrays; re-read rows from the cache, or
 		 * from memory when they do not fit (counted in the bytes). */
 		later_ns = (io->max_passes - 1) * pass_ns *
-		           (l->storage == RR_STORAGE_REREAD ? 1.0 : K(cpu_kept_pass_factor));
+		           (l->storage == RR_STORAGE_REREAD ? 1.0 : kept_factor);
+		if (streams && elem >= 4 && l->storage != RR_STORAGE_REREAD)
+			later_ns += f->chunks_per_worker * W * pack_ns * io->kept;
 		if (f->passes > 1 && !cached)
 			f->dram_bytes += (f->passes - 1) * io->kept * f->rows * req->cols * elem;
 	}

@@ -35,6 +35,10 @@ typedef struct rr__target {
 
 /* The target the CPU backend presents. */
 void rr__target_cpu(rr__target *target);
+/* Row bytes (inputs read and outputs written) from which a CPU launch does not stay in the
+ * last-level cache (32 MiB a core complex on the development machine): it writes its row
+ * outputs past the caches (backend/cpu.c), and the cost model counts it as bound by memory. */
+#define RR_CPU_STREAM_BYTES (32.0 * 1024 * 1024)
 
 /* The target of a named CUDA architecture ("sm_90", "sm_80", ...) as the emitter and the
  * legality check see it without a device: threads, warp, register budget, opt-in shared memory

@@ -267,7 +267,9 @@ static inline void rr_store_f32(float *p, vf v)
 }
 
 /* rr_store_f32 past the caches (a non-temporal store: no read of the line before it is
- * written) where p is aligned to the vector; an ordinary store elsewhere. */
+ * written) where p is aligned to the vector, in 16-byte quarters where it is aligned to 16
+ * bytes only (NumPy's arrays start 16 bytes into a 64-byte line; consecutive quarters fill
+ * the line's write-combining buffer); an ordinary store elsewhere. */
 static inline void rr_stream_f32(float *p, vf v)
 {
 #if defined(__AVX512F__) && L == 16
@@ -275,9 +277,21 @@ static inline void rr_stream_f32(float *p, vf v)
 		_mm512_stream_ps(p, (__m512)v);
 		return;
 	}
+	if ((uintptr_t)p % 16 == 0) {
+		_mm_stream_ps(p, _mm512_castps512_ps128((__m512)v));
+		_mm_stream_ps(p + 4, _mm512_extractf32x4_ps((__m512)v, 1));
+		_mm_stream_ps(p + 8, _mm512_extractf32x4_ps((__m512)v, 2));
+		_mm_stream_ps(p + 12, _mm512_extractf32x4_ps((__m512)v, 3));
+		return;
+	}
 #elif defined(__AVX__) && L == 8
 	if ((uintptr_t)p % 32 == 0) {
 		_mm256_stream_ps(p, (__m256)v);
+		return;
+	}
+	if ((uintptr_t)p % 16 == 0) {
+		_mm_stream_ps(p, _mm256_castps256_ps128((__m256)v));
+		_mm_stream_ps(p + 4, _mm256_extractf128_ps((__m256)v, 1));
 		return;
 	}
 #endif
@@ -318,13 +332,20 @@ static inline void rr_store_bf16(uint16_t *p, vf v)
 	memcpy(p, &h, L * sizeof(uint16_t));
 }
 
-/* rr_store_bf16 past the caches where p is aligned to the L values (as rr_stream_f32). */
+/* rr_store_bf16 past the caches where p is aligned to the L values, or to 16 bytes (in
+ * halves), as rr_stream_f32. */
 static inline void rr_stream_bf16(uint16_t *p, vf v)
 {
 	const vh h = rr_bf16_bits(v);
 #if defined(__AVX__) && L == 16
 	if ((uintptr_t)p % 32 == 0) {
 		_mm256_stream_si256((__m256i *)(void *)p, (__m256i)h);
+		return;
+	}
+	if ((uintptr_t)p % 16 == 0) {
+		_mm_stream_si128((__m128i *)(void *)p, _mm256_castsi256_si128((__m256i)h));
+		_mm_stream_si128((__m128i *)(void *)(p + 8),
+		                 _mm256_extracti128_si256((__m256i)h, 1));
 		return;
 	}
 #elif defined(__SSE2__) && L == 8
