@@ -50,9 +50,11 @@ install)
 		{ echo "quack-carry: the joined pieces do not match bundle.sha256 (a piece missing?)"; exit 1; }
 	rm -rf /tmp/qk-bundle /tmp/quack-site && mkdir -p /tmp/qk-bundle /tmp/quack-site
 	tar xf /tmp/qk-bundle.tar -C /tmp/qk-bundle
-	xz -dc /tmp/qk-bundle/cu13-files.tar.xz | tar xf - -C /tmp/quack-site
+	# The wheels first: pip --target skips a top-level folder that exists, and the cu13 files
+	# share nvidia_cutlass_dsl/ with the base wheel; tar then merges them into it.
 	python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/quack-site \
 		/tmp/qk-bundle/*.whl
+	xz -dc /tmp/qk-bundle/cu13-files.tar.xz | tar xf - -C /tmp/quack-site
 	PYTHONPATH=/tmp/quack-site:/tmp/quack-site/nvidia_cutlass_dsl/dsl_packages \
 		python3 -c 'import quack; print("quack", getattr(quack, "__version__", "?"))'
 	;;
