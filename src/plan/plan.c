@@ -163,8 +163,10 @@ static int grid_wanted(const rr__plan_request *req)
 		return 0;
 	int most = t->has_clusters && t->max_cluster > 1 ? t->max_cluster : 1;
 	most = most < PLANNED_CLUSTER ? most : PLANNED_CLUSTER;
+	/* Without clusters (most = 1) the rule of the first measurement stays: under half. */
 	return t->kind == RR_TARGET_GPU && req->rows > 0 && t->multiprocessors > 0 &&
-	       req->rows * most <= t->multiprocessors;
+	       (most > 1 ? req->rows * most <= t->multiprocessors
+	                 : 2 * req->rows * most < t->multiprocessors);
 }
 
 /* C > 1 on a target with clusters, for one row per group, when each block gets a chunk; with
@@ -469,9 +471,11 @@ static void prefer_grid(const rr__plan_request *req, const rr__candidates *c, do
 {
 	const rr__target *t = req->target;
 	int most = t->max_cluster < PLANNED_CLUSTER ? t->max_cluster : PLANNED_CLUSTER;
-	/* Only rows wider than a cluster of `most` blocks keeps on chip in f32 (about 465 000
-	 * elements on the H200): narrower ones are kept by the cluster itself, unmeasured here. */
-	if (!grid_wanted(req) || (double)req->cols * 4 <= (double)most * t->smem_per_group)
+	/* Only against clusters (what was measured), and only rows wider than a cluster of `most`
+	 * blocks keeps on chip in f32 (about 465 000 elements on the H200): narrower ones are
+	 * kept by the cluster itself, unmeasured here. */
+	if (!t->has_clusters || most < 2 || !grid_wanted(req) ||
+	    (double)req->cols * 4 <= (double)most * t->smem_per_group)
 		return;
 	int any = 0;
 	for (int i = 0; i < c->count && !any; i++)
