@@ -525,18 +525,17 @@ rr_status rr__realise_with(const rr__kernel_facts *f, rr_dtype dtype, int64_t co
 		r->keep = RR_KEEP_SMEM;
 	else
 		r->keep = RR_KEEP_REGS;
+
+	realise_smem(f, target, r);
 	/* S=grid re-reads its segment (from L2, where it was read a barrier ago) when keeping it
 	 * would take more shared memory than a block may have: few rows over few blocks each,
 	 * all of them resident in one wave, instead of many waves of small kept segments. */
 	if (r->grid_split && r->keep == RR_KEEP_SMEM && target->smem_per_group > 0 &&
-	    rr__layout_smem_bytes(f->partials, cols, r->elem_bytes, l,
-	                          target->warp_size > 0 ? target->warp_size : 32,
-	                          r->kept_values) > target->smem_per_group) {
+	    r->smem_bytes > target->smem_per_group) {
 		r->keep = RR_KEEP_NONE;
 		r->kept_values = 0;
+		realise_smem(f, target, r);
 	}
-
-	realise_smem(f, target, r);
 	realise_workspace(r);
 	realise_in_flight(f, target, r);
 	r->min_blocks = min_blocks(f, r);

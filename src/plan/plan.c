@@ -150,6 +150,13 @@ int rr__plan_offers_grid(void)
 	return !(v && strcmp(v, "0") == 0);
 }
 
+/* Blocks in the largest cluster the planner offers on `t` (1 without clusters). */
+static int planned_cluster(const rr__target *t)
+{
+	int most = t->has_clusters && t->max_cluster > 1 ? t->max_cluster : 1;
+	return most < PLANNED_CLUSTER ? most : PLANNED_CLUSTER;
+}
+
 /* S=grid is offered where the other modes leave much of the device idle: M rows of at most a
  * cluster's blocks each fill no more than the SMs (a few very wide rows). Measured on the H200
  * (bench/results/2026-12-01-h200-wide-few-grid{0,1}): 2-5x faster at 2 rows, 1.1-1.7x at 4;
@@ -161,8 +168,7 @@ static int grid_wanted(const rr__plan_request *req)
 	const rr__target *t = req->target;
 	if (!rr__plan_offers_grid())
 		return 0;
-	int most = t->has_clusters && t->max_cluster > 1 ? t->max_cluster : 1;
-	most = most < PLANNED_CLUSTER ? most : PLANNED_CLUSTER;
+	int most = planned_cluster(t);
 	/* Without clusters (most = 1) the rule of the first measurement stays: under half. */
 	return t->kind == RR_TARGET_GPU && req->rows > 0 && t->multiprocessors > 0 &&
 	       (most > 1 ? req->rows * most <= t->multiprocessors
@@ -470,11 +476,11 @@ static void prefer_short_chains(const rr__plan_request *req, const rr__candidate
 static void prefer_grid(const rr__plan_request *req, const rr__candidates *c, double *costs)
 {
 	const rr__target *t = req->target;
-	int most = t->max_cluster < PLANNED_CLUSTER ? t->max_cluster : PLANNED_CLUSTER;
+	int most = planned_cluster(t);
 	/* Only against clusters (what was measured), and only rows wider than a cluster of `most`
 	 * blocks keeps on chip in f32 (about 465 000 elements on the H200): narrower ones are
 	 * kept by the cluster itself, unmeasured here. */
-	if (!t->has_clusters || most < 2 || !grid_wanted(req) ||
+	if (most < 2 || !grid_wanted(req) ||
 	    (double)req->cols * 4 <= (double)most * t->smem_per_group)
 		return;
 	int any = 0;
