@@ -384,9 +384,11 @@ static void trace_line(const rr__plan_request *req, const rr_layout *l, double c
 	rr__plan_features_compute(req, l, &f);
 	char text[128];
 	rr_layout_format(l, text, sizeof text);
-	fprintf(stderr, "%c %9.2f  %-44s mem %8.2f lat %8.2f launch %5.2f tree %6.2f  eff %.2f "
-	        "waves %.2f passes %d\n", chosen ? '*' : ' ', cost, text, f.memory_us, f.latency_us,
-	        f.launch_us, f.tree_us, f.bandwidth_efficiency, f.waves, f.passes);
+	fprintf(stderr,
+	        "%c %9.2f  %-44s mem %8.2f lat %8.2f launch %5.2f tree %6.2f  eff %.2f "
+	        "waves %.2f passes %d\n",
+	        chosen ? '*' : ' ', cost, text, f.memory_us, f.latency_us, f.launch_us, f.tree_us,
+	        f.bandwidth_efficiency, f.waves, f.passes);
 }
 
 static void trace(const rr__plan_request *req, const rr__candidates *c, const double *costs,
@@ -397,9 +399,11 @@ static void trace(const rr__plan_request *req, const rr__candidates *c, const do
 	char *shown = calloc((size_t)c->count, 1);
 	if (!shown)
 		return;
-	fprintf(stderr, "plan trace: %s %s %lldx%lld, %d candidates (us: total = memory or "
-	        "latency, + launch + tree)\n", req->kernel->name, rr_dtype_name(req->dtype),
-	        (long long)req->rows, (long long)req->cols, c->count);
+	fprintf(stderr,
+	        "plan trace: %s %s %lldx%lld, %d candidates (us: total = memory or "
+	        "latency, + launch + tree)\n",
+	        req->kernel->name, rr_dtype_name(req->dtype), (long long)req->rows,
+	        (long long)req->cols, c->count);
 	for (int n = 0; n < k && n < c->count; n++) {
 		int best = -1;
 		for (int i = 0; i < c->count; i++)
