@@ -8,7 +8,8 @@
 #       seed | large | odd | wide
 #                     bench/compare_torch.py over that suite, f32 and bf16 (DTYPES=bf16, OPS=a,b to
 #                     narrow; ROUNDS, SAMPLES, SAMPLE_MS, TIME_LIMIT in seconds: configurations left
-#                     are listed as not measured), into bench/results/DATE-h200-compare-SUITE[-DTYPES], then
+#                     are listed as not measured; SHAPES=MxN,... and NAME=word for a part of the
+#                     suite), into bench/results/DATE-h200-compare-SUITE[-NAME][-DTYPES], then
 #                     `rowreduce verify` on it
 #       model         bench/model_block.py into bench/results/DATE-h200-model-block
 # Results are also packed into $OUT/python-results.tgz.
@@ -67,9 +68,12 @@ for stage in "$@"; do
 		build-py/rowreduce verify "$OUT/compare-smoke" || status=1
 		;;
 	seed | large | odd | wide)
-		d=bench/results/$DATE-h200-compare-$stage${DTYPES:+-${DTYPES//,/-}}
-		log "compare_torch $stage -> $d"
-		python3 bench/compare_torch.py --suite "$stage" --dtypes "${DTYPES:-f32,bf16}" --l2 cold \
+		# SHAPES=MxN,... measures those shapes instead of the whole suite, into a folder named
+		# after the suite and NAME (e.g. SHAPES=1x129,3x3 NAME=tiny ... odd).
+		d=bench/results/$DATE-h200-compare-$stage${NAME:+-$NAME}${DTYPES:+-${DTYPES//,/-}}
+		what=(--suite "$stage"); [ -n "${SHAPES:-}" ] && what=(--shapes "$SHAPES")
+		log "compare_torch $stage${SHAPES:+ ($SHAPES)} -> $d"
+		python3 bench/compare_torch.py "${what[@]}" --dtypes "${DTYPES:-f32,bf16}" --l2 cold \
 			--ops "${OPS:-sum,softmax,rmsnorm,layernorm,add_layernorm,cross_entropy}" \
 			--rounds "${ROUNDS:-4}" --samples "${SAMPLES:-3}" --sample-ms "${SAMPLE_MS:-10}" \
 			--time-limit "${TIME_LIMIT:-0}" --out "$d" 2>"$OUT/compare-$stage.err"

@@ -17,10 +17,29 @@ static int keeping(const rr__cu_emitter *em)
 	return em->geo->keep != RR_KEEP_NONE;
 }
 
+/* Whether the head's kept values stay in registers (flat rows; otherwise a later phase reads
+ * the head's elements again). */
+static int keeps_head(const rr__cu_emitter *em)
+{
+	return em->flat && em->geo->keep == RR_KEEP_REGS && em->geo->head_slots > 0;
+}
+
 /* A value kept from phase 1 and read back in `phase`. */
 static int from_storage(const rr__cu_emitter *em, int id, int phase)
 {
-	return phase > 1 && keeping(em) && em->kept[id] && em->eval[id] && !em->head;
+	return phase > 1 && keeping(em) && em->kept[id] && em->eval[id] &&
+	       (!em->head || keeps_head(em));
+}
+
+/* Prints the array a pack's loaded values of input node `id` are read from: ld<id> of the
+ * chunk group, or in a flat row the phase's own (hl<id>_<phase> for the head, ld<id>_<phase>
+ * for the chunks: every phase's loads share the row function's scope). */
+static void load_array(rr__cu_emitter *em, int id, int phase)
+{
+	if (em->flat)
+		rr__buf_printf(em->out, "%s%d_%d", em->head ? "hl" : "ld", id, phase);
+	else
+		rr__buf_printf(em->out, "ld%d", id);
 }
 
 /* The elem nodes evaluated in a phase; kept values (the realisation's) cut the walk short. */
@@ -155,6 +174,9 @@ static void emit_kept_arrays(rr__cu_emitter *em)
 		if (em->geo->keep == RR_KEEP_REGS)
 			rr__cu_line(em, 1, "float k%d[CH > 0 ? CH : 1][V]; /* kept in registers */",
 			            id);
+		if (keeps_head(em))
+			rr__cu_line(em, 1, "float kh%d[HS]; /* the head's, kept in registers */",
+			            id);
 	}
 }
 
@@ -194,13 +216,18 @@ static void emit_values(rr__cu_emitter *em, int depth, int phase, const char *u)
 		if (!em->eval[id] || kernel->nodes[id].shape != RR_SHAPE_ELEM)
 			continue;
 		if (from_storage(em, id, phase)) {
-			if (em->geo->keep == RR_KEEP_REGS)
+			if (em->geo->keep == RR_KEEP_REGS && em->head)
+				rr__cu_line(em, depth + 1, "e%d[e] = kh%d[e];", id, id);
+			else if (em->geo->keep == RR_KEEP_REGS)
 				rr__cu_line(em, depth + 1, "e%d[e] = k%d[c][e];", id, id);
 			continue;
 		}
 		if (global_load(em, id, phase)) {
-			rr__cu_line(em, depth + 1, "e%d[e] = ld%d[%s][e]; /* %s */", id, id, u,
-			            kernel->inputs[kernel->nodes[id].input].name);
+			rr__emit_indent(em->out, depth + 1);
+			rr__buf_printf(em->out, "e%d[e] = ", id);
+			load_array(em, id, phase);
+			rr__buf_printf(em->out, "[%s][e]; /* %s */\n", u,
+			               kernel->inputs[kernel->nodes[id].input].name);
 			continue;
 		}
 		rr__emit_indent(em->out, depth + 1);
@@ -208,10 +235,14 @@ static void emit_values(rr__cu_emitter *em, int depth, int phase, const char *u)
 		elem_rhs(em, id);
 		rr__buf_printf(em->out, ";\n");
 	}
-	if (phase == 1 && em->geo->keep == RR_KEEP_REGS && !em->head)
-		for (int id = 0; id < kernel->n_nodes; id++)
-			if (em->kept[id])
-				rr__cu_line(em, depth + 1, "k%d[c][e] = e%d[e];", id, id);
+	if (phase != 1 || em->geo->keep != RR_KEEP_REGS || (em->head && !keeps_head(em)))
+		return;
+	for (int id = 0; id < kernel->n_nodes; id++) {
+		if (em->kept[id] && em->head)
+			rr__cu_line(em, depth + 1, "kh%d[e] = e%d[e];", id, id);
+		else if (em->kept[id])
+			rr__cu_line(em, depth + 1, "k%d[c][e] = e%d[e];", id, id);
+	}
 }
 
 /* Plain reductions accumulate inside the element loop (still open), in slot order; online
@@ -323,13 +354,14 @@ static void emit_full_chunks(rr__cu_emitter *em, int d, int phase, const char *b
 {
 	const rr_kernel *kernel = em->kernel;
 	int output_phase = phase > em->rounds;
-	/* Register-kept values are indexed by chunk, which needs constant indices: unroll fully.
+	/* Register-kept values (and a flat row's loads) are indexed by chunk, which needs
+	 * constant indices: unroll fully.
 	 * Otherwise only the U chunks of one iteration are unrolled, so U bounds the loads in
 	 * flight and a wide row streams without exhausting registers. */
-	int indexes_regs = em->geo->keep == RR_KEEP_REGS && em->geo->kept_values > 0;
+	int indexes_regs = (em->geo->keep == RR_KEEP_REGS && em->geo->kept_values > 0) || em->flat;
 	rr__cu_line(em, d, indexes_regs ? "#pragma unroll" : "#pragma unroll 1");
 	rr__cu_line(em, d, "for (int c0 = 0; c0 < %s; c0 += UL) {", bound);
-	if (count_loads(em, phase) > 0) {
+	if (count_loads(em, phase) > 0 && !em->flat) {
 		for (int id = 0; id < kernel->n_nodes; id++)
 			if (global_load(em, id, phase))
 				rr__cu_line(em, d + 1, "float ld%d[UL][V];", id);
@@ -351,7 +383,7 @@ static void emit_full_chunks(rr__cu_emitter *em, int d, int phase, const char *b
 		rr__cu_line(em, d + 3, "const int c = c0 + u;");
 	if (output_phase)
 		rr__cu_line(em, d + 3, "const int at = h + ((c0 + u) * W + worker) * V;");
-	emit_pack(em, d + 3, phase, "u", 0);
+	emit_pack(em, d + 3, phase, em->flat ? "c0 + u" : "u", 0);
 	rr__cu_line(em, d + 2, "}");
 	rr__cu_line(em, d + 1, "}");
 	rr__cu_line(em, d, "}");
@@ -373,14 +405,14 @@ static void emit_tail_chunk(rr__cu_emitter *em, int d, int phase, const char *ch
 	rr__cu_line(em, d + 1, "const int at = h + (%s * W + worker) * V;", chunk);
 	rr__cu_line(em, d + 1,
 	            "const int valid = LEN - at; /* elements of this pack in the row */");
-	for (int id = 0; id < kernel->n_nodes; id++) {
+	for (int id = 0; id < kernel->n_nodes && !em->flat; id++) {
 		if (!global_load(em, id, phase))
 			continue;
 		rr__cu_line(em, d + 1, "float ld%d[1][V];", id);
 		rr__cu_line(em, d + 1, "rr_load_tail<%s>(ld%d[0], x%d + at, valid);",
 		            vec_of(em, id), id, kernel->nodes[id].input);
 	}
-	emit_pack(em, d + 1, phase, "0", 1);
+	emit_pack(em, d + 1, phase, em->flat ? chunk : "0", 1);
 	rr__cu_line(em, d, "}");
 	if (!headed)
 		rr__cu_line(em, d - 1, "}");
@@ -412,24 +444,32 @@ static void emit_body(rr__cu_emitter *em, int phase)
 	rr__cu_line(em, 1, "}");
 }
 
+/* Switches to emitting the head in `phase`: unless its kept values stay in registers, a later
+ * phase evaluates the head from its inputs again. */
+static void mark_head(rr__cu_emitter *em, int phase)
+{
+	em->head = 1;
+	if (phase > 1 && keeping(em) && !keeps_head(em)) {
+		rr__phase_roots(em->kernel, phase, em->eval);
+		rr__mark_operands(em->kernel, em->eval, NULL);
+	}
+}
+
 /* The head: this worker's elements j = t * W + (W - 1 - worker) < h, read and written element
- * by element, before its body packs (slot order). Nothing of the head is kept: a later phase
- * reads its elements again and recomputes what it needs from them (the same values). */
+ * by element, before its body packs (slot order). Except in flat rows kept in registers,
+ * nothing of the head is kept: a later phase reads its elements again and recomputes what it
+ * needs from them (the same values). */
 static void emit_head(rr__cu_emitter *em, int phase)
 {
 	const rr_kernel *kernel = em->kernel;
 	if (em->geo->head_slots == 0)
 		return;
-	em->head = 1;
-	if (phase > 1 && keeping(em)) {
-		rr__phase_roots(kernel, phase, em->eval);
-		rr__mark_operands(kernel, em->eval, NULL);
-	}
+	mark_head(em, phase);
 	rr__cu_line(em, 1, "if (W - 1 - worker < h) { /* the head, on the last workers */");
 	rr__cu_line(em, 2,
 	            "const int valid = (h - (W - 1 - worker) + W - 1) / W; /* this worker's "
 	            "head elements */");
-	for (int id = 0; id < kernel->n_nodes; id++) {
+	for (int id = 0; id < kernel->n_nodes && !em->flat; id++) {
 		if (!global_load(em, id, phase))
 			continue;
 		rr__cu_line(em, 2, "float ld%d[1][V];", id);
@@ -555,6 +595,63 @@ static void emit_tree(rr__cu_emitter *em, int round)
 
 /* ---------------------------------------------------------------- phases */
 
+/* A flat row's loads of `phase`, all issued before any is used: the head's elements (each
+ * guarded by j < h), then every chunk's pack, complete ones unguarded and the rest through
+ * the tail access (nothing where a worker has no element there). The uses that follow read
+ * these arrays in the usual slot order, so the sums are those of the other form, bit for bit. */
+static int is_col_input(const rr__cu_emitter *em, int id)
+{
+	return em->kernel->inputs[em->kernel->nodes[id].input].kind == RR_KIND_COL;
+}
+
+/* Whether input node `id`, loaded in `phase`, is among the loads emitted now: `which` 0 all,
+ * 1 the col inputs only, 2 all but the col inputs. */
+static int flat_load_now(const rr__cu_emitter *em, int id, int phase, int which)
+{
+	return global_load(em, id, phase) && (which == 0 || (which == 1) == is_col_input(em, id));
+}
+
+static void emit_flat_loads(rr__cu_emitter *em, int phase, int which)
+{
+	const rr_kernel *kernel = em->kernel;
+	int count = 0;
+	if (em->geo->head_slots > 0) {
+		mark_head(em, phase);
+		for (int id = 0; id < kernel->n_nodes; id++) {
+			if (!flat_load_now(em, id, phase, which))
+				continue;
+			rr__cu_line(em, 1, "float hl%d_%d[1][V];", id, phase);
+			rr__cu_line(em, 1, "rr_load_head(hl%d_%d[0], x%d, worker, h);", id, phase,
+			            kernel->nodes[id].input);
+		}
+		em->head = 0;
+		rr__cu_mark_phase(em, phase);
+	}
+	for (int id = 0; id < kernel->n_nodes; id++)
+		count += flat_load_now(em, id, phase, which);
+	if (count == 0)
+		return;
+	for (int id = 0; id < kernel->n_nodes; id++)
+		if (flat_load_now(em, id, phase, which))
+			rr__cu_line(em, 1, "float ld%d_%d[CH > 0 ? CH : 1][V];", id, phase);
+	rr__cu_line(em, 1, "#pragma unroll");
+	rr__cu_line(em, 1, "for (int c = 0; c < CH; c++) {");
+	rr__cu_line(em, 2, "const int at = h + (c * W + worker) * V;");
+	rr__cu_line(em, 2, "if (c < %s) {",
+	            em->geo->head_slots > 0 ? "(HEADED ? FULL - 1 : FULL)" : "FULL");
+	for (int id = 0; id < kernel->n_nodes; id++)
+		if (flat_load_now(em, id, phase, which))
+			rr__cu_line(em, 3, "rr_load<%s>(ld%d_%d[c], x%d + at);", vec_of(em, id), id,
+			            phase, kernel->nodes[id].input);
+	rr__cu_line(em, 2, "} else {");
+	for (int id = 0; id < kernel->n_nodes; id++)
+		if (flat_load_now(em, id, phase, which))
+			rr__cu_line(em, 3, "rr_load_tail<%s>(ld%d_%d[c], x%d + at, LEN - at);",
+			            vec_of(em, id), id, phase, kernel->nodes[id].input);
+	rr__cu_line(em, 2, "}");
+	rr__cu_line(em, 1, "}");
+}
+
 static void emit_phase(rr__cu_emitter *em, int phase)
 {
 	int reduce = phase <= em->rounds;
@@ -565,6 +662,17 @@ static void emit_phase(rr__cu_emitter *em, int phase)
 		rr__emit_accumulators(em->out, em->kernel, phase, 1);
 	} else {
 		rr__cu_line(em, 1, "/* output phase: each worker writes the elements it owns */");
+	}
+	if (em->flat && phase == 1 && em->early_cols) {
+		/* one row a block: the later phases' col inputs come with round 1's loads, so
+		 * the row's one trip to memory brings every value its outputs need */
+		for (int later = 1; later <= em->phases; later++) {
+			rr__cu_mark_phase(em, later);
+			emit_flat_loads(em, later, later == 1 ? 0 : 1);
+		}
+		rr__cu_mark_phase(em, phase);
+	} else if (em->flat) {
+		emit_flat_loads(em, phase, em->early_cols ? 2 : 0);
 	}
 	emit_head(em, phase);
 	emit_body(em, phase);

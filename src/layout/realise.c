@@ -337,7 +337,9 @@ static int min_blocks(const rr__kernel_facts *f, const rr__realisation *r)
 	int inputs = f->row_and_col_inputs;
 	int64_t wanted =
 	    48 + 2 * r->slots * kept + (int64_t)r->layout.vec * r->layout.unroll * inputs;
-	int64_t blocks = 65536 / ((int64_t)r->threads * wanted);
+	/* Registers are allocated per warp: a block of fewer threads holds a whole warp's. */
+	int64_t threads = (r->threads + 31) / 32 * 32;
+	int64_t blocks = 65536 / (threads * wanted);
 	int64_t most = 2048 / r->threads;
 	if (blocks > most)
 		blocks = most;
