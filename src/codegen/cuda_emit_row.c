@@ -643,7 +643,8 @@ static void emit_flat_loads(rr__cu_emitter *em, int phase, int which)
 		if (flat_load_now(em, id, phase, which))
 			rr__cu_line(em, 3, "rr_load<%s>(ld%d_%d[c], x%d + at);", vec_of(em, id), id,
 			            phase, kernel->nodes[id].input);
-	rr__cu_line(em, 2, "} else {");
+	rr__cu_line(em, 2,
+	            "} else if (at < LEN) { /* a worker without elements there loads none */");
 	for (int id = 0; id < kernel->n_nodes; id++)
 		if (flat_load_now(em, id, phase, which))
 			rr__cu_line(em, 3, "rr_load_tail<%s>(ld%d_%d[c], x%d + at, LEN - at);",
