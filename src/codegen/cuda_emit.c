@@ -55,18 +55,17 @@ static rr_status plan_emitter(rr__cu_emitter *em, const rr__emit_request *req)
 		em->keep_ordinal[id] = rr__kept_ordinal(r, id);
 		em->kept[id] = em->keep_ordinal[id] >= 0;
 	}
-	/* A flat row: one block per row, at most U packs a worker and nothing kept in shared
-	 * memory. Every load of a phase is then issued before any is used, so a short row costs
-	 * one memory trip a phase where the head, each group of U chunks and the partial pack
-	 * would take one each (what a launch of a few short rows waits on), and the head's kept
-	 * values stay in registers with the body's. */
+	/* A flat row: one block per row, a block of one row (a launch of a few rows, waiting on
+	 * its memory trips), at most U packs a worker and nothing kept in shared memory. Every
+	 * load of a phase is then issued before any is used, so a short row costs one memory
+	 * trip a phase where the head, each group of U chunks and the partial pack would take
+	 * one each, the head's kept values stay in registers with the body's, and the col
+	 * inputs of later phases come with round 1's loads. Blocks of many rows are left alone:
+	 * there the loads held at once cost registers, hence occupancy (65535x127: up to 1.6×
+	 * slower in bench/NOTES.md), and the other rows hide the trips. */
 	int64_t chunk_elements = (int64_t)em->W * em->V;
-	em->flat = em->C == 1 && r->keep != RR_KEEP_SMEM &&
+	em->flat = em->C == 1 && em->R == 1 && r->keep != RR_KEEP_SMEM &&
 	           (em->n + chunk_elements - 1) / chunk_elements <= em->U;
-	/* With one row a block (what a launch of a few rows gets), the col inputs of later
-	 * phases are loaded with round 1 too: no second trip after the tree. With many rows a
-	 * block the other rows hide that trip, and the registers are worth more. */
-	em->early_cols = em->flat && em->R == 1;
 	return RR_OK;
 }
 
@@ -132,15 +131,16 @@ static void emit_header(rr__cu_emitter *em)
 		            "chunk * V + e;");
 	}
 	rr__cu_line(em, 0, " *          complete packs unguarded, one guarded partial pack");
-	if (em->flat)
-		rr__cu_line(em, 0,
-		            " * loads    flat: every load of a phase is issued before any is used "
-		            "(at most U packs a worker)%s",
-		            em->early_cols ? ";" : "");
-	if (em->early_cols)
-		rr__cu_line(em, 0,
-		            " *          col inputs of every phase are loaded with round 1's (one "
-		            "row a block)");
+	if (em->flat) {
+		rr__cu_line(
+		    em, 0,
+		    " * loads    flat: every load of a phase is issued before any is used (one "
+		    "row a block,");
+		rr__cu_line(
+		    em, 0,
+		    " *          at most U packs a worker); col inputs of every phase come with "
+		    "round 1's");
+	}
 	if (g->has_aligned_entry)
 		rr__cu_line(em, 0,
 		            " * access   %d bytes per global access in %s (rows on a boundary) and "

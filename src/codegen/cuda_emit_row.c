@@ -664,16 +664,16 @@ static void emit_phase(rr__cu_emitter *em, int phase)
 	} else {
 		rr__cu_line(em, 1, "/* output phase: each worker writes the elements it owns */");
 	}
-	if (em->flat && phase == 1 && em->early_cols) {
-		/* one row a block: the later phases' col inputs come with round 1's loads, so
-		 * the row's one trip to memory brings every value its outputs need */
+	if (em->flat && phase == 1) {
+		/* the later phases' col inputs come with round 1's loads, so the row's first trip
+		 * to memory brings every value its outputs need */
 		for (int later = 1; later <= em->phases; later++) {
 			rr__cu_mark_phase(em, later);
 			emit_flat_loads(em, later, later == 1 ? 0 : 1);
 		}
 		rr__cu_mark_phase(em, phase);
 	} else if (em->flat) {
-		emit_flat_loads(em, phase, em->early_cols ? 2 : 0);
+		emit_flat_loads(em, phase, 2);
 	}
 	emit_head(em, phase);
 	emit_body(em, phase);
