@@ -1,6 +1,7 @@
 /* Tests of the float64 reference: on the six built-ins it must equal plain loops written here,
  * for awkward row lengths, several row counts and every input dtype; bad arguments must fail
- * with a message. Inputs are fresh random values each run (the seed is printed). */
+ * with a message; the error bounds follow the rules of ref/reference.h on kernels small enough
+ * to work out by hand. Inputs are fresh random values each run (the seed is printed). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 
 #include "harness.h"
 #include "lang/ir.h"
+#include "ref/reference.h"
 #include "util/util.h"
 #include "validate/validate.h"
 
@@ -483,6 +485,223 @@ static void test_subnormal_tolerance(void)
 	rr_kernel_free(k);
 }
 
+/* ---------------------------------------------------------------- error bounds */
+
+#define U RR_REF_UNIT_ROUNDOFF
+
+static rr_kernel *load_text(const char *text)
+{
+	rr_kernel *k = NULL;
+	CHECKF(rr_kernel_load_string(text, strlen(text), "<bounds>", &k) == RR_OK, "%s",
+	       rr_last_error());
+	return k;
+}
+
+/* |got - want| <= 1e-12 |want|, or both 0. */
+static int close_to(double got, double want)
+{
+	return fabs(got - want) <= 1e-12 * fabs(want);
+}
+
+/* As close_to, within 1e-9: where the reference's x + e - x rounds e at the scale of x. */
+static int near_to(double got, double want)
+{
+	return fabs(got - want) <= 1e-9 * fabs(want);
+}
+
+/* The bound of sum(x) is λ·√n·u·Σ|x|, to the bit (values that sum exactly in any order), on a
+ * long row and a short one; the values themselves are the plain sums. */
+static void test_bound_sum(void)
+{
+	rr_kernel *k = load_builtin("sum");
+	if (!k)
+		return;
+	static const int64_t lengths[] = {3, 100, 4103};
+	for (size_t l = 0; l < 3; l++) {
+		int64_t rows = 3, cols = lengths[l];
+		float *x = malloc((size_t)(rows * cols) * sizeof *x);
+		double s[3], e[3];
+		for (int64_t i = 0; i < rows * cols; i++)
+			x[i] = (float)((int)rr_test_uniform(&rng, -24, 24)) / 8;
+		rr_arg arg = {.data = x, .dtype = RR_F32};
+		double *outputs[1] = {s}, *bounds[1] = {e};
+		CHECKF(rr__reference_run_bounds(k, rows, cols, &arg, outputs, bounds) == RR_OK,
+		       "%s", rr_last_error());
+		for (int64_t r = 0; r < rows; r++) {
+			double sum = 0, magnitude = 0;
+			for (int64_t i = 0; i < cols; i++) {
+				sum += x[r * cols + i];
+				magnitude += fabs(x[r * cols + i]);
+			}
+			double want = RR_REF_SUM_LAMBDA * sqrt((double)cols) * U * magnitude;
+			CHECKF(s[r] == sum && e[r] == want,
+			       "sum N=%lld row %lld: %.17g bound %.17g, want %.17g bound %.17g",
+			       (long long)cols, (long long)r, s[r], e[r], sum, want);
+		}
+		free(x);
+	}
+	rr_kernel_free(k);
+}
+
+/* A product propagates |b|ea + |a|eb + ea·eb plus its rounding; a param carries its distance to
+ * the nearest f32. */
+static void test_bound_mul(void)
+{
+	rr_kernel *k = load_text("kernel scaled\n in x : row\n param p = 0.1\n out y : row\n"
+	                         " s = sum(x)\n y = x * s * p\n");
+	if (!k)
+		return;
+	const int64_t cols = 5;
+	float x[5] = {0.5f, -1.25f, 2.0f, 0.75f, -3.0f};
+	double y[5], e[5];
+	rr_arg args[2] = {{.data = x, .dtype = RR_F32}, {.value = 0.1}};
+	double *outputs[1] = {y}, *bounds[1] = {e};
+	CHECKF(rr__reference_run_bounds(k, 1, cols, args, outputs, bounds) == RR_OK, "%s",
+	       rr_last_error());
+	double s = -1.0, es = RR_REF_SUM_LAMBDA * sqrt(5.0) * U * 7.5;
+	double ep = fabs(0.1 - (double)0.1f);
+	CHECK(ep > 0);
+	for (int i = 0; i < cols; i++) {
+		double t = x[i] * s, et = fabs(x[i]) * es + U * fabs(t);
+		double want = 0.1 * et + fabs(t) * ep + et * ep + U * fabs(t * 0.1);
+		CHECKF(close_to(e[i], want) && y[i] == t * 0.1,
+		       "x * s * p element %d: bound %.17g, want %.17g", i, e[i], want);
+	}
+	rr_kernel_free(k);
+}
+
+/* max(a, b) and the max reduction: the selected operand's bound, widened to the other's where
+ * it lies within the errors (a tie: max(x, s) where x equals s). */
+static void test_bound_select(void)
+{
+	rr_kernel *k = load_text("kernel select\n in x : row\n out y : row\n out z : rowscalar\n"
+	                         " s = sum(x)\n y = max(x, s)\n z = max(x - s)\n");
+	if (!k)
+		return;
+	float x[4] = {3, -2, 1, -1}; /* s = 1, Σ|x| = 7 */
+	double y[4], ey[4], z, ez;
+	rr_arg arg = {.data = x, .dtype = RR_F32};
+	double *outputs[2] = {y, &z}, *bounds[2] = {ey, &ez};
+	CHECKF(rr__reference_run_bounds(k, 1, 4, &arg, outputs, bounds) == RR_OK, "%s",
+	       rr_last_error());
+	double es = RR_REF_SUM_LAMBDA * 2 * U * 7;
+	double want[4] = {0, es, es, es};
+	for (int i = 0; i < 4; i++)
+		CHECKF(fabs(ey[i] - want[i]) <= 1e-9 * es,
+		       "max(x, s) element %d: bound %.17g, want %.17g", i, ey[i], want[i]);
+	/* x - s = {2, -3, 0, -2}: the max is 2, far from the others, with bound es + u·2. */
+	CHECKF(z == 2 && near_to(ez, es + 2 * U), "max(x - s) = %g, bound %.17g, want %.17g", z, ez,
+	       es + 2 * U);
+	rr_kernel_free(k);
+}
+
+/* exp, sqrt, rsqrt, tanh, log and / of a sum, by their derivatives plus 3 ULP (exp more with its
+ * argument); at s = 0 sqrt's bound is sqrt(es), and values that are not finite (rsqrt(0),
+ * log(0), x / 0) have bound 0. */
+static void test_bound_functions(void)
+{
+	rr_kernel *k = load_text("kernel functions\n in x : row\n out y : row\n"
+	                         " out a : rowscalar\n out b : rowscalar\n out c : rowscalar\n"
+	                         " out d : rowscalar\n out l : rowscalar\n s = sum(x)\n"
+	                         " y = x / s\n a = exp(s)\n b = sqrt(s)\n c = rsqrt(s)\n"
+	                         " d = tanh(s)\n l = log(s)\n");
+	if (!k)
+		return;
+	float x[4] = {0.25f, 0.5f, 0.5f, -0.5f}; /* rows: s = 0.75, then s = 0 */
+	double v[6][4], e[6][4];                 /* y, a, b, c, d, l */
+	double *outputs[6], *bounds[6];
+	for (int j = 0; j < 6; j++) {
+		outputs[j] = v[j];
+		bounds[j] = e[j];
+	}
+	rr_arg arg = {.data = x, .dtype = RR_F32};
+	CHECKF(rr__reference_run_bounds(k, 2, 2, &arg, outputs, bounds) == RR_OK, "%s",
+	       rr_last_error());
+	double s = 0.75, es = RR_REF_SUM_LAMBDA * sqrt(2.0) * U * 0.75, f = 6 * U;
+	double r[5] = {exp(s), sqrt(s), 1 / sqrt(s), tanh(s), log(s)};
+	double want[5] = {r[0] * (es + f + 2.4 * U * s), fmin(es / (2 * r[1]), sqrt(es)) + f * r[1],
+	                  r[2] * es / (2 * s) + f * r[2], (1 - r[3] * r[3]) * es + f * r[3],
+	                  es / s + f * fabs(r[4])};
+	for (int j = 0; j < 5; j++)
+		CHECKF(close_to(e[j + 1][0], want[j]),
+		       "function %d of s = 0.75: bound %.17g, want %.17g", j, e[j + 1][0], want[j]);
+	for (int i = 0; i < 2; i++) {
+		double yi = x[i] / s, want_y = fabs(yi) * es / s + U * fabs(yi);
+		CHECKF(close_to(e[0][i], want_y), "x / s element %d: bound %.17g, want %.17g", i,
+		       e[0][i], want_y);
+	}
+	double es0 = RR_REF_SUM_LAMBDA * sqrt(2.0) * U * 1.0; /* the row 0.5, -0.5 */
+	CHECKF(close_to(e[2][1], sqrt(es0)), "sqrt(0): bound %.17g, want sqrt(es) = %.17g", e[2][1],
+	       sqrt(es0));
+	CHECKF(close_to(e[1][1], es0 + f), "exp(0): bound %.17g, want %.17g", e[1][1], es0 + f);
+	CHECKF(isinf(v[3][1]) && e[3][1] == 0 && isinf(v[5][1]) && e[5][1] == 0,
+	       "rsqrt(0), log(0): %g %g, bounds %g %g", v[3][1], v[5][1], e[3][1], e[5][1]);
+	CHECKF(isinf(v[0][2]) && e[0][2] == 0 && isinf(v[0][3]) && e[0][3] == 0,
+	       "x / 0: %g %g, bounds %g %g", v[0][2], v[0][3], e[0][2], e[0][3]);
+	rr_kernel_free(k);
+}
+
+/* Asking for bounds changes no value, a threaded run gives the same bounds as one thread, and a
+ * bounds array that is missing is an error. */
+static void test_bound_runs(void)
+{
+	const char *saved = getenv("RR_THREADS");
+	char *restore = saved ? strdup(saved) : NULL;
+	rr_kernel *k = load_builtin("add_layernorm");
+	if (!k) {
+		free(restore);
+		return;
+	}
+	const int64_t rows = 257, cols = 1031;
+	size_t mn = (size_t)(rows * cols);
+	problem p = make_problem(rows, cols, RR_F32);
+	rr_arg args[RR_MAX_IO];
+	make_args(k, &p, args);
+	double *plain[2], *values[2][2], *bounds[2][2];
+	for (int j = 0; j < 2; j++) {
+		plain[j] = malloc(mn * sizeof(double));
+		for (int run = 0; run < 2; run++) {
+			values[run][j] = malloc(mn * sizeof(double));
+			bounds[run][j] = malloc(mn * sizeof(double));
+		}
+	}
+	unsetenv("RR_THREADS");
+	CHECK(rr_reference_run(k, rows, cols, args, plain) == RR_OK);
+	CHECK(rr__reference_run_bounds(k, rows, cols, args, values[0], bounds[0]) == RR_OK);
+	setenv("RR_THREADS", "1", 1);
+	CHECK(rr__reference_run_bounds(k, rows, cols, args, values[1], bounds[1]) == RR_OK);
+	for (int j = 0; j < 2; j++) {
+		CHECKF(memcmp(plain[j], values[0][j], mn * sizeof(double)) == 0 &&
+		           memcmp(plain[j], values[1][j], mn * sizeof(double)) == 0,
+		       "output %d: values with bounds differ from rr_reference_run's", j);
+		CHECKF(memcmp(bounds[0][j], bounds[1][j], mn * sizeof(double)) == 0,
+		       "output %d: threaded and one-thread bounds differ", j);
+		int positive = 1;
+		for (size_t i = 0; i < mn; i++)
+			positive &= bounds[0][j][i] > 0 && isfinite(bounds[0][j][i]);
+		CHECKF(positive, "output %d: a bound is not positive and finite", j);
+	}
+	double *missing[2] = {bounds[0][0], NULL};
+	CHECK(rr__reference_run_bounds(k, rows, cols, args, values[0], missing) ==
+	      RR_ERR_INVALID_ARG);
+	CHECKF(strstr(rr_last_error(), "'h'") && strstr(rr_last_error(), "bounds"), "message: %s",
+	       rr_last_error());
+	for (int j = 0; j < 2; j++) {
+		free(plain[j]);
+		for (int run = 0; run < 2; run++) {
+			free(values[run][j]);
+			free(bounds[run][j]);
+		}
+	}
+	free_problem(&p);
+	rr_kernel_free(k);
+	if (restore)
+		setenv("RR_THREADS", restore, 1);
+	else
+		unsetenv("RR_THREADS");
+	free(restore);
+}
+
 int main(void)
 {
 	const char *env = getenv("RR_TEST_SEED");
@@ -495,5 +714,10 @@ int main(void)
 	test_row_invariant();
 	test_bad_arguments();
 	test_subnormal_tolerance();
+	test_bound_sum();
+	test_bound_mul();
+	test_bound_select();
+	test_bound_functions();
+	test_bound_runs();
 	return rr_test_finish("test_reference");
 }

@@ -1,7 +1,9 @@
 /* The float64 reference: evaluates a kernel's nodes in id order, one row at a time, with every
  * reduction a single accumulator in index order and no rewrites (softmax is max, then a second
  * pass for sum(exp(x - m))). Every backend is validated against it, on up to 2^28 elements a
- * call, so rows are spread over threads; each row is computed exactly as on one thread. */
+ * call, so rows are spread over threads; each row is computed exactly as on one thread. On
+ * request each node also carries the bound of an f32 evaluation's error (ref/reference.h),
+ * computed right after its values, in the same pass. */
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -12,6 +14,8 @@
 #include <unistd.h>
 
 #include "lang/ir.h"
+#include "ref/bound.h"
+#include "ref/reference.h"
 #include "util/util.h"
 
 /* Below this many elements a call stays on the calling thread: starting threads would cost more
@@ -28,6 +32,7 @@ typedef struct ref_plan {
 	int64_t rows, cols;
 	const rr_arg *inputs;
 	double *const *outputs;
+	double *const *bounds; /* NULL: no error bounds wanted */
 	int *setup;   /* nodes equal for every row (consts, N, params, col inputs, and what is
 	               * computed from those alone), evaluated once per thread, in id order */
 	int *per_row; /* the other nodes, evaluated for every row, in id order */
@@ -36,13 +41,17 @@ typedef struct ref_plan {
 	_Atomic int64_t next_row;
 } ref_plan;
 
-/* One thread's scratch: one N-double array per elem node, one double per scalar node. */
+/* One thread's scratch: one N-double array per elem node, one double per scalar node; as
+ * many again for their error bounds when the plan wants them. */
 typedef struct ref_state {
 	ref_plan *plan;
-	double **elem;     /* per node: its row of values, NULL for scalars */
-	double *scalar;    /* per node */
-	double *broadcast; /* a spare row, see operand_row */
-	double *scratch;   /* the arrays elem[] and broadcast point into */
+	double **elem;         /* per node: its row of values, NULL for scalars */
+	double *scalar;        /* per node */
+	double *broadcast;     /* a spare row, see operand_row */
+	double *scratch;       /* the arrays elem[] and broadcast point into */
+	double **elem_bound;   /* per node: its row of bounds, NULL for scalars or without bounds */
+	double *scalar_bound;  /* per node, NULL without bounds */
+	double *bound_scratch; /* zeroed: the bounds of row inputs stay 0 */
 } ref_state;
 
 static rr_status check_inputs(const rr_kernel *kernel, int64_t rows, int64_t cols,
@@ -78,9 +87,10 @@ static rr_status check_inputs(const rr_kernel *kernel, int64_t rows, int64_t col
 		}
 		rr_dtype dtype = inputs[i].dtype;
 		if (dtype != RR_F64 && rr_dtype_check_element(dtype) != RR_OK)
-			return rr__fail_context(RR_ERR_INVALID_ARG,
-			                        "reference run of '%s', input '%s' (f64 also allowed)",
-			                        kernel->name, io->name);
+			return rr__fail_context(
+			    RR_ERR_INVALID_ARG,
+			    "reference run of '%s', input '%s' (f64 also allowed)", kernel->name,
+			    io->name);
 	}
 	return RR_OK;
 }
@@ -111,7 +121,7 @@ static rr_status check_nodes(const rr_kernel *kernel)
 }
 
 static rr_status check_args(const rr_kernel *kernel, int64_t rows, int64_t cols,
-                            const rr_arg *inputs, double *const *outputs)
+                            const rr_arg *inputs, double *const *outputs, double *const *bounds)
 {
 	if (!kernel)
 		return rr__fail(RR_ERR_INVALID_ARG, "reference run: the kernel is NULL");
@@ -140,6 +150,11 @@ static rr_status check_args(const rr_kernel *kernel, int64_t rows, int64_t cols,
 		if (!outputs[j])
 			return rr__fail(RR_ERR_INVALID_ARG,
 			                "reference run of '%s': output '%s' has no buffer",
+			                kernel->name, io->name);
+		if (bounds && !bounds[j])
+			return rr__fail(RR_ERR_INVALID_ARG,
+			                "reference run of '%s': output '%s' has no buffer for its "
+			                "error bounds",
 			                kernel->name, io->name);
 		if (io->node < 0 || io->node >= kernel->n_nodes)
 			return rr__fail(RR_ERR_INTERNAL,
@@ -247,14 +262,27 @@ static int state_init(ref_state *state, ref_plan *plan)
 		state->scratch = malloc((elem_nodes + 1) * (size_t)plan->cols * sizeof(double));
 	if (!state->elem || !state->scalar || !state->scratch)
 		return 0;
+	if (plan->bounds) {
+		state->elem_bound = calloc(n, sizeof *state->elem_bound);
+		state->scalar_bound = calloc(n, sizeof *state->scalar_bound);
+		state->bound_scratch =
+		    calloc(elem_nodes ? elem_nodes * (size_t)plan->cols : 1, sizeof(double));
+		if (!state->elem_bound || !state->scalar_bound || !state->bound_scratch)
+			return 0;
+	}
 	state->broadcast = state->scratch;
-	double *next = state->scratch + plan->cols;
+	double *next = state->scratch + plan->cols, *next_bound = state->bound_scratch;
 	for (int l = 0; l < 2; l++)
 		for (int k = 0; k < counts[l]; k++) {
-			if (kernel->nodes[lists[l][k]].shape != RR_SHAPE_ELEM)
+			int id = lists[l][k];
+			if (kernel->nodes[id].shape != RR_SHAPE_ELEM)
 				continue;
-			state->elem[lists[l][k]] = next;
+			state->elem[id] = next;
 			next += plan->cols;
+			if (plan->bounds) {
+				state->elem_bound[id] = next_bound;
+				next_bound += plan->cols;
+			}
 		}
 	return 1;
 }
@@ -264,6 +292,9 @@ static void state_free(ref_state *state)
 	free(state->elem);
 	free(state->scalar);
 	free(state->scratch);
+	free(state->elem_bound);
+	free(state->scalar_bound);
+	free(state->bound_scratch);
 }
 
 /* ---------------------------------------------------------------- evaluation */
@@ -515,24 +546,92 @@ static void eval_node(ref_state *state, int id, int64_t row)
 	}
 }
 
-static void store_outputs(const ref_state *state, int64_t row)
+/* ---------------------------------------------------------------- error bounds */
+
+/* Node `id` as an operand of the bound rules: its values and bounds, a row or a scalar. */
+static rr__bound_operand bound_operand(const ref_state *state, int id)
+{
+	if (state->elem[id])
+		return (rr__bound_operand){state->elem[id], state->elem_bound[id], 1};
+	return (rr__bound_operand){&state->scalar[id], &state->scalar_bound[id], 0};
+}
+
+/* The bound of node `id`, whose values eval_node has just computed (rules: ref/reference.h). */
+static void bound_node(ref_state *state, int id)
+{
+	const ref_plan *plan = state->plan;
+	const rr__node *node = &plan->kernel->nodes[id];
+	int is_row = state->elem[id] != NULL;
+	double *bound = is_row ? state->elem_bound[id] : &state->scalar_bound[id];
+	const double *value = is_row ? state->elem[id] : &state->scalar[id];
+	switch (node->op) {
+	case RR_OP_INPUT: /* exact in their dtype (row and col inputs' rows stay zeroed) */
+	case RR_OP_GATHER:
+		if (!is_row)
+			*bound = plan->kernel->inputs[node->input].kind == RR_KIND_PARAM
+			             ? rr__bound_representation(*value)
+			             : 0.0;
+		return;
+	case RR_OP_CONST:
+	case RR_OP_N:
+		*bound = rr__bound_representation(*value);
+		return;
+	case RR_OP_REDUCE:
+		*bound = rr__bound_reduce(node->reduce, *value, bound_operand(state, node->a),
+		                          plan->cols);
+		return;
+	case RR_OP_NEG:
+	case RR_OP_EXP:
+	case RR_OP_LOG:
+	case RR_OP_SQRT:
+	case RR_OP_RSQRT:
+	case RR_OP_ABS:
+	case RR_OP_TANH:
+		rr__bound_unary(node->op, bound, value, bound_operand(state, node->a),
+		                is_row ? plan->cols : 1);
+		return;
+	default:
+		rr__bound_binary(node->op, bound, value, bound_operand(state, node->a),
+		                 bound_operand(state, node->b), is_row ? plan->cols : 1);
+		return;
+	}
+}
+
+/* Row `row` of `outputs`, from per-node rows `elem` (NULL for a scalar) and `scalar`. */
+static void store_row(const ref_state *state, double *const *outputs, double *const *elem,
+                      const double *scalar, int64_t row)
 {
 	const rr_kernel *kernel = state->plan->kernel;
 	int64_t cols = state->plan->cols;
 	for (int j = 0; j < kernel->n_outputs; j++) {
 		int id = kernel->outputs[j].node;
-		double *out = state->plan->outputs[j];
+		double *out = outputs[j];
 		if (kernel->outputs[j].kind == RR_KIND_ROWSCALAR) {
-			out[row] = state->scalar[id];
+			out[row] = scalar[id];
 			continue;
 		}
 		out += row * cols;
-		if (state->elem[id])
-			memcpy(out, state->elem[id], (size_t)cols * sizeof *out);
+		if (elem[id])
+			memcpy(out, elem[id], (size_t)cols * sizeof *out);
 		else
 			for (int64_t i = 0; i < cols; i++)
-				out[i] = state->scalar[id];
+				out[i] = scalar[id];
 	}
+}
+
+/* Node `id`'s values for `row`, then its bounds when the plan wants them. */
+static void evaluate(ref_state *state, int id, int64_t row)
+{
+	eval_node(state, id, row);
+	if (state->plan->bounds)
+		bound_node(state, id);
+}
+
+static void store_outputs(const ref_state *state, int64_t row)
+{
+	store_row(state, state->plan->outputs, state->elem, state->scalar, row);
+	if (state->plan->bounds)
+		store_row(state, state->plan->bounds, state->elem_bound, state->scalar_bound, row);
 }
 
 /* ---------------------------------------------------------------- threads */
@@ -544,7 +643,7 @@ static void *run_rows(void *arg)
 	ref_state *state = arg;
 	ref_plan *plan = state->plan;
 	for (int k = 0; k < plan->n_setup; k++)
-		eval_node(state, plan->setup[k], 0);
+		evaluate(state, plan->setup[k], 0);
 	for (;;) {
 		int64_t first = atomic_fetch_add(&plan->next_row, plan->rows_per_grab);
 		if (first >= plan->rows)
@@ -554,7 +653,7 @@ static void *run_rows(void *arg)
 		                  : first + plan->rows_per_grab;
 		for (int64_t row = first; row < end; row++) {
 			for (int k = 0; k < plan->n_per_row; k++)
-				eval_node(state, plan->per_row[k], row);
+				evaluate(state, plan->per_row[k], row);
 			store_outputs(state, row);
 		}
 	}
@@ -566,10 +665,11 @@ static rr_status states_init(ref_plan *plan, int wanted, ref_state **states, int
 {
 	/* Each thread's rows of doubles, against the memory available before any is taken:
 	 * malloc on an overcommitting system would not say no, the machine would swap instead. */
-	uint64_t elem_nodes = 1;
+	uint64_t elem_nodes = 0;
 	for (int id = 0; id < plan->kernel->n_nodes; id++)
 		elem_nodes += plan->kernel->nodes[id].shape == RR_SHAPE_ELEM;
-	uint64_t per_thread = elem_nodes * (uint64_t)plan->cols * sizeof(double);
+	uint64_t rows_of_doubles = 1 + elem_nodes * (plan->bounds ? 2 : 1);
+	uint64_t per_thread = rows_of_doubles * (uint64_t)plan->cols * sizeof(double);
 	int64_t available = rr__host_memory_available();
 	if (available >= 0 && (uint64_t)available / per_thread < (uint64_t)wanted)
 		wanted = (int)((uint64_t)available / per_thread);
@@ -608,14 +708,19 @@ static void run_threads(ref_state *states, int count)
 		pthread_join(threads[t], NULL);
 }
 
-rr_status rr_reference_run(const rr_kernel *kernel, int64_t rows, int64_t cols,
-                           const rr_arg *inputs, double *const *outputs)
+rr_status rr__reference_run_bounds(const rr_kernel *kernel, int64_t rows, int64_t cols,
+                                   const rr_arg *inputs, double *const *outputs,
+                                   double *const *bounds)
 {
-	rr_status status = check_args(kernel, rows, cols, inputs, outputs);
+	rr_status status = check_args(kernel, rows, cols, inputs, outputs, bounds);
 	if (status != RR_OK || rows == 0)
 		return status;
-	ref_plan plan = {
-	    .kernel = kernel, .rows = rows, .cols = cols, .inputs = inputs, .outputs = outputs};
+	ref_plan plan = {.kernel = kernel,
+	                 .rows = rows,
+	                 .cols = cols,
+	                 .inputs = inputs,
+	                 .outputs = outputs,
+	                 .bounds = bounds};
 	status = plan_init(&plan);
 	int threads = thread_count(rows, cols), count = 0;
 	ref_state *states = NULL;
@@ -632,4 +737,10 @@ rr_status rr_reference_run(const rr_kernel *kernel, int64_t rows, int64_t cols,
 	free(states);
 	plan_free(&plan);
 	return status;
+}
+
+rr_status rr_reference_run(const rr_kernel *kernel, int64_t rows, int64_t cols,
+                           const rr_arg *inputs, double *const *outputs)
+{
+	return rr__reference_run_bounds(kernel, rows, cols, inputs, outputs, NULL);
 }
