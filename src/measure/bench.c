@@ -184,10 +184,8 @@ static void merge_report(rr__validation_summary *summary, const rr__validation *
 		summary->failed_col = check->first_col;
 		summary->failed_got = check->first_got;
 		summary->failed_expected = check->first_want;
-		double want = check->first_want < 0 ? -check->first_want : check->first_want;
-		summary->failed_tolerance = report->tolerance.tiny +
-		                            report->tolerance.atol * check->scale +
-		                            report->tolerance.rtol * want;
+		summary->failed_tolerance =
+		    check->first_allowed; /* the reference's bound included */
 	}
 }
 

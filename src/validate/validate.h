@@ -1,16 +1,25 @@
 /* Validation (DESIGN.md §7): random inputs for a kernel, poisoned output buffers, and the full
  * comparison of a backend's outputs against the float64 reference, element by element.
  *
- * Tolerances. An element passes when |got - want| <= tiny + atol * scale + rtol * |want|, where
- * scale is the largest finite |want| over that output (at least 1e-30) and tiny is the spacing
- * of the dtype's subnormals (f16 2^-24, bf16 2^-133, f32 2^-149): a value rounded to the
- * nearest subnormal errs by up to half of it, whatever the row's scale (an f16 softmax output of
- * 2^-23 against 1.475e-7 is correct). An infinity passes only
- * against the same infinity, a NaN only against a NaN (the defined answer where inputs hold NaN
- * or infinities, e.g. softmax of a row of -inf, as in PyTorch). A NaN in the reference of all
- * finite inputs is not compared: the kernel is undefined there (RR_ERR_INVALID_ARG, "the
- * reference is NaN ..."). Defaults by element type, set by the rounding of one output value
- * plus the f32 arithmetic of long rows:
+ * Tolerances. An element passes when |got - want| <= tiny + atol * scale + rtol * |want| + e,
+ * where scale is the largest finite |want| over that output (at least 1e-30), tiny is the
+ * spacing of the dtype's subnormals (f16 2^-24, bf16 2^-133, f32 2^-149): a value rounded to
+ * the nearest subnormal errs by up to half of it, whatever the row's scale (an f16 softmax
+ * output of 2^-23 against 1.475e-7 is correct), and e is the element's error bound from the
+ * reference (rr__reference_run_bounds, ref/reference.h): the error an f32 evaluation of the
+ * kernel's formula carries there, propagated to first order from every rounding, reductions'
+ * included. An output computed from a reduced value is so allowed the error that value carries:
+ * layernorm of a row whose values are close together multiplies the rounding of its mean by
+ * rsqrt(var + eps), up to 316 for eps = 1e-5, an error no fixed rtol covers; e is small where the
+ * output is well-conditioned, so a wrong value still fails there (a long sum is allowed its own
+ * rounding, 8·√N·u·Σ|x|). e only widens what passes, so it is worked out (a second reference
+ * run, with bounds, block by block of rows) only when some element fails without it. An
+ * infinity passes only against the same infinity, a NaN only against a NaN (the defined answer
+ * where inputs hold NaN or infinities, e.g. softmax of a row of -inf, as in PyTorch). A NaN in
+ * the reference of all finite inputs is not compared: the kernel is undefined there
+ * (RR_ERR_INVALID_ARG, "the reference is NaN ..."). Defaults by element type, set by the
+ * rounding of one output value plus the f32 arithmetic of long rows (e covers what a
+ * reduction's error becomes downstream):
  *   f32   rtol 1e-4   atol 1e-5
  *   f16   rtol 4e-3   atol 2e-3
  *   bf16  rtol 2e-2   atol 1.6e-2
@@ -39,7 +48,7 @@ typedef struct rr__host_inputs {
  * f32/bf16/f16. RR_ERR_NOMEM, before anything is allocated, when a validated run of this shape
  * would not fit in the host memory available (rr__host_memory_available: the inputs and outputs
  * twice, as on the cpu backend where device buffers are host memory, plus the float64
- * reference of every output). */
+ * reference of every output and its error bounds). */
 rr_status rr__inputs_make(const rr_kernel *kernel, int64_t rows, int64_t cols, rr_dtype dtype,
                           uint64_t seed, const char *const *overrides, rr__host_inputs *out);
 void rr__inputs_free(rr__host_inputs *inputs);
@@ -66,6 +75,9 @@ typedef struct rr__output_check {
 	double max_abs_error, max_rel_error; /* over the finite comparisons */
 	int64_t first_row, first_col;
 	double first_got, first_want;
+	double first_bound; /* the reference's error bound e at the first failing element */
+	double
+	    first_allowed; /* the whole allowed error there: tiny + atol·scale + rtol·|want| + e */
 } rr__output_check;
 
 typedef struct rr__validation {
