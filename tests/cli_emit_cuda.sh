@@ -21,6 +21,43 @@ for want in 'rr_softmax_vec(' 'rr_softmax_scalar(' 'W=256,V=4,U=2,R=1,C=1,S=regs
 	fi
 done
 
+# Flat rows: a block of one row whose workers own at most U packs issues every load of a
+# phase before any use (one list of loads per phase, the head kept in registers, the col
+# inputs with round 1); a block of two rows, or more packs than U, keeps the chunk groups.
+flat() { # kernel shape layout -> "yes" when the source is a flat row's
+	"$ROWREDUCE" emit --kernel "$1" --shape "$2" --dtype bf16 --backend cuda --arch sm_90 \
+		--layout "$3" >"$out/flat.cu" 2>"$out/err" || { cat "$out/err"; echo error; return; }
+	grep -q '^ \* loads    flat' "$out/flat.cu" && echo yes || echo no
+}
+for c in "rmsnorm 1x129 W=16,V=8,U=2,R=1,C=1,S=regs,G=rows yes" \
+	"rmsnorm 1x129 W=16,V=8,U=2,R=2,C=1,S=regs,G=rows no" \
+	"rmsnorm 1x129 W=16,V=8,U=1,R=1,C=1,S=regs,G=rows no" \
+	"layernorm 3x3 W=1,V=4,U=1,R=1,C=1,S=regs,G=rows yes" \
+	"softmax 1x129 W=16,V=8,U=2,R=1,C=1,S=smem,G=rows no"; do
+	set -- $c
+	got=$(flat "$1" "$2" "$3")
+	if [ "$got" != "$4" ]; then
+		echo "FAIL: $1 $2 $3: flat row '$got', want '$4'"
+		exit 1
+	fi
+done
+"$ROWREDUCE" emit --kernel layernorm --shape 1x129 --dtype bf16 --backend cuda --arch sm_90 \
+	--layout W=8,V=8,U=3,R=1,C=1,S=regs,G=rows >"$out/flat.cu"
+# round 1 loads x and, before its tree, the output phase's w and b; the head's x is kept
+for want in 'float ld0_1[CH > 0 ? CH : 1][V];' 'float ld1_3[CH > 0 ? CH : 1][V];' \
+	'float ld2_3[CH > 0 ? CH : 1][V];' 'float kh0[HS];' 'e0[e] = kh0[e];'; do
+	if ! grep -qF -- "$want" "$out/flat.cu"; then
+		echo "FAIL: the flat layernorm row lacks '$want'"
+		exit 1
+	fi
+done
+tree=$(grep -n 'round 1 across workers' "$out/flat.cu" | head -1 | cut -d: -f1)
+wload=$(grep -n 'rr_load_head(hl1_3\[0\], x1' "$out/flat.cu" | head -1 | cut -d: -f1)
+if [ -z "$tree" ] || [ -z "$wload" ] || [ "$wload" -gt "$tree" ]; then
+	echo "FAIL: the flat layernorm row does not load w before round 1's tree ($wload, $tree)"
+	exit 1
+fi
+
 # RR_PLAN_TRACE=3: the three cheapest candidates on stderr, in order, the chosen one (the plan
 # of the printed source) marked; a complete layout traced alone; nothing on stderr without it.
 RR_PLAN_TRACE=3 "$ROWREDUCE" emit --kernel rmsnorm --shape 16x1048576 --backend cuda \
