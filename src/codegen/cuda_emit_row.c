@@ -595,10 +595,6 @@ static void emit_tree(rr__cu_emitter *em, int round)
 
 /* ---------------------------------------------------------------- phases */
 
-/* A flat row's loads of `phase`, all issued before any is used: the head's elements (each
- * guarded by j < h), then every chunk's pack, complete ones unguarded and the rest through
- * the tail access (nothing where a worker has no element there). The uses that follow read
- * these arrays in the usual slot order, so the sums are those of the other form, bit for bit. */
 static int is_col_input(const rr__cu_emitter *em, int id)
 {
 	return em->kernel->inputs[em->kernel->nodes[id].input].kind == RR_KIND_COL;
@@ -611,6 +607,10 @@ static int flat_load_now(const rr__cu_emitter *em, int id, int phase, int which)
 	return global_load(em, id, phase) && (which == 0 || (which == 1) == is_col_input(em, id));
 }
 
+/* A flat row's loads of `phase`, all issued before any is used: the head's elements (each
+ * guarded by j < h), then every chunk's pack, complete ones unguarded and the rest through
+ * the tail access (nothing where a worker has no element there). The uses that follow read
+ * these arrays in the usual slot order, so the sums are those of the other form, bit for bit. */
 static void emit_flat_loads(rr__cu_emitter *em, int phase, int which)
 {
 	const rr_kernel *kernel = em->kernel;
