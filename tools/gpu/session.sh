@@ -180,7 +180,8 @@ for stage in "$@"; do
 		done
 		files=(); i=0; for side in "${order[@]}"; do i=$((i + 1)); files+=(/tmp/ab/$i-$side/results.json); done
 		python3 tools/gpu/ab.py "${files[@]}" | tee "$OUT/ab.md"
-		mkdir -p "$OUT/ab-runs" && cp -r /tmp/ab/* "$OUT/ab-runs/"
+		# one archive: a call returns only a few files
+		tar czf "$OUT/ab-runs.tgz" -C /tmp ab
 		;;
 	plans)
 		# One workload under several plans (PLAN_SPECS: "kernel:dtype:MxN:plan ..."), L2 cold.
