@@ -398,6 +398,20 @@ static void emit_accumulate(emitter *em, int depth, int id, int guarded)
 		rr__buf_printf(em->out, ";\n");
 }
 
+/* Whether elem node id is exp(x - m) with m the row's max of the same x: its argument is <= 0
+ * or NaN for every element, so rr_vexp_nonpos computes it (bit for bit rr_vexp there). */
+static int exp_of_nonpositive(const rr_kernel *kernel, int id)
+{
+	const rr__node *node = &kernel->nodes[id];
+	if (node->op != RR_OP_EXP || node->a < 0)
+		return 0;
+	const rr__node *diff = &kernel->nodes[node->a];
+	if (diff->op != RR_OP_SUB || diff->shape != RR_SHAPE_ELEM || diff->b < 0)
+		return 0;
+	const rr__node *max = &kernel->nodes[diff->b];
+	return max->op == RR_OP_REDUCE && max->reduce == RR_REDUCE_MAX && max->a == diff->a;
+}
+
 /* The elem nodes one element needs in `round` into em->needed: the pass of an online pair's sum
  * needs the sum's operand exp(e - m) and what it is computed from; the output phase stops at
  * the node `from_cache` (>= 0) when the cache holds it. */
@@ -446,7 +460,10 @@ static void emit_element(emitter *em, int depth, int round, int guarded)
 		}
 		rr__emit_indent(em->out, depth + em->indent);
 		rr__buf_printf(em->out, "const vf e%d = ", id);
-		rr__emit_rhs(em->out, kernel, id, "", RR_FLAVOR_C_VEC);
+		if (exp_of_nonpositive(kernel, id))
+			rr__buf_printf(em->out, "rr_vexp_nonpos(e%d)", kernel->nodes[id].a);
+		else
+			rr__emit_rhs(em->out, kernel, id, "", RR_FLAVOR_C_VEC);
 		rr__buf_printf(em->out, ";\n");
 		if (id == em->cached && em->pass == 2 && !em->head)
 			line(em, depth, "store_kept(cache%s, slot * W + b * L, e%d);",
@@ -481,9 +498,9 @@ static void emit_online_update(emitter *em, int depth, int max_id)
 	/* exp(0) == 1 exactly: where no lane's max moved, the rescale is skipped bit for bit */
 	line(em, depth + 1, "vf z = z%d[b];", sum_id);
 	line(em, depth + 1, "if (rr_vany(m_new != m%d[b]))", max_id);
-	line(em, depth + 2, "z = z * rr_vexp(m%d[b] - m_new);", max_id);
+	line(em, depth + 2, "z = z * rr_vexp_nonpos(m%d[b] - m_new);", max_id);
 	line(em, depth + 1, "for (int e = 0; e < V; e++)");
-	line(em, depth + 2, "z = z + rr_vexp(pack%d[e] - m_new);", max_id);
+	line(em, depth + 2, "z = z + rr_vexp_nonpos(pack%d[e] - m_new);", max_id);
 	line(em, depth + 1, "z%d[b] = rr_vselect(m_new != -INFINITY, z, z%d[b]);", sum_id, sum_id);
 	line(em, depth + 1, "m%d[b] = m_new;", max_id);
 	line(em, depth, "}");
@@ -702,10 +719,11 @@ static void emit_combine(emitter *em, int depth, int id, const char *other)
 		line(em, depth + 1, "const vf m1 = part%d[b], m2 = %s;", id, partner_value);
 		line(em, depth + 1, "const vf z1 = part%d[b], z2 = %s;", partner, z2);
 		line(em, depth + 1, "const vf m = rr_vmax(m1, m2);");
-		line(em, depth + 1,
-		     "part%d[b] = rr_vselect(m == -INFINITY, z1, z1 * rr_vexp(m1 - m) + z2 * "
-		     "rr_vexp(m2 - m));",
-		     partner);
+		line(
+		    em, depth + 1,
+		    "part%d[b] = rr_vselect(m == -INFINITY, z1, z1 * rr_vexp_nonpos(m1 - m) + z2 * "
+		    "rr_vexp_nonpos(m2 - m));",
+		    partner);
 		line(em, depth + 1, "part%d[b] = m;", id);
 		line(em, depth, "}");
 		return;
