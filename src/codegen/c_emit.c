@@ -666,15 +666,21 @@ static void emit_traversal(emitter *em, int round)
 	line(em, 2, "int64_t chunk = 0;");
 	if (max_chains(em, round))
 		emit_chained_chunks(em, round);
-	line(em, 2, "for (; chunk + U <= chunks; chunk += U) {");
-	line(em, 3, "for (int u = 0; u < U; u++) {");
+	/* The split's pass of the sums runs two chunks per iteration where the plan has one: exp
+	 * is a chain of ~15 dependent operations per vector, and two in one iteration share the
+	 * constants' loads and the loop's overhead. A worker's order is unchanged (lab, softmax
+	 * f32 1024x1024, one thread, AVX2: 0.48 -> 0.44 µs a row). */
+	const int unroll = em->pass == 2 && em->layout->unroll < 2 ? 2 : em->layout->unroll;
+	const char *u_text = unroll != em->layout->unroll ? "2" : "U";
+	line(em, 2, "for (; chunk + %s <= chunks; chunk += %s) {", u_text, u_text);
+	line(em, 3, "for (int u = 0; u < %s; u++) {", u_text);
 	line(em, 4, "const int64_t c = chunk + u;");
 	line(em, 4, "for (int b = 0; b < BLOCKS; b++) {");
 	emit_pack(em, 5, round, 0);
 	line(em, 4, "}");
 	line(em, 3, "}");
 	line(em, 2, "}");
-	if (em->layout->unroll > 1) {
+	if (unroll > 1) {
 		line(em, 2, "for (; chunk < chunks; chunk++) {");
 		line(em, 3, "const int64_t c = chunk;");
 		line(em, 3, "for (int b = 0; b < BLOCKS; b++) {");
