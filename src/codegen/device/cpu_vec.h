@@ -191,6 +191,21 @@ static inline vf rr_vfma(vf a, vf b, vf c)
 #endif
 }
 
+/* exp(x - k ln 2) for the integer-valued k nearest x / ln 2: r = x - k ln 2 with ln 2 in two
+ * parts, then 1 + r (1 + r P(r)) in Horner form (rr_vexp and rr_vexp_nonpos share it). */
+static inline vf rr_vexp_reduced(vf k, vf x)
+{
+	vf r = rr_vfma(k, rr_vsplat(-6.931152344e-01f), x);
+	r = rr_vfma(k, rr_vsplat(-3.194618330e-05f), r);
+	vf p = rr_vfma(rr_vsplat(1.381603652e-03f), r, rr_vsplat(8.368710056e-03f));
+	p = rr_vfma(p, r, rr_vsplat(4.166835919e-02f));
+	p = rr_vfma(p, r, rr_vsplat(1.666652113e-01f));
+	p = rr_vfma(p, r, rr_vsplat(4.999999404e-01f));
+	p = rr_vfma(p, r, rr_vsplat(1.0f));
+	p = rr_vfma(p, r, rr_vsplat(1.0f));
+	return p;
+}
+
 /* exp(x) = 2^k exp(r): t = x log2(e) + 1.5 * 2^23 holds k = round(x / ln 2) in its low bits,
  * r = x - k ln 2 with ln 2 in two parts, |r| <= 0.35; exp(r) = 1 + r (1 + r P(r)) in Horner
  * form, P of degree 4 fitted (relative truncation under 4e-9); 2^k added to the exponent bits.
@@ -207,26 +222,12 @@ static inline vf rr_vexp(vf x)
 	    _mm512_min_ps(_mm512_set1_ps(89.0f), _mm512_max_ps(_mm512_set1_ps(-110.0f), (__m512)x));
 	const vf k = (vf)_mm512_roundscale_ps(_mm512_mul_ps(xc, _mm512_set1_ps(1.442695041f)),
 	                                      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-	vf r = rr_vfma(k, rr_vsplat(-6.931152344e-01f), (vf)xc);
-	r = rr_vfma(k, rr_vsplat(-3.194618330e-05f), r);
-	vf p = rr_vfma(rr_vsplat(1.381603652e-03f), r, rr_vsplat(8.368710056e-03f));
-	p = rr_vfma(p, r, rr_vsplat(4.166835919e-02f));
-	p = rr_vfma(p, r, rr_vsplat(1.666652113e-01f));
-	p = rr_vfma(p, r, rr_vsplat(4.999999404e-01f));
-	p = rr_vfma(p, r, rr_vsplat(1.0f));
-	p = rr_vfma(p, r, rr_vsplat(1.0f));
+	vf p = rr_vexp_reduced(k, (vf)xc);
 	return (vf)_mm512_scalef_ps((__m512)p, (__m512)k);
 #else
 	const vf t = rr_vfma(x, rr_vsplat(1.442695041f), rr_vsplat(12582912.0f));
 	const vf k = t - 12582912.0f;
-	vf r = rr_vfma(k, rr_vsplat(-6.931152344e-01f), x);
-	r = rr_vfma(k, rr_vsplat(-3.194618330e-05f), r);
-	vf p = rr_vfma(rr_vsplat(1.381603652e-03f), r, rr_vsplat(8.368710056e-03f));
-	p = rr_vfma(p, r, rr_vsplat(4.166835919e-02f));
-	p = rr_vfma(p, r, rr_vsplat(1.666652113e-01f));
-	p = rr_vfma(p, r, rr_vsplat(4.999999404e-01f));
-	p = rr_vfma(p, r, rr_vsplat(1.0f));
-	p = rr_vfma(p, r, rr_vsplat(1.0f));
+	vf p = rr_vexp_reduced(k, x);
 	vf result = (vf)((vu)p + ((vu)t << 23));
 	if (__builtin_expect(rr_vany_outside(x, 86.5f), 0)) {
 		result = rr_vselect(x < -86.5f, rr_vsplat(0.0f), result);
@@ -246,26 +247,12 @@ static inline vf rr_vexp_nonpos(vf x)
 	const __m512 xc = _mm512_max_ps(_mm512_set1_ps(-110.0f), (__m512)x);
 	const vf k = (vf)_mm512_roundscale_ps(_mm512_mul_ps(xc, _mm512_set1_ps(1.442695041f)),
 	                                      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-	vf r = rr_vfma(k, rr_vsplat(-6.931152344e-01f), (vf)xc);
-	r = rr_vfma(k, rr_vsplat(-3.194618330e-05f), r);
-	vf p = rr_vfma(rr_vsplat(1.381603652e-03f), r, rr_vsplat(8.368710056e-03f));
-	p = rr_vfma(p, r, rr_vsplat(4.166835919e-02f));
-	p = rr_vfma(p, r, rr_vsplat(1.666652113e-01f));
-	p = rr_vfma(p, r, rr_vsplat(4.999999404e-01f));
-	p = rr_vfma(p, r, rr_vsplat(1.0f));
-	p = rr_vfma(p, r, rr_vsplat(1.0f));
+	vf p = rr_vexp_reduced(k, (vf)xc);
 	return (vf)_mm512_scalef_ps((__m512)p, (__m512)k);
 #else
 	const vf t = rr_vfma(x, rr_vsplat(1.442695041f), rr_vsplat(12582912.0f));
 	const vf k = t - 12582912.0f;
-	vf r = rr_vfma(k, rr_vsplat(-6.931152344e-01f), x);
-	r = rr_vfma(k, rr_vsplat(-3.194618330e-05f), r);
-	vf p = rr_vfma(rr_vsplat(1.381603652e-03f), r, rr_vsplat(8.368710056e-03f));
-	p = rr_vfma(p, r, rr_vsplat(4.166835919e-02f));
-	p = rr_vfma(p, r, rr_vsplat(1.666652113e-01f));
-	p = rr_vfma(p, r, rr_vsplat(4.999999404e-01f));
-	p = rr_vfma(p, r, rr_vsplat(1.0f));
-	p = rr_vfma(p, r, rr_vsplat(1.0f));
+	vf p = rr_vexp_reduced(k, x);
 	vf result = (vf)((vu)p + ((vu)t << 23));
 	if (__builtin_expect(rr_vany_below(x, -86.5f), 0)) {
 		result = rr_vselect(x < -86.5f, rr_vsplat(0.0f), result);
