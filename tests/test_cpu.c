@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "backend/backend.h"
@@ -324,22 +325,100 @@ static int count_files(const char *dir, const char *suffix)
 	return count;
 }
 
-/* Removes the test's cache folder: <cache>/cpu/<files>, then the folders. */
-static void remove_cache(const char *cache)
+/* Removes a folder and everything under it. */
+static void remove_tree(const char *path)
 {
-	char dir[4096], path[4400];
-	snprintf(dir, sizeof dir, "%s/cpu", cache);
-	DIR *d = opendir(dir);
+	DIR *d = opendir(path);
 	for (struct dirent *entry; d && (entry = readdir(d));) {
-		if (entry->d_name[0] == '.')
+		if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0)
 			continue;
-		snprintf(path, sizeof path, "%s/%s", dir, entry->d_name);
-		unlink(path);
+		char child[4400];
+		snprintf(child, sizeof child, "%s/%s", path, entry->d_name);
+		struct stat st;
+		if (lstat(child, &st) == 0 && S_ISDIR(st.st_mode))
+			remove_tree(child);
+		else
+			unlink(child);
 	}
 	if (d)
 		closedir(d);
-	rmdir(dir);
-	CHECK(rmdir(cache) == 0);
+	rmdir(path);
+}
+
+/* Removes the test's cache folder: <cache>/cpu with its objects and precompiled preludes. */
+static void remove_cache(const char *cache)
+{
+	remove_tree(cache);
+	CHECK(access(cache, F_OK) != 0);
+}
+
+/* The name of the first `prelude-*` folder in `dir` ("" when there is none). */
+static void find_prelude(const char *dir, char *name, size_t size)
+{
+	name[0] = 0;
+	DIR *d = opendir(dir);
+	for (struct dirent *entry; d && (entry = readdir(d));)
+		if (strncmp(entry->d_name, "prelude-", 8) == 0) {
+			snprintf(name, size, "%s", entry->d_name);
+			break;
+		}
+	if (d)
+		closedir(d);
+}
+
+static int file_exists(const char *folder, const char *name)
+{
+	char path[4700];
+	snprintf(path, sizeof path, "%s/%s", folder, name);
+	return access(path, F_OK) == 0;
+}
+
+/* The precompiled prelude changes no byte of a kernel object: the object built with it in one
+ * cache equals the one built in a second cache where the prelude is marked unusable (so the
+ * compiler parses the headers as text). A damaged .gch is not an error: the build still
+ * succeeds. */
+static void test_prelude(rr_device *device, const rr_kernel *kernel, const char *cache)
+{
+	char first_cache[4200], second_cache[4200], dir[4096], folder[4600], name[256];
+	snprintf(first_cache, sizeof first_cache, "%s/prelude-a", cache);
+	snprintf(second_cache, sizeof second_cache, "%s/prelude-b", cache);
+	rr_layout layout = {.workers_per_row = 4, .vec = 4, .unroll = 1, .rows_per_group = 2};
+	rr_program *with = NULL, *without = NULL, *damaged = NULL;
+
+	setenv("RR_CACHE_DIR", first_cache, 1);
+	rr__cpu_cache_dir(dir, sizeof dir);
+	CHECK(rr_program_build(device, kernel, RR_BF16, 3, 77, &layout, &with) == RR_OK);
+	find_prelude(dir, name, sizeof name);
+	CHECK(name[0] != 0);
+	snprintf(folder, sizeof folder, "%s/%s", dir, name);
+	CHECK(file_exists(folder, "rr_prelude.h"));
+	/* gcc and clang both build it; another compiler may mark it unusable */
+	CHECK(file_exists(folder, "rr_prelude.h.gch") || file_exists(folder, "unusable"));
+
+	setenv("RR_CACHE_DIR", second_cache, 1);
+	rr__cpu_cache_dir(dir, sizeof dir);
+	snprintf(folder, sizeof folder, "%s/%s", dir, name);
+	CHECK(rr__mkdir_p(folder) == RR_OK);
+	char marker[4700];
+	snprintf(marker, sizeof marker, "%s/unusable", folder);
+	CHECK(rr__write_file_atomic(marker, "", 0) == RR_OK);
+	CHECK(rr_program_build(device, kernel, RR_BF16, 3, 77, &layout, &without) == RR_OK);
+	CHECK(!file_exists(folder, "rr_prelude.h.gch"));
+	if (with && without)
+		CHECK(strcmp(rr_program_binary_hash(with), rr_program_binary_hash(without)) == 0);
+
+	/* A damaged precompiled header in the first cache: a new kernel still builds. */
+	setenv("RR_CACHE_DIR", first_cache, 1);
+	rr__cpu_cache_dir(dir, sizeof dir);
+	snprintf(folder, sizeof folder, "%s/%s/rr_prelude.h.gch", dir, name);
+	if (access(folder, F_OK) == 0)
+		CHECK(rr__write_file_atomic(folder, "not a precompiled header", 24) == RR_OK);
+	layout.unroll = 2;
+	CHECK(rr_program_build(device, kernel, RR_BF16, 3, 77, &layout, &damaged) == RR_OK);
+	rr_program_free(with);
+	rr_program_free(without);
+	rr_program_free(damaged);
+	setenv("RR_CACHE_DIR", cache, 1);
 }
 
 /* A program built twice runs the compiler once; the shared object is in the cache folder. */
@@ -563,6 +642,7 @@ int main(void)
 		test_arguments(device);
 		test_conversions(device);
 		test_cache_reuse(device, sum, cache);
+		test_prelude(device, sum, cache);
 		test_concurrent_builds(device, sum);
 		test_compile_errors(device, sum);
 	}

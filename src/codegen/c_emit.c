@@ -165,6 +165,12 @@ static void emit_io_helpers(emitter *em)
 	rr__device_emit(em->out, "cpu_vec.h", "io");
 }
 
+void rr__c_prelude(rr__buf *out)
+{
+	rr__device_emit(out, "cpu_row.h", "includes");
+	rr__device_emit(out, "cpu_vec.h", "intrinsics");
+}
+
 static void emit_prelude(emitter *em)
 {
 	const rr_layout *layout = em->layout;
@@ -195,6 +201,7 @@ static void emit_prelude(emitter *em)
 	}
 	rr__buf_printf(em->out, "\n");
 	rr__device_emit(em->out, "cpu_vec.h", "lanes");
+	rr__device_emit(em->out, "cpu_vec.h", "intrinsics");
 	rr__device_emit(em->out, "cpu_vec.h", "types");
 	emit_io_helpers(em);
 	rr__device_emit(em->out, "cpu_row.h", "slots");

@@ -30,6 +30,11 @@ typedef int64_t (*rr__cpu_scratch_fn)(int64_t N);
  * RR_ERR_INVALID_ARG for a dtype other than f32/bf16/f16, RR_ERR_NOMEM when out grows no more. */
 rr_status rr__c_emit(const rr__emit_request *request, rr__buf *out);
 
+/* Appends the system headers every generated source includes (rr__c_emit prints the same
+ * sections): what the cpu backend precompiles once per compiler and flags, so that a kernel's
+ * compile does not parse them again (the intrinsics headers are most of a compile). */
+void rr__c_prelude(rr__buf *out);
+
 /* Bytes of a row (its elements and the f32 values kept for the output phase) up to which a
  * round with an online (max, sum) pair runs in two passes over the row in cache: the max,
  * then the sum of exp(e - m) with the row's max. Longer rows take the plan's one online pass

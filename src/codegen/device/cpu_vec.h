@@ -49,12 +49,13 @@ static inline io_t store_io(float v)
 #endif
 #define L (W < RR_VECTOR_FLOATS ? W : RR_VECTOR_FLOATS) /* workers (lanes) per vector */
 #define BLOCKS (W / L)                                  /* vectors of workers per row */
-//@ types
+//@ intrinsics
 #if defined(__AVX__) || defined(__FMA__) || defined(__AVX512F__)
 #include <immintrin.h>
 #elif defined(__SSE__)
 #include <xmmintrin.h>
 #endif
+//@ types
 /* At least two lanes in the type: compilers keep one-lane vectors in memory; with W = 1 lane 1
  * computes on zeros and is never loaded from or stored to memory. */
 #define VL (L < 2 ? 2 : L)
