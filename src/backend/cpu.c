@@ -315,7 +315,7 @@ static rr_status run_compiler(const rr_program *program, char **words, int count
 	status = run_captured(argv, &output, &exit_status);
 	if (status == RR_OK && exit_status != 0 && prelude) {
 		/* Perhaps a damaged precompiled prelude: once more without it, and remove it. */
-		char gch[4300];
+		char gch[4400];
 		snprintf(gch, sizeof gch, "%s.gch", prelude);
 		unlink(gch);
 		argv[count] = "-o";
