@@ -58,6 +58,41 @@ if [ -z "$tree" ] || [ -z "$wload" ] || [ "$wload" -gt "$tree" ]; then
 	exit 1
 fi
 
+# Col inputs of rows with heads whose N·size is not a multiple of the access width (65535x127
+# bf16) read complete packs by the aligned blocks that cover them (rr_load_shifted), never by
+# the element-wise COLS_VEC form; where N·size is a multiple (x1024 bf16) they keep COLS_VEC.
+"$ROWREDUCE" emit --kernel rmsnorm --shape 65535x127 --dtype bf16 --backend cuda --arch sm_90 \
+	>"$out/odd.cu" 2>"$out/err" || { cat "$out/err"; echo "FAIL: emit of rmsnorm 65535x127"; exit 1; }
+for want in 'constexpr bool COLS_VEC = false;' 'rr_load_tail_shifted<VEC>(ld1[0], x1 + at, valid, seg_begin + at);' \
+	'__device__ __forceinline__ void rr_load_shifted(' '__byte_perm(w[k], w[k + 1], selector)'; do
+	if ! grep -qF -- "$want" "$out/odd.cu"; then
+		echo "FAIL: rmsnorm bf16 65535x127 lacks '$want'"
+		exit 1
+	fi
+done
+if grep -qF 'COLS_VEC>' "$out/odd.cu"; then
+	echo "FAIL: rmsnorm bf16 65535x127 still reads w element by element (COLS_VEC)"
+	exit 1
+fi
+"$ROWREDUCE" emit --kernel layernorm --shape 64x4099 --dtype bf16 --backend cuda --arch sm_90 \
+	--layout W=128,V=8,U=2,R=1,C=1,S=regs,G=rows >"$out/odd.cu" 2>"$out/err" ||
+	{ cat "$out/err"; echo "FAIL: emit of layernorm 64x4099"; exit 1; }
+for want in 'rr_load_shifted<VEC>(ld1[u], x1 + at, seg_begin + at);' \
+	'rr_load_shifted<VEC>(ld2[u], x2 + at, seg_begin + at);'; do
+	if ! grep -qF -- "$want" "$out/odd.cu"; then
+		echo "FAIL: layernorm bf16 64x4099 lacks '$want'"
+		exit 1
+	fi
+done
+"$ROWREDUCE" emit --kernel rmsnorm --shape 65535x1024 --dtype bf16 --backend cuda --arch sm_90 \
+	--layout W=128,V=8,U=1,R=1,C=1,S=regs,G=rows >"$out/even.cu" 2>"$out/err" ||
+	{ cat "$out/err"; echo "FAIL: emit of rmsnorm 65535x1024"; exit 1; }
+if ! grep -qF 'constexpr bool COLS_VEC = true;' "$out/even.cu" ||
+	grep -qF 'rr_load_shifted' "$out/even.cu"; then
+	echo "FAIL: rmsnorm bf16 65535x1024 (COLS_VEC true) should not read w by shifted blocks"
+	exit 1
+fi
+
 # RR_PLAN_TRACE=3: the three cheapest candidates on stderr, in order, the chosen one (the plan
 # of the printed source) marked; a complete layout traced alone; nothing on stderr without it.
 RR_PLAN_TRACE=3 "$ROWREDUCE" emit --kernel rmsnorm --shape 16x1048576 --backend cuda \

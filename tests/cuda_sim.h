@@ -5,6 +5,9 @@
  * shared object (one copy per block of a cluster, or of a row group of S=grid, whose per-row
  * barrier meets in the test too; its workspace is host memory the test passes).
  *
+ * Every read through __ldg (all of a kernel's loads of its inputs) is shown to the test's
+ * check_read hook when it is set, so the test can hold each read inside the arrays it passed.
+ *
  * Included twice: by the simulated source (C++), and by the test (C) for the hooks only. */
 #ifndef RR_TESTS_CUDA_SIM_H
 #define RR_TESTS_CUDA_SIM_H
@@ -21,6 +24,7 @@ typedef struct rr_sim_hooks_t {
 	unsigned (*cluster_rank)(void);
 	float (*cluster_load)(const float *local, unsigned rank);
 	void (*grid_sync)(void); /* S=grid: the barrier of one row group's blocks */
+	void (*check_read)(const void *p, unsigned long bytes); /* may be NULL: no check */
 } rr_sim_hooks_t;
 
 #ifdef __cplusplus
@@ -77,6 +81,8 @@ static inline float2 make_float2(float x, float y)
 
 template <class T> static inline T __ldg(const T *p)
 {
+	if (rr_sim_hooks && rr_sim_hooks->check_read)
+		rr_sim_hooks->check_read(p, sizeof(T));
 	return *p;
 }
 template <class T> static inline T __ldcg(const T *p)
@@ -95,6 +101,15 @@ static inline unsigned __float_as_uint(float f)
 	unsigned u;
 	memcpy(&u, &f, sizeof u);
 	return u;
+}
+/* Byte n of the result is byte (s >> 4n) & 7 of the eight bytes x (0-3), y (4-7). */
+static inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s)
+{
+	const unsigned long long bytes = (unsigned long long)y << 32 | x;
+	unsigned r = 0;
+	for (int n = 0; n < 4; n++)
+		r |= (unsigned)(bytes >> 8 * ((s >> 4 * n) & 7) & 0xffu) << 8 * n;
+	return r;
 }
 static inline float __int_as_float(int i)
 {

@@ -7,6 +7,8 @@
  * without a C++ compiler. */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,10 +78,28 @@ static float hook_cluster_load(const float *local, unsigned rank)
 	return sim.cl[rank][local - sim.cl[my_rank]];
 }
 
+/* The arrays a launch may read (run_checked names them; none: reads go unchecked). */
+static struct {
+	int count;
+	uintptr_t begin[RR_MAX_IO], end[RR_MAX_IO];
+	atomic_long stray; /* reads that fall outside every one of them */
+} readable;
+
+static void hook_check_read(const void *p, unsigned long bytes)
+{
+	uintptr_t at = (uintptr_t)p;
+	for (int k = 0; k < readable.count; k++)
+		if (at >= readable.begin[k] && at + bytes <= readable.end[k])
+			return;
+	if (readable.count > 0)
+		atomic_fetch_add(&readable.stray, 1);
+}
+
 /* The blocks of one row group run together (sim_launch), so the group's barrier is all of
  * their threads: the cluster's barrier. */
 static rr_sim_hooks_t hooks = {hook_sync_block,   hook_shfl_xor,     hook_cluster_sync,
-                               hook_cluster_rank, hook_cluster_load, hook_cluster_sync};
+                               hook_cluster_rank, hook_cluster_load, hook_cluster_sync,
+                               hook_check_read};
 
 typedef struct sim_thread {
 	const sim_module *module;
@@ -299,12 +319,67 @@ static int64_t *element_counts(const rr_kernel *kernel, int64_t rows, int64_t co
 	return out;
 }
 
-/* Runs one entry on fresh inputs whose row and col arrays are views `offset` elements into
- * their buffers and outputs `out_offset` elements in, and validates every output. Arrays at
- * one phase take the vector entry (each row's head aligns its body); outputs at another phase
- * than the inputs take the scalar entry, with the same map. */
+/* Where a run's arrays start: row inputs, col inputs and outputs this many elements into
+ * their buffers (0 to 7). */
+typedef struct placement {
+	int rows, cols, outputs;
+} placement;
+
+/* The entry these arrays take (rr__realisation_vec_allowed): a vector entry when the row
+ * arrays share one phase, and col inputs, when read by vector (cols_vec), share it too; the
+ * entry without heads when that phase is 0 and the plan has it. */
+static int entry_wanted(const rr_kernel *kernel, const rr__realisation *g, placement at)
+{
+	int row_outputs = 0, cols = 0;
+	for (int j = 0; j < kernel->n_outputs; j++)
+		row_outputs += kernel->outputs[j].kind == RR_KIND_ROW;
+	for (int k = 0; k < kernel->n_inputs; k++)
+		cols += kernel->inputs[k].kind == RR_KIND_COL;
+	int same_phase = (at.rows - at.outputs) % g->head_align == 0 || row_outputs == 0;
+	int cols_at_phase = !cols || !g->cols_vec || (at.cols - at.rows) % g->head_align == 0;
+	int aligned = at.rows % g->head_align == 0 && g->has_aligned_entry;
+	return !g->has_vec_entry || !same_phase || !cols_at_phase ? RR_ENTRY_SCALAR
+	       : aligned                                          ? RR_ENTRY_VEC
+	                                                          : RR_ENTRY_HEAD;
+}
+
+/* Launches entry `vec` on the outputs, poisoned first; every read of the kernel must fall
+ * inside an input array (`inputs`, the views, of `bytes` each). */
+static void launch_checked(const sim_module *m, const rr_kernel *kernel, const rr__realisation *g,
+                           int vec, int64_t rows, const rr_arg *inputs, const size_t *bytes,
+                           void *const *outputs, const int64_t *counts, rr_dtype dtype,
+                           const char *label)
+{
+	readable.count = 0;
+	atomic_store(&readable.stray, 0);
+	for (int k = 0; k < kernel->n_inputs; k++) {
+		if (kernel->inputs[k].kind == RR_KIND_PARAM)
+			continue;
+		readable.begin[readable.count] = (uintptr_t)inputs[k].data;
+		readable.end[readable.count++] = (uintptr_t)inputs[k].data + bytes[k];
+	}
+	for (int j = 0; j < kernel->n_outputs; j++)
+		rr__poison(outputs[j], dtype, counts[j]);
+	packed_params p;
+	pack(kernel, rows, inputs, outputs, &p);
+	/* S=grid: two groups' workspace (sim_launch's two groups), zeroed as the launcher does;
+	 * the barrier words do not matter here (the test's barrier stands in), the partials do. */
+	if (g->grid_split)
+		p.workspace = calloc(2, (size_t)g->workspace_per_group);
+	sim_launch(m, g, vec, rows, p.params);
+	free(p.workspace);
+	long stray = atomic_load(&readable.stray);
+	CHECKF(stray == 0, "%s (entry %d): %ld reads outside the input arrays", label, vec, stray);
+	readable.count = 0;
+}
+
+/* Runs one entry on fresh inputs whose row and col arrays are views `at` elements into their
+ * buffers and outputs `at.outputs` elements in, and validates every output. Arrays at one
+ * phase take the vector entry (each row's head aligns its body); outputs at another phase
+ * than the inputs take the scalar entry, with the same map. `bitwise`: a vector entry's
+ * outputs must also be those of the scalar entry (element by element) bit for bit. */
 static void run_checked(const sim_module *m, const rr_program *program, const rr__realisation *g,
-                        int64_t rows, int offset, int out_offset, const char *label, unsigned seed)
+                        int64_t rows, placement at, int bitwise, const char *label, unsigned seed)
 {
 	const rr_kernel *kernel = program->kernel;
 	int64_t cols = program->cols;
@@ -316,48 +391,52 @@ static void run_checked(const sim_module *m, const rr_program *program, const rr
 	for (int k = 0; k < inputs.count; k++) {
 		shifted[k] = inputs.args[k];
 		rr_kind kind = kernel->inputs[k].kind;
-		if (!offset || (kind != RR_KIND_ROW && kind != RR_KIND_COL))
+		int offset = kind == RR_KIND_ROW ? at.rows : kind == RR_KIND_COL ? at.cols : 0;
+		if (!offset)
 			continue;
-		copies[k] = malloc(inputs.bytes[k] + 4 * es);
+		copies[k] = malloc(inputs.bytes[k] + 8 * es);
 		memcpy((char *)copies[k] + (size_t)offset * es, inputs.owned[k], inputs.bytes[k]);
 		shifted[k].data = (char *)copies[k] + (size_t)offset * es;
 	}
 	int64_t counts[RR_MAX_IO];
 	element_counts(kernel, rows, cols, counts);
 	void *buffers[RR_MAX_IO] = {0}, *outputs[RR_MAX_IO] = {0};
-	int row_outputs = 0;
+	void *again[RR_MAX_IO] = {0}, *again_outputs[RR_MAX_IO] = {0};
 	for (int j = 0; j < kernel->n_outputs; j++) {
-		buffers[j] = malloc((size_t)counts[j] * es + 4 * es);
-		outputs[j] = (char *)buffers[j] + (size_t)out_offset * es;
-		rr__poison(outputs[j], program->dtype, counts[j]);
-		row_outputs += kernel->outputs[j].kind == RR_KIND_ROW;
+		buffers[j] = malloc((size_t)counts[j] * es + 8 * es);
+		outputs[j] = (char *)buffers[j] + (size_t)at.outputs * es;
+		again[j] = malloc((size_t)counts[j] * es + 8 * es);
+		again_outputs[j] = (char *)again[j] + (size_t)at.outputs * es;
 	}
 	int vec = rr__realisation_vec_allowed(program->kernel, g, shifted, outputs);
-	int same_phase = (offset - out_offset) % g->head_align == 0 || row_outputs == 0;
-	int aligned = offset % g->head_align == 0 && g->has_aligned_entry;
-	int want = !g->has_vec_entry || !same_phase ? RR_ENTRY_SCALAR
-	           : aligned                        ? RR_ENTRY_VEC
-	                                            : RR_ENTRY_HEAD;
-	CHECKF(vec == want, "%s: inputs %d and outputs %d elements in took entry %d, want %d",
-	       label, offset, out_offset, vec, want);
-	packed_params p;
-	pack(kernel, rows, shifted, outputs, &p);
-	/* S=grid: two groups' workspace (sim_launch's two groups), zeroed as the launcher does;
-	 * the barrier words do not matter here (the test's barrier stands in), the partials do. */
-	if (g->grid_split)
-		p.workspace = calloc(2, (size_t)g->workspace_per_group);
-	sim_launch(m, g, vec, rows, p.params);
-	free(p.workspace);
+	int want = entry_wanted(kernel, g, at);
+	CHECKF(vec == want,
+	       "%s: rows %d, cols %d and outputs %d elements in took entry %d, want %d", label,
+	       at.rows, at.cols, at.outputs, vec, want);
+	launch_checked(m, kernel, g, vec, rows, shifted, inputs.bytes, outputs, counts,
+	               program->dtype, label);
 	rr__validation report;
 	rr_status status = rr__validate_outputs(kernel, rows, cols, program->dtype, &inputs,
 	                                        outputs, NULL, &report);
-	CHECKF(status == RR_OK, "%s (%s entry, M=%lld, views %d/%d in): %s", label,
+	CHECKF(status == RR_OK, "%s (%s entry, M=%lld, views %d/%d/%d in): %s", label,
 	       vec == RR_ENTRY_VEC ? "vec"
 	       : vec               ? "head"
 	                           : "scalar",
-	       (long long)rows, offset, out_offset, rr_last_error());
-	for (int j = 0; j < kernel->n_outputs; j++)
+	       (long long)rows, at.rows, at.cols, at.outputs, rr_last_error());
+	if (bitwise && vec != RR_ENTRY_SCALAR) {
+		launch_checked(m, kernel, g, RR_ENTRY_SCALAR, rows, shifted, inputs.bytes,
+		               again_outputs, counts, program->dtype, label);
+		for (int j = 0; j < kernel->n_outputs; j++)
+			CHECKF(memcmp(outputs[j], again_outputs[j], (size_t)counts[j] * es) == 0,
+			       "%s (views %d/%d/%d in): output %s of the %s entry differs in bits "
+			       "from the scalar entry's",
+			       label, at.rows, at.cols, at.outputs, kernel->outputs[j].name,
+			       vec == RR_ENTRY_VEC ? "vec" : "head");
+	}
+	for (int j = 0; j < kernel->n_outputs; j++) {
 		free(buffers[j]);
+		free(again[j]);
+	}
 	for (int k = 0; k < inputs.count; k++)
 		free(copies[k]);
 	rr__inputs_free(&inputs);
@@ -374,6 +453,9 @@ static rr_device cuda_target_device(void)
 
 /* Views 1 .. views elements in that simulate() runs besides the aligned arrays. */
 static int views = 1;
+/* simulate() runs col inputs at the other phases than the rows' instead, each against the
+ * scalar entry bit for bit (simulate_col_views). */
+static int col_views = 0;
 
 static int simulate(rr_device *device, const rr_kernel *kernel, rr_dtype dtype, const plan *pl,
                     unsigned seed)
@@ -402,12 +484,24 @@ static int simulate(rr_device *device, const rr_kernel *kernel, rr_dtype dtype, 
 	sim_module m;
 	int loaded = sim_load(rr_program_source(program), g.blocks_per_row, g.grid_split, &m);
 	CHECKF(loaded == 0, "%s: the simulation did not compile or load", label);
-	if (loaded == 0) {
-		run_checked(&m, program, &g, pl->rows, 0, 0, label, seed);
+	CHECKF(!col_views || (g.head_slots > 0 && !g.cols_vec),
+	       "%s: rows without heads or col inputs at the body's phase (nothing shifted)", label);
+	if (loaded == 0 && col_views) {
+		/* col inputs at every phase but the rows' (rows aligned, then a view 1 in) */
+		for (int rows_in = 0; rows_in < 2; rows_in++)
+			for (int cols_in = 1; cols_in < g.head_align; cols_in++)
+				run_checked(&m, program, &g, pl->rows,
+				            (placement){rows_in, cols_in, rows_in}, 1, label,
+				            seed + (unsigned)cols_in);
+		sim_unload(&m);
+	} else if (loaded == 0) {
+		run_checked(&m, program, &g, pl->rows, (placement){0, 0, 0}, 0, label, seed);
 		for (int offset = 1; g.has_vec_entry && offset <= views; offset++)
-			run_checked(&m, program, &g, pl->rows, offset, offset, label, seed + 1);
+			run_checked(&m, program, &g, pl->rows, (placement){offset, offset, offset},
+			            0, label, seed + 1);
 		if (g.has_vec_entry) /* inputs a view 1 in, outputs aligned: the scalar entry */
-			run_checked(&m, program, &g, pl->rows, 1, 0, label, seed + 2);
+			run_checked(&m, program, &g, pl->rows, (placement){1, 1, 0}, 0, label,
+			            seed + 2);
 		sim_unload(&m);
 	}
 	rr_program_free(program);
@@ -509,6 +603,43 @@ static int simulate_odd_views(rr_device *device)
 		rr_kernel_free(kernel);
 	}
 	views = saved;
+	return simulated;
+}
+
+/* Col inputs at every phase but the rows' (views 1 .. a - 1 elements in, a the access width
+ * in elements) in plans whose rows have heads and whose N·size is not a multiple of the access
+ * width: the head entry reads the complete packs of col inputs by the aligned blocks that
+ * cover them, shifted into place. Its outputs must be the scalar entry's bit for bit, and no
+ * read may leave the arrays (the blocks of a row's first and last packs). Every storage mode,
+ * a flat row, accesses of 4, 8 and 16 bytes, packs of two blocks. */
+static int simulate_col_views(rr_device *device)
+{
+	static const plan shifted[] = {
+	    {1001, 32, 0, 2, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 9},
+	    {127, 16, 0, 1, 4, 1, RR_STORAGE_REREAD, RR_GRID_ROWS, 9}, /* one chunk a row */
+	    {1001, 32, 0, 1, 1, 1, RR_STORAGE_SMEM, RR_GRID_PERSISTENT, 9},
+	    {2047, 32, 0, 1, 1, 4, RR_STORAGE_CLUSTER, RR_GRID_ROWS, 5},
+	    {4099, 32, 0, 1, 1, 4, RR_STORAGE_GRID, RR_GRID_PERSISTENT, 5},
+	    {129, 16, 0, 4, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 9},    /* flat */
+	    {1001, 8, 16, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 9},   /* packs of 2+ blocks */
+	    {1001, 32, 2, 1, 1, 1, RR_STORAGE_REREAD, RR_GRID_ROWS, 9}, /* 4- and 8-byte access */
+	};
+	static const char *const kernels[] = {"layernorm", "rmsnorm", "add_layernorm"};
+	static const rr_dtype dtypes[] = {RR_BF16, RR_F32, RR_F16};
+	int simulated = 0;
+	col_views = 1;
+	for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
+		rr_kernel *kernel = NULL;
+		CHECK(rr_kernel_load_builtin(kernels[k], &kernel) == RR_OK);
+		for (size_t p = 0; kernel && p < sizeof shifted / sizeof shifted[0]; p++)
+			for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; d++)
+				if (k == 0 || (p + d + k) % 3 == 0) /* layernorm: all */
+					simulated +=
+					    simulate(device, kernel, dtypes[d], &shifted[p],
+					             900u + 10u * (unsigned)p + (unsigned)d);
+		rr_kernel_free(kernel);
+	}
+	col_views = 0;
 	return simulated;
 }
 
@@ -623,6 +754,9 @@ int main(void)
 	CHECKF(custom >= 12, "only %d plans of the custom kernels were simulated", custom);
 	int odd = simulate_odd_views(&device);
 	CHECKF(odd >= 40, "only %d plans of odd rows were simulated", odd);
+	int cols = simulate_col_views(&device);
+	CHECKF(cols >= 30, "only %d plans with col inputs off the rows' phase were simulated",
+	       cols);
 	if (full_grid)
 		simulate_full_grid(&device);
 	bitwise_sums(&device);

@@ -69,6 +69,17 @@ static rr_status plan_emitter(rr__cu_emitter *em, const rr__emit_request *req)
 	return RR_OK;
 }
 
+/* Whether col inputs are read by the aligned blocks that cover a pack, shifted into place
+ * (device/pack_tail.cuh, rr_load_shifted): the rows have heads and N·size is not a multiple of
+ * the access width, so a row's packs of a col input do not share its body's alignment. */
+static int shifted_cols(const rr__cu_emitter *em)
+{
+	int cols = 0;
+	for (int k = 0; k < em->kernel->n_inputs; k++)
+		cols |= em->kernel->inputs[k].kind == RR_KIND_COL;
+	return cols && em->geo->head_slots > 0 && !em->geo->cols_vec;
+}
+
 /* ---------------------------------------------------------------- header comment */
 
 static const char *keep_name(rr__keep_place keep)
@@ -146,7 +157,16 @@ static void emit_header(rr__cu_emitter *em)
 		            " * access   %d bytes per global access in %s (rows on a boundary) and "
 		            "%s, element by element in %s",
 		            g->access_bytes, g->entry_vec, g->entry_head, g->entry_scalar);
-	else if (g->has_vec_entry)
+	else if (shifted_cols(em)) {
+		rr__cu_line(em, 0,
+		            " * access   %d bytes per global access in %s (col inputs: the aligned "
+		            "blocks that cover a",
+		            g->access_bytes, g->entry_head);
+		rr__cu_line(em, 0,
+		            " *          pack, shifted into place: rr_load_shifted), element by "
+		            "element in %s",
+		            g->entry_scalar);
+	} else if (g->has_vec_entry)
 		rr__cu_line(em, 0,
 		            " * access   %d bytes per global access in %s (col inputs element by "
 		            "element), element by element in %s",
@@ -229,10 +249,16 @@ static void emit_constants(rr__cu_emitter *em)
 		rr__cu_line(em, 0,
 		            "constexpr int HEAD_MAX = %d;  /* the longest head, in elements */",
 		            g->head_align - 1);
-		rr__cu_line(em, 0,
-		            "constexpr bool COLS_VEC = %s;  /* col inputs share the body's "
-		            "alignment (N * size %% HEAD_BYTES == 0) */",
-		            g->cols_vec ? "true" : "false");
+		if (shifted_cols(em))
+			rr__cu_line(
+			    em, 0,
+			    "constexpr bool COLS_VEC = false;  /* col inputs do not share the "
+			    "body's alignment: rr_load_shifted */");
+		else
+			rr__cu_line(em, 0,
+			            "constexpr bool COLS_VEC = %s;  /* col inputs share the body's "
+			            "alignment (N * size %% HEAD_BYTES == 0) */",
+			            g->cols_vec ? "true" : "false");
 	}
 	rr__cu_line(em, 0, "constexpr int RED_SLOTS = %d;  /* partials per row over all rounds */",
 	            em->red_slots > 0 ? em->red_slots : 1);
@@ -246,13 +272,18 @@ static void emit_constants(rr__cu_emitter *em)
 	rr__buf_append(em->out, "\n", 1);
 }
 
+/* The device file of the dtype's conversions. */
+static const char *io_file(const rr__cu_emitter *em)
+{
+	return em->dtype == RR_BF16  ? "io_bf16.cuh"
+	       : em->dtype == RR_F16 ? "io_f16.cuh"
+	                             : "io_f32.cuh";
+}
+
 /* Conversions between the dtype in memory and f32 (device/io_*.cuh). */
 static void emit_conversions(rr__cu_emitter *em)
 {
-	const char *file = em->dtype == RR_BF16  ? "io_bf16.cuh"
-	                   : em->dtype == RR_F16 ? "io_f16.cuh"
-	                                         : "io_f32.cuh";
-	rr__device_emit(em->out, file, "io");
+	rr__device_emit(em->out, io_file(em), "io");
 }
 
 /* The word type of one access of `bytes`, and its members. */
@@ -335,6 +366,10 @@ static void emit_access_helpers(rr__cu_emitter *em)
 	rr__device_emit(em->out, "pack_tail.cuh", "pack_tail");
 	if (em->geo->head_slots > 0)
 		rr__device_emit(em->out, "pack_tail.cuh", "head");
+	if (shifted_cols(em)) {
+		rr__device_emit(em->out, io_file(em), "shifted");
+		rr__device_emit(em->out, "pack_tail.cuh", "shifted");
+	}
 }
 
 /* Kept values in dynamic shared memory: pack c of kept value k of this thread, in units of

@@ -180,14 +180,34 @@ static void emit_kept_arrays(rr__cu_emitter *em)
 	}
 }
 
-/* The access of input node `id`'s packs: col inputs by vector only when they share the
- * body's alignment. */
-static const char *vec_of(const rr__cu_emitter *em, int id)
+static int is_col_input(const rr__cu_emitter *em, int id)
+{
+	return em->kernel->inputs[em->kernel->nodes[id].input].kind == RR_KIND_COL;
+}
+
+/* The load of input node `id`'s pack at x<input> + at into `dest`: a complete pack (`valid`
+ * NULL) or the one that may be partial (`valid` elements of it exist). Where rows have heads,
+ * col inputs share the body's alignment only when COLS_VEC; otherwise their complete packs
+ * are read by the aligned blocks that cover them, shifted into place (rr_load_shifted; the
+ * pack's place in the col array bounds those blocks). */
+static void emit_pack_load(rr__cu_emitter *em, int depth, int id, const char *dest,
+                           const char *valid)
 {
 	int input = em->kernel->nodes[id].input;
-	return em->kernel->inputs[input].kind == RR_KIND_COL && em->geo->head_slots > 0
-	           ? "VEC && COLS_VEC"
-	           : "VEC";
+	int col = is_col_input(em, id) && em->geo->head_slots > 0;
+	if (col && !em->geo->cols_vec && valid)
+		rr__cu_line(em, depth,
+		            "rr_load_tail_shifted<VEC>(%s, x%d + at, %s, seg_begin + at);", dest,
+		            input, valid);
+	else if (col && !em->geo->cols_vec)
+		rr__cu_line(em, depth, "rr_load_shifted<VEC>(%s, x%d + at, seg_begin + at);", dest,
+		            input);
+	else if (valid)
+		rr__cu_line(em, depth, "rr_load_tail<%s>(%s, x%d + at, %s);",
+		            col ? "VEC && COLS_VEC" : "VEC", dest, input, valid);
+	else
+		rr__cu_line(em, depth, "rr_load<%s>(%s, x%d + at);",
+		            col ? "VEC && COLS_VEC" : "VEC", dest, input);
 }
 
 /* ---------------------------------------------------------------- one pack */
@@ -369,10 +389,11 @@ static void emit_full_chunks(rr__cu_emitter *em, int d, int phase, const char *b
 		rr__cu_line(em, d + 1, "for (int u = 0; u < UL; u++) {");
 		rr__cu_line(em, d + 2, "if (c0 + u < %s) {", bound);
 		rr__cu_line(em, d + 3, "const int at = h + ((c0 + u) * W + worker) * V;");
+		char dest[32];
 		for (int id = 0; id < kernel->n_nodes; id++)
-			if (global_load(em, id, phase))
-				rr__cu_line(em, d + 3, "rr_load<%s>(ld%d[u], x%d + at);",
-				            vec_of(em, id), id, kernel->nodes[id].input);
+			if (global_load(em, id, phase) &&
+			    snprintf(dest, sizeof dest, "ld%d[u]", id) > 0)
+				emit_pack_load(em, d + 3, id, dest, NULL);
 		rr__cu_line(em, d + 2, "}");
 		rr__cu_line(em, d + 1, "}");
 	}
@@ -408,9 +429,10 @@ static void emit_tail_chunk(rr__cu_emitter *em, int d, int phase, const char *ch
 	for (int id = 0; id < kernel->n_nodes && !em->flat; id++) {
 		if (!global_load(em, id, phase))
 			continue;
+		char dest[32];
+		snprintf(dest, sizeof dest, "ld%d[0]", id);
 		rr__cu_line(em, d + 1, "float ld%d[1][V];", id);
-		rr__cu_line(em, d + 1, "rr_load_tail<%s>(ld%d[0], x%d + at, valid);",
-		            vec_of(em, id), id, kernel->nodes[id].input);
+		emit_pack_load(em, d + 1, id, dest, "valid");
 	}
 	emit_pack(em, d + 1, phase, em->flat ? chunk : "0", 1);
 	rr__cu_line(em, d, "}");
@@ -595,11 +617,6 @@ static void emit_tree(rr__cu_emitter *em, int round)
 
 /* ---------------------------------------------------------------- phases */
 
-static int is_col_input(const rr__cu_emitter *em, int id)
-{
-	return em->kernel->inputs[em->kernel->nodes[id].input].kind == RR_KIND_COL;
-}
-
 /* Whether input node `id`, loaded in `phase`, is among the loads emitted now: `which` 0 all,
  * 1 the col inputs only, 2 all but the col inputs. */
 static int flat_load_now(const rr__cu_emitter *em, int id, int phase, int which)
@@ -639,16 +656,17 @@ static void emit_flat_loads(rr__cu_emitter *em, int phase, int which)
 	rr__cu_line(em, 2, "const int at = h + (c * W + worker) * V;");
 	rr__cu_line(em, 2, "if (c < %s) {",
 	            em->geo->head_slots > 0 ? "(HEADED ? FULL - 1 : FULL)" : "FULL");
+	char dest[32];
 	for (int id = 0; id < kernel->n_nodes; id++)
-		if (flat_load_now(em, id, phase, which))
-			rr__cu_line(em, 3, "rr_load<%s>(ld%d_%d[c], x%d + at);", vec_of(em, id), id,
-			            phase, kernel->nodes[id].input);
+		if (flat_load_now(em, id, phase, which) &&
+		    snprintf(dest, sizeof dest, "ld%d_%d[c]", id, phase) > 0)
+			emit_pack_load(em, 3, id, dest, NULL);
 	rr__cu_line(em, 2,
 	            "} else if (at < LEN) { /* a worker without elements there loads none */");
 	for (int id = 0; id < kernel->n_nodes; id++)
-		if (flat_load_now(em, id, phase, which))
-			rr__cu_line(em, 3, "rr_load_tail<%s>(ld%d_%d[c], x%d + at, LEN - at);",
-			            vec_of(em, id), id, phase, kernel->nodes[id].input);
+		if (flat_load_now(em, id, phase, which) &&
+		    snprintf(dest, sizeof dest, "ld%d_%d[c]", id, phase) > 0)
+			emit_pack_load(em, 3, id, dest, "LEN - at");
 	rr__cu_line(em, 2, "}");
 	rr__cu_line(em, 1, "}");
 }

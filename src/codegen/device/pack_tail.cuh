@@ -2,11 +2,13 @@
  * at the end (a whole pack goes through the plan's rr_load/rr_store, a partial one element by
  * element) and the head before the first aligned pack (DESIGN.md §4, layout.h: head element
  * j = t * W + (W - 1 - worker), t < HS: the last workers). src/codegen/cuda_emit.c prints the section "pack_tail" after
- * the plan's rr_load/rr_store, and "head" when the plan has a head (HS > 0). */
+ * the plan's rr_load/rr_store, "head" when the plan has a head (HS > 0), and "shifted" when
+ * col inputs do not share the body's alignment (COLS_VEC false). */
 //@ stand-in
 /* What the emitted source defines before this file (the plan's V, the dtype's conversions, the
  * plan's whole-pack accesses), in their simplest form: here only so that the file compiles on
  * its own. */
+constexpr int N = 64;
 constexpr int W = 4;
 constexpr int V = 4;
 constexpr int HEAD_BYTES = 16;
@@ -23,6 +25,12 @@ template <bool VEC> __device__ __forceinline__ void rr_store(io_t *p, const floa
 {
 	for (int e = 0; e < V; e++)
 		p[e] = v[e];
+}
+template <int WORDS>
+__device__ __forceinline__ void rr_in_shifted(float (&v)[WORDS], const unsigned (&w)[WORDS + 1], int s)
+{
+	for (int k = 0; k < WORDS; k++)
+		v[k] = __uint_as_float(w[k]);
 }
 //@ pack_tail
 /* The pack at the end of the row: `valid` of its elements exist. */
@@ -75,4 +83,70 @@ __device__ __forceinline__ void rr_store_head(io_t *p, const float (&v)[V], int 
 		if (j < h)
 			p[j] = rr_out(v[t]);
 	}
+}
+//@ shifted
+/* Col inputs where rows do not share their phase (COLS_VEC false): the packs of a row's body
+ * stand s elements past a HEAD_BYTES boundary in a col input, s the same for all of the row's
+ * packs. A complete pack is read as the V * size / HEAD_BYTES + 1 aligned blocks that cover it
+ * and shifted into place: by whole words through selects on the bits of the word offset (every
+ * index a constant, so the words stay in registers), then by half a word in 16-bit types
+ * (rr_in_shifted, io_*.cuh). The bits are those of an element-by-element load. A pack whose
+ * blocks would reach outside the col array's N elements (at most a row's first and last ones)
+ * goes element by element. i: the pack's first element in the col array. */
+constexpr int RR_PACK_WORDS = V * (int)sizeof(io_t) / 4;
+constexpr int RR_BLOCK_WORDS = HEAD_BYTES / 4;
+constexpr int RR_BLOCK_ELEMS = HEAD_BYTES / (int)sizeof(io_t);
+template <bool VEC>
+__device__ __forceinline__ void rr_load_shifted(float (&v)[V], const io_t *p, int i)
+{
+	const int s = (int)((reinterpret_cast<unsigned long long>(p) & (HEAD_BYTES - 1)) / sizeof(io_t));
+	if (!VEC || s == 0) {
+		rr_load<VEC>(v, p);
+		return;
+	}
+	if (i < s || i - s + V + RR_BLOCK_ELEMS > N) {
+		rr_load<false>(v, p);
+		return;
+	}
+	unsigned w[RR_PACK_WORDS + RR_BLOCK_WORDS];
+	#pragma unroll
+	for (int b = 0; b < RR_PACK_WORDS / RR_BLOCK_WORDS + 1; b++) {
+		const io_t *block = p - s + b * RR_BLOCK_ELEMS;
+		if constexpr (HEAD_BYTES == 16) {
+			const uint4 t = __ldg(reinterpret_cast<const uint4 *>(block));
+			w[4 * b] = t.x;
+			w[4 * b + 1] = t.y;
+			w[4 * b + 2] = t.z;
+			w[4 * b + 3] = t.w;
+		} else if constexpr (HEAD_BYTES == 8) {
+			const uint2 t = __ldg(reinterpret_cast<const uint2 *>(block));
+			w[2 * b] = t.x;
+			w[2 * b + 1] = t.y;
+		} else {
+			w[b] = __ldg(reinterpret_cast<const unsigned *>(block));
+		}
+	}
+	const int words = s * (int)sizeof(io_t) / 4; /* whole words before the pack */
+	#pragma unroll
+	for (int bit = 1; bit < RR_BLOCK_WORDS; bit *= 2) {
+		const bool take = (words & bit) != 0;
+		#pragma unroll
+		for (int k = 0; k + bit < RR_PACK_WORDS + RR_BLOCK_WORDS; k++)
+			w[k] = take ? w[k + bit] : w[k];
+	}
+	unsigned pack[RR_PACK_WORDS + 1];
+	#pragma unroll
+	for (int k = 0; k <= RR_PACK_WORDS; k++)
+		pack[k] = w[k];
+	rr_in_shifted<RR_PACK_WORDS>(v, pack, s);
+}
+/* The pack at the end of the row of a col input read as above: `valid` of its elements exist,
+ * a partial pack element by element. */
+template <bool VEC>
+__device__ __forceinline__ void rr_load_tail_shifted(float (&v)[V], const io_t *p, int valid, int i)
+{
+	if (valid >= V)
+		rr_load_shifted<VEC>(v, p, i);
+	else
+		rr_load_tail<false>(v, p, valid);
 }
