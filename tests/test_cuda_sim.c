@@ -620,9 +620,9 @@ static int simulate_col_views(rr_device *device)
 	    {1001, 32, 0, 1, 1, 1, RR_STORAGE_SMEM, RR_GRID_PERSISTENT, 9},
 	    {2047, 32, 0, 1, 1, 4, RR_STORAGE_CLUSTER, RR_GRID_ROWS, 5},
 	    {4099, 32, 0, 1, 1, 4, RR_STORAGE_GRID, RR_GRID_PERSISTENT, 5},
-	    {129, 16, 0, 4, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 9},    /* flat */
-	    {1001, 8, 16, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 9},   /* packs of 2+ blocks */
-	    {1001, 32, 2, 1, 1, 1, RR_STORAGE_REREAD, RR_GRID_ROWS, 9}, /* 4- and 8-byte access */
+	    {129, 16, 0, 4, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 9},     /* flat */
+	    {1001, 32, 16, 1, 1, 1, RR_STORAGE_REREAD, RR_GRID_ROWS, 9}, /* packs of 2+ blocks */
+	    {1001, 32, 2, 1, 1, 1, RR_STORAGE_REREAD, RR_GRID_ROWS, 9},  /* 4- and 8-byte access */
 	};
 	static const char *const kernels[] = {"layernorm", "rmsnorm", "add_layernorm"};
 	static const rr_dtype dtypes[] = {RR_BF16, RR_F32, RR_F16};
