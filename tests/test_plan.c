@@ -279,6 +279,38 @@ static void test_features(const rr__target *gpu, const rr__target *cpu)
 	req.target = cpu;
 	rr__plan_features_compute(&req, &wide, &kept_f);
 	CHECK(kept_f.predicted_us > 0 && isfinite(kept_f.predicted_us));
+
+	/* One partial wave of rows with outputs: a worker's elements are serial work in each of
+	 * layernorm's three phases, and a head's guarded code runs in each (257 elements of bf16:
+	 * every row but one in eight has a head under V = 8). 17 rows: W = 128, V = 1 (3
+	 * elements a worker, no head) is cheaper than W = 32, V = 8 (16 and a head); at 17 * 1024
+	 * rows, several waves, the terms are not counted. */
+	rr_layout narrow = {128, 1, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS};
+	rr_layout packed = {32, 8, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS};
+	rr__cost_coeffs h200;
+	CHECK(rr__cost_coeffs_for(gpu, &h200) == RR_OK);
+	req = (rr__plan_request){k, RR_BF16, 17, 257, gpu, NULL, &h200};
+	rr__plan_features narrow_f, packed_f;
+	rr__plan_features_compute(&req, &narrow, &narrow_f);
+	rr__plan_features_compute(&req, &packed, &packed_f);
+	double phases = 3, head = h200.value[RR__COEFF_gpu_head_phase_us],
+	       elem = h200.value[RR__COEFF_gpu_element_phase_us];
+	CHECK(narrow_f.waves <= 1 && packed_f.waves <= 1);
+	CHECKF(narrow_f.predicted_us < packed_f.predicted_us, "W=128,V=1 %g against W=32,V=8 %g",
+	       narrow_f.predicted_us, packed_f.predicted_us);
+	req.rows = 17 * 1024;
+	rr__plan_features_compute(&req, &packed, &kept_f);
+	CHECK(kept_f.waves > 1);
+	rr__cost_coeffs none = h200;
+	none.value[RR__COEFF_gpu_head_phase_us] = 0;
+	none.value[RR__COEFF_gpu_element_phase_us] = 0;
+	req.coeffs = &none;
+	rr__plan_features_compute(&req, &packed, &reread_f);
+	CHECK(reread_f.latency_us == kept_f.latency_us);
+	req.rows = 17;
+	rr__plan_features_compute(&req, &packed, &reread_f);
+	CHECKF(fabs(packed_f.latency_us - reread_f.latency_us - phases * (16 * elem + head)) < 1e-9,
+	       "latency %g without the terms %g", packed_f.latency_us, reread_f.latency_us);
 	rr_kernel_free(k);
 }
 

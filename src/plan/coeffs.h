@@ -53,6 +53,9 @@
 	X(gpu_cluster_short_row_factor, 1.5, G, "a cluster on a row one block could hold")         \
 	X(gpu_wide_pack_factor, 1.5, G, "packs wider than one 16-byte access")                     \
 	X(gpu_many_packs_factor, 1.5, G, "more than 8 packs per worker, W < 1024")                 \
+	X(gpu_element_phase_us, 0.0074, G,                                                         \
+	  "one launch wave: a worker's element in one phase (serial work)")                        \
+	X(gpu_head_phase_us, 0.18, G, "one launch wave: the head's guarded code in one phase")     \
 	X(cpu_bandwidth_per_thread, 8.0e9, C, "B/s of memory per thread")                          \
 	X(cpu_pack_ns, 0.4, C, "one vector operation on up to 32 bytes")                           \
 	X(cpu_ilp_u2, 0.9, C, "pack time factor with 2 or 3 chunks per iteration")                 \

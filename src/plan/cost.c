@@ -95,6 +95,14 @@ static double log2_of(double x)
 	return x > 1 ? log2(x) : 0;
 }
 
+/* A launch that waits on its groups' own work: fewer groups than SMs (each alone on its SM),
+ * each moving at most 64 KiB (the bytes a lone group has in flight over a few trips). */
+static int few_groups(const rr__plan_request *req, const rr__plan_features *f)
+{
+	double sms = req->target->multiprocessors > 0 ? req->target->multiprocessors : 1;
+	return f->groups < sms && (f->dram_bytes + f->cache_bytes) / fmax(1, f->groups) <= 65536;
+}
+
 static void gpu_occupancy(const rr__plan_request *req, const rr__realisation *r, const io_facts *io,
                           rr__plan_features *f)
 {
@@ -248,10 +256,13 @@ static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
 	               f->cache_bytes / (K(gpu_cache_bandwidth) * fmax(active, 0.05)) * 1e6 +
 	               staged / (K(gpu_smem_bandwidth) * fmax(active, 0.05)) * 1e6;
 	/* Few bytes over few SMs: the efficiency product above collapses towards zero, but such
-	 * a launch is bounded by one SM's share of the bandwidth plus a memory latency per serial
-	 * step, whatever the occupancy. */
-	double one_sm_us = f->serial_steps * K(gpu_memory_latency_us) +
-	                   (f->dram_bytes + f->cache_bytes) / (K(gpu_bandwidth) / sms) * 1e6;
+	 * a launch is bounded by one SM's share of the bandwidth (each of its SMs' when it has
+	 * fewer groups than SMs, one group on each) plus a memory latency per serial step,
+	 * whatever the occupancy. */
+	double sms_used = few_groups(req, f) ? fmax(1, f->groups) : 1;
+	double one_sm_us =
+	    f->serial_steps * K(gpu_memory_latency_us) +
+	    (f->dram_bytes + f->cache_bytes) / (K(gpu_bandwidth) * sms_used / sms) * 1e6;
 	f->memory_us = fmin(f->memory_us, one_sm_us);
 	double group_us = gpu_group_us(k, l, io, f, depth, cached_share, warp);
 	if (l->grid == RR_GRID_PERSISTENT) /* groups loop over rows: one prologue each */
@@ -261,6 +272,17 @@ static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
 	else
 		f->latency_us =
 		    ceil(f->waves) * group_us + ceil(f->groups / sms) * K(gpu_dispatch_us);
+	/* A launch of fewer groups than SMs waits on its groups' own work: each worker evaluates
+	 * its elements phase after phase, and a row with a head runs the head's guarded code in
+	 * every phase. For kernels with row outputs the H200 measured that work (bench/NOTES.md,
+	 * session 7: on 1x129 ... 64x257 W = 128, V = 1 beat the planner's V = 4 and 8
+	 * by 1.1-1.9x). */
+	if (few_groups(req, f) && io->row_outputs > 0) {
+		double phases = f->rounds + 1;
+		double per_worker = f->chunks_per_worker * l->vec;
+		f->latency_us += phases * (per_worker * K(gpu_element_phase_us) +
+		                           (r->head_slots > 0 ? K(gpu_head_phase_us) : 0));
+	}
 	f->launch_us = K(gpu_launch_us) + (l->storage == RR_STORAGE_GRID ? K(gpu_grid_launch_us)
 	                                   : l->blocks_per_row > 1       ? K(gpu_cluster_launch_us)
 	                                                                 : 0);
@@ -331,13 +353,16 @@ static void cpu_features(const rr__cost_coeffs *k, const rr__plan_request *req, 
  *   of its own (layernorm f32 17x257: R = 32 7.8 µs, R = 1 2.7 µs);
  * - a row one block can keep in shared memory runs faster there than over a cluster (rmsnorm
  *   f32 4096x32768: W = 1024 smem 271 µs, C = 2 cluster 392). */
+
 static double gpu_measured_factor(const rr__cost_coeffs *k, const rr__plan_request *req,
                                   const rr_layout *l, const rr__plan_features *f)
 {
 	double factor = 1;
 	if (l->grid == RR_GRID_PERSISTENT && l->blocks_per_row == 1)
 		factor *= K(gpu_persistent_factor);
-	if (f->chunks_per_worker < 4 && l->workers_per_row > 32 &&
+	/* Both pack-count factors come from sweeps of launches of many waves; on fewer groups
+	 * than SMs the element terms of gpu_features count a worker's packs instead. */
+	if (!few_groups(req, f) && f->chunks_per_worker < 4 && l->workers_per_row > 32 &&
 	    req->cols >= (int64_t)l->workers_per_row * l->vec)
 		factor *= 1 + K(gpu_few_packs_factor) * (4 - f->chunks_per_worker);
 	if (l->rows_per_group > 1 && (l->rows_per_group > f->rows || f->rows <= 256))
@@ -389,7 +414,8 @@ static void features_of(const rr__plan_request *req, const rr__realisation *r,
 	/* More than 8 packs per worker is outside what the H200 sweeps measured (bench/NOTES.md);
 	 * the model's latency terms are not trusted there, so such layouts rank last unless
 	 * nothing else is legal. */
-	if (gpu && features->chunks_per_worker > 8 && layout->workers_per_row < 1024)
+	if (gpu && features->chunks_per_worker > 8 && layout->workers_per_row < 1024 &&
+	    !few_groups(req, features))
 		features->predicted_us *= K(gpu_many_packs_factor);
 	/* A cluster pays cluster-wide barriers per round; it is for rows one block cannot hold. */
 	if (layout->blocks_per_row > 1 && req->cols / layout->blocks_per_row < 8192)
