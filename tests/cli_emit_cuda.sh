@@ -58,20 +58,29 @@ if [ -z "$tree" ] || [ -z "$wload" ] || [ "$wload" -gt "$tree" ]; then
 	exit 1
 fi
 
-# Col inputs of rows with heads whose N·size is not a multiple of the access width (65535x127
-# bf16) read complete packs by the aligned blocks that cover them (rr_load_shifted), never by
-# the element-wise COLS_VEC form; where N·size is a multiple (x1024 bf16) they keep COLS_VEC.
-"$ROWREDUCE" emit --kernel rmsnorm --shape 65535x127 --dtype bf16 --backend cuda --arch sm_90 \
-	>"$out/odd.cu" 2>"$out/err" || { cat "$out/err"; echo "FAIL: emit of rmsnorm 65535x127"; exit 1; }
+# Col inputs of rows with heads whose N·size is not a multiple of the access width read, in
+# blocks of one row (2047x6143 bf16), complete packs by the aligned blocks that cover them
+# (rr_load_shifted), never by the element-wise COLS_VEC form; in blocks of many rows (65535x127,
+# R = 32) element by element; where N·size is a multiple (x1024 bf16) they keep COLS_VEC.
+"$ROWREDUCE" emit --kernel rmsnorm --shape 2047x6143 --dtype bf16 --backend cuda --arch sm_90 \
+	--layout W=128,V=8,U=1,R=1,C=1,S=regs,G=rows >"$out/odd.cu" 2>"$out/err" ||
+	{ cat "$out/err"; echo "FAIL: emit of rmsnorm 2047x6143"; exit 1; }
 for want in 'constexpr bool COLS_VEC = false;' 'rr_load_tail_shifted<VEC>(ld1[0], x1 + at, valid, seg_begin + at);' \
 	'__device__ __forceinline__ void rr_load_shifted(' '__byte_perm(w[k], w[k + 1], selector)'; do
 	if ! grep -qF -- "$want" "$out/odd.cu"; then
-		echo "FAIL: rmsnorm bf16 65535x127 lacks '$want'"
+		echo "FAIL: rmsnorm bf16 2047x6143 lacks '$want'"
 		exit 1
 	fi
 done
 if grep -qF 'COLS_VEC>' "$out/odd.cu"; then
-	echo "FAIL: rmsnorm bf16 65535x127 still reads w element by element (COLS_VEC)"
+	echo "FAIL: rmsnorm bf16 2047x6143 still reads w element by element (COLS_VEC)"
+	exit 1
+fi
+"$ROWREDUCE" emit --kernel rmsnorm --shape 65535x127 --dtype bf16 --backend cuda --arch sm_90 \
+	--layout W=16,V=8,U=1,R=32,C=1,S=reread,G=rows >"$out/many.cu" 2>"$out/err" ||
+	{ cat "$out/err"; echo "FAIL: emit of rmsnorm 65535x127"; exit 1; }
+if grep -qF 'rr_load_shifted' "$out/many.cu" || ! grep -qF 'rr_load_tail<VEC && COLS_VEC>' "$out/many.cu"; then
+	echo "FAIL: rmsnorm bf16 65535x127 at R = 32 should read w element by element"
 	exit 1
 fi
 "$ROWREDUCE" emit --kernel layernorm --shape 64x4099 --dtype bf16 --backend cuda --arch sm_90 \

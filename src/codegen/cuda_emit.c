@@ -16,6 +16,8 @@
 
 /* ---------------------------------------------------------------- plan bookkeeping */
 
+static int shifted_cols_of(const rr__cu_emitter *em);
+
 static rr_status plan_emitter(rr__cu_emitter *em, const rr__emit_request *req)
 {
 	const rr_kernel *kernel = req->kernel;
@@ -66,18 +68,23 @@ static rr_status plan_emitter(rr__cu_emitter *em, const rr__emit_request *req)
 	int64_t chunk_elements = (int64_t)em->W * em->V;
 	em->flat = em->C == 1 && em->R == 1 && r->keep != RR_KEEP_SMEM &&
 	           (em->n + chunk_elements - 1) / chunk_elements <= em->U;
+	em->shifted_cols = shifted_cols_of(em);
 	return RR_OK;
 }
 
 /* Whether col inputs are read by the aligned blocks that cover a pack, shifted into place
  * (device/pack_tail.cuh, rr_load_shifted): the rows have heads and N·size is not a multiple of
- * the access width, so a row's packs of a col input do not share its body's alignment. */
-static int shifted_cols(const rr__cu_emitter *em)
+ * the access width, so a row's packs of a col input do not share its body's alignment; and a
+ * block holds one row. In blocks of many short rows the col vector stays in L1, its element
+ * loads hit there, and the shifts cost more issue slots than they save: on the H200 (bench/
+ * NOTES.md, session 7) blocks of one row ran 0.71-1.07 of the element loads' time (geomean
+ * 0.96 over 28 rows), blocks of R > 1 rows 0.89-1.41 (geomean 1.10 over 14). */
+static int shifted_cols_of(const rr__cu_emitter *em)
 {
 	int cols = 0;
 	for (int k = 0; k < em->kernel->n_inputs; k++)
 		cols |= em->kernel->inputs[k].kind == RR_KIND_COL;
-	return cols && em->geo->head_slots > 0 && !em->geo->cols_vec;
+	return cols && em->geo->head_slots > 0 && !em->geo->cols_vec && em->R == 1;
 }
 
 /* ---------------------------------------------------------------- header comment */
@@ -157,7 +164,7 @@ static void emit_header(rr__cu_emitter *em)
 		            " * access   %d bytes per global access in %s (rows on a boundary) and "
 		            "%s, element by element in %s",
 		            g->access_bytes, g->entry_vec, g->entry_head, g->entry_scalar);
-	else if (shifted_cols(em)) {
+	else if (em->shifted_cols) {
 		rr__cu_line(em, 0,
 		            " * access   %d bytes per global access in %s (col inputs: the aligned "
 		            "blocks that cover a",
@@ -249,7 +256,7 @@ static void emit_constants(rr__cu_emitter *em)
 		rr__cu_line(em, 0,
 		            "constexpr int HEAD_MAX = %d;  /* the longest head, in elements */",
 		            g->head_align - 1);
-		if (shifted_cols(em))
+		if (em->shifted_cols)
 			rr__cu_line(
 			    em, 0,
 			    "constexpr bool COLS_VEC = false;  /* col inputs do not share the "
@@ -366,7 +373,7 @@ static void emit_access_helpers(rr__cu_emitter *em)
 	rr__device_emit(em->out, "pack_tail.cuh", "pack_tail");
 	if (em->geo->head_slots > 0)
 		rr__device_emit(em->out, "pack_tail.cuh", "head");
-	if (shifted_cols(em)) {
+	if (em->shifted_cols) {
 		rr__device_emit(em->out, io_file(em), "shifted");
 		rr__device_emit(em->out, "pack_tail.cuh", "shifted");
 	}

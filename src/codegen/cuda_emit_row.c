@@ -187,19 +187,20 @@ static int is_col_input(const rr__cu_emitter *em, int id)
 
 /* The load of input node `id`'s pack at x<input> + at into `dest`: a complete pack (`valid`
  * NULL) or the one that may be partial (`valid` elements of it exist). Where rows have heads,
- * col inputs share the body's alignment only when COLS_VEC; otherwise their complete packs
- * are read by the aligned blocks that cover them, shifted into place (rr_load_shifted; the
- * pack's place in the col array bounds those blocks). */
+ * col inputs share the body's alignment only when COLS_VEC; otherwise, in blocks of one row
+ * (shifted_cols), their complete packs are read by the aligned blocks that cover them, shifted
+ * into place (rr_load_shifted; the pack's place in the col array bounds those blocks), and
+ * element by element in blocks of many rows. */
 static void emit_pack_load(rr__cu_emitter *em, int depth, int id, const char *dest,
                            const char *valid)
 {
 	int input = em->kernel->nodes[id].input;
 	int col = is_col_input(em, id) && em->geo->head_slots > 0;
-	if (col && !em->geo->cols_vec && valid)
+	if (col && em->shifted_cols && valid)
 		rr__cu_line(em, depth,
 		            "rr_load_tail_shifted<VEC>(%s, x%d + at, %s, seg_begin + at);", dest,
 		            input, valid);
-	else if (col && !em->geo->cols_vec)
+	else if (col && em->shifted_cols)
 		rr__cu_line(em, depth, "rr_load_shifted<VEC>(%s, x%d + at, seg_begin + at);", dest,
 		            input);
 	else if (valid)

@@ -30,6 +30,7 @@ typedef struct rr__cu_emitter {
 	unsigned char eval[RR_MAX_NODES]; /* scratch: elem nodes evaluated in the current phase */
 	int head; /* emitting the head's pack: width HS, kept values in kh<id>[], strided access */
 	int flat; /* every load of a phase issued before any use (rr__cu_emit_row's flat rows) */
+	int shifted_cols; /* col inputs read by shifted aligned blocks (rr_load_shifted) */
 } rr__cu_emitter;
 
 /* Appends one line at `depth` tabs. */
