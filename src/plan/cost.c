@@ -96,9 +96,10 @@ static double log2_of(double x)
 }
 
 /* A launch that waits on its groups' own work: fewer groups than SMs (each alone on its SM),
- * each moving under 16 KiB, one block per row. The H200 measured the terms below 4 KiB a group and
- * saw them mislead at 16 KiB (64x4096 bf16: W = 512, V = 1 1.03-1.26x slower than W = 128, V = 8).
- */
+ * each moving under 16 KiB, one block per row; counted for kernels with row outputs only. The
+ * H200 (bench/NOTES.md, session 7) measured the terms on groups under 4 KiB; at 16 KiB they
+ * misled (64x4096 bf16: W = 512, V = 1 1.03-1.26x slower than W = 128, V = 8), and for sum and
+ * cross-entropy they gained nothing and lost up to 8 %. */
 static int few_groups(const rr__plan_request *req, const rr_layout *l, const rr__plan_features *f)
 {
 	double sms = req->target->multiprocessors > 0 ? req->target->multiprocessors : 1;
@@ -262,7 +263,8 @@ static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
 	 * a launch is bounded by one SM's share of the bandwidth (each of its SMs' when it has
 	 * fewer groups than SMs, one group on each) plus a memory latency per serial step,
 	 * whatever the occupancy. */
-	double sms_used = few_groups(req, l, f) ? fmax(1, f->groups) : 1;
+	f->few_groups = io->row_outputs > 0 && few_groups(req, l, f);
+	double sms_used = f->few_groups ? fmax(1, f->groups) : 1;
 	double one_sm_us =
 	    f->serial_steps * K(gpu_memory_latency_us) +
 	    (f->dram_bytes + f->cache_bytes) / (K(gpu_bandwidth) * sms_used / sms) * 1e6;
@@ -280,7 +282,7 @@ static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
 	 * every phase. For kernels with row outputs the H200 measured that work (bench/NOTES.md,
 	 * session 7: on 1x129 ... 64x257 W = 128, V = 1 beat the planner's V = 4 and 8
 	 * by 1.1-1.9x). */
-	if (few_groups(req, l, f) && io->row_outputs > 0) {
+	if (f->few_groups) {
 		double phases = f->rounds + 1;
 		/* An SM issues for 4 warps at a time: past 128 workers a group's elements are not
 		 * spread any thinner (W = 32, 64 and 128 at V = 1 measured within 3 % on 257
@@ -369,7 +371,7 @@ static double gpu_measured_factor(const rr__cost_coeffs *k, const rr__plan_reque
 		factor *= K(gpu_persistent_factor);
 	/* Both pack-count factors come from sweeps of launches of many waves; on fewer groups
 	 * than SMs the element terms of gpu_features count a worker's packs instead. */
-	if (!few_groups(req, l, f) && f->chunks_per_worker < 4 && l->workers_per_row > 32 &&
+	if (!f->few_groups && f->chunks_per_worker < 4 && l->workers_per_row > 32 &&
 	    req->cols >= (int64_t)l->workers_per_row * l->vec)
 		factor *= 1 + K(gpu_few_packs_factor) * (4 - f->chunks_per_worker);
 	if (l->rows_per_group > 1 && (l->rows_per_group > f->rows || f->rows <= 256))
@@ -422,7 +424,7 @@ static void features_of(const rr__plan_request *req, const rr__realisation *r,
 	 * the model's latency terms are not trusted there, so such layouts rank last unless
 	 * nothing else is legal. */
 	if (gpu && features->chunks_per_worker > 8 && layout->workers_per_row < 1024 &&
-	    !few_groups(req, layout, features))
+	    !features->few_groups)
 		features->predicted_us *= K(gpu_many_packs_factor);
 	/* A cluster pays cluster-wide barriers per round; it is for rows one block cannot hold. */
 	if (layout->blocks_per_row > 1 && req->cols / layout->blocks_per_row < 8192)
