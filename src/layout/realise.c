@@ -348,8 +348,30 @@ static int min_blocks(const rr__kernel_facts *f, const rr__realisation *r)
 	return blocks < 1 ? 1 : (int)blocks;
 }
 
-/* On a GPU the U chunks of one loop iteration are loaded before they are used: V·U values of
- * every row and col input a phase reads are live at once. */
+/* The entries with a head: a quarter fewer blocks than min_blocks, leaving registers for the
+ * per-row head and body bounds; but in one-block rows where a worker's kept values and loads in
+ * flight come to at most 28, at least the blocks that 64 registers a thread allow (with 32 to
+ * 64 of them, layernorm and add_layernorm at N = 4096 spilled under that cap: emit --check-all).
+ * Left to the looser cap, ptxas gave those entries more registers than the entry without a head and
+ * lost a block an SM (softmax f32 2047x6143: 70 against 63, 3 blocks of 256 instead of 4; 43 %
+ * slower per element than 2048x6144 on the H200), while it fits them in 48-64 without spilling
+ * (bench/NOTES.md, session 7). */
+static int min_blocks_head(const rr__kernel_facts *f, const rr__realisation *r)
+{
+	int blocks = r->min_blocks - r->min_blocks / 4;
+	int64_t kept = r->keep == RR_KEEP_REGS ? r->kept_values : 0;
+	int64_t live =
+	    r->slots * kept + (int64_t)r->layout.vec * r->layout.unroll * f->row_and_col_inputs;
+	int64_t threads = (r->threads + 31) / 32 * 32;
+	int64_t at_64 = 65536 / (threads * 64);
+	int64_t most = 2048 / r->threads < 32 ? 2048 / r->threads : 32;
+	if (at_64 > most)
+		at_64 = most;
+	if (live <= 28 && r->layout.blocks_per_row == 1 && at_64 > blocks)
+		blocks = (int)at_64;
+	return blocks < 1 ? 1 : blocks;
+}
+
 /* On a GPU the U chunks of one loop iteration are loaded before they are used: V·U values of
  * every row and col input a phase reads are live at once. */
 static void realise_in_flight(const rr__kernel_facts *f, const rr__target *target,
@@ -541,7 +563,7 @@ rr_status rr__realise_with(const rr__kernel_facts *f, rr_dtype dtype, int64_t co
 	realise_workspace(r);
 	realise_in_flight(f, target, r);
 	r->min_blocks = min_blocks(f, r);
-	r->min_blocks_head = r->min_blocks - r->min_blocks / 4;
+	r->min_blocks_head = min_blocks_head(f, r);
 	r->n_tree_offsets = rr__tree_offsets(
 	    l->workers_per_row, target->warp_size > 0 ? target->warp_size : 32, r->tree_offsets);
 	memcpy(r->entry_vec, f->entry_vec, sizeof r->entry_vec);
