@@ -407,14 +407,24 @@ static void test_prelude(rr_device *device, const rr_kernel *kernel, const char 
 	if (with && without)
 		CHECK(strcmp(rr_program_binary_hash(with), rr_program_binary_hash(without)) == 0);
 
-	/* A damaged precompiled header in the first cache: a new kernel still builds. */
+	/* A damaged precompiled header in the first cache: a new kernel still builds, and the
+	 * header is built again (a compiler that reads it would otherwise skip it every time). */
 	setenv("RR_CACHE_DIR", first_cache, 1);
 	rr__cpu_cache_dir(dir, sizeof dir);
 	snprintf(folder, sizeof folder, "%s/%s/rr_prelude.h.gch", dir, name);
-	if (access(folder, F_OK) == 0)
+	int had_gch = access(folder, F_OK) == 0;
+	if (had_gch)
 		CHECK(rr__write_file_atomic(folder, "not a precompiled header", 24) == RR_OK);
 	layout.unroll = 2;
 	CHECK(rr_program_build(device, kernel, RR_BF16, 3, 77, &layout, &damaged) == RR_OK);
+	if (had_gch) {
+		char *text = NULL;
+		size_t size = 0;
+		CHECK(rr__read_file(folder, &text, &size) == RR_OK);
+		CHECKF(text && size > 24 && strncmp(text, "not a precompiled", 17) != 0,
+		       "the damaged %s was not built again (%zu bytes)", folder, size);
+		free(text);
+	}
 	rr_program_free(with);
 	rr_program_free(without);
 	rr_program_free(damaged);

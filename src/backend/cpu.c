@@ -350,15 +350,28 @@ static rr_status run_compiler(const rr_program *program, char **words, int count
 
 /* ---------------------------------------------------------------- the precompiled prelude */
 
+/* Whether `path` starts as GCC's ("gpch") or Clang's ("CPCH") precompiled headers do. */
+static int precompiled_header(const char *path)
+{
+	char magic[4] = {0};
+	FILE *f = fopen(path, "rb");
+	size_t got = f ? fread(magic, 1, sizeof magic, f) : 0;
+	if (f)
+		fclose(f);
+	return got == sizeof magic &&
+	       (memcmp(magic, "gpch", 4) == 0 || memcmp(magic, "CPCH", 4) == 0);
+}
+
 /* The system headers of every generated source (rr__c_prelude), precompiled once per compiler,
  * machine and flags into <cache>/prelude-<key>/rr_prelude.h.gch. A kernel's compile passes
  * `-include rr_prelude.h`, and a compiler that reads precompiled headers then loads the binary
  * form instead of parsing the intrinsics headers again (GCC on x86-64, -O1 -march=native: a
  * kernel's compile 0.61-0.68 s with the headers as text, 0.18-0.21 s with them precompiled,
- * into the same bytes; tests/test_cpu.c checks the bytes). Only the time depends on it: a compiler
- * that cannot build or read it includes the same headers as text, a failed build is remembered
- * (the file `unusable`), and a kernel compile that fails with the prelude is run again without
- * it (a damaged .gch), which removes it. Sets `header` and returns 1 when the prelude is ready. */
+ * into the same bytes; tests/test_cpu.c checks the bytes). Only the time depends on it: a
+ * compiler that cannot build or read it includes the same headers as text, a failed build is
+ * remembered (the file `unusable`), a .gch that does not start as one is rebuilt, and a kernel
+ * compile that fails with the prelude is run again without it (a cut .gch), which removes it.
+ * Sets `header` and returns 1 when the prelude is ready. */
 static int prelude_ready(char **words, int count, const char *identity, const char *machine,
                          const char *dir, char *header, size_t size)
 {
@@ -379,8 +392,11 @@ static int prelude_ready(char **words, int count, const char *identity, const ch
 	snprintf(unusable, sizeof unusable, "%s/unusable", folder);
 	struct stat st;
 	if (lstat(gch, &st) == 0 && S_ISREG(st.st_mode)) {
-		ready = 1;
-		goto done;
+		if (precompiled_header(gch)) {
+			ready = 1;
+			goto done;
+		}
+		unlink(gch); /* damaged: GCC would skip it silently and parse the text each time */
 	}
 	if (lstat(unusable, &st) == 0 || rr__mkdir_p_mode(folder, 0700) != RR_OK)
 		goto done;
