@@ -131,7 +131,7 @@ static void sim_launch(const sim_module *m, const rr__realisation *g, int vec, i
 	static pthread_t ids[MAX_RANKS * MAX_THREADS];
 	pthread_attr_t attr;
 	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, 1 << 20);
+	pthread_attr_setstacksize(&attr, 256 << 10);
 	sim.threads = threads;
 	sim.ranks = ranks;
 	for (int r = 0; r < ranks; r++)
@@ -487,9 +487,11 @@ static int simulate(rr_device *device, const rr_kernel *kernel, rr_dtype dtype, 
 	CHECKF(!col_views || (g.head_slots > 0 && !g.cols_vec),
 	       "%s: rows without heads or col inputs at the body's phase (nothing shifted)", label);
 	if (loaded == 0 && col_views) {
-		/* col inputs at every phase but the rows' (rows aligned, then a view 1 in) */
+		/* col inputs at other phases than the rows' (rows aligned, then a view 1 in, whose
+		 * head is a - 1 long): the odd views of the col inputs give their packs every phase
+		 * 1 .. a - 1 over the two row placements, so each bit of the shift is taken */
 		for (int rows_in = 0; rows_in < 2; rows_in++)
-			for (int cols_in = 1; cols_in < g.head_align; cols_in++)
+			for (int cols_in = 1; cols_in < g.head_align; cols_in += 2)
 				run_checked(&m, program, &g, pl->rows,
 				            (placement){rows_in, cols_in, rows_in}, 1, label,
 				            seed + (unsigned)cols_in);
