@@ -362,7 +362,6 @@ static void cpu_features(const rr__cost_coeffs *k, const rr__plan_request *req, 
  *   of its own (layernorm f32 17x257: R = 32 7.8 µs, R = 1 2.7 µs);
  * - a row one block can keep in shared memory runs faster there than over a cluster (rmsnorm
  *   f32 4096x32768: W = 1024 smem 271 µs, C = 2 cluster 392). */
-
 static double gpu_measured_factor(const rr__cost_coeffs *k, const rr__plan_request *req,
                                   const rr_layout *l, const rr__plan_features *f)
 {
