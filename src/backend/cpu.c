@@ -271,6 +271,25 @@ static rr_status load_module(rr_program *program, const char *so_path, const cha
 	return RR_OK;
 }
 
+/* The compiler's command line: `words` (compiler and flags), the prelude when there is one,
+ * then the object, the source and libm. */
+static void compile_argv(char **argv, char *const *words, int count, const char *prelude,
+                         char *object, char *source)
+{
+	int n = 0;
+	for (int k = 0; k < count; k++)
+		argv[n++] = words[k];
+	if (prelude) {
+		argv[n++] = "-include";
+		argv[n++] = (char *)prelude;
+	}
+	argv[n++] = "-o";
+	argv[n++] = object;
+	argv[n++] = source;
+	argv[n++] = "-lm";
+	argv[n] = NULL;
+}
+
 /* Writes <key>.c and compiles it into <key>.so, with its digest <key>.so.sha256 (written
  * first: a reader that finds the new object finds its digest). Each file is first written under
  * a name of this process and call, then renamed, so concurrent builds (threads or processes) of
@@ -297,32 +316,17 @@ static rr_status run_compiler(const rr_program *program, char **words, int count
 		return status;
 	}
 	char *argv[2 * CPU_MAX_WORDS + 16];
-	int n = 0;
-	for (int k = 0; k < count; k++)
-		argv[n++] = words[k];
-	if (prelude) {
-		argv[n++] = "-include";
-		argv[n++] = (char *)prelude;
-	}
-	argv[n++] = "-o";
-	argv[n++] = temp_so;
-	argv[n++] = source;
-	argv[n++] = "-lm";
-	argv[n] = NULL;
 	rr__buf output = {0};
 	int exit_status = 0;
 	atomic_fetch_add(&compiler_runs, 1);
+	compile_argv(argv, words, count, prelude, temp_so, source);
 	status = run_captured(argv, &output, &exit_status);
 	if (status == RR_OK && exit_status != 0 && prelude) {
 		/* Perhaps a damaged precompiled prelude: once more without it, and remove it. */
 		char gch[4400];
 		snprintf(gch, sizeof gch, "%s.gch", prelude);
 		unlink(gch);
-		argv[count] = "-o";
-		argv[count + 1] = temp_so;
-		argv[count + 2] = source;
-		argv[count + 3] = "-lm";
-		argv[count + 4] = NULL;
+		compile_argv(argv, words, count, NULL, temp_so, source);
 		rr__buf_free(&output);
 		status = run_captured(argv, &output, &exit_status);
 	}
@@ -434,9 +438,10 @@ done:
 
 /* A cached object is loaded only after its digest matched: dlopen of a cut object can die of
  * SIGBUS, and a swapped one would run another kernel. A mismatch or a failed load rebuilds it,
- * said once on stderr; a failure of the fresh build is the caller's error. */
-static rr_status load_or_build(rr_program *program, char **words, int count, const char *prelude,
-                               const char *key_path)
+ * said once on stderr; a failure of the fresh build is the caller's error. A build first makes
+ * sure of the precompiled prelude (prelude_ready). */
+static rr_status load_or_build(rr_program *program, char **words, int count, const cpu_impl *impl,
+                               const char *identity, const char *dir, const char *key_path)
 {
 	char so_path[4300], digest[65];
 	snprintf(so_path, sizeof so_path, "%s.so", key_path);
@@ -454,7 +459,11 @@ static rr_status load_or_build(rr_program *program, char **words, int count, con
 		rr__clear_error();
 		rr__cache_remove(so_path);
 	}
-	rr_status status = run_compiler(program, words, count, prelude, key_path, digest);
+	char header[4300];
+	int prelude =
+	    prelude_ready(words, count, identity, impl->machine, dir, header, sizeof header);
+	rr_status status =
+	    run_compiler(program, words, count, prelude ? header : NULL, key_path, digest);
 	if (status != RR_OK)
 		return status;
 	return load_module(program, so_path, digest);
@@ -496,13 +505,7 @@ static rr_status cpu_compile(rr_device *device, rr_program *program)
 	if (status != RR_OK)
 		return status;
 	snprintf(key_path, sizeof key_path, "%s/%s", dir, key);
-	char so_path[4300], header[4300];
-	snprintf(so_path, sizeof so_path, "%s.so", key_path);
-	struct stat st;
-	int cached = lstat(so_path, &st) == 0;
-	int prelude = !cached && prelude_ready(words, count, identity, impl->machine, dir, header,
-	                                       sizeof header);
-	return load_or_build(program, words, count, prelude ? header : NULL, key_path);
+	return load_or_build(program, words, count, impl, identity, dir, key_path);
 }
 
 static void cpu_unload(rr_device *device, rr_program *program)

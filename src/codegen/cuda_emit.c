@@ -16,7 +16,20 @@
 
 /* ---------------------------------------------------------------- plan bookkeeping */
 
-static int shifted_cols_of(const rr__cu_emitter *em);
+/* Whether col inputs are read by the aligned blocks that cover a pack, shifted into place
+ * (device/pack_tail.cuh, rr_load_shifted): the rows have heads and N·size is not a multiple of
+ * the access width, so a row's packs of a col input do not share its body's alignment; and a
+ * block holds one row. In blocks of many short rows the col vector stays in L1, its element
+ * loads hit there, and the shifts cost more issue slots than they save: on the H200 (bench/
+ * NOTES.md, session 7) blocks of one row ran 0.71-1.07 of the element loads' time (geomean
+ * 0.96 over 28 rows), blocks of R > 1 rows 0.89-1.41 (geomean 1.10 over 14). */
+static int shifted_cols_of(const rr__cu_emitter *em)
+{
+	int cols = 0;
+	for (int k = 0; k < em->kernel->n_inputs; k++)
+		cols |= em->kernel->inputs[k].kind == RR_KIND_COL;
+	return cols && em->geo->head_slots > 0 && !em->geo->cols_vec && em->R == 1;
+}
 
 static rr_status plan_emitter(rr__cu_emitter *em, const rr__emit_request *req)
 {
@@ -70,21 +83,6 @@ static rr_status plan_emitter(rr__cu_emitter *em, const rr__emit_request *req)
 	           (em->n + chunk_elements - 1) / chunk_elements <= em->U;
 	em->shifted_cols = shifted_cols_of(em);
 	return RR_OK;
-}
-
-/* Whether col inputs are read by the aligned blocks that cover a pack, shifted into place
- * (device/pack_tail.cuh, rr_load_shifted): the rows have heads and N·size is not a multiple of
- * the access width, so a row's packs of a col input do not share its body's alignment; and a
- * block holds one row. In blocks of many short rows the col vector stays in L1, its element
- * loads hit there, and the shifts cost more issue slots than they save: on the H200 (bench/
- * NOTES.md, session 7) blocks of one row ran 0.71-1.07 of the element loads' time (geomean
- * 0.96 over 28 rows), blocks of R > 1 rows 0.89-1.41 (geomean 1.10 over 14). */
-static int shifted_cols_of(const rr__cu_emitter *em)
-{
-	int cols = 0;
-	for (int k = 0; k < em->kernel->n_inputs; k++)
-		cols |= em->kernel->inputs[k].kind == RR_KIND_COL;
-	return cols && em->geo->head_slots > 0 && !em->geo->cols_vec && em->R == 1;
 }
 
 /* ---------------------------------------------------------------- header comment */

@@ -390,11 +390,13 @@ static void emit_full_chunks(rr__cu_emitter *em, int d, int phase, const char *b
 		rr__cu_line(em, d + 1, "for (int u = 0; u < UL; u++) {");
 		rr__cu_line(em, d + 2, "if (c0 + u < %s) {", bound);
 		rr__cu_line(em, d + 3, "const int at = h + ((c0 + u) * W + worker) * V;");
-		char dest[32];
-		for (int id = 0; id < kernel->n_nodes; id++)
-			if (global_load(em, id, phase) &&
-			    snprintf(dest, sizeof dest, "ld%d[u]", id) > 0)
-				emit_pack_load(em, d + 3, id, dest, NULL);
+		for (int id = 0; id < kernel->n_nodes; id++) {
+			if (!global_load(em, id, phase))
+				continue;
+			char dest[32];
+			snprintf(dest, sizeof dest, "ld%d[u]", id);
+			emit_pack_load(em, d + 3, id, dest, NULL);
+		}
 		rr__cu_line(em, d + 2, "}");
 		rr__cu_line(em, d + 1, "}");
 	}
@@ -657,17 +659,19 @@ static void emit_flat_loads(rr__cu_emitter *em, int phase, int which)
 	rr__cu_line(em, 2, "const int at = h + (c * W + worker) * V;");
 	rr__cu_line(em, 2, "if (c < %s) {",
 	            em->geo->head_slots > 0 ? "(HEADED ? FULL - 1 : FULL)" : "FULL");
-	char dest[32];
-	for (int id = 0; id < kernel->n_nodes; id++)
-		if (flat_load_now(em, id, phase, which) &&
-		    snprintf(dest, sizeof dest, "ld%d_%d[c]", id, phase) > 0)
-			emit_pack_load(em, 3, id, dest, NULL);
-	rr__cu_line(em, 2,
-	            "} else if (at < LEN) { /* a worker without elements there loads none */");
-	for (int id = 0; id < kernel->n_nodes; id++)
-		if (flat_load_now(em, id, phase, which) &&
-		    snprintf(dest, sizeof dest, "ld%d_%d[c]", id, phase) > 0)
-			emit_pack_load(em, 3, id, dest, "LEN - at");
+	for (int tail = 0; tail < 2; tail++) {
+		if (tail)
+			rr__cu_line(em, 2,
+			            "} else if (at < LEN) { /* a worker without elements "
+			            "there loads none */");
+		for (int id = 0; id < kernel->n_nodes; id++) {
+			if (!flat_load_now(em, id, phase, which))
+				continue;
+			char dest[32];
+			snprintf(dest, sizeof dest, "ld%d_%d[c]", id, phase);
+			emit_pack_load(em, 3, id, dest, tail ? "LEN - at" : NULL);
+		}
+	}
 	rr__cu_line(em, 2, "}");
 	rr__cu_line(em, 1, "}");
 }

@@ -326,6 +326,21 @@ static void name_entries(const rr_kernel *kernel, rr__kernel_facts *r)
 	snprintf(r->entry_scalar, sizeof r->entry_scalar, "rr_%s_scalar", base);
 }
 
+/* The blocks of realisation `r` an SM holds at `registers` a thread: registers are allocated
+ * per warp (a block of fewer threads holds a whole warp's), at most 2048 threads and 32 blocks
+ * an SM, at least one block. */
+static int blocks_at(const rr__realisation *r, int64_t registers)
+{
+	int64_t threads = (r->threads + 31) / 32 * 32;
+	int64_t blocks = 65536 / (threads * registers);
+	int64_t most = 2048 / r->threads;
+	if (blocks > most)
+		blocks = most;
+	if (blocks > 32)
+		blocks = 32;
+	return blocks < 1 ? 1 : (int)blocks;
+}
+
 /* The blocks per SM that __launch_bounds__ asks ptxas to fit: without it ptxas may aim for
  * full occupancy and spill. The cap leaves room for the kept slots and one value derived from
  * each (LayerNorm's x - mean), one phase's loads in flight (the unrolled loops let ptxas hoist
@@ -337,15 +352,7 @@ static int min_blocks(const rr__kernel_facts *f, const rr__realisation *r)
 	int inputs = f->row_and_col_inputs;
 	int64_t wanted =
 	    48 + 2 * r->slots * kept + (int64_t)r->layout.vec * r->layout.unroll * inputs;
-	/* Registers are allocated per warp: a block of fewer threads holds a whole warp's. */
-	int64_t threads = (r->threads + 31) / 32 * 32;
-	int64_t blocks = 65536 / (threads * wanted);
-	int64_t most = 2048 / r->threads;
-	if (blocks > most)
-		blocks = most;
-	if (blocks > 32)
-		blocks = 32;
-	return blocks < 1 ? 1 : (int)blocks;
+	return blocks_at(r, wanted);
 }
 
 /* The entries with a head: a quarter fewer blocks than min_blocks, leaving registers for the
@@ -362,13 +369,8 @@ static int min_blocks_head(const rr__kernel_facts *f, const rr__realisation *r)
 	int64_t kept = r->keep == RR_KEEP_REGS ? r->kept_values : 0;
 	int64_t live =
 	    r->slots * kept + (int64_t)r->layout.vec * r->layout.unroll * f->row_and_col_inputs;
-	int64_t threads = (r->threads + 31) / 32 * 32;
-	int64_t at_64 = 65536 / (threads * 64);
-	int64_t most = 2048 / r->threads < 32 ? 2048 / r->threads : 32;
-	if (at_64 > most)
-		at_64 = most;
-	if (live <= 28 && r->layout.blocks_per_row == 1 && at_64 > blocks)
-		blocks = (int)at_64;
+	if (live <= 28 && r->layout.blocks_per_row == 1 && blocks_at(r, 64) > blocks)
+		blocks = blocks_at(r, 64);
 	return blocks < 1 ? 1 : blocks;
 }
 
