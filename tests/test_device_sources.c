@@ -184,7 +184,7 @@ static const struct {
     {"pack_tail.cuh", "extern \"C\" __global__ void rr_check_pack_tail(io_t *p, int valid)\n"
                       "{\n"
                       "\tfloat v[V];\n"
-                      "\trr_load_tail<true>(v, p, valid);\n"
+                      "\trr_load_tail<true>(v, p, valid, valid > 1);\n"
                       "\trr_store_tail<false>(p + V, v, valid);\n"
                       "}\n"},
 };

@@ -509,7 +509,7 @@ static void emit_main(rr__cu_emitter *em)
 	rr__cu_line(em, 2,
 	            "const long long row = live ? wanted : rows - 1; /* idle rows compute, never "
 	            "store */");
-	const char *tail = "(a, row, live, worker, rig";
+	const char *tail = "(a, rows, row, live, worker, rig";
 	if (em->C == 1) {
 		rr__cu_line(em, 2, "rr_row<VEC, HEADED, N>%s, 0, parity, %s, %s, %s);", tail, red,
 		            cl, keep);

@@ -203,9 +203,12 @@ static void emit_pack_load(rr__cu_emitter *em, int depth, int id, const char *de
 	else if (col && em->shifted_cols)
 		rr__cu_line(em, depth, "rr_load_shifted<VEC>(%s, x%d + at, seg_begin + at);", dest,
 		            input);
+	else if (valid && col)
+		rr__cu_line(em, depth, "rr_load_tail<VEC && COLS_VEC>(%s, x%d + at, %s, false);",
+		            dest, input, valid);
 	else if (valid)
-		rr__cu_line(em, depth, "rr_load_tail<%s>(%s, x%d + at, %s);",
-		            col ? "VEC && COLS_VEC" : "VEC", dest, input, valid);
+		rr__cu_line(em, depth, "rr_load_tail<VEC>(%s, x%d + at, %s, room);",
+		            dest, input, valid);
 	else
 		rr__cu_line(em, depth, "rr_load<%s>(%s, x%d + at);",
 		            col ? "VEC && COLS_VEC" : "VEC", dest, input);
@@ -754,10 +757,10 @@ void rr__cu_emit_row(rr__cu_emitter *em)
 	rr__cu_line(em, 0, "template <bool VEC, bool HEADED, int LEN>");
 	rr__cu_line(em, 0,
 	            "__device__ __forceinline__ void rr_row(const rr_args &a, const long long "
-	            "row, const bool live, const int worker,");
+	            "rows, const long long row, const bool live,");
 	rr__cu_line(em, 0,
-	            "\t\t\t\t\t   const int rig, const int seg_begin, const int parity, "
-	            "float *red, float *cl, float *keep)\n{");
+	            "\t\t\t\t\t   const int worker, const int rig, const int seg_begin, "
+	            "const int parity, float *red, float *cl, float *keep)\n{");
 	rr__cu_line(em, 1,
 	            "constexpr int FULL = LEN / (W * V); /* the most chunks where every worker "
 	            "has a complete pack */");
@@ -775,7 +778,12 @@ void rr__cu_emit_row(rr__cu_emitter *em)
 		rr__cu_line(em, 1, "constexpr int UL = U; /* chunks per iteration */");
 	if (em->W > 32)
 		rr__cu_line(em, 1, "const int lane = threadIdx.x & 31;");
-	rr__cu_line(em, 1, "(void)rig, (void)parity, (void)red, (void)cl, (void)keep, (void)CH;");
+	rr__cu_line(em, 1,
+	            "const bool room = (rows - row) * N - seg_begin >= (long long)LEN + V - 1; "
+	            "/* a row array holds a pack past any of this row's (or segment's) elements */");
+	rr__cu_line(em, 1,
+	            "(void)rig, (void)parity, (void)red, (void)cl, (void)keep, (void)CH, "
+	            "(void)room;");
 	emit_head_length(em);
 	emit_pointers(em);
 	emit_scalars_before(em);

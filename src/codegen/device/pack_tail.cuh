@@ -33,11 +33,15 @@ __device__ __forceinline__ void rr_in_shifted(float (&v)[WORDS], const unsigned 
 		v[k] = __uint_as_float(w[k]);
 }
 //@ pack_tail
-/* The pack at the end of the row: `valid` of its elements exist. */
+/* The pack at the end of the row: `valid` of its elements exist. Where `room` says that the
+ * whole pack lies inside the input array (the rows after this one), a partial pack is read
+ * with the plan's accesses like a complete one, so that all the workers of a warp take the
+ * same path; its elements past `valid` then hold the next row's values, which every use
+ * skips (each accumulation and store of a partial pack is guarded by `valid`). */
 template <bool VEC>
-__device__ __forceinline__ void rr_load_tail(float (&v)[V], const io_t *p, int valid)
+__device__ __forceinline__ void rr_load_tail(float (&v)[V], const io_t *p, int valid, bool room)
 {
-	if (valid >= V) {
+	if (valid >= V || (VEC && room)) {
 		rr_load<VEC>(v, p);
 		return;
 	}
@@ -148,5 +152,5 @@ __device__ __forceinline__ void rr_load_tail_shifted(float (&v)[V], const io_t *
 	if (valid >= V)
 		rr_load_shifted<VEC>(v, p, i);
 	else
-		rr_load_tail<false>(v, p, valid);
+		rr_load_tail<false>(v, p, valid, false);
 }
