@@ -106,8 +106,14 @@ static void emit_pointers(rr__cu_emitter *em)
 		if (!used[k])
 			continue;
 		int row_kind = kernel->inputs[k].kind == RR_KIND_ROW;
-		rr__cu_line(em, 1, "const io_t *x%d = a.in%d + %sseg_begin; /* %s */", k, k,
-		            row_kind ? "row * N + " : "", kernel->inputs[k].name);
+		if (em->staged_cols && !row_kind)
+			rr__cu_line(em, 1,
+			            "const float *x%d = rr_col_stage + %d * COL_STAGE + seg_begin; /* %s, "
+			            "staged */",
+			            k, em->col_ordinal[k], kernel->inputs[k].name);
+		else
+			rr__cu_line(em, 1, "const io_t *x%d = a.in%d + %sseg_begin; /* %s */", k, k,
+			            row_kind ? "row * N + " : "", kernel->inputs[k].name);
 	}
 	for (int j = 0; j < kernel->n_outputs; j++)
 		if (kernel->outputs[j].kind == RR_KIND_ROW)
@@ -196,7 +202,9 @@ static void emit_pack_load(rr__cu_emitter *em, int depth, int id, const char *de
 {
 	int input = em->kernel->nodes[id].input;
 	int col = is_col_input(em, id) && em->geo->head_slots > 0;
-	if (col && em->shifted_cols && valid)
+	if (col && em->staged_cols)
+		rr__cu_line(em, depth, "rr_load_staged(%s, x%d + at);", dest, input);
+	else if (col && em->shifted_cols && valid)
 		rr__cu_line(em, depth,
 		            "rr_load_tail_shifted<VEC>(%s, x%d + at, %s, seg_begin + at);", dest,
 		            input, valid);
@@ -501,7 +509,8 @@ static void emit_head(rr__cu_emitter *em, int phase)
 		if (!global_load(em, id, phase))
 			continue;
 		rr__cu_line(em, 2, "float ld%d[1][V];", id);
-		rr__cu_line(em, 2, "rr_load_head(ld%d[0], x%d, worker, h);", id,
+		rr__cu_line(em, 2, "rr_load_head%s(ld%d[0], x%d, worker, h);",
+		            em->staged_cols && is_col_input(em, id) ? "_staged" : "", id,
 		            kernel->nodes[id].input);
 	}
 	emit_pack(em, 2, phase, "0", 1);
