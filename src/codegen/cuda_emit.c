@@ -554,8 +554,7 @@ static void emit_main(rr__cu_emitter *em)
 				            "rr_col_stage[%d * COL_STAGE + i] = i < N ? rr_in(__ldg(a.in%d "
 				            "+ i)) : 0.0f; /* %s */",
 				            em->col_ordinal[k], k, em->kernel->inputs[k].name);
-		rr__cu_line(em, 1, "}");
-		rr__cu_line(em, 1, "__syncthreads();");
+		rr__cu_line(em, 1, "} /* waited for in rr_row, before the first phase that reads them */");
 	}
 	rr__cu_line(em, 1, "const long long step = gridDim.x / C;");
 	rr__cu_line(em, 1, "int parity = 0; /* scratch slots alternate between groups */");

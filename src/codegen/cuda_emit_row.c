@@ -718,6 +718,16 @@ static void emit_phase(rr__cu_emitter *em, int phase)
 	emit_scalars_after(em, phase);
 }
 
+/* Whether `phase` reads a col input from global memory (or its staged copy). */
+static int phase_loads_cols(rr__cu_emitter *em, int phase)
+{
+	int any = 0;
+	rr__cu_mark_phase(em, phase);
+	for (int id = 0; id < em->kernel->n_nodes; id++)
+		any |= global_load(em, id, phase) && is_col_input(em, id);
+	return any;
+}
+
 static void emit_rowscalar_outputs(rr__cu_emitter *em)
 {
 	const rr_kernel *kernel = em->kernel;
@@ -798,8 +808,19 @@ void rr__cu_emit_row(rr__cu_emitter *em)
 	emit_scalars_before(em);
 	emit_scalars_after(em, 0);
 	emit_kept_arrays(em);
-	for (int phase = 1; phase <= em->phases; phase++)
+	/* Staged col inputs (rr_main writes them without waiting) are waited for just before
+	 * the first phase that reads them, so that the block's first loads of its rows overlap
+	 * the staging: with one or two blocks an SM a barrier before any row costs a whole trip
+	 * to memory (H200, bench/NOTES.md session 8: up to 1.29x slower). The barrier is at the
+	 * top level of the row, which every thread of the block runs the same number of times. */
+	int waited = !em->staged_cols;
+	for (int phase = 1; phase <= em->phases; phase++) {
+		if (!waited && phase_loads_cols(em, phase)) {
+			rr__cu_line(em, 1, "__syncthreads(); /* the staged col inputs are in place */");
+			waited = 1;
+		}
 		emit_phase(em, phase);
+	}
 	emit_rowscalar_outputs(em);
 	rr__cu_line(em, 0, "}\n");
 }
