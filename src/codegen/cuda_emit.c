@@ -31,26 +31,6 @@ static int shifted_cols_of(const rr__cu_emitter *em)
 	return cols && em->geo->head_slots > 0 && !em->geo->cols_vec && em->R == 1;
 }
 
-/* Whether col inputs are staged in shared memory as f32 (device/pack_tail.cuh, "staged"):
- * the rows have heads, N·size is not a multiple of the access width, and a block holds
- * many rows (where shifted blocks lost, above). A row's last col pack is then partial for
- * one worker, and element loads would split its warp in two at every pack of the phase:
- * on the H200 (bench/NOTES.md, session 8) rmsnorm bf16 65535x127 ran ~60 of a warp's ~300
- * instructions in the col loads, two thirds of them in the split. Staging reads each col
- * input once a block and makes every pack V shared-memory reads. Up to 16 KiB a block; not
- * beside kept rows in (dynamic) shared memory, and one block a row (no clusters). */
-#define RR_STAGED_COL_BYTES 16384
-
-static int staged_cols_of(const rr__cu_emitter *em)
-{
-	int cols = 0;
-	for (int k = 0; k < em->kernel->n_inputs; k++)
-		cols += em->kernel->inputs[k].kind == RR_KIND_COL;
-	return cols > 0 && em->geo->head_slots > 0 && !em->geo->cols_vec && em->R > 1 &&
-	       em->C == 1 && em->geo->keep != RR_KEEP_SMEM &&
-	       (int64_t)cols * (em->n + em->V) * 4 <= RR_STAGED_COL_BYTES;
-}
-
 static rr_status plan_emitter(rr__cu_emitter *em, const rr__emit_request *req)
 {
 	const rr_kernel *kernel = req->kernel;
@@ -102,10 +82,6 @@ static rr_status plan_emitter(rr__cu_emitter *em, const rr__emit_request *req)
 	em->flat = em->C == 1 && em->R == 1 && r->keep != RR_KEEP_SMEM &&
 	           (em->n + chunk_elements - 1) / chunk_elements <= em->U;
 	em->shifted_cols = shifted_cols_of(em);
-	em->staged_cols = staged_cols_of(em);
-	int cols = 0;
-	for (int k = 0; k < kernel->n_inputs; k++)
-		em->col_ordinal[k] = kernel->inputs[k].kind == RR_KIND_COL ? (signed char)cols++ : -1;
 	return RR_OK;
 }
 
@@ -194,14 +170,6 @@ static void emit_header(rr__cu_emitter *em)
 		rr__cu_line(em, 0,
 		            " *          pack, shifted into place: rr_load_shifted), element by "
 		            "element in %s",
-		            g->entry_scalar);
-	} else if (em->staged_cols) {
-		rr__cu_line(em, 0,
-		            " * access   %d bytes per global access in %s (col inputs: staged in "
-		            "shared memory as f32",
-		            g->access_bytes, g->entry_head);
-		rr__cu_line(em, 0,
-		            " *          once a block: rr_load_staged), element by element in %s",
 		            g->entry_scalar);
 	} else if (g->has_vec_entry)
 		rr__cu_line(em, 0,
@@ -297,10 +265,6 @@ static void emit_constants(rr__cu_emitter *em)
 			            "alignment (N * size %% HEAD_BYTES == 0) */",
 			            g->cols_vec ? "true" : "false");
 	}
-	if (em->staged_cols)
-		rr__cu_line(em, 0,
-		            "constexpr int COL_STAGE = N + V;  /* floats of one staged col input: "
-		            "N, then zeros */");
 	rr__cu_line(em, 0, "constexpr int RED_SLOTS = %d;  /* partials per row over all rounds */",
 	            em->red_slots > 0 ? em->red_slots : 1);
 	if (g->threads >= 32)
@@ -410,16 +374,6 @@ static void emit_access_helpers(rr__cu_emitter *em)
 	if (em->shifted_cols) {
 		rr__device_emit(em->out, io_file(em), "shifted");
 		rr__device_emit(em->out, "pack_tail.cuh", "shifted");
-	}
-	if (em->staged_cols) {
-		int cols = 0;
-		for (int k = 0; k < em->kernel->n_inputs; k++)
-			cols += em->col_ordinal[k] >= 0;
-		rr__device_emit(em->out, "pack_tail.cuh", "staged");
-		rr__cu_line(em, 0,
-		            "__shared__ float rr_col_stage[%d * COL_STAGE]; /* the col inputs as f32 "
-		            "*/",
-		            cols);
 	}
 }
 
@@ -545,16 +499,6 @@ static void emit_main(rr__cu_emitter *em)
 		cl = "gws";
 	} else if (em->C > 1) {
 		rr__cu_line(em, 1, "const int rank = (int)rr_cluster_rank();");
-	}
-	if (em->staged_cols) {
-		rr__cu_line(em, 1, "for (int i = threadIdx.x; i < COL_STAGE; i += THREADS) {");
-		for (int k = 0; k < em->kernel->n_inputs; k++)
-			if (em->col_ordinal[k] >= 0)
-				rr__cu_line(em, 2,
-				            "rr_col_stage[%d * COL_STAGE + i] = i < N ? rr_in(__ldg(a.in%d "
-				            "+ i)) : 0.0f; /* %s */",
-				            em->col_ordinal[k], k, em->kernel->inputs[k].name);
-		rr__cu_line(em, 1, "} /* waited for in rr_row, before the first phase that reads them */");
 	}
 	rr__cu_line(em, 1, "const long long step = gridDim.x / C;");
 	rr__cu_line(em, 1, "int parity = 0; /* scratch slots alternate between groups */");

@@ -106,14 +106,8 @@ static void emit_pointers(rr__cu_emitter *em)
 		if (!used[k])
 			continue;
 		int row_kind = kernel->inputs[k].kind == RR_KIND_ROW;
-		if (em->staged_cols && !row_kind)
-			rr__cu_line(em, 1,
-			            "const float *x%d = rr_col_stage + %d * COL_STAGE + seg_begin; /* %s, "
-			            "staged */",
-			            k, em->col_ordinal[k], kernel->inputs[k].name);
-		else
-			rr__cu_line(em, 1, "const io_t *x%d = a.in%d + %sseg_begin; /* %s */", k, k,
-			            row_kind ? "row * N + " : "", kernel->inputs[k].name);
+		rr__cu_line(em, 1, "const io_t *x%d = a.in%d + %sseg_begin; /* %s */", k, k,
+		            row_kind ? "row * N + " : "", kernel->inputs[k].name);
 	}
 	for (int j = 0; j < kernel->n_outputs; j++)
 		if (kernel->outputs[j].kind == RR_KIND_ROW)
@@ -202,9 +196,7 @@ static void emit_pack_load(rr__cu_emitter *em, int depth, int id, const char *de
 {
 	int input = em->kernel->nodes[id].input;
 	int col = is_col_input(em, id) && em->geo->head_slots > 0;
-	if (col && em->staged_cols)
-		rr__cu_line(em, depth, "rr_load_staged(%s, x%d + at);", dest, input);
-	else if (col && em->shifted_cols && valid)
+	if (col && em->shifted_cols && valid)
 		rr__cu_line(em, depth,
 		            "rr_load_tail_shifted<VEC>(%s, x%d + at, %s, seg_begin + at);", dest,
 		            input, valid);
@@ -509,8 +501,7 @@ static void emit_head(rr__cu_emitter *em, int phase)
 		if (!global_load(em, id, phase))
 			continue;
 		rr__cu_line(em, 2, "float ld%d[1][V];", id);
-		rr__cu_line(em, 2, "rr_load_head%s(ld%d[0], x%d, worker, h);",
-		            em->staged_cols && is_col_input(em, id) ? "_staged" : "", id,
+		rr__cu_line(em, 2, "rr_load_head(ld%d[0], x%d, worker, h);", id,
 		            kernel->nodes[id].input);
 	}
 	emit_pack(em, 2, phase, "0", 1);
@@ -718,16 +709,6 @@ static void emit_phase(rr__cu_emitter *em, int phase)
 	emit_scalars_after(em, phase);
 }
 
-/* Whether `phase` reads a col input from global memory (or its staged copy). */
-static int phase_loads_cols(rr__cu_emitter *em, int phase)
-{
-	int any = 0;
-	rr__cu_mark_phase(em, phase);
-	for (int id = 0; id < em->kernel->n_nodes; id++)
-		any |= global_load(em, id, phase) && is_col_input(em, id);
-	return any;
-}
-
 static void emit_rowscalar_outputs(rr__cu_emitter *em)
 {
 	const rr_kernel *kernel = em->kernel;
@@ -808,19 +789,8 @@ void rr__cu_emit_row(rr__cu_emitter *em)
 	emit_scalars_before(em);
 	emit_scalars_after(em, 0);
 	emit_kept_arrays(em);
-	/* Staged col inputs (rr_main writes them without waiting) are waited for just before
-	 * the first phase that reads them, so that the block's first loads of its rows overlap
-	 * the staging: with one or two blocks an SM a barrier before any row costs a whole trip
-	 * to memory (H200, bench/NOTES.md session 8: up to 1.29x slower). The barrier is at the
-	 * top level of the row, which every thread of the block runs the same number of times. */
-	int waited = !em->staged_cols;
-	for (int phase = 1; phase <= em->phases; phase++) {
-		if (!waited && phase_loads_cols(em, phase)) {
-			rr__cu_line(em, 1, "__syncthreads(); /* the staged col inputs are in place */");
-			waited = 1;
-		}
+	for (int phase = 1; phase <= em->phases; phase++)
 		emit_phase(em, phase);
-	}
 	emit_rowscalar_outputs(em);
 	rr__cu_line(em, 0, "}\n");
 }

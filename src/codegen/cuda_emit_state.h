@@ -31,8 +31,6 @@ typedef struct rr__cu_emitter {
 	int head; /* emitting the head's pack: width HS, kept values in kh<id>[], strided access */
 	int flat; /* every load of a phase issued before any use (rr__cu_emit_row's flat rows) */
 	int shifted_cols; /* col inputs read by shifted aligned blocks (rr_load_shifted) */
-	int staged_cols;  /* col inputs staged in shared memory as f32 (rr_load_staged) */
-	signed char col_ordinal[RR_MAX_IO]; /* input k's place among the col inputs, else -1 */
 } rr__cu_emitter;
 
 /* Appends one line at `depth` tabs. */

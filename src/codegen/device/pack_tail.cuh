@@ -2,9 +2,8 @@
  * at the end (a whole pack goes through the plan's rr_load/rr_store, a partial one element by
  * element) and the head before the first aligned pack (DESIGN.md §4, layout.h: head element
  * j = t * W + (W - 1 - worker), t < HS: the last workers). src/codegen/cuda_emit.c prints the section "pack_tail" after
- * the plan's rr_load/rr_store, "head" when the plan has a head (HS > 0), "shifted" when
- * col inputs do not share the body's alignment (COLS_VEC false) in blocks of one row, and
- * "staged" when they do not in blocks of many rows. */
+ * the plan's rr_load/rr_store, "head" when the plan has a head (HS > 0), and "shifted" when
+ * col inputs do not share the body's alignment (COLS_VEC false). */
 //@ stand-in
 /* What the emitted source defines before this file (the plan's V, the dtype's conversions, the
  * plan's whole-pack accesses), in their simplest form: here only so that the file compiles on
@@ -154,25 +153,4 @@ __device__ __forceinline__ void rr_load_tail_shifted(float (&v)[V], const io_t *
 		rr_load_shifted<VEC>(v, p, i);
 	else
 		rr_load_tail<false>(v, p, valid, false);
-}
-//@ staged
-/* Col inputs that do not share the rows' alignment, in blocks of many rows: the block converts
- * each col input to f32 once into shared memory (COL_STAGE floats: its N elements, then V - 1
- * or more zeros), and a pack is V reads from there, complete or partial alike, so no worker
- * leaves the others for element-by-element global loads. The values are those rr_in gives,
- * bit for bit; a partial pack's elements past `valid` are never used. */
-__device__ __forceinline__ void rr_load_staged(float (&v)[V], const float *p)
-{
-	#pragma unroll
-	for (int e = 0; e < V; e++)
-		v[e] = p[e];
-}
-/* This worker's head elements of a staged col input (rr_load_head's map). */
-__device__ __forceinline__ void rr_load_head_staged(float (&v)[V], const float *p, int worker, int h)
-{
-	#pragma unroll
-	for (int t = 0; t < HS; t++) {
-		const int j = t * W + (W - 1 - worker);
-		v[t] = j < h ? p[j] : 0.0f;
-	}
 }
