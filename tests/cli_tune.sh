@@ -2,8 +2,9 @@
 # rowreduce tune and db end to end on the cpu backend: tuning a small grid writes the database and
 # a results.json whose candidates were validated before timing; a second run is a hit with no
 # measurement; an edited kernel text is a miss; two processes (and two workers, one of which dies)
-# lose no record; export/import/clear; --plan tuned; a truncated, a future-schema and a read-only
-# database each exit 2 with a clear sentence and are left untouched.
+# lose no record; a run stopped from outside keeps the workloads it finished; export/import/clear;
+# --plan tuned; a truncated, a future-schema and a read-only database each exit 2 with a clear
+# sentence and are left untouched.
 set -uo pipefail
 rr=${ROWREDUCE:?ROWREDUCE must name the rowreduce binary}
 tmp=$(mktemp -d /tmp/rr-cli-tune.XXXXXX)
@@ -89,6 +90,23 @@ d = json.load(open(sys.argv[1]))
 w = d["tuning"]["workloads"]
 assert sorted(x["m"] for x in w) == [2, 3, 4, 5], [x["m"] for x in w]
 for x in w:
+    assert d["rows"][x["fresh_row"]]["plan"] == x["plan"] and d["rows"][x["fresh_row"]]["M"] == x["m"]
+assert d["summary"]["rows"] == len(d["rows"])
+PY
+
+# 5b. One process stopped dead as it starts its third workload (as a time limit would stop it):
+# results.json holds the two it finished, each with its measured candidates and rows.
+RR_TUNE_TEST_STOP_WORKER=0:3 "$rr" tune --kernels sum --shapes 2x64,3x64,4x64 "${quick[@]}" \
+	--db "$tmp/stopped.sqlite" --out "$tmp/stopped" >"$tmp/stopped.out" 2>"$tmp/stopped.err"
+rc=$?
+[ $rc -eq 9 ] || fail "stopped tune: exit $rc, expected the test hook's 9"
+python3 - "$tmp/stopped/results.json" <<'PY' || fail "stopped run's results.json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+w = d["tuning"]["workloads"]
+assert [x["m"] for x in w] == [2, 3], [x["m"] for x in w]
+for x in w:
+    assert x["ok"] and any(c["measured"] for c in x["candidates"]), x
     assert d["rows"][x["fresh_row"]]["plan"] == x["plan"] and d["rows"][x["fresh_row"]]["M"] == x["m"]
 assert d["summary"]["rows"] == len(d["rows"])
 PY

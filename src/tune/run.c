@@ -394,16 +394,22 @@ static int open_worker(int k, int ordinal, void *ctx)
 	return 0;
 }
 
-/* RR_TUNE_TEST_STOP_WORKER=K:N makes worker K stop dead as it starts its N-th workload: how
- * the tests show that a failing device loses only its in-flight workload. */
-static int worker_item(int index, void *ctx)
+/* RR_TUNE_TEST_STOP_WORKER=K:N makes worker K (0 in a run without workers) stop dead as it
+ * starts its N-th workload: how the tests show that a failing device, or a run stopped from
+ * outside, loses only its in-flight workload. */
+static void stop_for_test(const run *r)
 {
-	run *r = ctx;
 	const char *stop = getenv("RR_TUNE_TEST_STOP_WORKER");
 	int worker = -1, nth = -1;
 	if (stop && sscanf(stop, "%d:%d", &worker, &nth) == 2 && worker == r->worker &&
 	    nth == r->n_outcomes + 1)
 		_exit(9);
+}
+
+static int worker_item(int index, void *ctx)
+{
+	run *r = ctx;
+	stop_for_test(r);
 	if (do_item(index, ctx) != 0)
 		return 1;
 	/* Written after every workload, so a worker that dies later loses none it finished. */
@@ -507,9 +513,15 @@ static rr_status run_here(run *r, json_t **root)
 	r->n_workers = 1;
 	r->budget_per_item = r->options->budget_s / r->n_items;
 	rr_status status = open_process(r, backend);
-	for (int i = 0; status == RR_OK && i < r->n_items; i++)
+	for (int i = 0; status == RR_OK && i < r->n_items; i++) {
+		stop_for_test(r);
 		if (do_item(i, r) != 0)
 			status = rr__fail_context(RR_ERR_IO, "tuning stopped");
+		/* Written after every workload (atomically), so a run stopped from outside (a time
+		 * limit, a lost machine) keeps every workload it finished, candidates included. */
+		else if (i + 1 < r->n_items)
+			status = write_process_results(r, r->results_path);
+	}
 	if (r->device && r->db) {
 		rr_status written = write_process_results(r, r->results_path);
 		status = status == RR_OK ? written : status;
