@@ -42,7 +42,8 @@ typedef struct emitter {
 	/* The split runs the last round and the output reads only the cache and inputs that are
 	 * not kept: its branch re-reads the row in cache and keeps nothing. */
 	int split_unkept;
-	int prefetch; /* emitting the pass that prefetches the next row (prefetch_pass) */
+	int prefetch; /* emitting a pass that prefetches the next row (prefetch_in_split,
+	               * prefetch_in_output) */
 	int64_t split_max_n;
 	/* The row output whose complete packs hold the cache between the split's sum pass and
 	 * the output phase (cache_output_of), or -1. */
@@ -824,6 +825,18 @@ static int prefetch_in_split(const emitter *em, int round)
 	return em->layout->vec == 1 && round == em->rounds;
 }
 
+/* The output phase of a kernel without the split (the norms) reads its row from cache and
+ * streams its outputs past it, while nothing brings the next row from memory: in launches that
+ * stream (`stream`, past the caches) of f32 rows it prefetches the next row too, in a copy of
+ * the phase of its own: launches in cache run the code without it. On the 2-core Zen 3
+ * machine (bench/NOTES.md, session 8) rmsnorm and layernorm f32 at 1024x4096 ... 16384x1024
+ * ran 0.61-0.97 of the time; bf16 rows moved either way (0.75-1.75); in-cache launches
+ * (64x4096) were up to 1.5x slower with a prefetch, or a test of `stream`, in their loop. */
+static int prefetch_in_output(const emitter *em)
+{
+	return em->layout->vec == 1 && em->dtype == RR_F32;
+}
+
 /* A round with an online (max, sum) pair on rows up to SPLIT_MAX_N elements (in cache): the
  * max first, then the sum of exp(e - m) with the row's max (no per-pack rescale, one exp per
  * element, kept for the output phase when it needs it); longer rows in the plan's one online
@@ -891,7 +904,19 @@ static void emit_outputs(emitter *em)
 		line(em, 1, "}");
 	} else if (row_outputs > 0) {
 		line(em, 1, "/* output phase: each worker writes the elements it owns */");
-		emit_traversal(em, em->rounds + 1);
+		if (prefetch_in_output(em)) {
+			line(em, 1, "if (stream) { /* past the caches: the next row comes in meanwhile */");
+			em->indent = 1;
+			em->prefetch = 1;
+			emit_traversal(em, em->rounds + 1);
+			em->prefetch = 0;
+			line(em, 1, "} else {");
+			emit_traversal(em, em->rounds + 1);
+			em->indent = 0;
+			line(em, 1, "}");
+		} else {
+			emit_traversal(em, em->rounds + 1);
+		}
 	}
 	for (int j = 0; j < kernel->n_outputs; j++) {
 		if (kernel->outputs[j].kind != RR_KIND_ROWSCALAR)
