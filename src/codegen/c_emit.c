@@ -831,10 +831,15 @@ static int prefetch_in_split(const emitter *em, int round)
  * the phase of its own: launches in cache run the code without it. On the 2-core Zen 3
  * machine (bench/NOTES.md, session 8) rmsnorm and layernorm f32 at 1024x4096 ... 16384x1024
  * ran 0.61-0.97 of the time; bf16 rows moved either way (0.75-1.75); in-cache launches
- * (64x4096) were up to 1.5x slower with a prefetch, or a test of `stream`, in their loop. */
+ * (64x4096) were up to 1.5x slower with a prefetch, or a test of `stream`, in their loop; and
+ * add_layernorm (two row inputs, two row outputs) on NumPy's arrays 2x slower at 16384x1024,
+ * so only kernels of one row input take it. */
 static int prefetch_in_output(const emitter *em)
 {
-	return em->layout->vec == 1 && em->dtype == RR_F32;
+	int row_inputs = 0;
+	for (int k = 0; k < em->kernel->n_inputs; k++)
+		row_inputs += em->kernel->inputs[k].kind == RR_KIND_ROW;
+	return em->layout->vec == 1 && em->dtype == RR_F32 && row_inputs == 1;
 }
 
 /* A round with an online (max, sum) pair on rows up to SPLIT_MAX_N elements (in cache): the
