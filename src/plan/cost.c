@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "plan/cost.h"
+#include "plan/plan.h"
 
 /* A named coefficient of the request's device class (plan/coeffs.h). */
 #define K(name) (k->value[RR__COEFF_##name])
@@ -379,8 +380,18 @@ static double gpu_measured_factor(const rr__cost_coeffs *k, const rr__plan_reque
 		factor *= K(gpu_cluster_short_row_factor);
 	if (l->vec * rr_dtype_size(req->dtype) > 16) /* packs wider than one 16-byte access */
 		factor *= K(gpu_wide_pack_factor);
+	/* A kernel of three phases (LayerNorm's mean, variance, output) re-reading its row twice:
+	 * each re-read waits on the barrier before it, which the re-read term does not price. The
+	 * H200 measured rows kept in one block's shared memory 1.2-2.1x faster than the re-read
+	 * the model picked (layernorm and add_layernorm f32 and bf16, 1000x50265 and 512x32003,
+	 * bench/NOTES.md 2026-12-01 session 9). */
+	if (f->passes >= 3)
+		factor *= K(gpu_reread_twice_factor);
 	return factor;
 }
+
+/* Blocks of S=grid holding fewer elements of a row than this rank as narrow clusters do. */
+#define GRID_NARROW_ELEMENTS 2048
 
 /* The realisation of `layout` for the request. */
 static rr_status realise(const rr__plan_request *req, const rr_layout *layout, rr__realisation *r)
@@ -425,8 +436,16 @@ static void features_of(const rr__plan_request *req, const rr__realisation *r,
 	if (gpu && features->chunks_per_worker > 8 && layout->workers_per_row < 1024 &&
 	    !features->few_groups)
 		features->predicted_us *= K(gpu_many_packs_factor);
-	/* A cluster pays cluster-wide barriers per round; it is for rows one block cannot hold. */
-	if (layout->blocks_per_row > 1 && req->cols / layout->blocks_per_row < 8192)
+	/* A cluster pays cluster-wide barriers per round; it is for rows one block cannot hold.
+	 * S=grid's blocks meet through L2 whatever their number: on the wide rows where it is
+	 * preferred (one row of 131073 f32) the H200 measured C = 64 (2048 elements a block)
+	 * fastest for rmsnorm and layernorm, and C = 16-32 level on 16 rows of 128257
+	 * (bench/NOTES.md 2026-12-01 session 9); narrower rows keep the clusters' bound. */
+	if (layout->blocks_per_row > 1 &&
+	    req->cols / layout->blocks_per_row <
+	        (layout->storage == RR_STORAGE_GRID && req->cols > RR__GRID_WIDE_COLS
+	             ? GRID_NARROW_ELEMENTS
+	             : 8192))
 		features->predicted_us *= K(cluster_narrow_factor);
 	if (gpu)
 		features->predicted_us *= gpu_measured_factor(k, req, layout, features);

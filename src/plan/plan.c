@@ -481,11 +481,11 @@ static void prefer_grid(const rr__plan_request *req, const rr__candidates *c, do
 {
 	const rr__target *t = req->target;
 	int most = planned_cluster(t);
-	/* Only against clusters (what was measured), and only rows wider than a cluster of `most`
-	 * blocks keeps on chip in f32 (about 465 000 elements on the H200): narrower ones are
-	 * kept by the cluster itself, unmeasured here. */
-	if (most < 2 || !grid_wanted(req) ||
-	    (double)req->cols * 4 <= (double)most * t->smem_per_group)
+	/* Only against clusters (what was measured), and only rows wider than RR__GRID_WIDE_COLS:
+	 * below a cluster's own capacity too, S=grid measured faster there (16x128257: all six
+	 * built-ins in f32 and bf16 0.62-0.99 of the 8-block clusters' time; 1x131073 f32
+	 * 0.84-0.99), and slower on narrower rows (16x60000, 4x65536: 1.03-1.53). */
+	if (most < 2 || !grid_wanted(req) || req->cols <= RR__GRID_WIDE_COLS)
 		return;
 	int any = 0;
 	for (int i = 0; i < c->count && !any; i++)

@@ -28,6 +28,11 @@ typedef struct rr__candidates {
 /* 1 when the planner offers S=grid: by default, 0 when RR_PLAN_GRID=0 (see plan.c). */
 int rr__plan_offers_grid(void);
 
+/* Rows of more elements than this, on a launch of few rows, are where S=grid measured faster
+ * than clusters of blocks on the H200 (bench/NOTES.md 2026-12-01 session 9: 16 rows of 128257
+ * 0.62-0.98 of the clusters' time, 16 rows of 60000 and 4 of 65536 1.03-1.53). */
+#define RR__GRID_WIDE_COLS 65536
+
 rr_status rr__plan_enumerate(const rr__plan_request *req, const rr_layout *fixed,
                              rr__candidates *out);
 void rr__candidates_free(rr__candidates *candidates);
