@@ -242,8 +242,9 @@ static void size_persistent_grid(rr_device *device, const rr__realisation *g, cu
 
 /* S=grid: how many row groups of C blocks are resident at once (by the driver's occupancy of
  * the compiled entries, the smaller of the two), refused when not even one is; then the
- * program's workspace, that many groups of the record's bytes, zeroed once (the per-group
- * barriers reset themselves). One program's launches share it: they must not run
+ * program's workspace, that many groups of the record's bytes, zeroed once (a group's barrier
+ * counts every arrival and waits for the next multiple of C, so it never needs a reset). One
+ * program's launches share it: they must not run
  * concurrently on different streams. */
 static rr_status prepare_grid_split(rr_device *device, const rr__realisation *g, cuda_module *m)
 {

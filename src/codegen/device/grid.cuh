@@ -12,31 +12,27 @@ __device__ __forceinline__ void rr_online_combine(float &m, float &z, float m2, 
 	z = z + z2;
 }
 //@ grid
-/* The barrier of one row group's C blocks: bar[0] counts arrivals, bar[1] is a generation
- * the last block to arrive advances after resetting the count, so the words need no reset
- * between barriers or launches (they start at zero when the workspace is allocated). Partials
- * written before the barrier are visible to every block after it (fences at gpu scope; the
- * readers load them through L2). Needs every block of the group resident: a cooperative
- * launch whose grid is no larger than the device holds at once. */
+/* The barrier of one row group's C blocks: bar[0] counts every arrival the group's blocks have
+ * ever made. A block adds one (a release at gpu scope, after its partials) and waits until the
+ * count reaches the next multiple of C (acquire loads), so no block resets anything and the
+ * last to arrive does no more than the others: one atomic and, for most, a few loads of L2.
+ * The word starts at zero when the workspace is allocated; C is a power of two, so the count
+ * wrapping past 2^32 keeps its multiples of C. Partials written before the barrier are visible
+ * to every block after it (the readers load them through L2). Needs every block of the group
+ * resident: a cooperative launch whose grid is no larger than the device holds at once. */
 __device__ __forceinline__ void rr_grid_sync(unsigned *bar)
 {
 #if defined(__CUDA_ARCH__)
 	__syncthreads();
 	if (threadIdx.x == 0) {
-		unsigned generation, now;
-		asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(generation) : "l"(bar + 1) : "memory");
-		__threadfence();
-		if (atomicAdd(bar, 1u) == (unsigned)C - 1) {
-			atomicExch(bar, 0u);
-			__threadfence();
-			atomicAdd(bar + 1, 1u);
-		} else {
-			do {
-				__nanosleep(32);
-				asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(now) : "l"(bar + 1) : "memory");
-			} while (now == generation);
+		unsigned old, now;
+		asm volatile("atom.add.release.gpu.global.u32 %0, [%1], 1;" : "=r"(old) : "l"(bar) : "memory");
+		const unsigned target = (old & ~(unsigned)(C - 1)) + (unsigned)C;
+		asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(now) : "l"(bar) : "memory");
+		while ((int)(now - target) < 0) {
+			__nanosleep(32);
+			asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(now) : "l"(bar) : "memory");
 		}
-		__threadfence();
 	}
 	__syncthreads();
 #else
