@@ -310,6 +310,32 @@ static void test_streaming_stores(rr_device *device)
 	CHECK(compared >= 6 * 3 * 3);
 }
 
+/* Streaming stays on unless two row outputs and a row input sit within RR_CPU_ALIAS_BYTES of
+ * each other modulo 4 KiB (NumPy's arrays 16 bytes apart), either way round and across a page
+ * boundary; one output near an input, or two outputs near each other alone, keep it. */
+static void test_outputs_alias(void)
+{
+	static char page[5 * 4096];
+	const void *in[2];
+	void *out[2];
+	in[0] = page, in[1] = page + 4096 + 16;
+	out[0] = page + 2 * 4096 + 32, out[1] = page + 3 * 4096 + 48;
+	CHECK(rr__cpu_outputs_alias(in, 2, out, 2));
+	out[0] = page + 2 * 4096 + 4064, out[1] = page + 3 * 4096 + 4080; /* just below in[0] */
+	CHECK(rr__cpu_outputs_alias(in, 2, out, 2));
+	in[1] = page + 4096 + 2048; /* one input near the outputs is enough */
+	CHECK(rr__cpu_outputs_alias(in, 2, out, 2));
+	out[0] = page + 2 * 4096 + 32, out[1] = page + 3 * 4096 + 1024; /* one output near */
+	CHECK(!rr__cpu_outputs_alias(in, 2, out, 2));
+	out[0] = page + 2 * 4096 + 1024, out[1] = page + 3 * 4096 + 1040; /* outputs near, alone */
+	CHECK(!rr__cpu_outputs_alias(in, 2, out, 2));
+	out[0] = page + 2 * 4096 + RR_CPU_ALIAS_BYTES + 64, out[1] = out[0];
+	CHECK(!rr__cpu_outputs_alias(in, 2, out, 2));
+	out[0] = page + 2 * 4096 + RR_CPU_ALIAS_BYTES;
+	CHECK(rr__cpu_outputs_alias(in, 2, out, 2));
+	CHECK(!rr__cpu_outputs_alias(in, 2, out, 1)); /* a single output never */
+}
+
 /* Files in `dir` whose name ends with `suffix`. */
 static int count_files(const char *dir, const char *suffix)
 {
@@ -649,6 +675,7 @@ int main(void)
 		test_misaligned_views(device);
 		test_split_limit(device);
 		test_streaming_stores(device);
+		test_outputs_alias();
 		test_arguments(device);
 		test_conversions(device);
 		test_cache_reuse(device, sum, cache);

@@ -572,6 +572,46 @@ static int launch_threads(const cpu_impl *impl, int64_t rows)
 	return threads < 1 ? 1 : threads;
 }
 
+/* The distance of two addresses modulo 4 KiB, either way round. */
+static unsigned page_distance(const void *a, const void *b)
+{
+	unsigned d = (unsigned)(((uintptr_t)a - (uintptr_t)b) % 4096);
+	return d < 4096 - d ? d : 4096 - d;
+}
+
+int rr__cpu_outputs_alias(const void *const *inputs, int n_in, void *const *outputs, int n_out)
+{
+	for (int j = 0; j < n_out; j++)
+		for (int o = j + 1; o < n_out; o++) {
+			if (page_distance(outputs[j], outputs[o]) > RR_CPU_ALIAS_BYTES)
+				continue;
+			for (int k = 0; k < n_in; k++)
+				if (page_distance(inputs[k], outputs[j]) <= RR_CPU_ALIAS_BYTES ||
+				    page_distance(inputs[k], outputs[o]) <= RR_CPU_ALIAS_BYTES)
+					return 1;
+		}
+	return 0;
+}
+
+/* A launch streams its outputs past the caches when it is large enough (streams_outputs) and
+ * its row arrays do not alias as rr__cpu_outputs_alias says. */
+static int streams(const rr_program *program, int64_t rows, const void *const *inputs,
+                   void *const *outputs)
+{
+	if (!streams_outputs(program, rows))
+		return 0;
+	const void *row_in[RR_MAX_IO];
+	void *row_out[RR_MAX_IO];
+	int n_in = 0, n_out = 0;
+	for (int k = 0; k < program->kernel->n_inputs; k++)
+		if (program->kernel->inputs[k].kind == RR_KIND_ROW)
+			row_in[n_in++] = inputs[k];
+	for (int j = 0; j < program->kernel->n_outputs; j++)
+		if (program->kernel->outputs[j].kind == RR_KIND_ROW)
+			row_out[n_out++] = outputs[j];
+	return !rr__cpu_outputs_alias(row_in, n_in, row_out, n_out);
+}
+
 /* Rows per chunk: about eight chunks per thread, so a thread slowed by another process hands
  * its share to the others, but no chunk under ~64 KiB of row data (a chunk costs one atomic
  * add, and neighbouring rows stay on one thread). */
@@ -608,7 +648,7 @@ static rr_status cpu_launch(rr_device *device, rr_program *program, int64_t rows
 	                 .inputs = pointers,
 	                 .params = params,
 	                 .outputs = outputs,
-	                 .stream = streams_outputs(program, rows)};
+	                 .stream = streams(program, rows, pointers, outputs)};
 	return rr__pool_run(threads, rows, rows_per_chunk(rows, program->cols, threads), floats,
 	                    run_rows, &task);
 }
