@@ -487,6 +487,14 @@ static void prefer_grid(const rr__plan_request *req, const rr__candidates *c, do
 	 * 0.84-0.99), and slower on narrower rows (16x60000, 4x65536: 1.03-1.53). */
 	if (most < 2 || !grid_wanted(req) || req->cols <= RR__GRID_WIDE_COLS)
 		return;
+	/* Kernels of two rounds or more meet across blocks once a round, and S=grid's meeting costs
+	 * more than a cluster's: where the rows' 8-block clusters fit the device at once (under
+	 * three quarters of its SMs) and a cluster keeps the row, the model chooses (12x100003:
+	 * layernorm f32 on clusters 11.3 µs, on S=grid 16.1; layernorm bf16 1x131073 10.0 against
+	 * 11.7; at 16 rows S=grid won for every kernel, bench/NOTES.md 2026-12-01 session 9). */
+	if (req->kernel->analysis.rounds >= 2 && 4 * req->rows * most < 3 * t->multiprocessors &&
+	    (double)req->cols * 4 <= (double)most * t->smem_per_group)
+		return;
 	int any = 0;
 	for (int i = 0; i < c->count && !any; i++)
 		any = isfinite(costs[i]) && c->items[i].storage == RR_STORAGE_GRID;
