@@ -414,6 +414,41 @@ static void test_grid_choice(const rr__target *gpu, const rr__target *cpu)
 	}
 }
 
+/* The choices the H200 measured in session 9 (bench/NOTES.md): S=grid over clusters for few
+ * rows of more than 65536 elements (16x128257, every kernel), not at 65536 or below (4x65536),
+ * not for two-round kernels whose rows' clusters fit the device at once (layernorm 12x100003),
+ * while one-round kernels there keep it; and a row kept in one block's shared memory before a
+ * three-phase re-read (layernorm f32 1000x50265). */
+static void test_wide_row_choices(const rr__target *gpu)
+{
+	static const char *const names[] = {"sum",       "softmax",       "rmsnorm",
+	                                    "layernorm", "add_layernorm", "cross_entropy"};
+	for (int k = 0; k < 6; k++) {
+		rr_kernel *kernel = builtin(names[k]);
+		int rounds = kernel->analysis.rounds;
+		for (int d = 0; d < 2; d++) {
+			rr__plan_request req = {kernel, d ? RR_BF16 : RR_F32, 16, 128257, gpu, NULL, NULL};
+			rr_layout l = choose(&req, NULL);
+			CHECKF(l.storage == RR_STORAGE_GRID, "%s 16x128257: %s", names[k], show(&l));
+			req.rows = 4;
+			req.cols = 65536;
+			l = choose(&req, NULL);
+			CHECKF(l.storage != RR_STORAGE_GRID, "%s 4x65536: %s", names[k], show(&l));
+			req.rows = 12;
+			req.cols = 100003;
+			l = choose(&req, NULL);
+			CHECKF((l.storage == RR_STORAGE_GRID) == (rounds < 2),
+			       "%s 12x100003 (%d rounds): %s", names[k], rounds, show(&l));
+		}
+		rr_kernel_free(kernel);
+	}
+	rr_kernel *ln = builtin("layernorm");
+	rr__plan_request req = {ln, RR_F32, 1000, 50265, gpu, NULL, NULL};
+	rr_layout l = choose(&req, NULL);
+	CHECKF(l.storage == RR_STORAGE_SMEM, "layernorm f32 1000x50265: %s", show(&l));
+	rr_kernel_free(ln);
+}
+
 static void show_choices(const rr__target *cpu, const rr__target *gpu)
 {
 	static const int64_t lengths[] = {1,    64,    127,   128,   512,    1024,  4096,
@@ -525,5 +560,6 @@ int main(void)
 	test_defaults(&gpu, &cpu);
 	test_coefficients(&gpu, &cpu);
 	test_grid_choice(&gpu, &cpu);
+	test_wide_row_choices(&gpu);
 	return rr_test_finish("test_plan");
 }
