@@ -9,6 +9,7 @@
 #define W 16
 #include "codegen/device/cpu_vec.h"
 #include "harness.h"
+#include "util/util.h"
 
 /* |got - want| in units of the f32 spacing at want (2^-149 below FLT_MIN). */
 static double ulp_error(float got, double want)
@@ -210,8 +211,43 @@ static void test_max_min(void)
 		}
 }
 
+/* The vector bf16 store's bits are the scalar conversion's (round to nearest even, NaN quiet
+ * and NaN, overflow to infinity): every 97th bit pattern of both signs, L at a time, and the
+ * ties, NaNs and edges one by one in every lane. */
+static void test_bf16_store(void)
+{
+	int wrong = 0;
+	for (uint64_t b = 0; b < 0x100000000ull; b += 97ull * L) {
+		vf v;
+		for (int l = 0; l < L; l++)
+			v[l] = from_bits((uint32_t)(b + 97ull * (uint64_t)l));
+		uint16_t got[L];
+		rr_store_bf16(got, v);
+		for (int l = 0; l < L; l++)
+			if (got[l] != rr__f32_to_bf16(v[l]) && wrong++ < 5)
+				CHECKF(0, "bf16 of 0x%08x: 0x%04x, want 0x%04x", (unsigned)(b + 97ull * l),
+				       got[l], rr__f32_to_bf16(v[l]));
+	}
+	CHECK(wrong == 0);
+	static const uint32_t edges[] = {0x00000000, 0x80000000, 0x3f808000, 0x3f818000, 0x3f807fff,
+	                                 0x3f808001, 0x7f7fffff, 0x7f7f8000, 0xff7f8000, 0x7f800000,
+	                                 0xff800000, 0x7f800001, 0x7fc00000, 0xffffffff, 0x7fff8000,
+	                                 0x00008000, 0x00018000, 0x807fffff};
+	for (size_t e = 0; e < sizeof edges / sizeof edges[0]; e++)
+		for (int lane = 0; lane < L; lane++) {
+			vf v = rr_vsplat(1.0f);
+			v[lane] = from_bits(edges[e]);
+			uint16_t got[L];
+			rr_store_bf16(got, v);
+			CHECKF(got[lane] == rr__f32_to_bf16(v[lane]) && got[(lane + 1) % L] == 0x3f80,
+			       "bf16 of 0x%08x in lane %d: 0x%04x, want 0x%04x", (unsigned)edges[e],
+			       lane, got[lane], rr__f32_to_bf16(v[lane]));
+		}
+}
+
 int main(void)
 {
+	test_bf16_store();
 	test_exp();
 	test_exp_nonpos();
 	test_log();
