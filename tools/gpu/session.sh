@@ -15,7 +15,14 @@ log() { echo "== $* ($(date -u +%H:%M:%S))"; }
 log build
 # The copy of the tree has no .git: tools/gpu/make-deps.sh writes the commit to .rr-commit.
 commit=$(cat .rr-commit 2>/dev/null || echo unknown)
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DRR_STATIC_DEPS=ON -DRR_GIT_COMMIT="$commit" \
+# Static Jansson/SQLite/libcrypto where .deps has them (tools/gpu/make-deps.sh), else the shared
+# ones (bench/python_h200.sh prepare) found at run time through LD_LIBRARY_PATH.
+STATIC=ON
+if [ ! -f .deps/lib/libjansson.a ]; then
+	STATIC=OFF
+	export LD_LIBRARY_PATH="$PWD/.deps/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DRR_STATIC_DEPS=$STATIC -DRR_GIT_COMMIT="$commit" \
 	-DCMAKE_PREFIX_PATH="$PWD/.deps" >"$OUT/build.log" 2>&1 &&
 	cmake --build build-gpu -j 16 >>"$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
 RR=$PWD/build-gpu/rowreduce
@@ -119,7 +126,7 @@ for stage in "$@"; do
 	ab-seed)
 		# The tree of the reference commit is carried in .base/ (git archive, ignored).
 		log "A/B seed: reference build .base ($(cat .base/.rr-commit)) against this tree, ABBA"
-		(cd .base && cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DRR_STATIC_DEPS=ON \
+		(cd .base && cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DRR_STATIC_DEPS=$STATIC \
 			-DRR_GIT_COMMIT="$(cat .rr-commit)" -DCMAKE_PREFIX_PATH="$OLDPWD/.deps" >"$OUT/build-base.log" 2>&1 &&
 			cmake --build build-gpu -j 16 >>"$OUT/build-base.log" 2>&1) || { tail -20 "$OUT/build-base.log"; exit 1; }
 		base=$PWD/.base/build-gpu/rowreduce
@@ -163,7 +170,7 @@ for stage in "$@"; do
 		# its .rr-commit) against this tree, on AB_SHAPES x AB_KERNELS, f32 and bf16, L2 cold
 		# (AB_L2=hot: one buffer set, for tiny shapes whose cold rotation validates 2^18 sets).
 		log "A/B: reference build .base ($(cat .base/.rr-commit)) against this tree"
-		(cd .base && cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DRR_STATIC_DEPS=ON \
+		(cd .base && cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DRR_STATIC_DEPS=$STATIC \
 			-DRR_GIT_COMMIT="$(cat .rr-commit)" -DCMAKE_PREFIX_PATH="$OLDPWD/.deps" >"$OUT/build-base.log" 2>&1 &&
 			cmake --build build-gpu -j 16 --target rowreduce_cli >>"$OUT/build-base.log" 2>&1) ||
 			{ tail -20 "$OUT/build-base.log"; exit 1; }
@@ -184,9 +191,12 @@ for stage in "$@"; do
 		tar czf "$OUT/ab-runs.tgz" -C /tmp ab
 		;;
 	plans)
-		# One workload under several plans (PLAN_SPECS: "kernel:dtype:MxN:plan ..."), L2 cold.
+		# One workload under several plans (PLAN_SPECS: "kernel:dtype:MxN:plan ...", or
+		# PLAN_FILE: one such spec a line), L2 cold.
 		log "plans"
-		for spec in $PLAN_SPECS; do
+		specs=${PLAN_SPECS:-}
+		[ -n "${PLAN_FILE:-}" ] && specs="$specs $(grep -v '^#' "$PLAN_FILE")"
+		for spec in $specs; do
 			IFS=: read -r k dt shape plan <<<"$spec"
 			mkdir -p /tmp/plans; d=/tmp/plans/$k-$dt-$shape-$(echo "$plan" | tr ',=' '-_')
 			"$RR" bench --backend cuda --shapes "$shape" --kernels "$k" --dtypes "$dt" --plan "$plan" --l2 cold \
