@@ -538,29 +538,6 @@ static void run_rows(void *context, int thread, int64_t begin, int64_t end, floa
 	             task->stream);
 }
 
-/* From RR_CPU_STREAM_BYTES of row bytes (target/target.h) a launch writes its row outputs past
- * the caches: a launch this large does not stay in the last-level cache anyway, and a
- * non-temporal store spares the read of each output line before it is written. rmsnorm f32 W=16
- * S=reread, e2e: 16384x1024 (128 MiB) 3.05-3.18 ms
- * -> 2.60-2.67, 1024x4096 (32 MiB) 451-492 µs -> 435-449; 768x4096 (24 MiB) 266-288 -> 316-326
- * and 256x4096 57 -> 103 (there the output stays in cache for the next call). RR_STREAM_BYTES
- * sets another bound (tests force it on small launches). */
-static int streams_outputs(const rr_program *program, int64_t rows)
-{
-	double row_arrays = 0;
-	for (int k = 0; k < program->kernel->n_inputs; k++)
-		row_arrays += program->kernel->inputs[k].kind == RR_KIND_ROW;
-	for (int j = 0; j < program->kernel->n_outputs; j++)
-		row_arrays += program->kernel->outputs[j].kind == RR_KIND_ROW;
-	double bound = RR_CPU_STREAM_BYTES;
-	const char *env = getenv("RR_STREAM_BYTES");
-	if (env && *env)
-		bound = atof(env);
-	return row_arrays * (double)rows * (double)program->cols *
-	           (double)rr_dtype_size(program->dtype) >=
-	       bound;
-}
-
 static int launch_threads(const cpu_impl *impl, int64_t rows)
 {
 	int threads = impl->threads;
@@ -593,13 +570,17 @@ int rr__cpu_outputs_alias(const void *const *inputs, int n_in, void *const *outp
 	return 0;
 }
 
-/* A launch streams its outputs past the caches when it is large enough (streams_outputs) and
- * its row arrays do not alias as rr__cpu_outputs_alias says. */
+/* From RR_CPU_STREAM_BYTES of row bytes (target/target.h) a launch writes its row outputs past
+ * the caches: a launch this large does not stay in the last-level cache anyway, and a
+ * non-temporal store spares the read of each output line before it is written. rmsnorm f32 W=16
+ * S=reread, e2e: 16384x1024 (128 MiB) 3.05-3.18 ms
+ * -> 2.60-2.67, 1024x4096 (32 MiB) 451-492 µs -> 435-449; 768x4096 (24 MiB) 266-288 -> 316-326
+ * and 256x4096 57 -> 103 (there the output stays in cache for the next call). RR_STREAM_BYTES
+ * sets another bound (tests force it on small launches). Not where the row arrays alias as
+ * rr__cpu_outputs_alias says. */
 static int streams(const rr_program *program, int64_t rows, const void *const *inputs,
                    void *const *outputs)
 {
-	if (!streams_outputs(program, rows))
-		return 0;
 	const void *row_in[RR_MAX_IO];
 	void *row_out[RR_MAX_IO];
 	int n_in = 0, n_out = 0;
@@ -609,7 +590,14 @@ static int streams(const rr_program *program, int64_t rows, const void *const *i
 	for (int j = 0; j < program->kernel->n_outputs; j++)
 		if (program->kernel->outputs[j].kind == RR_KIND_ROW)
 			row_out[n_out++] = outputs[j];
-	return !rr__cpu_outputs_alias(row_in, n_in, row_out, n_out);
+	double bound = RR_CPU_STREAM_BYTES;
+	const char *env = getenv("RR_STREAM_BYTES");
+	if (env && *env)
+		bound = atof(env);
+	return (double)(n_in + n_out) * (double)rows * (double)program->cols *
+	               (double)rr_dtype_size(program->dtype) >=
+	           bound &&
+	       !rr__cpu_outputs_alias(row_in, n_in, row_out, n_out);
 }
 
 /* Rows per chunk: about eight chunks per thread, so a thread slowed by another process hands
