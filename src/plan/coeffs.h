@@ -54,6 +54,8 @@
 	X(gpu_wide_pack_factor, 1.5, G, "packs wider than one 16-byte access")                     \
 	X(gpu_many_packs_factor, 1.5, G, "more than 8 packs per worker, W < 1024")                 \
 	X(gpu_reread_twice_factor, 1.4, G, "a row read from memory three times (two re-reads)")    \
+	X(gpu_grid_shared_sm_factor, 1.3, G,                                                      \
+	  "S=grid of two rounds or more with more blocks than SMs")                               \
 	X(gpu_element_phase_us, 0.0074, G,                                                         \
 	  "one launch wave: a worker's element in one phase (serial work)")                        \
 	X(gpu_head_phase_us, 0.18, G, "one launch wave: the head's guarded code in one phase")     \

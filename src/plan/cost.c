@@ -104,6 +104,12 @@ static double log2_of(double x)
 static int few_groups(const rr__plan_request *req, const rr_layout *l, const rr__plan_features *f)
 {
 	double sms = req->target->multiprocessors > 0 ? req->target->multiprocessors : 1;
+	/* An S=grid launch of one block an SM, each of at most 32 KiB of the row, waits on its
+	 * blocks' own work too: on one row of 131073 (64 blocks of 2056 elements) the H200 measured
+	 * W = 256, U = 1 1.65x faster than W = 64, U = 4 (bench/NOTES.md 2026-12-01 session 10). */
+	if (l->storage == RR_STORAGE_GRID)
+		return f->groups <= sms && req->cols > RR__GRID_WIDE_COLS &&
+		       f->row_share * rr_dtype_size(req->dtype) <= 32768;
 	return l->blocks_per_row == 1 && f->groups < sms &&
 	       (f->dram_bytes + f->cache_bytes) / fmax(1, f->groups) < 16384;
 }
@@ -144,7 +150,7 @@ static double access_efficiency(const rr__cost_coeffs *k, double bytes)
 
 /* The time one group takes from its first load to its last store, without contention. */
 static double gpu_group_us(const rr__cost_coeffs *k, const rr_layout *l, const io_facts *io,
-                           const rr__plan_features *f, double depth, double cached_share,
+                           const rr__plan_features *f, double cached_share,
                            double warp)
 {
 	double W = l->workers_per_row;
@@ -175,7 +181,7 @@ static double gpu_group_us(const rr__cost_coeffs *k, const rr_layout *l, const i
 		later *= io->max_passes - 1;
 	}
 	double output = io->row_outputs > 0 ? ceil(chunks / U) * K(gpu_output_chunk_us) : 0;
-	return K(gpu_block_us) + ceil(chunks / depth) * K(gpu_memory_latency_us) + later +
+	return K(gpu_block_us) + f->serial_steps * K(gpu_memory_latency_us) + later +
 	       f->rounds * per_round + output;
 }
 
@@ -201,6 +207,26 @@ static double gpu_tree_us(const rr__cost_coeffs *k, const rr__plan_request *req,
 	return f->rows * l->blocks_per_row * W * per_thread / lanes_per_us;
 }
 
+/* A worker's steps through its segment of an S=grid launch of few blocks (few_groups) in one
+ * pass (elsewhere the model keeps chunks / U, which its fits were made with): U complete chunks a step, then the partial
+ * chunk. Rows with a head (N·size not a multiple of the access) run the headed entry: chunks
+ * 0 .. FULL - 2 at U / 2 a step, then chunk FULL - 1 and chunk FULL, each guarded, one step
+ * each (cuda_emit_row.c, emit_body). On one row of 131073 over 64 blocks the H200 measured the
+ * time following these steps: 4 steps (W = 64, U = 4) 7.8 µs, 3 (W = 128, U = 2) 5.3, 2
+ * (W = 256, U = 1) 4.8 (rmsnorm bf16; bench/NOTES.md 2026-12-01 session 10). */
+static double load_trips(const rr__realisation *r)
+{
+	const rr_layout *l = &r->layout;
+	double WV = (double)l->workers_per_row * l->vec;
+	double full = floor((double)r->segment / WV);
+	int partial = r->segment % ((int64_t)l->workers_per_row * l->vec) != 0;
+	if (r->has_vec_entry && !r->has_aligned_entry) {
+		double u_head = l->unroll > 1 ? floor(l->unroll / 2.0) : 1;
+		return (full > 1 ? ceil((full - 1) / u_head) : 0) + (full > 0) + partial;
+	}
+	return ceil(full / l->unroll) + partial;
+}
+
 static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
                          const rr__realisation *r, const io_facts *io, rr__plan_features *f)
 {
@@ -220,7 +246,9 @@ static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
 	int regs_kept = io->kept > 0 && l->storage == RR_STORAGE_REGS;
 	/* Rows kept in registers are loaded at once; otherwise U chunks are in flight. */
 	double depth = regs_kept ? f->chunks_per_worker : fmin(l->unroll, f->chunks_per_worker);
-	f->serial_steps = ceil(f->chunks_per_worker / depth);
+	f->serial_steps = l->storage == RR_STORAGE_GRID && !regs_kept && few_groups(req, l, f)
+	                      ? load_trips(r)
+	                      : ceil(f->chunks_per_worker / depth);
 	f->inflight_per_sm =
 	    threads_per_sm * f->live_lanes * f->access_bytes * depth * fmax(1, io->row_inputs);
 	/* One access of a group covers W·V elements of a row, or R whole rows when a chunk holds
@@ -266,11 +294,14 @@ static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
 	 * whatever the occupancy. */
 	f->few_groups = io->row_outputs > 0 && few_groups(req, l, f);
 	double sms_used = f->few_groups ? fmax(1, f->groups) : 1;
+	/* (S=grid's blocks stream whole segments: their access width counts, as in the
+	 * efficiency above.) */
+	double width = l->storage == RR_STORAGE_GRID ? access_efficiency(k, f->access_bytes) : 1;
 	double one_sm_us =
 	    f->serial_steps * K(gpu_memory_latency_us) +
-	    (f->dram_bytes + f->cache_bytes) / (K(gpu_bandwidth) * sms_used / sms) * 1e6;
+	    (f->dram_bytes + f->cache_bytes) / (K(gpu_bandwidth) * width * sms_used / sms) * 1e6;
 	f->memory_us = fmin(f->memory_us, one_sm_us);
-	double group_us = gpu_group_us(k, l, io, f, depth, cached_share, warp);
+	double group_us = gpu_group_us(k, l, io, f, cached_share, warp);
 	if (l->grid == RR_GRID_PERSISTENT) /* groups loop over rows: one prologue each */
 		f->latency_us = K(gpu_block_us) +
 		                ceil(f->waves) * (group_us - K(gpu_block_us) + 0.02) +
@@ -363,6 +394,21 @@ static void cpu_features(const rr__cost_coeffs *k, const rr__plan_request *req, 
  *   of its own (layernorm f32 17x257: R = 32 7.8 µs, R = 1 2.7 µs);
  * - a row one block can keep in shared memory runs faster there than over a cluster (rmsnorm
  *   f32 4096x32768: W = 1024 smem 271 µs, C = 2 cluster 392). */
+/* Whether an S=grid launch has more blocks than SMs where one block an SM (the largest power
+ * of two C with rows · C <= SMs) would still keep its segment of the row in shared memory. */
+static int grid_one_block_keeps(const rr__plan_request *req, const rr__plan_features *f)
+{
+	const rr__target *t = req->target;
+	double sms = t->multiprocessors > 0 ? t->multiprocessors : 1;
+	if (f->groups <= sms || f->rows > sms || t->smem_per_group <= 0)
+		return 0;
+	double C = 1;
+	while (f->rows * C * 2 <= sms)
+		C *= 2;
+	double segment = ceil((double)req->cols / C);
+	return fmax(1, f->kept_inputs) * segment * 4 <= (double)t->smem_per_group;
+}
+
 static double gpu_measured_factor(const rr__cost_coeffs *k, const rr__plan_request *req,
                                   const rr_layout *l, const rr__plan_features *f)
 {
@@ -387,6 +433,15 @@ static double gpu_measured_factor(const rr__cost_coeffs *k, const rr__plan_reque
 	 * bench/NOTES.md 2026-12-01 session 9). */
 	if (f->passes >= 3)
 		factor *= K(gpu_reread_twice_factor);
+	/* S=grid meets at a barrier every round: a kernel of two rounds or more (LayerNorm) ran
+	 * faster with one block an SM than with two (layernorm f32 16x128257 on the H200: C = 8,
+	 * W = 1024 13.0 µs; C = 16-64 16.4-17.4; bench/NOTES.md 2026-12-01 session 10), while
+	 * one round (RMSNorm) ran faster at C = 16-32 (11.0-11.2 µs against 12.6 at C = 8). Only
+	 * where one block an SM could still keep its segment of the row on chip: otherwise more
+	 * blocks are what keeps it there (add_layernorm f32 7x777777: C = 64 59.6 µs, C = 16
+	 * re-reading 66.7). */
+	if (l->storage == RR_STORAGE_GRID && f->rounds >= 2 && grid_one_block_keeps(req, f))
+		factor *= K(gpu_grid_shared_sm_factor);
 	return factor;
 }
 
