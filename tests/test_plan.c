@@ -446,7 +446,35 @@ static void test_wide_row_choices(const rr__target *gpu)
 	rr__plan_request req = {ln, RR_F32, 1000, 50265, gpu, NULL, NULL};
 	rr_layout l = choose(&req, NULL);
 	CHECKF(l.storage == RR_STORAGE_SMEM, "layernorm f32 1000x50265: %s", show(&l));
+	/* Two grid rounds: one block an SM where that block still keeps its segment (16 rows of
+	 * 128257 at C = 8 on 132 SMs), more blocks where only they keep it (7 rows of 777777). */
+	req.rows = 16;
+	req.cols = 128257;
+	l = choose(&req, NULL);
+	CHECKF(l.storage == RR_STORAGE_GRID && 16 * l.blocks_per_row <= gpu->multiprocessors,
+	       "layernorm f32 16x128257: %s", show(&l));
 	rr_kernel_free(ln);
+	rr_kernel *aln = builtin("add_layernorm");
+	req = (rr__plan_request){aln, RR_F32, 7, 777777, gpu, NULL, NULL};
+	l = choose(&req, NULL);
+	CHECKF(l.storage == RR_STORAGE_GRID && 7 * l.blocks_per_row > gpu->multiprocessors,
+	       "add_layernorm f32 7x777777: %s", show(&l));
+	rr_kernel_free(aln);
+	/* One row of 131073 over S=grid blocks: a few steps through each block's segment, not
+	 * W = 64 workers stepping through five chunks each (1.3-1.7x slower on the H200). */
+	for (int k = 1; k < 5; k++) {
+		rr_kernel *kernel = builtin(names[k]);
+		for (int d = 0; d < 2; d++) {
+			req = (rr__plan_request){kernel, d ? RR_BF16 : RR_F32, 1, 131073, gpu, NULL, NULL};
+			l = choose(&req, NULL);
+			rr__realisation r;
+			CHECK(rr__realise(kernel, req.dtype, req.cols, &l, gpu, &r) == RR_OK);
+			CHECKF(l.storage == RR_STORAGE_GRID && r.chunks <= 3 && l.workers_per_row >= 128,
+			       "%s 1x131073: %s (%lld chunks a worker)", names[k], show(&l),
+			       (long long)r.chunks);
+		}
+		rr_kernel_free(kernel);
+	}
 }
 
 static void show_choices(const rr__target *cpu, const rr__target *gpu)
