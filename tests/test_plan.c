@@ -427,9 +427,11 @@ static void test_wide_row_choices(const rr__target *gpu)
 		rr_kernel *kernel = builtin(names[k]);
 		int rounds = kernel->analysis.rounds;
 		for (int d = 0; d < 2; d++) {
-			rr__plan_request req = {kernel, d ? RR_BF16 : RR_F32, 16, 128257, gpu, NULL, NULL};
+			rr__plan_request req = {kernel, d ? RR_BF16 : RR_F32, 16, 128257, gpu, NULL,
+			                        NULL};
 			rr_layout l = choose(&req, NULL);
-			CHECKF(l.storage == RR_STORAGE_GRID, "%s 16x128257: %s", names[k], show(&l));
+			CHECKF(l.storage == RR_STORAGE_GRID, "%s 16x128257: %s", names[k],
+			       show(&l));
 			req.rows = 4;
 			req.cols = 65536;
 			l = choose(&req, NULL);
@@ -465,11 +467,13 @@ static void test_wide_row_choices(const rr__target *gpu)
 	for (int k = 1; k < 5; k++) {
 		rr_kernel *kernel = builtin(names[k]);
 		for (int d = 0; d < 2; d++) {
-			req = (rr__plan_request){kernel, d ? RR_BF16 : RR_F32, 1, 131073, gpu, NULL, NULL};
+			req = (rr__plan_request){kernel, d ? RR_BF16 : RR_F32, 1, 131073, gpu, NULL,
+			                         NULL};
 			l = choose(&req, NULL);
 			rr__realisation r;
 			CHECK(rr__realise(kernel, req.dtype, req.cols, &l, gpu, &r) == RR_OK);
-			CHECKF(l.storage == RR_STORAGE_GRID && r.chunks <= 3 && l.workers_per_row >= 128,
+			CHECKF(l.storage == RR_STORAGE_GRID && r.chunks <= 3 &&
+			           l.workers_per_row >= 128,
 			       "%s 1x131073: %s (%lld chunks a worker)", names[k], show(&l),
 			       (long long)r.chunks);
 		}

@@ -150,8 +150,7 @@ static double access_efficiency(const rr__cost_coeffs *k, double bytes)
 
 /* The time one group takes from its first load to its last store, without contention. */
 static double gpu_group_us(const rr__cost_coeffs *k, const rr_layout *l, const io_facts *io,
-                           const rr__plan_features *f, double cached_share,
-                           double warp)
+                           const rr__plan_features *f, double cached_share, double warp)
 {
 	double W = l->workers_per_row;
 	double chunks = f->chunks_per_worker, U = fmin(l->unroll, chunks);
@@ -208,12 +207,12 @@ static double gpu_tree_us(const rr__cost_coeffs *k, const rr__plan_request *req,
 }
 
 /* A worker's steps through its segment of an S=grid launch of few blocks (few_groups) in one
- * pass (elsewhere the model keeps chunks / U, which its fits were made with): U complete chunks a step, then the partial
- * chunk. Rows with a head (N·size not a multiple of the access) run the headed entry: chunks
- * 0 .. FULL - 2 at U / 2 a step, then chunk FULL - 1 and chunk FULL, each guarded, one step
- * each (cuda_emit_row.c, emit_body). On one row of 131073 over 64 blocks the H200 measured the
- * time following these steps: 4 steps (W = 64, U = 4) 7.8 µs, 3 (W = 128, U = 2) 5.3, 2
- * (W = 256, U = 1) 4.8 (rmsnorm bf16; bench/NOTES.md 2026-12-01 session 10). */
+ * pass (elsewhere the model keeps chunks / U, which its fits were made with): U complete chunks
+ * a step, then the partial chunk. Rows with a head (N·size not a multiple of the access) run the
+ * headed entry: chunks 0 .. FULL - 2 at U / 2 a step, then chunk FULL - 1 and chunk FULL, each
+ * guarded, one step each (cuda_emit_row.c, emit_body). On one row of 131073 over 64 blocks the H200
+ * measured the time following these steps: 4 steps (W = 64, U = 4) 7.8 µs, 3 (W = 128, U = 2) 5.3,
+ * 2 (W = 256, U = 1) 4.8 (rmsnorm bf16; bench/NOTES.md 2026-12-01 session 10). */
 static double load_trips(const rr__realisation *r)
 {
 	const rr_layout *l = &r->layout;
@@ -383,17 +382,6 @@ static void cpu_features(const rr__cost_coeffs *k, const rr__plan_request *req, 
 
 /* ---------------------------------------------------------------- entry points */
 
-/* Corrections the second round of H200 sweeps measured and the terms above do not capture
- * (bench/NOTES.md, "sweeps after the first recorded run"); each factor is a coefficient, the
- * hand value first, now fitted per device class:
- * - one group per R rows beat a persistent grid on every unclustered shape (layernorm f32
- *   16384x4096: 133 against 139 µs; add_layernorm: 262 against 281), clusters excepted;
- * - fewer than 4 packs per worker wastes a wide group (layernorm f32 16384x4096: W = 128 with
- *   8 packs 131 µs, W = 512 with 2 packs 168, W = 1024 with 1 pack 295);
- * - groups of several rows lose on launches of few rows, where every row can have a group
- *   of its own (layernorm f32 17x257: R = 32 7.8 µs, R = 1 2.7 µs);
- * - a row one block can keep in shared memory runs faster there than over a cluster (rmsnorm
- *   f32 4096x32768: W = 1024 smem 271 µs, C = 2 cluster 392). */
 /* Whether an S=grid launch has more blocks than SMs where one block an SM (the largest power
  * of two C with rows · C <= SMs) would still keep its segment of the row in shared memory. */
 static int grid_one_block_keeps(const rr__plan_request *req, const rr__plan_features *f)
@@ -409,6 +397,17 @@ static int grid_one_block_keeps(const rr__plan_request *req, const rr__plan_feat
 	return fmax(1, f->kept_inputs) * segment * 4 <= (double)t->smem_per_group;
 }
 
+/* Corrections the second round of H200 sweeps measured and the terms above do not capture
+ * (bench/NOTES.md, "sweeps after the first recorded run"); each factor is a coefficient, the
+ * hand value first, now fitted per device class:
+ * - one group per R rows beat a persistent grid on every unclustered shape (layernorm f32
+ *   16384x4096: 133 against 139 µs; add_layernorm: 262 against 281), clusters excepted;
+ * - fewer than 4 packs per worker wastes a wide group (layernorm f32 16384x4096: W = 128 with
+ *   8 packs 131 µs, W = 512 with 2 packs 168, W = 1024 with 1 pack 295);
+ * - groups of several rows lose on launches of few rows, where every row can have a group
+ *   of its own (layernorm f32 17x257: R = 32 7.8 µs, R = 1 2.7 µs);
+ * - a row one block can keep in shared memory runs faster there than over a cluster (rmsnorm
+ *   f32 4096x32768: W = 1024 smem 271 µs, C = 2 cluster 392). */
 static double gpu_measured_factor(const rr__cost_coeffs *k, const rr__plan_request *req,
                                   const rr_layout *l, const rr__plan_features *f)
 {
