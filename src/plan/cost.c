@@ -96,20 +96,29 @@ static double log2_of(double x)
 	return x > 1 ? log2(x) : 0;
 }
 
+/* An S=grid launch of one block an SM, each of at most 32 KiB of a row wider than
+ * RR__GRID_WIDE_COLS: it waits on its blocks' own work too (on one row of 131073, 64 blocks of
+ * 2056 elements, the H200 measured W = 256, U = 1 1.65x faster than W = 64, U = 4;
+ * bench/NOTES.md 2026-12-01 session 10). */
+static int grid_one_wave(const rr__plan_request *req, const rr_layout *l,
+                         const rr__plan_features *f)
+{
+	double sms = req->target->multiprocessors > 0 ? req->target->multiprocessors : 1;
+	return l->storage == RR_STORAGE_GRID && f->groups <= sms &&
+	       req->cols > RR__GRID_WIDE_COLS && f->row_share * rr_dtype_size(req->dtype) <= 32768;
+}
+
 /* A launch that waits on its groups' own work: fewer groups than SMs (each alone on its SM),
  * each moving under 16 KiB, one block per row; counted for kernels with row outputs only. The
  * H200 (bench/NOTES.md, session 7) measured the terms on groups under 4 KiB; at 16 KiB they
  * misled (64x4096 bf16: W = 512, V = 1 1.03-1.26x slower than W = 128, V = 8), and for sum and
- * cross-entropy they gained nothing and lost up to 8 %. */
+ * cross-entropy they gained nothing and lost up to 8 %. An S=grid launch counts where
+ * grid_one_wave says. */
 static int few_groups(const rr__plan_request *req, const rr_layout *l, const rr__plan_features *f)
 {
 	double sms = req->target->multiprocessors > 0 ? req->target->multiprocessors : 1;
-	/* An S=grid launch of one block an SM, each of at most 32 KiB of the row, waits on its
-	 * blocks' own work too: on one row of 131073 (64 blocks of 2056 elements) the H200 measured
-	 * W = 256, U = 1 1.65x faster than W = 64, U = 4 (bench/NOTES.md 2026-12-01 session 10). */
 	if (l->storage == RR_STORAGE_GRID)
-		return f->groups <= sms && req->cols > RR__GRID_WIDE_COLS &&
-		       f->row_share * rr_dtype_size(req->dtype) <= 32768;
+		return grid_one_wave(req, l, f);
 	return l->blocks_per_row == 1 && f->groups < sms &&
 	       (f->dram_bytes + f->cache_bytes) / fmax(1, f->groups) < 16384;
 }
@@ -206,7 +215,7 @@ static double gpu_tree_us(const rr__cost_coeffs *k, const rr__plan_request *req,
 	return f->rows * l->blocks_per_row * W * per_thread / lanes_per_us;
 }
 
-/* A worker's steps through its segment of an S=grid launch of few blocks (few_groups) in one
+/* A worker's steps through its segment of an S=grid launch of few blocks (grid_one_wave) in one
  * pass (elsewhere the model keeps chunks / U, which its fits were made with): U complete chunks
  * a step, then the partial chunk. Rows with a head (N·size not a multiple of the access) run the
  * headed entry: chunks 0 .. FULL - 2 at U / 2 a step, then chunk FULL - 1 and chunk FULL, each
@@ -216,9 +225,9 @@ static double gpu_tree_us(const rr__cost_coeffs *k, const rr__plan_request *req,
 static double load_trips(const rr__realisation *r)
 {
 	const rr_layout *l = &r->layout;
-	double WV = (double)l->workers_per_row * l->vec;
-	double full = floor((double)r->segment / WV);
-	int partial = r->segment % ((int64_t)l->workers_per_row * l->vec) != 0;
+	int64_t WV = (int64_t)l->workers_per_row * l->vec;
+	double full = (double)(r->segment / WV);
+	int partial = r->segment % WV != 0;
 	if (r->has_vec_entry && !r->has_aligned_entry) {
 		double u_head = l->unroll > 1 ? floor(l->unroll / 2.0) : 1;
 		return (full > 1 ? ceil((full - 1) / u_head) : 0) + (full > 0) + partial;
@@ -245,7 +254,7 @@ static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
 	int regs_kept = io->kept > 0 && l->storage == RR_STORAGE_REGS;
 	/* Rows kept in registers are loaded at once; otherwise U chunks are in flight. */
 	double depth = regs_kept ? f->chunks_per_worker : fmin(l->unroll, f->chunks_per_worker);
-	f->serial_steps = l->storage == RR_STORAGE_GRID && !regs_kept && few_groups(req, l, f)
+	f->serial_steps = !regs_kept && grid_one_wave(req, l, f)
 	                      ? load_trips(r)
 	                      : ceil(f->chunks_per_worker / depth);
 	f->inflight_per_sm =
@@ -384,7 +393,8 @@ static void cpu_features(const rr__cost_coeffs *k, const rr__plan_request *req, 
 
 /* Whether an S=grid launch has more blocks than SMs where one block an SM (the largest power
  * of two C with rows · C <= SMs) would still keep its segment of the row in shared memory. */
-static int grid_one_block_keeps(const rr__plan_request *req, const rr__plan_features *f)
+static int grid_one_block_keeps(const rr__plan_request *req, const rr_layout *l,
+                                const rr__plan_features *f)
 {
 	const rr__target *t = req->target;
 	double sms = t->multiprocessors > 0 ? t->multiprocessors : 1;
@@ -393,8 +403,9 @@ static int grid_one_block_keeps(const rr__plan_request *req, const rr__plan_feat
 	double C = 1;
 	while (f->rows * C * 2 <= sms)
 		C *= 2;
-	double segment = ceil((double)req->cols / C);
-	return fmax(1, f->kept_inputs) * segment * 4 <= (double)t->smem_per_group;
+	int64_t segment =
+	    rr__block_segment(req->cols, (int)C, l->vec, (int)rr_dtype_size(req->dtype));
+	return fmax(1, f->kept_inputs) * (double)segment * 4 <= (double)t->smem_per_group;
 }
 
 /* Corrections the second round of H200 sweeps measured and the terms above do not capture
@@ -439,7 +450,7 @@ static double gpu_measured_factor(const rr__cost_coeffs *k, const rr__plan_reque
 	 * where one block an SM could still keep its segment of the row on chip: otherwise more
 	 * blocks are what keeps it there (add_layernorm f32 7x777777: C = 64 59.6 µs, C = 16
 	 * re-reading 66.7). */
-	if (l->storage == RR_STORAGE_GRID && f->rounds >= 2 && grid_one_block_keeps(req, f))
+	if (l->storage == RR_STORAGE_GRID && f->rounds >= 2 && grid_one_block_keeps(req, l, f))
 		factor *= K(gpu_grid_shared_sm_factor);
 	return factor;
 }
