@@ -169,6 +169,7 @@ for stage in "$@"; do
 		# Two builds, ABBA x AB_REPEAT: the reference tree carried in .base/ (git archive, with
 		# its .rr-commit) against this tree, on AB_SHAPES x AB_KERNELS, f32 and bf16, L2 cold
 		# (AB_L2=hot: one buffer set, for tiny shapes whose cold rotation validates 2^18 sets).
+		# Each run is cut at AB_RUN_LIMIT seconds (110): a cut run has no results.json.
 		log "A/B: reference build .base ($(cat .base/.rr-commit)) against this tree"
 		(cd .base && cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DRR_STATIC_DEPS=$STATIC \
 			-DRR_GIT_COMMIT="$(cat .rr-commit)" -DCMAKE_PREFIX_PATH="$OLDPWD/.deps" >"$OUT/build-base.log" 2>&1 &&
@@ -181,8 +182,8 @@ for stage in "$@"; do
 		for side in "${order[@]}"; do
 			i=$((i + 1))
 			bin=$RR; [ $side = A ] && bin=$base
-			"$bin" bench --backend cuda --shapes "$AB_SHAPES" --kernels "${AB_KERNELS:-all}" \
-				--dtypes f32,bf16 --l2 "${AB_L2:-cold}" --samples 5 --sample-ms 5 --warmup-ms 20 --no-ceilings \
+			timeout "${AB_RUN_LIMIT:-110}" "$bin" bench --backend cuda --shapes "$AB_SHAPES" --kernels "${AB_KERNELS:-all}" \
+				--dtypes "${AB_DTYPES:-f32,bf16}" --l2 "${AB_L2:-cold}" --samples 5 --sample-ms 5 --warmup-ms 20 --no-ceilings \
 				--out /tmp/ab/$i-$side >/dev/null 2>"$OUT/ab-$i.err" || { echo "run $i ($side) failed"; tail -3 "$OUT/ab-$i.err"; }
 		done
 		files=(); i=0; for side in "${order[@]}"; do i=$((i + 1)); files+=(/tmp/ab/$i-$side/results.json); done
