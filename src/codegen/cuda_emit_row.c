@@ -185,6 +185,14 @@ static int is_col_input(const rr__cu_emitter *em, int id)
 	return em->kernel->inputs[em->kernel->nodes[id].input].kind == RR_KIND_COL;
 }
 
+/* Whether the headed body batches its loads across chunks (unrolled): the loads in flight take
+ * registers, which blocks of more than 256 threads do not have (emit --check-all: add_layernorm
+ * W = 1024 S=grid plans spilled). */
+static int batch_headed(const rr__cu_emitter *em)
+{
+	return em->W * em->R <= 256;
+}
+
 /* The load of input node `id`'s pack at x<input> + at into `dest`: a complete pack (`valid`
  * NULL) or the one that may be partial (`valid` elements of it exist). Where rows have heads,
  * col inputs share the body's alignment only when COLS_VEC; otherwise, in blocks of one row
@@ -383,7 +391,13 @@ static void emit_full_chunks(rr__cu_emitter *em, int d, int phase, const char *b
 	 * Otherwise only the U chunks of one iteration are unrolled, so U bounds the loads in
 	 * flight and a wide row streams without exhausting registers. */
 	int indexes_regs = (em->geo->keep == RR_KEEP_REGS && em->geo->kept_values > 0) || em->flat;
-	rr__cu_line(em, d, indexes_regs ? "#pragma unroll" : "#pragma unroll 1");
+	/* The headed body of a few chunks unrolled whole, so that ptxas issues every chunk's loads
+	 * before the first use (a loop of one iteration at a time made a trip to memory per
+	 * iteration: S=grid segments of one row, bench/NOTES.md session 10). */
+	if (!indexes_regs && strcmp(bound, "(FULL - 1)") == 0 && batch_headed(em))
+		rr__cu_line(em, d, "#pragma unroll ((FULL - 1) / UL <= 4 ? 4 : 1)");
+	else
+		rr__cu_line(em, d, indexes_regs ? "#pragma unroll" : "#pragma unroll 1");
 	rr__cu_line(em, d, "for (int c0 = 0; c0 < %s; c0 += UL) {", bound);
 	if (count_loads(em, phase) > 0 && !em->flat) {
 		for (int id = 0; id < kernel->n_nodes; id++)
