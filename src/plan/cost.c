@@ -91,6 +91,9 @@ static void common_features(const rr__plan_request *req, const rr__realisation *
 
 /* ---------------------------------------------------------------- GPU */
 
+/* Rows shorter than this are never "odd" to the model (tiny rows have their own terms). */
+#define ODD_ROW_MIN_ELEMENTS 64
+
 static double log2_of(double x)
 {
 	return x > 1 ? log2(x) : 0;
@@ -155,6 +158,33 @@ static double access_efficiency(const rr__cost_coeffs *k, double bytes)
 	       : bytes >= 4 ? K(gpu_access_eff_4b)
 	       : bytes >= 2 ? K(gpu_access_eff_2b)
 	                    : K(gpu_access_eff_1b);
+}
+
+/* Whether rows of `req` are "odd" for packs of `vec` elements: every row after the first has a
+ * head (its length is not a multiple of the pack), the row is long enough for a head to matter
+ * (the H200 sweeps below measured 127-1023 elements), and the kernel writes rows (sum and
+ * cross_entropy kept their vector plans' lead on odd rows, bench/NOTES.md session 7). */
+static int odd_rows(const rr__plan_request *req, const io_facts *io, int vec)
+{
+	return io->row_outputs > 0 && req->cols >= ODD_ROW_MIN_ELEMENTS && req->cols % vec != 0;
+}
+
+/* The access width the bandwidth efficiency is priced at. On odd rows (above) every plan of
+ * wider packs runs a head, and there packs of one element lost nothing to the 16-byte packs'
+ * bandwidth when a warp's lanes read a contiguous stretch: on 65535x127, 32767x255, 12345x321
+ * and f32 8191x1023 the norms' and softmax's V = 1 plans of at most 8 chunks a worker ran
+ * 0.68-0.97x the time of the best headed plan (bench/NOTES.md 2026-12-01 session 11), where
+ * the 4- and 2-byte efficiencies fitted on aligned rows priced them at 1.5-2.5x. So there a
+ * one-element pack counts as its warp's stretch: 128 bytes as one 16-byte access, 64 as an
+ * 8-byte one. Aligned rows, long rows and split rows keep the fitted widths. */
+static double odd_scalar_access_bytes(const rr__plan_request *req, const io_facts *io,
+                                      const rr_layout *l, const rr__plan_features *f)
+{
+	double elem = (double)rr_dtype_size(req->dtype);
+	if (l->vec != 1 || l->blocks_per_row > 1 || f->chunks_per_worker > 8 ||
+	    !odd_rows(req, io, (int)(16 / elem)))
+		return f->access_bytes;
+	return fmin(16, fmax(f->access_bytes, fmin(l->workers_per_row, 32) * elem / 8));
 }
 
 /* The time one group takes from its first load to its last store, without contention. */
@@ -265,7 +295,7 @@ static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
 	                                               : (double)l->workers_per_row * l->vec) *
 	                    elem;
 	f->bandwidth_efficiency =
-	    access_efficiency(k, f->access_bytes) *
+	    access_efficiency(k, odd_scalar_access_bytes(req, io, l, f)) *
 	    (0.85 + 0.15 * fmin(1, contiguous / K(gpu_contiguous_needed))) *
 	    (0.5 + 0.5 * f->live_lanes) * fmin(1, f->inflight_per_sm / K(gpu_inflight_needed)) *
 	    (0.95 + 0.05 * fmin(1, threads_per_sm / GPU_THREADS_PER_SM)) *
@@ -332,6 +362,16 @@ static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
 		f->latency_us += phases * (per_worker * K(gpu_element_phase_us) +
 		                           (r->head_slots > 0 ? K(gpu_head_phase_us) : 0));
 	}
+	/* Past one wave a row's head (rows not a multiple of 16 bytes, packs wider than one
+	 * element) costs issue slots in every phase that no memory term sees: the guarded head
+	 * and partial-pack code, divergent between the rows of a warp whose heads differ (odd rows
+	 * only: on aligned rows the head entry runs only for a misaligned view). The
+	 * H200 measured W <= 32, V = 1 plans 0.68-0.97x the best headed ones on rows of 127-321
+	 * elements and f32 norms of 1023, headed ones ahead on softmax f32 and bf16 at 1023
+	 * (bench/NOTES.md 2026-12-01 session 11). */
+	if (!f->few_groups && r->head_slots > 0 && odd_rows(req, io, l->vec))
+		f->head_us = f->rows * (f->rounds + 1) * K(gpu_head_row_cycles) /
+		             (sms * GPU_CYCLES_PER_US);
 	f->launch_us = K(gpu_launch_us) + (l->storage == RR_STORAGE_GRID ? K(gpu_grid_launch_us)
 	                                   : l->blocks_per_row > 1       ? K(gpu_cluster_launch_us)
 	                                                                 : 0);
@@ -494,7 +534,8 @@ static void features_of(const rr__plan_request *req, const rr__realisation *r,
 	 * H200: C = 128 in 4 waves 37.2 µs, C = 64 in 2 waves 30.4, bench/NOTES.md 2026-12-01). */
 	double overlap = layout->storage == RR_STORAGE_GRID ? 1 : K(overlap);
 	features->predicted_us =
-	    features->launch_us + slow + overlap * fast + K(tree_weight) * features->tree_us;
+	    features->launch_us + slow + overlap * fast + K(tree_weight) * features->tree_us +
+	    features->head_us;
 	/* More than 8 packs per worker is outside what the H200 sweeps measured (bench/NOTES.md);
 	 * the model's latency terms are not trusted there, so such layouts rank last unless
 	 * nothing else is legal. */

@@ -59,6 +59,7 @@ typedef struct rr__plan_features {
 	double latency_us;           /* waves × the time one group takes */
 	double launch_us;            /* fixed launch overhead */
 	double tree_us;              /* issue time of the cross-worker trees over all rows (GPU) */
+	double head_us;              /* issue time of the rows' heads past one wave (GPU) */
 	double predicted_us;         /* the model's total */
 } rr__plan_features;
 
