@@ -91,8 +91,11 @@ static void common_features(const rr__plan_request *req, const rr__realisation *
 
 /* ---------------------------------------------------------------- GPU */
 
-/* Rows shorter than this are never "odd" to the model (tiny rows have their own terms). */
-#define ODD_ROW_MIN_ELEMENTS 64
+/* Rows outside these lengths are never "odd" to the model: tiny rows have their own terms, and
+ * past a warp's 12 one-element chunks the V = 1 plans need block-wide trees (W = 64-128 at
+ * 383-1023 elements measured up to 1.24x slower than the headed plans, session 11). */
+#define ODD_ROW_MIN_ELEMENTS 96
+#define ODD_ROW_MAX_ELEMENTS 384
 
 static double log2_of(double x)
 {
@@ -166,23 +169,24 @@ static double access_efficiency(const rr__cost_coeffs *k, double bytes)
  * cross_entropy kept their vector plans' lead on odd rows, bench/NOTES.md session 7). */
 static int odd_rows(const rr__plan_request *req, const io_facts *io, int vec)
 {
-	return io->row_outputs > 0 && req->cols >= ODD_ROW_MIN_ELEMENTS && req->cols % vec != 0;
+	return io->row_outputs > 0 && req->cols >= ODD_ROW_MIN_ELEMENTS &&
+	       req->cols <= ODD_ROW_MAX_ELEMENTS && req->cols % vec != 0;
 }
 
 /* The access width the bandwidth efficiency is priced at. On odd rows (above) every plan of
  * wider packs runs a head, and there packs of one element lost nothing to the 16-byte packs'
- * bandwidth when a warp's lanes read a contiguous stretch: on 65535x127, 32767x255, 12345x321
- * and f32 8191x1023 the norms' and softmax's V = 1 plans of at most 8 chunks a worker ran
- * 0.68-0.97x the time of the best headed plan (bench/NOTES.md 2026-12-01 session 11), where
- * the 4- and 2-byte efficiencies fitted on aligned rows priced them at 1.5-2.5x. So there a
- * one-element pack counts as its warp's stretch: 128 bytes as one 16-byte access, 64 as an
- * 8-byte one. Aligned rows, long rows and split rows keep the fitted widths. */
+ * bandwidth when a warp's lanes read a contiguous stretch: on 65535x127, 32767x255 and
+ * 12345x321 the norms' and softmax's plans of 16-32 workers, V = 1, ran 0.68-0.97x the time of
+ * the best headed plan (bench/NOTES.md 2026-12-01 session 11), where the 4- and 2-byte
+ * efficiencies fitted on aligned rows priced them at 1.5-2.5x. So there a one-element pack of
+ * a 16- or 32-worker row counts as its warp's stretch: 128 bytes as one 16-byte access, 64 as
+ * an 8-byte one. Other widths, aligned rows and split rows keep the fitted widths. */
 static double odd_scalar_access_bytes(const rr__plan_request *req, const io_facts *io,
                                       const rr_layout *l, const rr__plan_features *f)
 {
 	double elem = (double)rr_dtype_size(req->dtype);
-	if (l->vec != 1 || l->blocks_per_row > 1 || f->chunks_per_worker > 8 ||
-	    !odd_rows(req, io, (int)(16 / elem)))
+	if (l->vec != 1 || l->workers_per_row < 16 || l->workers_per_row > 32 ||
+	    l->blocks_per_row > 1 || f->chunks_per_worker > 12 || !odd_rows(req, io, (int)(16 / elem)))
 		return f->access_bytes;
 	return fmin(16, fmax(f->access_bytes, fmin(l->workers_per_row, 32) * elem / 8));
 }

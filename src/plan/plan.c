@@ -123,8 +123,8 @@ static values widths(int fixed)
 }
 
 /* R > 1 only where a group's row is short: W below a warp, one chunk covering the row, or
- * (one-element packs on rows not a multiple of 16 bytes) at most 8 chunks, where a warp a row
- * of 127-255 elements in blocks of 4-16 rows measured fastest (bench/NOTES.md 2026-12-01
+ * (one-element packs on rows not a multiple of 16 bytes) at most 12 chunks, where a warp a row
+ * of 127-321 elements in blocks of 4-16 rows measured fastest (bench/NOTES.md 2026-12-01
  * session 11). */
 static values rows_per_group(const rr__plan_request *req, int fixed, int W, int V)
 {
@@ -136,9 +136,12 @@ static values rows_per_group(const rr__plan_request *req, int fixed, int W, int 
 	int warp = req->target->warp_size > 0 ? req->target->warp_size : 32;
 	int64_t elem = (int64_t)rr_dtype_size(req->dtype);
 	int odd = req->cols * elem % 16 != 0;
-	int short_row = W < warp || req->cols <= (int64_t)W * V * (V == 1 && odd ? 8 : 1);
+	int short_row = W < warp || req->cols <= (int64_t)W * V * (V == 1 && odd ? 12 : 1);
+	int row_of_chunks = W >= warp && req->cols > (int64_t)W * V; /* the V = 1 case above */
 	for (int64_t R = 1; R * W <= req->target->max_workers && out.n < 16; R *= 2) {
 		if (R > 1 && (!short_row || (req->rows > 0 && R / 2 >= req->rows)))
+			break;
+		if (R > 1 && row_of_chunks && R * W > 256) /* 512 threads and more: slower */
 			break;
 		out.v[out.n++] = (int)R;
 	}
