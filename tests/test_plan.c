@@ -414,6 +414,45 @@ static void test_grid_choice(const rr__target *gpu, const rr__target *cpu)
 	}
 }
 
+/* The choices the H200 measured in session 11 (bench/NOTES.md): on many rows of 99-255
+ * elements (every plan of wider packs runs a head) the row-writing kernels take one-element
+ * packs of 16-32 workers, while aligned rows of the same size, sum and cross_entropy, and odd
+ * rows of 1023 keep wider packs. */
+static void test_odd_row_choices(const rr__target *gpu)
+{
+	static const char *const writers[] = {"softmax", "rmsnorm", "layernorm", "add_layernorm"};
+	static const int64_t odd[][2] = {{65535, 127}, {40000, 99}};
+	for (int k = 0; k < 4; k++) {
+		rr_kernel *kernel = builtin(writers[k]);
+		for (int d = 0; d < 2; d++) {
+			rr_dtype dt = d ? RR_BF16 : RR_F32;
+			for (int s = 0; s < 2; s++) {
+				rr__plan_request req = {kernel, dt, odd[s][0], odd[s][1], gpu, NULL, NULL};
+				rr_layout l = choose(&req, NULL);
+				CHECKF(l.vec == 1 && l.workers_per_row >= 16 && l.workers_per_row <= 32 &&
+				           l.workers_per_row * l.rows_per_group <= 256,
+				       "%s %s %lldx%lld: %s", writers[k], d ? "bf16" : "f32",
+				       (long long)odd[s][0], (long long)odd[s][1], show(&l));
+			}
+			rr__plan_request aligned = {kernel, dt, 65536, 128, gpu, NULL, NULL};
+			rr_layout l = choose(&aligned, NULL);
+			CHECKF(l.vec > 1, "%s 65536x128: %s", writers[k], show(&l));
+			rr__plan_request longer = {kernel, dt, 8191, 1023, gpu, NULL, NULL};
+			l = choose(&longer, NULL);
+			CHECKF(l.vec > 1, "%s 8191x1023: %s", writers[k], show(&l));
+		}
+		rr_kernel_free(kernel);
+	}
+	static const char *const reducers[] = {"sum", "cross_entropy"};
+	for (int k = 0; k < 2; k++) {
+		rr_kernel *kernel = builtin(reducers[k]);
+		rr__plan_request req = {kernel, RR_F32, 65535, 127, gpu, NULL, NULL};
+		rr_layout l = choose(&req, NULL);
+		CHECKF(l.vec > 1, "%s 65535x127: %s", reducers[k], show(&l));
+		rr_kernel_free(kernel);
+	}
+}
+
 /* The choices the H200 measured in session 9 (bench/NOTES.md): S=grid over clusters for few
  * rows of more than 65536 elements (16x128257, every kernel), not at 65536 or below (4x65536),
  * not for two-round kernels whose rows' clusters fit the device at once (layernorm 12x100003),
@@ -593,5 +632,6 @@ int main(void)
 	test_coefficients(&gpu, &cpu);
 	test_grid_choice(&gpu, &cpu);
 	test_wide_row_choices(&gpu);
+	test_odd_row_choices(&gpu);
 	return rr_test_finish("test_plan");
 }
