@@ -61,6 +61,7 @@ typedef struct job {
 	rr_status status;
 	char error[700];
 	int local_memory; /* the ptxas report shows a stack frame or spills */
+	int same_as;      /* an earlier job with the same source (compiled once), or -1 */
 } job;
 
 typedef struct queue {
@@ -105,6 +106,8 @@ static void *compile_worker(void *arg)
 		if (i < 0)
 			return NULL;
 		job *j = &q->jobs[i];
+		if (j->same_as >= 0)
+			continue;
 		j->status =
 		    rr_source_compile_check(q->backend, q->arch, j->source, &j->local_memory);
 		if (j->status != RR_OK)
@@ -170,6 +173,33 @@ static int emit_kernel(const queue *q, const char *name, job *jobs, int *count, 
 	}
 	rr_kernel_free(kernel);
 	return 0;
+}
+
+/* Plans that realise the same code (a storage or grid mode a kernel does not use, a planner's
+ * choice that is also a grid plan) emit the same source: each is compiled once. */
+static void mark_same_sources(queue *q)
+{
+	for (int i = 0; i < q->count; i++) {
+		job *j = &q->jobs[i];
+		j->same_as = -1;
+		for (int e = 0; e < i && j->same_as < 0; e++)
+			if (q->jobs[e].same_as < 0 && strcmp(q->jobs[e].source, j->source) == 0)
+				j->same_as = e;
+	}
+}
+
+/* A job compiled once for an earlier one takes that one's outcome. */
+static void copy_same_outcomes(queue *q)
+{
+	for (int i = 0; i < q->count; i++) {
+		job *j = &q->jobs[i];
+		if (j->same_as < 0)
+			continue;
+		const job *first = &q->jobs[j->same_as];
+		j->status = first->status;
+		j->local_memory = first->local_memory;
+		memcpy(j->error, first->error, sizeof j->error);
+	}
 }
 
 static int parse(int argc, char **argv, queue *q, const char **only, int *threads)
@@ -254,6 +284,7 @@ int rr_cmd_emit_check_all(int argc, char **argv)
 	if (code == 0 && !matched)
 		code = rr_tool_fail(2, "--kernel '%s' is not a built-in (see rowreduce ops)", only);
 	if (code == 0) {
+		mark_same_sources(&q);
 		pthread_t workers[64];
 		int started = 0;
 		for (; started < threads; started++)
@@ -263,6 +294,7 @@ int rr_cmd_emit_check_all(int argc, char **argv)
 			compile_worker(&q);
 		for (int i = 0; i < started; i++)
 			pthread_join(workers[i], NULL);
+		copy_same_outcomes(&q);
 		code = report(&q, illegal);
 	}
 	for (int i = 0; i < q.count; i++)
