@@ -36,7 +36,7 @@ build-test: deps-test
 
 # The Release build of `make run` is built too: -O3 warnings (as errors) differ from -O0's.
 test: build-test build
-	cd $(TEST_BUILD) && ctest --output-on-failure -j $(JOBS)
+	cd $(TEST_BUILD) && RR_RELEASE_ROWREDUCE=$(abspath $(BUILD))/rowreduce ctest --output-on-failure -j $(JOBS)
 	@$(MAKE) --no-print-directory fuzz
 
 fuzz: deps-test
