@@ -443,6 +443,31 @@ static void test_odd_row_choices(const rr__target *gpu)
 		}
 		rr_kernel_free(kernel);
 	}
+	/* The head charge is the same for every headed plan of a request: where a headed plan
+	 * wins, it is the one the model picks without that charge. */
+	rr__cost_coeffs uncharged;
+	CHECK(rr__cost_coeffs_for(gpu, &uncharged) == RR_OK);
+	uncharged.value[RR__COEFF_gpu_head_row_cycles] = 0;
+	static const int64_t headed[][2] = {{12345, 321}, {20000, 383}};
+	for (int k = 0; k < 4; k++) {
+		rr_kernel *kernel = builtin(writers[k]);
+		for (int d = 0; d < 2; d++)
+			for (int s = 0; s < 2; s++) {
+				rr__plan_request req = {kernel,     d ? RR_BF16 : RR_F32, headed[s][0],
+				                        headed[s][1], gpu, NULL, NULL};
+				rr_layout l = choose(&req, NULL);
+				req.coeffs = &uncharged;
+				rr_layout without = choose(&req, NULL);
+				char a[128], b[128];
+				rr_layout_format(&l, a, sizeof a);
+				rr_layout_format(&without, b, sizeof b);
+				CHECKF(l.vec == 1 || without.vec == 1 || strcmp(a, b) == 0,
+				       "%s %lldx%lld: %s with the head charge, %s without",
+				       writers[k], (long long)headed[s][0], (long long)headed[s][1], a,
+				       b);
+			}
+		rr_kernel_free(kernel);
+	}
 	static const char *const reducers[] = {"sum", "cross_entropy"};
 	for (int k = 0; k < 2; k++) {
 		rr_kernel *kernel = builtin(reducers[k]);

@@ -561,18 +561,28 @@ rr_status rr__plan_choose(const rr__plan_request *req, const rr_layout *requeste
 		return rr__fail(RR_ERR_NOMEM, "out of memory scoring %d layouts", c.count);
 	}
 	double lowest = INFINITY;
+	int cheapest = -1;
 	for (int i = 0; i < c.count; i++)
 		costs[i] = cost(req, &c.items[i], ctx);
 	prefer_short_chains(req, &c, costs);
 	prefer_grid(req, &c, costs);
 	for (int i = 0; i < c.count; i++)
-		if (isfinite(costs[i]) && costs[i] < lowest)
+		if (isfinite(costs[i]) && costs[i] < lowest) {
 			lowest = costs[i];
+			cheapest = i;
+		}
 	/* Costs within TIE_TOLERANCE of the lowest are a tie the model cannot split: the simplest
-	 * of them wins. */
+	 * of them wins. The tolerance is of the plans' own time: the rows' head charge, the same
+	 * for every headed plan of a request, does not widen it. */
+	double window = fabs(lowest) * TIE_TOLERANCE;
+	if (cheapest >= 0 && cost == rr__cost_default) {
+		rr__plan_features f;
+		rr__plan_features_compute(req, &c.items[cheapest], &f);
+		window = fabs(lowest - f.head_us) * TIE_TOLERANCE;
+	}
 	int best = -1;
 	for (int i = 0; i < c.count; i++)
-		if (isfinite(costs[i]) && costs[i] <= lowest + fabs(lowest) * TIE_TOLERANCE &&
+		if (isfinite(costs[i]) && costs[i] <= lowest + window &&
 		    (best < 0 || simpler(&c.items[i], &c.items[best])))
 			best = i;
 	if (cost == rr__cost_default && getenv("RR_PLAN_TRACE"))
