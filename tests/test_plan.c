@@ -483,6 +483,38 @@ static void test_odd_row_choices(const rr__target *gpu)
  * not for two-round kernels whose rows' clusters fit the device at once (layernorm 12x100003),
  * while one-round kernels there keep it; and a row kept in one block's shared memory before a
  * three-phase re-read (layernorm f32 1000x50265). */
+/* A launch of few groups waits on its trips to memory: every built-in on a few short rows gets
+ * a flat plan (one block a row, one row a block, every pack of a worker loaded at once:
+ * chunks <= U), on many rows of 3 elements every pack at once too; U = 8 is offered only on
+ * one-row blocks of a launch of few rows. */
+static void test_tiny_flat_choices(const rr__target *gpu)
+{
+	static const int64_t tiny[][2] = {{1, 129}, {17, 257}, {64, 257}, {3, 3}, {50000, 3}};
+	for (int k = 0; k < 6; k++) {
+		rr_kernel *kernel = builtin(builtins[k]);
+		for (int d = 0; d < 2; d++)
+			for (int s = 0; s < 5; s++) {
+				rr__plan_request req = {kernel,  d ? RR_BF16 : RR_F32, tiny[s][0],
+				                        tiny[s][1], gpu, NULL, NULL};
+				rr_layout l = choose(&req, NULL);
+				int64_t span = (int64_t)l.workers_per_row * l.vec;
+				int64_t chunks = (tiny[s][1] + span - 1) / span;
+				int one_row = tiny[s][0] <= gpu->multiprocessors;
+				CHECKF((!one_row || (l.rows_per_group == 1 && l.blocks_per_row == 1 &&
+				                     l.storage != RR_STORAGE_SMEM)) &&
+				           chunks <= l.unroll,
+				       "%s %s %lldx%lld: %s (%lld chunks a worker)", builtins[k],
+				       d ? "bf16" : "f32", (long long)tiny[s][0],
+				       (long long)tiny[s][1], show(&l), (long long)chunks);
+			}
+		/* Many rows: U = 8 is not offered (the model was fitted with U of 1, 2 and 4). */
+		rr__plan_request many = {kernel, RR_F32, 65536, 1024, gpu, NULL, NULL};
+		rr_layout l = choose(&many, NULL);
+		CHECKF(l.unroll <= 4, "%s 65536x1024: %s", builtins[k], show(&l));
+		rr_kernel_free(kernel);
+	}
+}
+
 static void test_wide_row_choices(const rr__target *gpu)
 {
 	static const char *const names[] = {"sum",       "softmax",       "rmsnorm",
@@ -658,5 +690,6 @@ int main(void)
 	test_grid_choice(&gpu, &cpu);
 	test_wide_row_choices(&gpu);
 	test_odd_row_choices(&gpu);
+	test_tiny_flat_choices(&gpu);
 	return rr_test_finish("test_plan");
 }

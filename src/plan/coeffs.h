@@ -60,6 +60,7 @@
 	  "one launch wave: a worker's element in one phase (serial work)")                        \
 	X(gpu_head_phase_us, 0.18, G, "one launch wave: the head's guarded code in one phase")     \
 	X(gpu_head_row_cycles, 32.0, G, "SM issue cycles of one row's head in one phase, past a wave") \
+	X(gpu_trip_us, 0.1, G, "one launch wave: a trip to memory after the first (not flat)")     \
 	X(cpu_bandwidth_per_thread, 8.0e9, C, "B/s of memory per thread")                          \
 	X(cpu_pack_ns, 0.4, C, "one vector operation on up to 32 bytes")                           \
 	X(cpu_ilp_u2, 0.9, C, "pack time factor with 2 or 3 chunks per iteration")                 \

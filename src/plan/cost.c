@@ -269,6 +269,28 @@ static double load_trips(const rr__realisation *r)
 	return ceil(full / l->unroll) + partial;
 }
 
+/* Trips to memory, one after another, of a launch of few groups (few_groups): a flat row (one
+ * row a block, one block a row, nothing in shared memory, at most U packs a worker:
+ * cuda_emit.c) issues every load of the launch at once, col inputs of later phases with round
+ * 1's; otherwise each phase that loads waits on one trip per U complete chunks, one for the
+ * partial pack and one for the head. Flat rows made one-row launches 0.74-0.96x as long on the
+ * H200 (1x129: two trips instead of five; bench/NOTES.md 2026-12-01 session 6). */
+static double few_group_trips(const rr__realisation *r, const io_facts *io,
+                              const rr__plan_features *f)
+{
+	const rr_layout *l = &r->layout;
+	if (l->storage == RR_STORAGE_GRID) /* its steps are load_trips' */
+		return 1;
+	if (l->blocks_per_row == 1 && l->rows_per_group == 1 && r->keep != RR_KEEP_SMEM &&
+	    r->chunks <= l->unroll)
+		return 1;
+	int64_t WV = (int64_t)l->workers_per_row * l->vec;
+	double full = (double)(r->segment / WV), partial = r->segment % WV != 0;
+	double per_phase = ceil(full / l->unroll) + partial + (r->head_slots > 0);
+	double phases = fmax(f->passes, 1 + (io->col_inputs > 0 && io->row_outputs > 0));
+	return per_phase * phases;
+}
+
 static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
                          const rr__realisation *r, const io_facts *io, rr__plan_features *f)
 {
@@ -365,6 +387,8 @@ static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
 		    fmax(f->chunks_per_worker * l->vec, f->row_share * l->rows_per_group / 128);
 		f->latency_us += phases * (per_worker * K(gpu_element_phase_us) +
 		                           (r->head_slots > 0 ? K(gpu_head_phase_us) : 0));
+		/* Outside the memory/latency overlap: a launch this small waits on each trip. */
+		f->trips_us = (few_group_trips(r, io, f) - 1) * K(gpu_trip_us);
 	}
 	/* Past one wave a row's head (rows not a multiple of 16 bytes, packs wider than one
 	 * element) costs issue slots in every phase that no memory term sees: the guarded head
@@ -539,7 +563,7 @@ static void features_of(const rr__plan_request *req, const rr__realisation *r,
 	double overlap = layout->storage == RR_STORAGE_GRID ? 1 : K(overlap);
 	features->predicted_us =
 	    features->launch_us + slow + overlap * fast + K(tree_weight) * features->tree_us +
-	    features->head_us;
+	    features->head_us + features->trips_us;
 	/* More than 8 packs per worker is outside what the H200 sweeps measured (bench/NOTES.md);
 	 * the model's latency terms are not trusted there, so such layouts rank last unless
 	 * nothing else is legal. */

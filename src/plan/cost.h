@@ -60,6 +60,7 @@ typedef struct rr__plan_features {
 	double launch_us;            /* fixed launch overhead */
 	double tree_us;              /* issue time of the cross-worker trees over all rows (GPU) */
 	double head_us;              /* issue time of the rows' heads past one wave (GPU) */
+	double trips_us;             /* a few groups' trips to memory after the first (GPU) */
 	double predicted_us;         /* the model's total */
 } rr__plan_features;
 

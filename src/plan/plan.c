@@ -268,6 +268,24 @@ static int uncoalesced(const rr__plan_request *req, const rr_layout *l)
 }
 
 /* One raw layout of the product: canonicalise, check, keep. */
+/* U = 8 is offered only as "the whole row at once" on a launch of one-row blocks, one block a
+ * row, no more rows than multiprocessors, where a worker owns 5-8 packs of at most 16 elements
+ * together: such a row is flat (every load issued before any is used, cuda_emit.c), one trip
+ * to memory instead of one per 4 chunks, and the launch waits on its trips (cost.c,
+ * few_group_trips). Elsewhere U stays 1, 2 or 4, what the model was fitted with. */
+#define WHOLE_ROW_UNROLL 8
+
+static int whole_row_wanted(const rr__plan_request *req, const rr_layout *l)
+{
+	if (l->rows_per_group != 1 || l->blocks_per_row != 1 || l->storage == RR_STORAGE_GRID ||
+	    req->target->kind != RR_TARGET_GPU || req->rows <= 0 ||
+	    req->rows > req->target->multiprocessors)
+		return 0;
+	int64_t span = (int64_t)l->workers_per_row * l->vec;
+	int64_t chunks = (req->cols + span - 1) / span;
+	return chunks > 4 && chunks <= WHOLE_ROW_UNROLL && chunks * l->vec <= 16;
+}
+
 static rr_status consider(const rr__plan_request *req, const rr_layout *fixed, int kept,
                           rr_layout l, rr__candidates *out, int *capacity)
 {
@@ -275,6 +293,8 @@ static rr_status consider(const rr__plan_request *req, const rr_layout *fixed, i
 	/* The C values above PLANNED_CLUSTER are S=grid's: not offered as clusters. */
 	if (!fixed->blocks_per_row && l.blocks_per_row > PLANNED_CLUSTER &&
 	    l.storage != RR_STORAGE_GRID)
+		return RR_OK;
+	if (!fixed->unroll && l.unroll == WHOLE_ROW_UNROLL && !whole_row_wanted(req, &l))
 		return RR_OK;
 	out->considered++;
 	canonical_shape(req, fixed, kept, &l);
@@ -319,7 +339,7 @@ rr_status rr__plan_enumerate(const rr__plan_request *req, const rr_layout *fixed
 static rr_status enumerate(const rr__plan_request *req, const rr_layout *fixed, rr__candidates *out)
 {
 	static const rr_layout none;
-	static const int all_vec[] = {1, 2, 4, 8, 16}, all_unroll[] = {1, 2, 4};
+	static const int all_vec[] = {1, 2, 4, 8, 16}, all_unroll[] = {1, 2, 4, WHOLE_ROW_UNROLL};
 	static const int all_grid[] = {RR_GRID_ROWS, RR_GRID_PERSISTENT};
 	int phases[RR_MAX_IO], capacity = 0;
 	rr_status status = check_request(req);
@@ -330,7 +350,7 @@ static rr_status enumerate(const rr__plan_request *req, const rr_layout *fixed, 
 		fixed = &none;
 	int kept = rr__layout_kept_inputs(req->kernel, phases);
 	values Ws = widths(fixed->workers_per_row), Vs = list_of(fixed->vec, all_vec, 5);
-	values Us = list_of(fixed->unroll, all_unroll, 3), Gs = list_of(fixed->grid, all_grid, 2);
+	values Us = list_of(fixed->unroll, all_unroll, 4), Gs = list_of(fixed->grid, all_grid, 2);
 	values Ss = storages(req, fixed->storage, kept);
 	int grid = fixed->storage == RR_STORAGE_GRID || grid_wanted(req);
 	for (int w = 0; w < Ws.n; w++)
