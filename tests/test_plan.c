@@ -427,9 +427,11 @@ static void test_odd_row_choices(const rr__target *gpu)
 		for (int d = 0; d < 2; d++) {
 			rr_dtype dt = d ? RR_BF16 : RR_F32;
 			for (int s = 0; s < 2; s++) {
-				rr__plan_request req = {kernel, dt, odd[s][0], odd[s][1], gpu, NULL, NULL};
+				rr__plan_request req = {kernel, dt,   odd[s][0], odd[s][1],
+				                        gpu,    NULL, NULL};
 				rr_layout l = choose(&req, NULL);
-				CHECKF(l.vec == 1 && l.workers_per_row >= 16 && l.workers_per_row <= 32 &&
+				CHECKF(l.vec == 1 && l.workers_per_row >= 16 &&
+				           l.workers_per_row <= 32 &&
 				           l.workers_per_row * l.rows_per_group <= 256,
 				       "%s %s %lldx%lld: %s", writers[k], d ? "bf16" : "f32",
 				       (long long)odd[s][0], (long long)odd[s][1], show(&l));
@@ -453,8 +455,10 @@ static void test_odd_row_choices(const rr__target *gpu)
 		rr_kernel *kernel = builtin(writers[k]);
 		for (int d = 0; d < 2; d++)
 			for (int s = 0; s < 2; s++) {
-				rr__plan_request req = {kernel,     d ? RR_BF16 : RR_F32, headed[s][0],
-				                        headed[s][1], gpu, NULL, NULL};
+				rr__plan_request req = {kernel,       d ? RR_BF16 : RR_F32,
+				                        headed[s][0], headed[s][1],
+				                        gpu,          NULL,
+				                        NULL};
 				rr_layout l = choose(&req, NULL);
 				req.coeffs = &uncharged;
 				rr_layout without = choose(&req, NULL);
@@ -463,8 +467,8 @@ static void test_odd_row_choices(const rr__target *gpu)
 				rr_layout_format(&without, b, sizeof b);
 				CHECKF(l.vec == 1 || without.vec == 1 || strcmp(a, b) == 0,
 				       "%s %lldx%lld: %s with the head charge, %s without",
-				       writers[k], (long long)headed[s][0], (long long)headed[s][1], a,
-				       b);
+				       writers[k], (long long)headed[s][0], (long long)headed[s][1],
+				       a, b);
 			}
 		rr_kernel_free(kernel);
 	}
@@ -483,26 +487,24 @@ static void test_odd_row_choices(const rr__target *gpu)
  * not for two-round kernels whose rows' clusters fit the device at once (layernorm 12x100003),
  * while one-round kernels there keep it; and a row kept in one block's shared memory before a
  * three-phase re-read (layernorm f32 1000x50265). */
-/* A launch of few groups waits on its trips to memory: every built-in on a few short rows gets
- * a flat plan (one block a row, one row a block, every pack of a worker loaded at once:
- * chunks <= U), on many rows of 3 elements every pack at once too; U = 8 is offered only on
- * one-row blocks of a launch of few rows. */
+/* A launch of a few one-row blocks waits on its trips to memory: every built-in on a few short
+ * rows gets a flat plan (one block a row, one row a block, every pack of a worker loaded at
+ * once: chunks <= U); U = 8 is offered only there. */
 static void test_tiny_flat_choices(const rr__target *gpu)
 {
-	static const int64_t tiny[][2] = {{1, 129}, {17, 257}, {64, 257}, {3, 3}, {50000, 3}};
+	static const int64_t tiny[][2] = {{1, 129}, {17, 257}, {64, 257}, {3, 3}, {1, 127}};
 	for (int k = 0; k < 6; k++) {
 		rr_kernel *kernel = builtin(builtins[k]);
 		for (int d = 0; d < 2; d++)
 			for (int s = 0; s < 5; s++) {
-				rr__plan_request req = {kernel,  d ? RR_BF16 : RR_F32, tiny[s][0],
-				                        tiny[s][1], gpu, NULL, NULL};
+				rr__plan_request req = {
+				    kernel, d ? RR_BF16 : RR_F32, tiny[s][0], tiny[s][1], gpu, NULL,
+				    NULL};
 				rr_layout l = choose(&req, NULL);
 				int64_t span = (int64_t)l.workers_per_row * l.vec;
 				int64_t chunks = (tiny[s][1] + span - 1) / span;
-				int one_row = tiny[s][0] <= gpu->multiprocessors;
-				CHECKF((!one_row || (l.rows_per_group == 1 && l.blocks_per_row == 1 &&
-				                     l.storage != RR_STORAGE_SMEM)) &&
-				           chunks <= l.unroll,
+				CHECKF(l.rows_per_group == 1 && l.blocks_per_row == 1 &&
+				           l.storage != RR_STORAGE_SMEM && chunks <= l.unroll,
 				       "%s %s %lldx%lld: %s (%lld chunks a worker)", builtins[k],
 				       d ? "bf16" : "f32", (long long)tiny[s][0],
 				       (long long)tiny[s][1], show(&l), (long long)chunks);

@@ -54,12 +54,13 @@
 	X(gpu_wide_pack_factor, 1.5, G, "packs wider than one 16-byte access")                     \
 	X(gpu_many_packs_factor, 1.5, G, "more than 8 packs per worker, W < 1024")                 \
 	X(gpu_reread_twice_factor, 1.4, G, "a row read from memory three times (two re-reads)")    \
-	X(gpu_grid_shared_sm_factor, 1.3, G,                                                      \
-	  "S=grid of two rounds or more with more blocks than SMs")                               \
+	X(gpu_grid_shared_sm_factor, 1.3, G,                                                       \
+	  "S=grid of two rounds or more with more blocks than SMs")                                \
 	X(gpu_element_phase_us, 0.0074, G,                                                         \
 	  "one launch wave: a worker's element in one phase (serial work)")                        \
 	X(gpu_head_phase_us, 0.18, G, "one launch wave: the head's guarded code in one phase")     \
-	X(gpu_head_row_cycles, 32.0, G, "SM issue cycles of one row's head in one phase, past a wave") \
+	X(gpu_head_row_cycles, 32.0, G,                                                            \
+	  "SM issue cycles of one row's head in one phase, past a wave")                           \
 	X(gpu_trip_us, 0.1, G, "one launch wave: a trip to memory after the first (not flat)")     \
 	X(cpu_bandwidth_per_thread, 8.0e9, C, "B/s of memory per thread")                          \
 	X(cpu_pack_ns, 0.4, C, "one vector operation on up to 32 bytes")                           \

@@ -186,7 +186,8 @@ static double odd_scalar_access_bytes(const rr__plan_request *req, const io_fact
 {
 	double elem = (double)rr_dtype_size(req->dtype);
 	if (l->vec != 1 || l->workers_per_row < 16 || l->workers_per_row > 32 ||
-	    l->blocks_per_row > 1 || f->chunks_per_worker > 12 || !odd_rows(req, io, (int)(16 / elem)))
+	    l->blocks_per_row > 1 || f->chunks_per_worker > 12 ||
+	    !odd_rows(req, io, (int)(16 / elem)))
 		return f->access_bytes;
 	return fmin(16, fmax(f->access_bytes, fmin(l->workers_per_row, 32) * elem / 8));
 }
@@ -274,12 +275,15 @@ static double load_trips(const rr__realisation *r)
  * cuda_emit.c) issues every load of the launch at once, col inputs of later phases with round
  * 1's; otherwise each phase that loads waits on one trip per U complete chunks, one for the
  * partial pack and one for the head. Flat rows made one-row launches 0.74-0.96x as long on the
- * H200 (1x129: two trips instead of five; bench/NOTES.md 2026-12-01 session 6). */
+ * H200 (1x129: two trips instead of five; bench/NOTES.md 2026-12-01 session 6); with this term
+ * the planner's picks on 1x129, 17x257, 64x257 and 1x1000 ran 0.77-0.98x as long (session 12). */
 static double few_group_trips(const rr__realisation *r, const io_facts *io,
                               const rr__plan_features *f)
 {
 	const rr_layout *l = &r->layout;
-	if (l->storage == RR_STORAGE_GRID) /* its steps are load_trips' */
+	/* S=grid's steps are load_trips'; blocks of many rows were measured no faster for it
+	 * (50000x3, R = 512: U = 3 against 2, 0.99-1.01) */
+	if (l->storage == RR_STORAGE_GRID || l->rows_per_group > 1)
 		return 1;
 	if (l->blocks_per_row == 1 && l->rows_per_group == 1 && r->keep != RR_KEEP_SMEM &&
 	    r->chunks <= l->unroll)
@@ -398,8 +402,8 @@ static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
 	 * elements and f32 norms of 1023, headed ones ahead on softmax f32 and bf16 at 1023
 	 * (bench/NOTES.md 2026-12-01 session 11). */
 	if (!f->few_groups && r->head_slots > 0 && odd_rows(req, io, l->vec))
-		f->head_us = f->rows * (f->rounds + 1) * K(gpu_head_row_cycles) /
-		             (sms * GPU_CYCLES_PER_US);
+		f->head_us =
+		    f->rows * (f->rounds + 1) * K(gpu_head_row_cycles) / (sms * GPU_CYCLES_PER_US);
 	f->launch_us = K(gpu_launch_us) + (l->storage == RR_STORAGE_GRID ? K(gpu_grid_launch_us)
 	                                   : l->blocks_per_row > 1       ? K(gpu_cluster_launch_us)
 	                                                                 : 0);
@@ -561,9 +565,9 @@ static void features_of(const rr__plan_request *req, const rr__realisation *r,
 	 * row groups loads, meets at its barrier and stores in turn (rmsnorm f32 4x2097152 on the
 	 * H200: C = 128 in 4 waves 37.2 µs, C = 64 in 2 waves 30.4, bench/NOTES.md 2026-12-01). */
 	double overlap = layout->storage == RR_STORAGE_GRID ? 1 : K(overlap);
-	features->predicted_us =
-	    features->launch_us + slow + overlap * fast + K(tree_weight) * features->tree_us +
-	    features->head_us + features->trips_us;
+	features->predicted_us = features->launch_us + slow + overlap * fast +
+	                         K(tree_weight) * features->tree_us + features->head_us +
+	                         features->trips_us;
 	/* More than 8 packs per worker is outside what the H200 sweeps measured (bench/NOTES.md);
 	 * the model's latency terms are not trusted there, so such layouts rank last unless
 	 * nothing else is legal. */
