@@ -12,6 +12,8 @@
 #                     suite), into bench/results/DATE-h200-compare-SUITE[-NAME][-DTYPES], then
 #                     `rowreduce verify` on it
 #       model         bench/model_block.py into bench/results/DATE-h200-model-block
+# QuACK is measured where tools/gpu/quack-carry.sh installed it (/tmp/quack-site) on this machine;
+# it compiles each shape for seconds on first use, which counts against TIME_LIMIT.
 # Results are also packed into $OUT/python-results.tgz.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -43,6 +45,10 @@ cmake -S . -B build-py -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$PWD/.dep
 	{ tail -30 "$OUT/build-py.log"; exit 1; }
 export RR_LIBRARY="$PWD/build-py/librowreduce.so" RR_CACHE_DIR=/tmp/rr-cache PYTHONUNBUFFERED=1
 export PYTHONPATH="$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
+# QuACK, where tools/gpu/quack-carry.sh installed it on this (warm) machine.
+if [ -d /tmp/quack-site/quack ]; then
+	export PYTHONPATH="$PYTHONPATH:/tmp/quack-site:/tmp/quack-site/nvidia_cutlass_dsl/dsl_packages"
+fi
 if ls .whl/*.whl >/dev/null 2>&1; then
 	python3 -m pip install -q --no-index --no-deps --target /tmp/py-site .whl/*.whl >/dev/null 2>&1 &&
 		export PYTHONPATH="$PYTHONPATH:/tmp/py-site"
