@@ -482,11 +482,6 @@ static void test_odd_row_choices(const rr__target *gpu)
 	}
 }
 
-/* The choices the H200 measured in session 9 (bench/NOTES.md): S=grid over clusters for few
- * rows of more than 65536 elements (16x128257, every kernel), not at 65536 or below (4x65536),
- * not for two-round kernels whose rows' clusters fit the device at once (layernorm 12x100003),
- * while one-round kernels there keep it; and a row kept in one block's shared memory before a
- * three-phase re-read (layernorm f32 1000x50265). */
 /* A launch of a few one-row blocks waits on its trips to memory: every built-in on a few short
  * rows gets a flat plan (one block a row, one row a block, every pack of a worker loaded at
  * once: chunks <= U); U = 8 is offered only there. */
@@ -517,6 +512,11 @@ static void test_tiny_flat_choices(const rr__target *gpu)
 	}
 }
 
+/* The choices the H200 measured in session 9 (bench/NOTES.md): S=grid over clusters for few
+ * rows of more than 65536 elements (16x128257, every kernel), not at 65536 or below (4x65536),
+ * not for two-round kernels whose rows' clusters fit the device at once (layernorm 12x100003),
+ * while one-round kernels there keep it; and a row kept in one block's shared memory before a
+ * three-phase re-read (layernorm f32 1000x50265). */
 static void test_wide_row_choices(const rr__target *gpu)
 {
 	static const char *const names[] = {"sum",       "softmax",       "rmsnorm",

@@ -285,9 +285,8 @@ static double few_group_trips(const rr__realisation *r, const io_facts *io,
 	 * (50000x3, R = 512: U = 3 against 2, 0.99-1.01) */
 	if (l->storage == RR_STORAGE_GRID || l->rows_per_group > 1)
 		return 1;
-	if (l->blocks_per_row == 1 && l->rows_per_group == 1 && r->keep != RR_KEEP_SMEM &&
-	    r->chunks <= l->unroll)
-		return 1;
+	if (l->blocks_per_row == 1 && r->keep != RR_KEEP_SMEM && r->chunks <= l->unroll)
+		return 1; /* flat */
 	int64_t WV = (int64_t)l->workers_per_row * l->vec;
 	double full = (double)(r->segment / WV), partial = r->segment % WV != 0;
 	double per_phase = ceil(full / l->unroll) + partial + (r->head_slots > 0);

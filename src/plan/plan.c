@@ -267,7 +267,6 @@ static int uncoalesced(const rr__plan_request *req, const rr_layout *l)
 	       rr__access_bytes(l, segment, elem) <= elem;
 }
 
-/* One raw layout of the product: canonicalise, check, keep. */
 /* U = 8 is offered only as "the whole row at once" on a launch of one-row blocks, one block a
  * row, no more rows than multiprocessors, where a worker owns 5-8 packs of at most 16 elements
  * together: such a row is flat (every load issued before any is used, cuda_emit.c), one trip
@@ -286,6 +285,7 @@ static int whole_row_wanted(const rr__plan_request *req, const rr_layout *l)
 	return chunks > 4 && chunks <= WHOLE_ROW_UNROLL && chunks * l->vec <= 16;
 }
 
+/* One raw layout of the product: canonicalise, check, keep. */
 static rr_status consider(const rr__plan_request *req, const rr_layout *fixed, int kept,
                           rr_layout l, rr__candidates *out, int *capacity)
 {
