@@ -70,17 +70,14 @@ static rr_status plan_emitter(rr__cu_emitter *em, const rr__emit_request *req)
 		em->keep_ordinal[id] = rr__kept_ordinal(r, id);
 		em->kept[id] = em->keep_ordinal[id] >= 0;
 	}
-	/* A flat row: one block per row, a block of one row (a launch of a few rows, waiting on
-	 * its memory trips), at most U packs a worker and nothing kept in shared memory. Every
-	 * load of a phase is then issued before any is used, so a short row costs one memory
+	/* A flat row (rr__realisation.flat: a launch of a few rows, waiting on its memory trips):
+	 * every load of a phase is issued before any is used, so a short row costs one memory
 	 * trip a phase where the head, each group of U chunks and the partial pack would take
 	 * one each, the head's kept values stay in registers with the body's, and the col
 	 * inputs of later phases come with round 1's loads. Blocks of many rows are left alone:
 	 * there the loads held at once cost registers, hence occupancy (65535x127: up to 1.6×
 	 * slower in bench/NOTES.md), and the other rows hide the trips. */
-	int64_t chunk_elements = (int64_t)em->W * em->V;
-	em->flat = em->C == 1 && em->R == 1 && r->keep != RR_KEEP_SMEM &&
-	           (em->n + chunk_elements - 1) / chunk_elements <= em->U;
+	em->flat = r->flat;
 	em->shifted_cols = shifted_cols_of(em);
 	return RR_OK;
 }

@@ -562,6 +562,8 @@ rr_status rr__realise_with(const rr__kernel_facts *f, rr_dtype dtype, int64_t co
 		r->kept_values = 0;
 		realise_smem(f, target, r);
 	}
+	r->flat = l->blocks_per_row == 1 && l->rows_per_group == 1 && r->keep != RR_KEEP_SMEM &&
+	          r->chunks <= l->unroll;
 	realise_workspace(r);
 	realise_in_flight(f, target, r);
 	r->min_blocks = min_blocks(f, r);

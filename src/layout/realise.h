@@ -143,6 +143,10 @@ typedef struct rr__realisation {
 	 * line (arrival count, generation) and the partials [parity][slot][block], in whole
 	 * 128-byte lines. The launcher allocates it once per resident group; 0 otherwise. */
 	int64_t workspace_per_group;
+	/* A flat row (CUDA): one block a row, a block of one row, at most U packs a worker and
+	 * nothing kept in shared memory. The emitter issues every load of a phase before any is
+	 * used (cuda_emit.c); the cost model counts one trip to memory for it (cost.c). */
+	int flat;
 	int warps;       /* warps per row in the shared-memory stage (W / warp when W > warp) */
 	int64_t segment; /* elements of a row one block holds (N when C = 1) */
 	int64_t chunks;  /* ceil(segment / (W·V)): packs a worker owns at most */

@@ -250,6 +250,14 @@ static double gpu_tree_us(const rr__cost_coeffs *k, const rr__plan_request *req,
 	return f->rows * l->blocks_per_row * W * per_thread / lanes_per_us;
 }
 
+/* A worker's complete chunks of its segment; *partial: whether a partial chunk follows. */
+static double complete_chunks(const rr__realisation *r, int *partial)
+{
+	int64_t WV = (int64_t)r->layout.workers_per_row * r->layout.vec;
+	*partial = r->segment % WV != 0;
+	return (double)(r->segment / WV);
+}
+
 /* A worker's steps through its segment of an S=grid launch of few blocks (grid_one_wave) in one
  * pass (elsewhere the model keeps chunks / U, which its fits were made with): U complete chunks
  * a step, then the partial chunk. Rows with a head (N·size not a multiple of the access) run the
@@ -260,9 +268,8 @@ static double gpu_tree_us(const rr__cost_coeffs *k, const rr__plan_request *req,
 static double load_trips(const rr__realisation *r)
 {
 	const rr_layout *l = &r->layout;
-	int64_t WV = (int64_t)l->workers_per_row * l->vec;
-	double full = (double)(r->segment / WV);
-	int partial = r->segment % WV != 0;
+	int partial;
+	double full = complete_chunks(r, &partial);
 	if (r->has_vec_entry && !r->has_aligned_entry) {
 		double u_head = l->unroll > 1 ? floor(l->unroll / 2.0) : 1;
 		return (full > 1 ? ceil((full - 1) / u_head) : 0) + (full > 0) + partial;
@@ -270,11 +277,10 @@ static double load_trips(const rr__realisation *r)
 	return ceil(full / l->unroll) + partial;
 }
 
-/* Trips to memory, one after another, of a launch of few groups (few_groups): a flat row (one
- * row a block, one block a row, nothing in shared memory, at most U packs a worker:
- * cuda_emit.c) issues every load of the launch at once, col inputs of later phases with round
- * 1's; otherwise each phase that loads waits on one trip per U complete chunks, one for the
- * partial pack and one for the head. Flat rows made one-row launches 0.74-0.96x as long on the
+/* Trips to memory, one after another, of a launch of few groups (few_groups): a flat row
+ * (rr__realisation.flat) issues every load of the launch at once, col inputs of later phases
+ * with round 1's; otherwise each phase that loads waits on one trip per U complete chunks, one for
+ * the partial pack and one for the head. Flat rows made one-row launches 0.74-0.96x as long on the
  * H200 (1x129: two trips instead of five; bench/NOTES.md 2026-12-01 session 6); with this term
  * the planner's picks on 1x129, 17x257, 64x257 and 1x1000 ran 0.77-0.98x as long (session 12). */
 static double few_group_trips(const rr__realisation *r, const io_facts *io,
@@ -285,10 +291,10 @@ static double few_group_trips(const rr__realisation *r, const io_facts *io,
 	 * (50000x3, R = 512: U = 3 against 2, 0.99-1.01) */
 	if (l->storage == RR_STORAGE_GRID || l->rows_per_group > 1)
 		return 1;
-	if (l->blocks_per_row == 1 && r->keep != RR_KEEP_SMEM && r->chunks <= l->unroll)
-		return 1; /* flat */
-	int64_t WV = (int64_t)l->workers_per_row * l->vec;
-	double full = (double)(r->segment / WV), partial = r->segment % WV != 0;
+	if (r->flat)
+		return 1;
+	int partial;
+	double full = complete_chunks(r, &partial);
 	double per_phase = ceil(full / l->unroll) + partial + (r->head_slots > 0);
 	double phases = fmax(f->passes, 1 + (io->col_inputs > 0 && io->row_outputs > 0));
 	return per_phase * phases;
