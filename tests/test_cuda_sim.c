@@ -653,6 +653,64 @@ static int simulate_col_views(rr_device *device)
 	return simulated;
 }
 
+/* Online pairs (softmax, cross_entropy) whose values stay in registers: a worker's max over
+ * its packs, then one sum (cuda_emit_row.c, deferred_online). Flat rows of one to eight packs
+ * a worker, rows kept in registers across blocks of many rows, partial packs, and a plan with
+ * a head (V > 1), which keeps the pack-by-pack form; each source must use the form its plan
+ * asks for. */
+static int simulate_deferred_online(rr_device *device)
+{
+	static const plan deferred[] = {
+	    {129, 32, 1, 8, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 3},   /* flat, partial pack */
+	    {1000, 256, 1, 4, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 2}, /* flat, W > 32 */
+	    {127, 32, 1, 2, 8, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 19},  /* kept, many rows */
+	    {257, 16, 1, 4, 4, 1, RR_STORAGE_REGS, RR_GRID_PERSISTENT, 9},
+	    {3, 4, 1, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 5}, /* fewer elements than W */
+	};
+	static const char *const kernels[] = {"softmax", "cross_entropy"};
+	static const rr_dtype dtypes[] = {RR_F32, RR_BF16, RR_F16};
+	int simulated = 0;
+	for (size_t k = 0; k < 2; k++) {
+		rr_kernel *kernel = NULL;
+		CHECK(rr_kernel_load_builtin(kernels[k], &kernel) == RR_OK);
+		for (size_t p = 0; kernel && p < sizeof deferred / sizeof deferred[0]; p++)
+			for (size_t d = 0; d < 3; d++) {
+				simulated += simulate(device, kernel, dtypes[d], &deferred[p],
+				                      1300u + 10u * (unsigned)p + (unsigned)d);
+				rr_layout l = {deferred[p].W,   deferred[p].V, deferred[p].U,
+				               deferred[p].R,   deferred[p].C, deferred[p].storage,
+				               deferred[p].grid};
+				rr_program *program = NULL;
+				if (rr__program_emit_only(device, kernel, dtypes[d],
+				                          deferred[p].rows, deferred[p].cols, &l,
+				                          &program) != RR_OK)
+					continue;
+				/* cross_entropy keeps nothing: only its flat rows defer */
+				const rr__realisation *g = &program->realisation;
+				int wanted =
+				    k == 0 || (g->rows_per_group == 1 && g->blocks_per_row == 1 &&
+				               g->layout.unroll >= g->chunks);
+				CHECKF((strstr(rr_program_source(program), "rr_online_max(m") !=
+				        NULL) == wanted,
+				       "%s %s N=%lld: the online pair %s", kernels[k],
+				       rr_dtype_name(dtypes[d]), (long long)deferred[p].cols,
+				       wanted ? "is not deferred" : "is deferred");
+				rr_program_free(program);
+			}
+		/* packs of 16 bytes: rows have heads, the pairs stay pack by pack */
+		plan headed = {129, 32, 0, 2, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 3};
+		simulated += simulate(device, kernel, RR_F32, &headed, 1390u + (unsigned)k);
+		rr_layout l = {32, 4, 2, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS};
+		rr_program *program = NULL;
+		CHECK(rr__program_emit_only(device, kernel, RR_F32, 3, 129, &l, &program) == RR_OK);
+		CHECKF(program && !strstr(rr_program_source(program), "rr_online_max(m"),
+		       "%s N=129 V=4: a headed row's pair is deferred", kernels[k]);
+		rr_program_free(program);
+		rr_kernel_free(kernel);
+	}
+	return simulated;
+}
+
 /* The cpu backend follows the same ownership map and tree: for `sum` one plan's results agree
  * bit for bit with the simulated CUDA code (plain f32 adds in the same order on both). */
 static void compare_sum_with_cpu(rr_device *device, const rr_kernel *kernel, rr_dtype dtype,
@@ -765,6 +823,8 @@ int main(void)
 	int cols = simulate_col_views(&device);
 	CHECKF(cols >= 30, "only %d plans with col inputs off the rows' phase were simulated",
 	       cols);
+	int deferred = simulate_deferred_online(&device);
+	CHECKF(deferred >= 30, "only %d plans with deferred online pairs were simulated", deferred);
 	if (full_grid)
 		simulate_full_grid(&device);
 	bitwise_sums(&device);

@@ -215,8 +215,8 @@ static void emit_pack_load(rr__cu_emitter *em, int depth, int id, const char *de
 		rr__cu_line(em, depth, "rr_load_tail<VEC && COLS_VEC>(%s, x%d + at, %s, false);",
 		            dest, input, valid);
 	else if (valid)
-		rr__cu_line(em, depth, "rr_load_tail<VEC>(%s, x%d + at, %s, room);",
-		            dest, input, valid);
+		rr__cu_line(em, depth, "rr_load_tail<VEC>(%s, x%d + at, %s, room);", dest, input,
+		            valid);
 	else
 		rr__cu_line(em, depth, "rr_load<%s>(%s, x%d + at);",
 		            col ? "VEC && COLS_VEC" : "VEC", dest, input);
@@ -277,6 +277,34 @@ static void emit_values(rr__cu_emitter *em, int depth, int phase, const char *u)
 	}
 }
 
+/* Where every value an online pair of `phase` reduces is still in registers after the body
+ * (a flat row's loads, or values kept in registers from round 1), and rows have no head: the
+ * pair is accumulated as this worker's max over its packs first, then one sum of
+ * exp(v - max) (emit_deferred_sums), one rescale a worker where the pack-by-pack form pays
+ * one a pack (at V = 1 two exponentials an element, bench/NOTES.md session 12). Writes the
+ * array holding the argument's values by chunk into `source`; 0 where the pair stays pack by
+ * pack. */
+static int deferred_online(const rr__cu_emitter *em, int id, int phase, char *source, size_t size)
+{
+	const rr_kernel *kernel = em->kernel;
+	if (kernel->analysis.online_partner[id] < 0 || !rr__reduced_in(kernel, id, phase) ||
+	    em->geo->head_slots > 0 || em->head)
+		return 0;
+	int arg = kernel->nodes[id].a;
+	const rr__node *node = &kernel->nodes[arg];
+	if (node->op != RR_OP_INPUT || node->shape != RR_SHAPE_ELEM)
+		return 0;
+	if (em->flat && global_load(em, arg, phase)) {
+		snprintf(source, size, "ld%d_%d", arg, phase);
+		return 1;
+	}
+	if (phase == 1 && em->kept[arg] && em->geo->keep == RR_KEEP_REGS) {
+		snprintf(source, size, "k%d", arg);
+		return 1;
+	}
+	return 0;
+}
+
 /* Plain reductions accumulate inside the element loop (still open), in slot order; online
  * pairs and shared-memory keeps work per pack after it. */
 static void emit_accumulate(rr__cu_emitter *em, int depth, int phase, int guarded)
@@ -301,9 +329,39 @@ static void emit_accumulate(rr__cu_emitter *em, int depth, int phase, int guarde
 	for (int id = 0; id < kernel->n_nodes; id++) {
 		if (!rr__reduced_in(kernel, id, phase) || kernel->analysis.online_partner[id] < 0)
 			continue;
-		rr__cu_line(em, depth, "rr_online_add(m%d, z%d, e%d, %s);", id,
-		            kernel->analysis.online_partner[id], kernel->nodes[id].a,
-		            guarded ? "valid" : "V");
+		char source[32];
+		if (deferred_online(em, id, phase, source, sizeof source))
+			rr__cu_line(em, depth, "rr_online_max(m%d, e%d, %s);", id,
+			            kernel->nodes[id].a, guarded ? "valid" : "V");
+		else
+			rr__cu_line(em, depth, "rr_online_add(m%d, z%d, e%d, %s);", id,
+			            kernel->analysis.online_partner[id], kernel->nodes[id].a,
+			            guarded ? "valid" : "V");
+	}
+}
+
+/* The sums of the deferred online pairs (deferred_online), after the body: every complete
+ * chunk, then the partial pack where this worker has one, in slot order. */
+static void emit_deferred_sums(rr__cu_emitter *em, int phase)
+{
+	const rr_kernel *kernel = em->kernel;
+	for (int id = 0; id < kernel->n_nodes; id++) {
+		char source[32];
+		if (!deferred_online(em, id, phase, source, sizeof source))
+			continue;
+		int z = kernel->analysis.online_partner[id];
+		rr__cu_line(em, 1, "{ /* online s%d, s%d: this worker's max first, then its sum */",
+		            id, z);
+		rr__cu_line(em, 2, "const float base = m%d == -INFINITY ? 0.0f : m%d;", id, id);
+		rr__cu_line(em, 2, "#pragma unroll");
+		rr__cu_line(em, 2, "for (int c = 0; c < FULL; c++)");
+		rr__cu_line(em, 3, "rr_online_sum(z%d, %s[c], base, V);", z, source);
+		rr__cu_line(em, 2, "if constexpr (REM > 0) {");
+		rr__cu_line(em, 3, "if (worker * V < REM)");
+		rr__cu_line(em, 4, "rr_online_sum(z%d, %s[FULL], base, REM - worker * V);", z,
+		            source);
+		rr__cu_line(em, 2, "}");
+		rr__cu_line(em, 1, "}");
 	}
 }
 
@@ -719,6 +777,7 @@ static void emit_phase(rr__cu_emitter *em, int phase)
 	emit_body(em, phase);
 	if (!reduce)
 		return;
+	emit_deferred_sums(em, phase);
 	emit_tree(em, phase);
 	emit_scalars_after(em, phase);
 }
@@ -792,9 +851,10 @@ void rr__cu_emit_row(rr__cu_emitter *em)
 		rr__cu_line(em, 1, "constexpr int UL = U; /* chunks per iteration */");
 	if (em->W > 32)
 		rr__cu_line(em, 1, "const int lane = threadIdx.x & 31;");
-	rr__cu_line(em, 1,
-	            "const bool room = (rows - row) * N - seg_begin >= (long long)LEN + V - 1; "
-	            "/* a row array holds a pack past any of this row's (or segment's) elements */");
+	rr__cu_line(
+	    em, 1,
+	    "const bool room = (rows - row) * N - seg_begin >= (long long)LEN + V - 1; "
+	    "/* a row array holds a pack past any of this row's (or segment's) elements */");
 	rr__cu_line(em, 1,
 	            "(void)rig, (void)parity, (void)red, (void)cl, (void)keep, (void)CH, "
 	            "(void)room;");

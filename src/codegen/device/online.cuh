@@ -25,6 +25,24 @@ __device__ __forceinline__ void rr_online_add(float &m, float &z, const float (&
 	z = sum;
 	m = m_new;
 }
+/* The max alone of one pack of `valid` elements: the first step of a pair whose values stay in
+ * registers (the sum follows over all packs, rr_online_sum). */
+__device__ __forceinline__ void rr_online_max(float &m, const float (&v)[V], int valid)
+{
+	#pragma unroll
+	for (int e = 0; e < V; e++)
+		if (e < valid)
+			m = fmaxf(m, v[e]);
+}
+/* The second step: z += exp(v - base) over `valid` elements of one pack, base the worker's max
+ * (0 when all are -inf). */
+__device__ __forceinline__ void rr_online_sum(float &z, const float (&v)[V], float base, int valid)
+{
+	#pragma unroll
+	for (int e = 0; e < V; e++)
+		if (e < valid)
+			z += __expf(v[e] - base);
+}
 /* Two partials combined; symmetric in its operands (no fused multiply-add),
  * so both lanes of a butterfly get the same bits. */
 __device__ __forceinline__ void rr_online_combine(float &m, float &z, float m2, float z2)
