@@ -512,6 +512,35 @@ static void test_tiny_flat_choices(const rr__target *gpu)
 	}
 }
 
+/* The choices the H200 measured in session 13 (bench/NOTES.md): f32 rows of 65536-262144
+ * elements, which no block keeps in shared memory, over a cluster of blocks of at least 512
+ * workers keeping their segment in registers and looping over rows (0.72-0.87x the time of the
+ * re-read and the narrow clusters picked before); rows of 50265, which one block keeps, stay
+ * in its shared memory (test_wide_row_choices). Not layernorm at C = 8 (256x262144): its head
+ * entry spilled at ptxas's 128 registers. */
+static void test_wide_cluster_choices(const rr__target *gpu)
+{
+	static const char *const names[] = {"rmsnorm", "softmax", "layernorm"};
+	static const int64_t shapes[][2] = {{1024, 65536}, {512, 131072}, {256, 262144}};
+	for (int k = 0; k < 3; k++) {
+		rr_kernel *kernel = builtin(names[k]);
+		for (int s = 0; s < 3; s++) {
+			if (k == 2 && s == 2)
+				continue;
+			rr__plan_request req = {kernel, RR_F32, shapes[s][0], shapes[s][1],
+			                        gpu,    NULL,   NULL};
+			rr_layout l = choose(&req, NULL);
+			rr__realisation r;
+			CHECK(rr__realise(kernel, RR_F32, req.cols, &l, gpu, &r) == RR_OK);
+			CHECKF(l.storage == RR_STORAGE_CLUSTER && l.grid == RR_GRID_PERSISTENT &&
+			           l.workers_per_row >= 512 && r.keep == RR_KEEP_REGS,
+			       "%s f32 %lldx%lld: %s (keep %d)", names[k], (long long)req.rows,
+			       (long long)req.cols, show(&l), (int)r.keep);
+		}
+		rr_kernel_free(kernel);
+	}
+}
+
 /* The choices the H200 measured in session 9 (bench/NOTES.md): S=grid over clusters for few
  * rows of more than 65536 elements (16x128257, every kernel), not at 65536 or below (4x65536),
  * not for two-round kernels whose rows' clusters fit the device at once (layernorm 12x100003),
@@ -693,5 +722,6 @@ int main(void)
 	test_wide_row_choices(&gpu);
 	test_odd_row_choices(&gpu);
 	test_tiny_flat_choices(&gpu);
+	test_wide_cluster_choices(&gpu);
 	return rr_test_finish("test_plan");
 }

@@ -51,6 +51,7 @@
 	  "per pack under 4 per worker of a group wider than a warp")                              \
 	X(gpu_few_rows_factor, 3.0, G, "groups of R > 1 rows on a launch of few rows")             \
 	X(gpu_cluster_short_row_factor, 1.5, G, "a cluster on a row one block could hold")         \
+	X(gpu_cluster_rows_factor, 1.1, G, "a cluster a row against clusters looping over rows")   \
 	X(gpu_wide_pack_factor, 1.5, G, "packs wider than one 16-byte access")                     \
 	X(gpu_many_packs_factor, 1.5, G, "more than 8 packs per worker, W < 1024")                 \
 	X(gpu_reread_twice_factor, 1.4, G, "a row read from memory three times (two re-reads)")    \

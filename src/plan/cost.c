@@ -511,6 +511,12 @@ static double gpu_measured_factor(const rr__cost_coeffs *k, const rr__plan_reque
 		factor *= K(gpu_few_rows_factor);
 	if (l->blocks_per_row > 1 && req->cols <= 32768)
 		factor *= K(gpu_cluster_short_row_factor);
+	/* A cluster a row against clusters that loop over rows: 1.04-1.18x the time on the H200
+	 * (softmax, rmsnorm, layernorm f32 at 65536-262144, W = 512 in registers and W = 1024 in
+	 * shared memory; bench/NOTES.md session 13). */
+	if (l->storage == RR_STORAGE_CLUSTER && l->blocks_per_row > 1 && l->grid == RR_GRID_ROWS &&
+	    f->waves > 1)
+		factor *= K(gpu_cluster_rows_factor);
 	if (l->vec * rr_dtype_size(req->dtype) > 16) /* packs wider than one 16-byte access */
 		factor *= K(gpu_wide_pack_factor);
 	/* A kernel of three phases (LayerNorm's mean, variance, output) re-reading its row twice:
@@ -545,6 +551,28 @@ static rr_status realise(const rr__plan_request *req, const rr_layout *layout, r
 	return rr__realise(req->kernel, req->dtype, req->cols, layout, req->target, r);
 }
 
+/* A cluster whose blocks keep their segment in registers, up to 16 packs a worker at W >= 512,
+ * on a row one block could not keep in shared memory: its loads are all issued at once, so the
+ * many-packs doubt (features_of) does not hold there. The H200 measured W = 512 holding 64 f32
+ * values a thread (a block's 128 KB of the row) the fastest plan of 17-23 on rmsnorm, softmax
+ * and layernorm f32 at 1024x65536, 512x131072 and 256x262144, 0.71-0.87x the time of the
+ * planner's pick before; on rows of 50257-50265 f32, which one block keeps in shared memory,
+ * layernorm's cluster ran 1.12-1.15x the time of the block's (bench/NOTES.md session 13). */
+static int cluster_kept_in_registers(const rr__plan_request *req, const rr__realisation *r,
+                                     const rr__plan_features *f)
+{
+	const rr_layout *l = &r->layout;
+	double row_bytes = fmax(1, f->kept_inputs) * (double)req->cols * 4;
+	/* A kernel of two rounds keeps more live at the cluster's combine: layernorm f32 at C = 8
+	 * (256x262144) reached ptxas's 128 registers and spilled in its head entry (emit
+	 * --check-all); C = 2-4 did not. */
+	int rounds = req->kernel->analysis.rounds;
+	return l->storage == RR_STORAGE_CLUSTER && l->blocks_per_row > 1 &&
+	       (rounds < 2 || l->blocks_per_row <= 4) && r->keep == RR_KEEP_REGS &&
+	       l->workers_per_row >= 512 && f->chunks_per_worker <= 16 &&
+	       req->target->smem_per_group > 0 && row_bytes > (double)req->target->smem_per_group;
+}
+
 /* The features of a realised layout. */
 static void features_of(const rr__plan_request *req, const rr__realisation *r,
                         rr__plan_features *features)
@@ -577,7 +605,7 @@ static void features_of(const rr__plan_request *req, const rr__realisation *r,
 	 * the model's latency terms are not trusted there, so such layouts rank last unless
 	 * nothing else is legal. */
 	if (gpu && features->chunks_per_worker > 8 && layout->workers_per_row < 1024 &&
-	    !features->few_groups)
+	    !features->few_groups && !cluster_kept_in_registers(req, r, features))
 		features->predicted_us *= K(gpu_many_packs_factor);
 	/* A cluster pays cluster-wide barriers per round; it is for rows one block cannot hold.
 	 * S=grid's blocks meet through L2 whatever their number: on the wide rows where it is

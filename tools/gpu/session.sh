@@ -205,6 +205,8 @@ for stage in "$@"; do
 				{ echo "$spec: $(tail -1 "$d.err")"; continue; }
 			python3 tools/gpu/summary.py "$d/results.json" | tail -1
 		done | tee "$OUT/plans.txt"
+		# the runs' own results (a call returns only a few files)
+		tar czf "$OUT/plans-runs.tgz" -C /tmp plans
 		;;
 	ncu)
 		# Nsight Compute of single launches (NCU_SPECS: "kernel:dtype:MxN:plan ..."; plan auto =
