@@ -13,7 +13,12 @@ on the same (bf16-valued) inputs, reading and writing twice the bytes; said in e
 Per configuration: every implementation's outputs are checked against float64 (the C
 validator's tolerances) before anything is timed; then --rounds rounds, the implementations'
 order rotated and reversed from round to round; per round one untimed sample, then --samples
-samples of a batch calibrated to --sample-ms. rowreduce is called through its library
+samples of a batch calibrated to --sample-ms. ONNX Runtime runs twice: with its intra-op threads
+spinning between runs (its default, "onnxruntime") and with spinning off
+("onnxruntime_nospin"). Spinning threads keep both cores busy while the next implementation
+runs (rowreduce bf16 rmsnorm 64x4096 measured 292 µs after them, 75 µs after the session
+without spinning), so the spinning session is timed alone, in --rounds rounds of its own after
+the interleaved ones, and each row is compared with the faster of the two. rowreduce is called through its library
 (rr_program_launch on preallocated arrays, the same entry the Python binding uses), ONNX Runtime
 through IO binding on preallocated arrays, NumPy with out= where it has one.
 
@@ -198,11 +203,12 @@ def onnx_model(op, n):
     return model.SerializeToString(), onnx.__version__
 
 
-def build_onnxruntime(op, m, n, a, threads):
+def build_onnxruntime(op, m, n, a, threads, spin):
     import onnxruntime as ort
     so = ort.SessionOptions()
     so.intra_op_num_threads = threads
     so.inter_op_num_threads = 1
+    so.add_session_config_entry("session.intra_op.allow_spinning", "1" if spin else "0")
     so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     model, _ = onnx_model(op, n)
@@ -312,19 +318,31 @@ def rounds_order(names, r):
     return order[::-1] if r % 2 else order
 
 
+# Implementations that keep threads busy between their runs: timed after the others, alone.
+ALONE = ("onnxruntime",)
+
+
 def measure(calls, args):
-    """{name: (all samples, per-round medians, batch)}."""
-    batch = {name: calibrate(call, args.sample_ms, args.warmup_ms) for name, call in calls.items()}
-    names = list(calls)
-    samples = {name: [] for name in names}
-    rounds = {name: [] for name in names}
+    """{name: (all samples, per-round medians, batch)}: the interleaved rounds, then each of
+    ALONE in rounds of its own (calibrated there, so its spinning disturbs no other)."""
+    names = [name for name in calls if name not in ALONE]
+    samples = {name: [] for name in calls}
+    rounds = {name: [] for name in calls}
+    batch = {name: calibrate(calls[name], args.sample_ms, args.warmup_ms) for name in names}
     for r in range(args.rounds):
         for name in rounds_order(names, r):
             sample(calls[name], batch[name])  # the position's own warm-up, untimed
             got = [sample(calls[name], batch[name]) for _ in range(args.samples)]
             samples[name] += got
             rounds[name].append(statistics.median(got))
-    return {name: (samples[name], rounds[name], batch[name]) for name in names}
+    for name in [n for n in calls if n in ALONE]:
+        batch[name] = calibrate(calls[name], args.sample_ms, args.warmup_ms)
+        for r in range(args.rounds):
+            sample(calls[name], batch[name])
+            got = [sample(calls[name], batch[name]) for _ in range(args.samples)]
+            samples[name] += got
+            rounds[name].append(statistics.median(got))
+    return {name: (samples[name], rounds[name], batch[name]) for name in calls}
 
 
 # ------------------------------------------------------------ results
@@ -455,25 +473,36 @@ def comparison_md(doc, ceilings, plans_note):
              % (doc["ceilings_command"], copy or 0, ceilings.get("read") or 0),
              "- plans: %s" % plans_note,
              "- µs per call: host wall time of a calibrated batch / batch, median of all samples "
-             "over %d interleaved rounds; ratio = ONNX Runtime µs / rowreduce µs (above 1: rowreduce "
+             "over %d interleaved rounds (ONNX Runtime with its threads spinning: in rounds of its own "
+             "after them); ONNX Runtime µs = the faster of spinning and not (both in brackets); "
+             "ratio = ONNX Runtime µs / rowreduce µs (above 1: rowreduce "
              "faster), its range over rounds in brackets; GB/s = rowreduce's minimal bytes / its "
              "median; of copy = that over the copy ceiling; traffic = minimal bytes of the "
              "configuration. bf16: ONNX Runtime and NumPy compute in f32 on the same values."
              % doc["protocol"]["rounds"], "",
-             "| kernel | dtype | M x N | traffic MiB | rowreduce µs | ONNX Runtime µs | NumPy µs | ratio vs ORT | GB/s | of copy | target | rowreduce plan |",
+             "| kernel | dtype | M x N | traffic MiB | rowreduce µs | ONNX Runtime µs [spinning / not] | NumPy µs | ratio vs ORT | GB/s | of copy | target | rowreduce plan |",
              "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |"]
     cell = {}
     for row in doc["rows"]:
         cell.setdefault((row["kernel"], row["dtype"], row["M"], row["N"]), {})[row["peer"]] = row
     missed = 0
     for key, peers in cell.items():
-        rr, ort_row, np_row = peers.get("rowreduce"), peers.get("onnxruntime"), peers.get("numpy")
+        rr, np_row = peers.get("rowreduce"), peers.get("numpy")
+        ort_rows = [r for r in (peers.get("onnxruntime"), peers.get("onnxruntime_nospin"))
+                    if r is not None]
+        timed = [r for r in ort_rows if r["phases"][TIMED]["available"]]
+        ort_row = min(timed, key=lambda r: r["phases"][TIMED]["median_us"]) if timed else \
+            (ort_rows[0] if ort_rows else None)
 
         def us(r):
             if r is None:
                 return "-"
             ph = r["phases"][TIMED]
             return "%.1f" % ph["median_us"] if ph["available"] else r["state"]
+
+        def ort_cell(best, peers):
+            return "%s [%s / %s]" % (us(best), us(peers.get("onnxruntime")),
+                                     us(peers.get("onnxruntime_nospin")))
         ratio, gbs, frac, verdict = "-", "-", "-", "-"
         if rr and rr["phases"][TIMED]["available"]:
             med = rr["phases"][TIMED]["median_us"]
@@ -493,7 +522,8 @@ def comparison_md(doc, ceilings, plans_note):
             missed += not ok
         lines.append("| %s | %s | %dx%d | %.1f | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             key[0], key[1], key[2], key[3], (rr or ort_row)["bytes_min"] / 2**20, us(rr),
-            us(ort_row), us(np_row), ratio, gbs, frac, verdict, (rr or {}).get("plan") or "-"))
+            ort_cell(ort_row, peers), us(np_row), ratio, gbs, frac, verdict,
+            (rr or {}).get("plan") or "-"))
     lines += ["", "Targets: rowreduce >= ONNX Runtime on every row; rows of >= 64 MiB traffic at >= 70%% "
               "of the copy ceiling. Rows missing a target: %d of %d." % (missed, len(cell)), ""]
     return "\n".join(lines)
@@ -550,16 +580,17 @@ def main():
             for (m, n) in shapes:
                 a, ours = make_inputs(op, m, n, dname, rng)
                 want = reference(op, a)
-                builders = [("rowreduce", None), ("onnxruntime", None), ("numpy", None)]
+                builders = [("rowreduce", None), ("onnxruntime", True), ("onnxruntime_nospin", False),
+                            ("numpy", None)]
                 calls, valid, notes, extra = {}, {}, {}, {}
-                for name, _ in builders:
+                for name, spin in builders:
                     v = {"valid": False, "validated": 0, "total": 0, "max_abs_error": 0.0, "error": None}
                     try:
                         if name == "rowreduce":
                             call, read, layout, kernel = build_rowreduce(op, m, n, dname, ours, plans)
                             extra[name] = {"plan": layout, "kernel_source_sha256": kernel.source_sha256}
-                        elif name == "onnxruntime":
-                            call, read = build_onnxruntime(op, m, n, a, args.ort_threads)
+                        elif name.startswith("onnxruntime"):
+                            call, read = build_onnxruntime(op, m, n, a, args.ort_threads, spin)
                         else:
                             call, read = build_numpy(op, m, n, a)
                         call()
@@ -617,12 +648,13 @@ def main():
                      "l2": {"mode": "hot", "l2_bytes": CACHE_BYTES, "working_set_target_bytes": 0},
                      "sample_unit": "us_per_op", "rounds": args.rounds, "ort_intra_op_threads": args.ort_threads,
                      "order": "round r: the implementations rotated by r, reversed in odd rounds; one "
-                              "untimed sample, then `samples` samples at each position",
+                              "untimed sample, then `samples` samples at each position; onnxruntime "
+                              "(intra-op threads spinning) after those rounds, in rounds of its own",
                      "statistic": "median of all samples; ratio_to_best_peer = best peer median / "
                                   "rowreduce median; ratio_per_round from round_p50_us"},
         "ceilings": {"requested": False, "copy": None, "read": None},
         "ceilings_gbps": ceilings, "ceilings_command": ceilings_cmd,
-        "peers_measured": ["onnxruntime", "numpy"], "peers_missing": {},
+        "peers_measured": ["onnxruntime", "onnxruntime_nospin", "numpy"], "peers_missing": {},
         "rows": rows,
         "summary": {"rows": len(rows), "measured": sum(r["state"] == "measured" for r in rows),
                     "invalid": sum(r["state"] == "invalid" for r in rows),
