@@ -325,23 +325,26 @@ ALONE = ("onnxruntime",)
 def measure(calls, args):
     """{name: (all samples, per-round medians, batch)}: the interleaved rounds, then each of
     ALONE in rounds of its own (calibrated there, so its spinning disturbs no other)."""
-    names = [name for name in calls if name not in ALONE]
     samples = {name: [] for name in calls}
     rounds = {name: [] for name in calls}
-    batch = {name: calibrate(calls[name], args.sample_ms, args.warmup_ms) for name in names}
+    batch = {}
+
+    def position(name):
+        sample(calls[name], batch[name])  # the position's own warm-up, untimed
+        got = [sample(calls[name], batch[name]) for _ in range(args.samples)]
+        samples[name] += got
+        rounds[name].append(statistics.median(got))
+
+    names = [name for name in calls if name not in ALONE]
+    for name in names:
+        batch[name] = calibrate(calls[name], args.sample_ms, args.warmup_ms)
     for r in range(args.rounds):
         for name in rounds_order(names, r):
-            sample(calls[name], batch[name])  # the position's own warm-up, untimed
-            got = [sample(calls[name], batch[name]) for _ in range(args.samples)]
-            samples[name] += got
-            rounds[name].append(statistics.median(got))
+            position(name)
     for name in [n for n in calls if n in ALONE]:
         batch[name] = calibrate(calls[name], args.sample_ms, args.warmup_ms)
         for r in range(args.rounds):
-            sample(calls[name], batch[name])
-            got = [sample(calls[name], batch[name]) for _ in range(args.samples)]
-            samples[name] += got
-            rounds[name].append(statistics.median(got))
+            position(name)
     return {name: (samples[name], rounds[name], batch[name]) for name in calls}
 
 

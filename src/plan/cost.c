@@ -468,6 +468,12 @@ static void cpu_features(const rr__cost_coeffs *k, const rr__plan_request *req, 
 
 /* ---------------------------------------------------------------- entry points */
 
+/* Whether one block keeps `elements` of each kept row input in shared memory (as f32). */
+static int block_keeps(const rr__plan_request *req, const rr__plan_features *f, double elements)
+{
+	return fmax(1, f->kept_inputs) * elements * 4 <= (double)req->target->smem_per_group;
+}
+
 /* Whether an S=grid launch has more blocks than SMs where one block an SM (the largest power
  * of two C with rows · C <= SMs) would still keep its segment of the row in shared memory. */
 static int grid_one_block_keeps(const rr__plan_request *req, const rr_layout *l,
@@ -482,7 +488,7 @@ static int grid_one_block_keeps(const rr__plan_request *req, const rr_layout *l,
 		C *= 2;
 	int64_t segment =
 	    rr__block_segment(req->cols, (int)C, l->vec, (int)rr_dtype_size(req->dtype));
-	return fmax(1, f->kept_inputs) * (double)segment * 4 <= (double)t->smem_per_group;
+	return block_keeps(req, f, (double)segment);
 }
 
 /* Corrections the second round of H200 sweeps measured and the terms above do not capture
@@ -514,8 +520,7 @@ static double gpu_measured_factor(const rr__cost_coeffs *k, const rr__plan_reque
 	/* A cluster a row against clusters that loop over rows: 1.04-1.18x the time on the H200
 	 * (softmax, rmsnorm, layernorm f32 at 65536-262144, W = 512 in registers and W = 1024 in
 	 * shared memory; bench/NOTES.md session 13). */
-	if (l->storage == RR_STORAGE_CLUSTER && l->blocks_per_row > 1 && l->grid == RR_GRID_ROWS &&
-	    f->waves > 1)
+	if (l->storage == RR_STORAGE_CLUSTER && l->grid == RR_GRID_ROWS && f->waves > 1)
 		factor *= K(gpu_cluster_rows_factor);
 	if (l->vec * rr_dtype_size(req->dtype) > 16) /* packs wider than one 16-byte access */
 		factor *= K(gpu_wide_pack_factor);
@@ -562,15 +567,12 @@ static int cluster_kept_in_registers(const rr__plan_request *req, const rr__real
                                      const rr__plan_features *f)
 {
 	const rr_layout *l = &r->layout;
-	double row_bytes = fmax(1, f->kept_inputs) * (double)req->cols * 4;
 	/* A kernel of two rounds keeps more live at the cluster's combine: layernorm f32 at C = 8
 	 * (256x262144) reached ptxas's 128 registers and spilled in its head entry (emit
 	 * --check-all); C = 2-4 did not. */
-	int rounds = req->kernel->analysis.rounds;
-	return l->storage == RR_STORAGE_CLUSTER && l->blocks_per_row > 1 &&
-	       (rounds < 2 || l->blocks_per_row <= 4) && r->keep == RR_KEEP_REGS &&
-	       l->workers_per_row >= 512 && f->chunks_per_worker <= 16 &&
-	       req->target->smem_per_group > 0 && row_bytes > (double)req->target->smem_per_group;
+	return l->storage == RR_STORAGE_CLUSTER && (f->rounds < 2 || l->blocks_per_row <= 4) &&
+	       r->keep == RR_KEEP_REGS && l->workers_per_row >= 512 && f->chunks_per_worker <= 16 &&
+	       req->target->smem_per_group > 0 && !block_keeps(req, f, (double)req->cols);
 }
 
 /* The features of a realised layout. */
