@@ -300,6 +300,9 @@ static double few_group_trips(const rr__realisation *r, const io_facts *io,
 	return per_phase * phases;
 }
 
+static int cluster_kept_in_registers(const rr__plan_request *req, const rr__realisation *r,
+                                     const rr__plan_features *f);
+
 static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
                          const rr__realisation *r, const io_facts *io, rr__plan_features *f)
 {
@@ -316,8 +319,13 @@ static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
 	f->tail_efficiency = f->waves > 1 ? f->waves / ceil(f->waves) : 1;
 	double active = fmin(1, f->groups / sms);
 	double threads_per_sm = fmin(f->groups_per_sm, f->groups / sms) * f->threads_per_group;
-	int regs_kept = io->kept > 0 && l->storage == RR_STORAGE_REGS;
-	/* Rows kept in registers are loaded at once; otherwise U chunks are in flight. */
+	int regs_kept = io->kept > 0 && (l->storage == RR_STORAGE_REGS ||
+	                                 (cluster_kept_in_registers(req, r, f) && elem >= 4));
+	/* Rows kept in registers are loaded at once: nothing uses a load before the last is
+	 * issued. So are the f32 segments of the clusters below that keep theirs in registers
+	 * (layernorm f32 256x262144, W = 512, C = 8: U = 2 190.4 us, U = 4 196.5; bench/NOTES.md
+	 * session 14); in bf16 the H200 measured those clusters behind the re-read at every
+	 * shape swept (session 13), which U = 1 pricing keeps. Otherwise U chunks are in flight. */
 	double depth = regs_kept ? f->chunks_per_worker : fmin(l->unroll, f->chunks_per_worker);
 	f->serial_steps = !regs_kept && grid_one_wave(req, l, f)
 	                      ? load_trips(r)
@@ -568,9 +576,11 @@ static int cluster_kept_in_registers(const rr__plan_request *req, const rr__real
 {
 	const rr_layout *l = &r->layout;
 	/* A kernel of two rounds keeps more live at the cluster's combine: layernorm f32 at C = 8
-	 * (256x262144) reached ptxas's 128 registers and spilled in its head entry (emit
-	 * --check-all); C = 2-4 did not. */
-	return l->storage == RR_STORAGE_CLUSTER && (f->rounds < 2 || l->blocks_per_row <= 4) &&
+	 * (256x262144) and U = 4 reached ptxas's 128 registers and spilled in its head entry (emit
+	 * --check-all); C = 2-4 did not, nor U = 2 at C = 8, which ran 190.4 us there against
+	 * the C = 8, W = 1024 shared-memory plan's 292.8 (bench/NOTES.md session 14). */
+	return l->storage == RR_STORAGE_CLUSTER &&
+	       (f->rounds < 2 || l->blocks_per_row <= 4 || l->unroll <= 2) &&
 	       r->keep == RR_KEEP_REGS && l->workers_per_row >= 512 && f->chunks_per_worker <= 16 &&
 	       req->target->smem_per_group > 0 && !block_keeps(req, f, (double)req->cols);
 }
