@@ -325,7 +325,8 @@ static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
 	 * issued. So are the f32 segments of the clusters below that keep theirs in registers
 	 * (layernorm f32 256x262144, W = 512, C = 8: U = 2 190.4 us, U = 4 196.5; bench/NOTES.md
 	 * session 14); in bf16 the H200 measured those clusters behind the re-read at every
-	 * shape swept (session 13), which U = 1 pricing keeps. Otherwise U chunks are in flight. */
+	 * shape swept (session 13), which pricing U chunks in flight for them keeps. Otherwise U
+	 * chunks are in flight. */
 	double depth = regs_kept ? f->chunks_per_worker : fmin(l->unroll, f->chunks_per_worker);
 	f->serial_steps = !regs_kept && grid_one_wave(req, l, f)
 	                      ? load_trips(r)
