@@ -300,8 +300,32 @@ static double few_group_trips(const rr__realisation *r, const io_facts *io,
 	return per_phase * phases;
 }
 
+/* Whether one block keeps `elements` of each kept row input in shared memory (as f32). */
+static int block_keeps(const rr__plan_request *req, const rr__plan_features *f, double elements)
+{
+	return fmax(1, f->kept_inputs) * elements * 4 <= (double)req->target->smem_per_group;
+}
+
+/* A cluster whose blocks keep their segment in registers, up to 16 packs a worker at W >= 512,
+ * on a row one block could not keep in shared memory: its loads are all issued at once, so the
+ * many-packs doubt (features_of) does not hold there. The H200 measured W = 512 holding 64 f32
+ * values a thread (a block's 128 KB of the row) the fastest plan of 17-23 on rmsnorm, softmax
+ * and layernorm f32 at 1024x65536, 512x131072 and 256x262144, 0.71-0.87x the time of the
+ * planner's pick before; on rows of 50257-50265 f32, which one block keeps in shared memory,
+ * layernorm's cluster ran 1.12-1.15x the time of the block's (bench/NOTES.md session 13). */
 static int cluster_kept_in_registers(const rr__plan_request *req, const rr__realisation *r,
-                                     const rr__plan_features *f);
+                                     const rr__plan_features *f)
+{
+	const rr_layout *l = &r->layout;
+	/* A kernel of two rounds keeps more live at the cluster's combine: layernorm f32 at C = 8
+	 * (256x262144) and U = 4 reached ptxas's 128 registers and spilled in its head entry (emit
+	 * --check-all); C = 2-4 did not, nor U = 2 at C = 8, which ran 190.4 us there against
+	 * the C = 8, W = 1024 shared-memory plan's 292.8 (bench/NOTES.md session 14). */
+	return l->storage == RR_STORAGE_CLUSTER &&
+	       (f->rounds < 2 || l->blocks_per_row <= 4 || l->unroll <= 2) &&
+	       r->keep == RR_KEEP_REGS && l->workers_per_row >= 512 && f->chunks_per_worker <= 16 &&
+	       req->target->smem_per_group > 0 && !block_keeps(req, f, (double)req->cols);
+}
 
 static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
                          const rr__realisation *r, const io_facts *io, rr__plan_features *f)
@@ -319,8 +343,9 @@ static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
 	f->tail_efficiency = f->waves > 1 ? f->waves / ceil(f->waves) : 1;
 	double active = fmin(1, f->groups / sms);
 	double threads_per_sm = fmin(f->groups_per_sm, f->groups / sms) * f->threads_per_group;
+	f->cluster_in_registers = cluster_kept_in_registers(req, r, f);
 	int regs_kept = io->kept > 0 && (l->storage == RR_STORAGE_REGS ||
-	                                 (cluster_kept_in_registers(req, r, f) && elem >= 4));
+	                                 (f->cluster_in_registers && elem >= 4));
 	/* Rows kept in registers are loaded at once: nothing uses a load before the last is
 	 * issued. So are the f32 segments of the clusters below that keep theirs in registers
 	 * (layernorm f32 256x262144, W = 512, C = 8: U = 2 190.4 us, U = 4 196.5; bench/NOTES.md
@@ -477,12 +502,6 @@ static void cpu_features(const rr__cost_coeffs *k, const rr__plan_request *req, 
 
 /* ---------------------------------------------------------------- entry points */
 
-/* Whether one block keeps `elements` of each kept row input in shared memory (as f32). */
-static int block_keeps(const rr__plan_request *req, const rr__plan_features *f, double elements)
-{
-	return fmax(1, f->kept_inputs) * elements * 4 <= (double)req->target->smem_per_group;
-}
-
 /* Whether an S=grid launch has more blocks than SMs where one block an SM (the largest power
  * of two C with rows · C <= SMs) would still keep its segment of the row in shared memory. */
 static int grid_one_block_keeps(const rr__plan_request *req, const rr_layout *l,
@@ -565,27 +584,6 @@ static rr_status realise(const rr__plan_request *req, const rr_layout *layout, r
 	return rr__realise(req->kernel, req->dtype, req->cols, layout, req->target, r);
 }
 
-/* A cluster whose blocks keep their segment in registers, up to 16 packs a worker at W >= 512,
- * on a row one block could not keep in shared memory: its loads are all issued at once, so the
- * many-packs doubt (features_of) does not hold there. The H200 measured W = 512 holding 64 f32
- * values a thread (a block's 128 KB of the row) the fastest plan of 17-23 on rmsnorm, softmax
- * and layernorm f32 at 1024x65536, 512x131072 and 256x262144, 0.71-0.87x the time of the
- * planner's pick before; on rows of 50257-50265 f32, which one block keeps in shared memory,
- * layernorm's cluster ran 1.12-1.15x the time of the block's (bench/NOTES.md session 13). */
-static int cluster_kept_in_registers(const rr__plan_request *req, const rr__realisation *r,
-                                     const rr__plan_features *f)
-{
-	const rr_layout *l = &r->layout;
-	/* A kernel of two rounds keeps more live at the cluster's combine: layernorm f32 at C = 8
-	 * (256x262144) and U = 4 reached ptxas's 128 registers and spilled in its head entry (emit
-	 * --check-all); C = 2-4 did not, nor U = 2 at C = 8, which ran 190.4 us there against
-	 * the C = 8, W = 1024 shared-memory plan's 292.8 (bench/NOTES.md session 14). */
-	return l->storage == RR_STORAGE_CLUSTER &&
-	       (f->rounds < 2 || l->blocks_per_row <= 4 || l->unroll <= 2) &&
-	       r->keep == RR_KEEP_REGS && l->workers_per_row >= 512 && f->chunks_per_worker <= 16 &&
-	       req->target->smem_per_group > 0 && !block_keeps(req, f, (double)req->cols);
-}
-
 /* The features of a realised layout. */
 static void features_of(const rr__plan_request *req, const rr__realisation *r,
                         rr__plan_features *features)
@@ -618,7 +616,7 @@ static void features_of(const rr__plan_request *req, const rr__realisation *r,
 	 * the model's latency terms are not trusted there, so such layouts rank last unless
 	 * nothing else is legal. */
 	if (gpu && features->chunks_per_worker > 8 && layout->workers_per_row < 1024 &&
-	    !features->few_groups && !cluster_kept_in_registers(req, r, features))
+	    !features->few_groups && !features->cluster_in_registers)
 		features->predicted_us *= K(gpu_many_packs_factor);
 	/* A cluster pays cluster-wide barriers per round; it is for rows one block cannot hold.
 	 * S=grid's blocks meet through L2 whatever their number: on the wide rows where it is
