@@ -117,7 +117,6 @@ static inline float __int_as_float(int i)
 	memcpy(&f, &i, sizeof f);
 	return f;
 }
-#define __expf(x) expf(x) /* glibc declares its own __expf */
 static inline float __fmul_rn(float a, float b)
 {
 	return a * b;

@@ -695,16 +695,35 @@ static int simulate_deferred_online(rr_device *device)
 				       "%s %s N=%lld: the online pair %s", kernels[k],
 				       rr_dtype_name(dtypes[d]), (long long)deferred[p].cols,
 				       wanted ? "is not deferred" : "is deferred");
+				/* softmax's exp(x - max) is kept from round 1, scaled in the output */
+				CHECKF((strstr(rr_program_source(program), "rr_online_sum_keep(z") != NULL) ==
+				           (k == 0),
+				       "%s %s N=%lld: kept exponentials %s", kernels[k],
+				       rr_dtype_name(dtypes[d]), (long long)deferred[p].cols,
+				       k == 0 ? "missing" : "where nothing is kept");
 				rr_program_free(program);
 			}
-		/* packs of 16 bytes: rows have heads, the pairs stay pack by pack */
-		plan headed = {129, 32, 0, 2, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 3};
-		simulated += simulate(device, kernel, RR_F32, &headed, 1390u + (unsigned)k);
+		/* packs of 16 bytes: rows have heads. The entry for rows on a boundary defers the
+		 * pair (softmax keeping its exponentials); the headed entry adds pack by pack after
+		 * the head's elements. simulate() runs both: aligned rows and views 1-3 in. */
+		plan headed[] = {{129, 32, 0, 2, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 3},
+		                 {1000, 64, 0, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 5},
+		                 {300, 32, 0, 1, 2, 1, RR_STORAGE_REGS, RR_GRID_PERSISTENT, 7},
+		                 {4001, 64, 0, 1, 1, 2, RR_STORAGE_CLUSTER, RR_GRID_PERSISTENT, 5}};
+		for (size_t p = 0; p < sizeof headed / sizeof headed[0]; p++)
+			for (size_t d = 0; d < 3; d++)
+				simulated += simulate(device, kernel, dtypes[d], &headed[p],
+				                      1390u + 10u * (unsigned)p + (unsigned)d);
 		rr_layout l = {32, 4, 2, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS};
 		rr_program *program = NULL;
 		CHECK(rr__program_emit_only(device, kernel, RR_F32, 3, 129, &l, &program) == RR_OK);
-		CHECKF(program && !strstr(rr_program_source(program), "rr_online_max(m"),
-		       "%s N=129 V=4: a headed row's pair is deferred", kernels[k]);
+		const char *source = program ? rr_program_source(program) : "";
+		CHECKF(strstr(source, "rr_online_max(m") && strstr(source, "rr_online_add(m"),
+		       "%s N=129 V=4: the pair is not deferred in the aligned entry alone",
+		       kernels[k]);
+		CHECKF((strstr(source, "rr_online_sum_keep(z") != NULL) == (k == 0),
+		       "%s N=129 V=4: kept exponentials %s", kernels[k],
+		       k == 0 ? "missing" : "where nothing is kept");
 		rr_program_free(program);
 		rr_kernel_free(kernel);
 	}

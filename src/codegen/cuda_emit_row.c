@@ -71,13 +71,13 @@ static void value_ref(rr__cu_emitter *em, int id, const char *suffix)
 		rr__buf_printf(em->out, "s%d", id);
 }
 
-/* Elementwise exp uses the fast intrinsic (well inside the f32 tolerance); the rest is the
- * shared expression emitter's. */
+/* Elementwise exp uses rr_exp (online.cuh: the hardware's exponential, well inside the f32
+ * tolerance); the rest is the shared expression emitter's. */
 static void elem_rhs(rr__cu_emitter *em, int id)
 {
 	const rr__node *node = &em->kernel->nodes[id];
 	if (node->op == RR_OP_EXP) {
-		rr__buf_printf(em->out, "__expf(");
+		rr__buf_printf(em->out, "rr_exp(");
 		value_ref(em, node->a, "[e]");
 		rr__buf_printf(em->out, ")");
 		return;
@@ -224,12 +224,21 @@ static void emit_pack_load(rr__cu_emitter *em, int depth, int id, const char *de
 
 /* ---------------------------------------------------------------- one pack */
 
+/* Whether node `id` is one a later phase of a plain body with kept exponentials does not
+ * compute: x and x - max, whose one use is exp(x - max), read from the kept array scaled. */
+static int kexp_skipped(const rr__cu_emitter *em, int id, int phase)
+{
+	return phase > 1 && em->kexp_max >= 0 && em->plain && !em->head &&
+	       (id == em->kexp_x || id == em->kexp_sub);
+}
+
 static void emit_values(rr__cu_emitter *em, int depth, int phase, const char *u)
 {
 	const rr_kernel *kernel = em->kernel;
 	int any = 0;
 	for (int id = 0; id < kernel->n_nodes; id++) {
-		if (!em->eval[id] || kernel->nodes[id].shape != RR_SHAPE_ELEM)
+		if (!em->eval[id] || kernel->nodes[id].shape != RR_SHAPE_ELEM ||
+		    kexp_skipped(em, id, phase))
 			continue;
 		if (!any)
 			rr__emit_indent(em->out, depth);
@@ -245,8 +254,14 @@ static void emit_values(rr__cu_emitter *em, int depth, int phase, const char *u)
 	rr__cu_line(em, depth, "#pragma unroll");
 	rr__cu_line(em, depth, "for (int e = 0; e < %s; e++) {", em->head ? "HS" : "V");
 	for (int id = 0; id < kernel->n_nodes; id++) {
-		if (!em->eval[id] || kernel->nodes[id].shape != RR_SHAPE_ELEM)
+		if (!em->eval[id] || kernel->nodes[id].shape != RR_SHAPE_ELEM ||
+		    kexp_skipped(em, id, phase))
 			continue;
+		if (phase > 1 && id == em->kexp_t && em->plain && !em->head) {
+			rr__cu_line(em, depth + 1, "e%d[e] = k%d[c][e] * ks%d; /* kept exponential */",
+			            id, em->kexp_x, em->kexp_max);
+			continue;
+		}
 		if (from_storage(em, id, phase)) {
 			if (em->geo->keep == RR_KEEP_REGS && em->head)
 				rr__cu_line(em, depth + 1, "e%d[e] = kh%d[e];", id, id);
@@ -278,7 +293,8 @@ static void emit_values(rr__cu_emitter *em, int depth, int phase, const char *u)
 }
 
 /* Where every value an online pair of `phase` reduces is still in registers after the body
- * (a flat row's loads, or values kept in registers from round 1), and rows have no head: the
+ * (a flat row's loads, or values kept in registers from round 1), in the body of rows without
+ * a head (em->plain: every row where the layout has no head, the !HEADED entry otherwise): the
  * pair is accumulated as this worker's max over its packs first, then one sum of
  * exp(v - max) (emit_deferred_sums), one rescale a worker where the pack-by-pack form pays
  * one a pack (at V = 1 two exponentials an element, bench/NOTES.md session 12). Writes the
@@ -288,7 +304,7 @@ static int deferred_online(const rr__cu_emitter *em, int id, int phase, char *so
 {
 	const rr_kernel *kernel = em->kernel;
 	if (kernel->analysis.online_partner[id] < 0 || !rr__reduced_in(kernel, id, phase) ||
-	    em->geo->head_slots > 0 || em->head)
+	    !em->plain || em->head)
 		return 0;
 	int arg = kernel->nodes[id].a;
 	const rr__node *node = &kernel->nodes[arg];
@@ -303,6 +319,56 @@ static int deferred_online(const rr__cu_emitter *em, int id, int phase, char *so
 		return 1;
 	}
 	return 0;
+}
+
+/* Whether node `user` is the only one that reads node `id` (and no output is `id`). */
+static int only_user(const rr_kernel *kernel, int id, int user)
+{
+	for (int k = 0; k < kernel->n_nodes; k++)
+		if (k != user && (kernel->nodes[k].a == id || kernel->nodes[k].b == id))
+			return 0;
+	for (int j = 0; j < kernel->n_outputs; j++)
+		if (kernel->outputs[j].node == id)
+			return 0;
+	return 1;
+}
+
+/* Kept exponentials. A round-1 online pair m = max(x), z = sum(t), t = exp(x - m), over an
+ * input x kept in registers whose only other use is t (softmax): the deferred sum keeps
+ * exp(x - kb) in x's registers, kb this worker's max, and a later phase's t is that times
+ * exp(kb - m), one exponential a worker: one exponential an element instead of two. The
+ * result differs from exp(x - m) by the rounding of the product and of the second
+ * exponential. Sets em->kexp_*; kexp_max -1 where the kernel has no such pair. */
+static void kexp_of(rr__cu_emitter *em)
+{
+	const rr_kernel *kernel = em->kernel;
+	em->kexp_max = em->kexp_x = em->kexp_sub = em->kexp_t = -1;
+	if (em->geo->keep != RR_KEEP_REGS || em->phases < 2)
+		return;
+	for (int id = 0; id < kernel->n_nodes; id++) {
+		int z = kernel->analysis.online_partner[id];
+		if (z < 0 || !rr__reduced_in(kernel, id, 1))
+			continue;
+		int x = kernel->nodes[id].a, t = kernel->nodes[z].a;
+		int sub = kernel->nodes[t].op == RR_OP_EXP ? kernel->nodes[t].a : -1;
+		if (!em->kept[x] || kernel->nodes[x].op != RR_OP_INPUT || sub < 0 ||
+		    kernel->nodes[sub].op != RR_OP_SUB || kernel->nodes[sub].a != x ||
+		    kernel->nodes[sub].b != id)
+			continue;
+		int others = 0;
+		for (int k = 0; k < kernel->n_nodes; k++)
+			others += k != id && k != sub &&
+			          (kernel->nodes[k].a == x || kernel->nodes[k].b == x);
+		for (int j = 0; j < kernel->n_outputs; j++)
+			others += kernel->outputs[j].node == x;
+		if (others > 0 || !only_user(kernel, sub, t))
+			continue;
+		em->kexp_max = id;
+		em->kexp_x = x;
+		em->kexp_sub = sub;
+		em->kexp_t = t;
+		return;
+	}
 }
 
 /* Plain reductions accumulate inside the element loop (still open), in slot order; online
@@ -345,24 +411,60 @@ static void emit_accumulate(rr__cu_emitter *em, int depth, int phase, int guarde
 static void emit_deferred_sums(rr__cu_emitter *em, int phase)
 {
 	const rr_kernel *kernel = em->kernel;
+	int headed = em->geo->head_slots > 0, any = 0;
+	if (phase == 1 && em->kexp_max >= 0)
+		rr__cu_line(em, 1,
+		            "float kb%d = -INFINITY; /* the max the kept exponentials are taken "
+		            "from */",
+		            em->kexp_max);
+	em->plain = 1;
 	for (int id = 0; id < kernel->n_nodes; id++) {
 		char source[32];
 		if (!deferred_online(em, id, phase, source, sizeof source))
 			continue;
-		int z = kernel->analysis.online_partner[id];
-		rr__cu_line(em, 1, "{ /* online s%d, s%d: this worker's max first, then its sum */",
+		if (headed && !any)
+			rr__cu_line(em, 1, "if constexpr (!HEADED) {");
+		any = 1;
+		int d = 1 + headed, z = kernel->analysis.online_partner[id];
+		int keep = phase == 1 && id == em->kexp_max;
+		const char *sum = keep ? "rr_online_sum_keep" : "rr_online_sum";
+		if (keep)
+			snprintf(source, sizeof source, "k%d", em->kexp_x);
+		rr__cu_line(em, d,
+		            keep ? "{ /* online s%d, s%d: this worker's max first, then its sum, "
+		                   "keeping the exponentials */"
+		                 : "{ /* online s%d, s%d: this worker's max first, then its sum */",
 		            id, z);
-		rr__cu_line(em, 2, "const float base = m%d == -INFINITY ? 0.0f : m%d;", id, id);
-		rr__cu_line(em, 2, "#pragma unroll");
-		rr__cu_line(em, 2, "for (int c = 0; c < FULL; c++)");
-		rr__cu_line(em, 3, "rr_online_sum(z%d, %s[c], base, V);", z, source);
-		rr__cu_line(em, 2, "if constexpr (REM > 0) {");
-		rr__cu_line(em, 3, "if (worker * V < REM)");
-		rr__cu_line(em, 4, "rr_online_sum(z%d, %s[FULL], base, REM - worker * V);", z,
+		rr__cu_line(em, d + 1, "const float base = m%d == -INFINITY ? 0.0f : m%d;", id, id);
+		rr__cu_line(em, d + 1, "#pragma unroll");
+		rr__cu_line(em, d + 1, "for (int c = 0; c < FULL; c++)");
+		rr__cu_line(em, d + 2, "%s(z%d, %s[c], base, V);", sum, z, source);
+		rr__cu_line(em, d + 1, "if constexpr (REM > 0) {");
+		rr__cu_line(em, d + 2, "if (worker * V < REM)");
+		rr__cu_line(em, d + 3, "%s(z%d, %s[FULL], base, REM - worker * V);", sum, z,
 		            source);
-		rr__cu_line(em, 2, "}");
-		rr__cu_line(em, 1, "}");
+		rr__cu_line(em, d + 1, "}");
+		if (keep)
+			rr__cu_line(em, d + 1, "kb%d = m%d;", id, id);
+		rr__cu_line(em, d, "}");
 	}
+	if (headed && any)
+		rr__cu_line(em, 1, "}");
+	em->plain = 0;
+}
+
+/* The scale that turns a kept exponential exp(x - kb) into exp(x - s), s the row's max, once
+ * the tree has it: a worker without a finite max kept zeros (exp(-inf)), and a row whose max
+ * is -inf gets NaN, as exp(-inf - -inf) is. */
+static void emit_kexp_scale(rr__cu_emitter *em, int phase)
+{
+	if (phase != 1 || em->kexp_max < 0)
+		return;
+	int m = em->kexp_max;
+	rr__cu_line(em, 1,
+	            "const float ks%d = kb%d == -INFINITY ? (s%d == -INFINITY ? NAN : 0.0f) : "
+	            "rr_exp(kb%d - s%d);",
+	            m, m, m, m, m);
 }
 
 static void emit_stores(rr__cu_emitter *em, int depth, int guarded)
@@ -525,14 +627,17 @@ static void emit_tail_chunk(rr__cu_emitter *em, int d, int phase, const char *ch
  * runtime bound cost ptxas registers: spills at W = 1024). */
 static void emit_body(rr__cu_emitter *em, int phase)
 {
+	em->plain = 1;
 	if (em->geo->head_slots == 0) {
 		emit_full_chunks(em, 1, phase, "FULL");
 		emit_tail_chunk(em, 1, phase, "FULL", 0);
+		em->plain = 0;
 		return;
 	}
 	rr__cu_line(em, 1, "if constexpr (!HEADED) {");
 	emit_full_chunks(em, 2, phase, "FULL");
 	emit_tail_chunk(em, 2, phase, "FULL", 0);
+	em->plain = 0;
 	rr__cu_line(em, 1, "} else {");
 	emit_full_chunks(em, 2, phase, "(FULL - 1)");
 	rr__cu_line(em, 2, "if constexpr (FULL > 0) {");
@@ -779,6 +884,7 @@ static void emit_phase(rr__cu_emitter *em, int phase)
 		return;
 	emit_deferred_sums(em, phase);
 	emit_tree(em, phase);
+	emit_kexp_scale(em, phase);
 	emit_scalars_after(em, phase);
 }
 
@@ -863,6 +969,7 @@ void rr__cu_emit_row(rr__cu_emitter *em)
 	emit_scalars_before(em);
 	emit_scalars_after(em, 0);
 	emit_kept_arrays(em);
+	kexp_of(em);
 	for (int phase = 1; phase <= em->phases; phase++)
 		emit_phase(em, phase);
 	emit_rowscalar_outputs(em);

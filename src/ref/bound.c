@@ -10,8 +10,10 @@
 #define U RR_REF_UNIT_ROUNDOFF
 /* exp, log, sqrt, rsqrt, tanh: 3 ULP, an f32 ULP being at most 2u of the result. */
 #define FUNCTION_ROUNDING (6.0 * U)
-/* CUDA's fast __expf errs by about another 1.2 ULP per unit of its argument. */
+/* CUDA's exp (rr_exp: x * log2(e), then the hardware's ex2) errs by about another 1.2 ULP per
+ * unit of its argument, and flushes results below 2^-126 (FLT_MIN) to zero. */
 #define EXP_ROUNDING_PER_ARGUMENT (2.4 * U)
+#define EXP_FLUSH 0x1p-126
 
 /* A bound that is not finite, or the bound of a value that is not, says nothing: 0, and the
  * validator's rules for infinities and NaN decide the element. */
@@ -47,7 +49,8 @@ void rr__bound_unary(rr__op op, double *bound, const double *r, rr__bound_operan
 		return;
 	case RR_OP_EXP:
 		UNARY_BOUND(fabs(y) *
-		            (ex + FUNCTION_ROUNDING + EXP_ROUNDING_PER_ARGUMENT * fabs(x)));
+		                (ex + FUNCTION_ROUNDING + EXP_ROUNDING_PER_ARGUMENT * fabs(x)) +
+		            (fabs(y) <= EXP_FLUSH ? EXP_FLUSH : 0.0));
 		return;
 	case RR_OP_LOG:
 		UNARY_BOUND(ex / fabs(x) + FUNCTION_ROUNDING * fabs(y));

@@ -16,6 +16,7 @@
  *   a * b                                   |b|ea + |a|eb + ea·eb           + u|r|
  *   a / b                                   (ea + |r|eb) / |b|              + u|r|
  *   exp(a)                                  |r|ea                           + (6 + 2.4|a|)u|r|
+ *                                           (+ 2^-126 where |r| <= 2^-126)
  *   log(a)                                  ea / |a|                        + 6u|r|
  *   sqrt(a)                                 min(ea / (2|r|), sqrt(ea))      + 6u|r|
  *   rsqrt(a)                                |r|ea / (2|a|)                  + 6u|r|
@@ -28,8 +29,9 @@
  *   max(t), min(t)                          as max(a, b), over the row
  * The rounding terms: + - * / are correctly rounded (one rounding, u|r|); exp, log, sqrt, rsqrt
  * and tanh are allowed 3 ULP (6u|r|: the cpu backend's polynomials are within 3, CUDA's
- * rsqrtf, logf and tanhf within 2), exp another 1.2|a| ULP for CUDA's fast __expf, whose error
- * grows with its argument. A sum's rounding is the probabilistic bound of a sum of n terms
+ * rsqrtf, logf and tanhf within 2), exp another 1.2|a| ULP for CUDA's fast exponential, whose
+ * error grows with its argument, and 2^-126 where the result is that small (CUDA flushes
+ * it to zero). A sum's rounding is the probabilistic bound of a sum of n terms
  * rounded in f32 (n the row length, the longest accumulation chain any plan has): exceeded
  * with probability below 2·exp(-λ²/2) when the roundings are independent, and by far larger
  * than the error of the backends' tree of short chains. The bound of a value that is not finite

@@ -7,6 +7,22 @@
 #define INFINITY __int_as_float(0x7f800000)
 constexpr int V = 4;
 //@ online
+/* exp(x) for generated kernels: one multiply and the hardware's base-2 exponential with
+ * subnormal results flushed to zero (values below 2^-126, about 1.2e-38: far inside every
+ * output tolerance). __expf compiles to ex2.approx without the flush, which ptxas guards with a
+ * range test and two multiplies an element (softmax bf16 4096x32768: 25 SASS instructions an
+ * element, 8.5 of them FMUL). The error is __expf's: that of ex2.approx plus the rounding of
+ * x * log2(e). The host simulation (tests/cuda_sim.h) computes expf. */
+__device__ __forceinline__ float rr_exp(float x)
+{
+#if defined(__CUDA_ARCH__)
+	float y;
+	asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x * 1.44269504088896341f));
+	return y;
+#else
+	return expf(x);
+#endif
+}
 /* Online (max, sum of exp(v - max)): one pack of `valid` elements. */
 __device__ __forceinline__ void rr_online_add(float &m, float &z, const float (&v)[V], int valid)
 {
@@ -17,11 +33,11 @@ __device__ __forceinline__ void rr_online_add(float &m, float &z, const float (&
 			pack_max = fmaxf(pack_max, v[e]);
 	const float m_new = fmaxf(m, pack_max);
 	const float base = m_new == -INFINITY ? 0.0f : m_new; /* all -inf so far */
-	float sum = z * __expf(m - base);
+	float sum = z * rr_exp(m - base);
 	#pragma unroll
 	for (int e = 0; e < V; e++)
 		if (e < valid)
-			sum += __expf(v[e] - base);
+			sum += rr_exp(v[e] - base);
 	z = sum;
 	m = m_new;
 }
@@ -41,7 +57,19 @@ __device__ __forceinline__ void rr_online_sum(float &z, const float (&v)[V], flo
 	#pragma unroll
 	for (int e = 0; e < V; e++)
 		if (e < valid)
-			z += __expf(v[e] - base);
+			z += rr_exp(v[e] - base);
+}
+/* The same sum, keeping each exp(v - base) in place of v (the kept exponentials of
+ * src/codegen/cuda_emit_row.c: a later phase scales them instead of computing them again). */
+__device__ __forceinline__ void rr_online_sum_keep(float &z, float (&v)[V], float base, int valid)
+{
+	#pragma unroll
+	for (int e = 0; e < V; e++) {
+		if (e < valid) {
+			v[e] = rr_exp(v[e] - base);
+			z += v[e];
+		}
+	}
 }
 /* Two partials combined; symmetric in its operands (no fused multiply-add),
  * so both lanes of a butterfly get the same bits. */
@@ -49,7 +77,7 @@ __device__ __forceinline__ void rr_online_combine(float &m, float &z, float m2, 
 {
 	const float m_new = fmaxf(m, m2);
 	const float base = m_new == -INFINITY ? 0.0f : m_new;
-	z = __fmul_rn(z, __expf(m - base)) + __fmul_rn(z2, __expf(m2 - base));
+	z = __fmul_rn(z, rr_exp(m - base)) + __fmul_rn(z2, rr_exp(m2 - base));
 	m = m_new;
 }
 
