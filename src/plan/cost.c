@@ -616,7 +616,8 @@ static void features_of(const rr__plan_request *req, const rr__realisation *r,
 	 * the model's latency terms are not trusted there, so such layouts rank last unless
 	 * nothing else is legal. */
 	if (gpu && features->chunks_per_worker > 8 && layout->workers_per_row < 1024 &&
-	    !features->few_groups && !features->cluster_in_registers)
+	    !features->few_groups && !features->cluster_in_registers &&
+	    !rr__online_stream(req, layout))
 		features->predicted_us *= K(gpu_many_packs_factor);
 	/* A cluster pays cluster-wide barriers per round; it is for rows one block cannot hold.
 	 * S=grid's blocks meet through L2 whatever their number: on the wide rows where it is
@@ -659,6 +660,22 @@ double rr__cost_default(const rr__plan_request *req, const rr_layout *layout, vo
 	(void)ctx;
 	rr__plan_features_compute(req, layout, &features);
 	return features.predicted_us;
+}
+
+int rr__online_stream(const rr__plan_request *req, const rr_layout *layout)
+{
+	const rr_kernel *kernel = req->kernel;
+	if (!kernel || !kernel->analysis.level || req->target->kind != RR_TARGET_GPU ||
+	    kernel->analysis.rounds != 1 || kernel->analysis.online_rewrites < 1 ||
+	    layout->unroll != 8 || layout->rows_per_group != 1 || layout->blocks_per_row != 1 ||
+	    layout->storage == RR_STORAGE_GRID || layout->workers_per_row < 1 || layout->vec < 1)
+		return 0;
+	for (int j = 0; j < kernel->n_outputs; j++)
+		if (kernel->outputs[j].kind == RR_KIND_ROW)
+			return 0;
+	int64_t span = (int64_t)layout->workers_per_row * layout->vec;
+	int64_t packs = (req->cols + span - 1) / span;
+	return packs >= 16 && packs <= 32;
 }
 
 double rr__cost_resident_groups(const rr__plan_request *req, const rr_layout *layout)

@@ -75,5 +75,10 @@ double rr__cost_default(const rr__plan_request *req, const rr_layout *layout, vo
 /* Groups that are resident on the whole target at once under `layout` (occupancy × SMs, or the
  * CPU's threads). */
 double rr__cost_resident_groups(const rr__plan_request *req, const rr_layout *layout);
+/* Whether `layout` streams a one-pass online reduction on a GPU: a kernel of one round that
+ * reduces with an online (max, sum) pair and writes no row output (cross-entropy), in blocks of
+ * one row, unrolled by 8 over 16-32 packs a worker. The H200 measured such kernels fastest
+ * in blocks that narrow with 8 packs in flight (bench/NOTES.md session 15). */
+int rr__online_stream(const rr__plan_request *req, const rr_layout *layout);
 
 #endif

@@ -267,11 +267,12 @@ static int uncoalesced(const rr__plan_request *req, const rr_layout *l)
 	       rr__access_bytes(l, segment, elem) <= elem;
 }
 
-/* U = 8 is offered only as "the whole row at once" on a launch of one-row blocks, one block a
+/* U = 8 is offered as "the whole row at once" on a launch of one-row blocks, one block a
  * row, no more rows than multiprocessors, where a worker owns 5-8 packs of at most 16 elements
  * together: such a row is flat (every load issued before any is used, cuda_emit.c), one trip
  * to memory instead of one per 4 chunks, and the launch waits on its trips (cost.c,
- * few_group_trips). Elsewhere U stays 1, 2 or 4, what the model was fitted with. */
+ * few_group_trips); and to one-pass online reductions (cost.c, rr__online_stream). Elsewhere
+ * U stays 1, 2 or 4, what the model was fitted with. */
 #define WHOLE_ROW_UNROLL 8
 
 static int whole_row_wanted(const rr__plan_request *req, const rr_layout *l)
@@ -294,7 +295,8 @@ static rr_status consider(const rr__plan_request *req, const rr_layout *fixed, i
 	if (!fixed->blocks_per_row && l.blocks_per_row > PLANNED_CLUSTER &&
 	    l.storage != RR_STORAGE_GRID)
 		return RR_OK;
-	if (!fixed->unroll && l.unroll == WHOLE_ROW_UNROLL && !whole_row_wanted(req, &l))
+	if (!fixed->unroll && l.unroll == WHOLE_ROW_UNROLL && !whole_row_wanted(req, &l) &&
+	    !rr__online_stream(req, &l))
 		return RR_OK;
 	out->considered++;
 	canonical_shape(req, fixed, kept, &l);
