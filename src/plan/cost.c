@@ -675,7 +675,7 @@ int rr__online_stream(const rr__plan_request *req, const rr_layout *layout)
 			return 0;
 	int64_t span = (int64_t)layout->workers_per_row * layout->vec;
 	int64_t packs = (req->cols + span - 1) / span;
-	return packs >= 16 && packs <= 32;
+	return req->cols >= 16384 && packs >= 16 && packs <= 32;
 }
 
 double rr__cost_resident_groups(const rr__plan_request *req, const rr_layout *layout)

@@ -77,8 +77,9 @@ double rr__cost_default(const rr__plan_request *req, const rr_layout *layout, vo
 double rr__cost_resident_groups(const rr__plan_request *req, const rr_layout *layout);
 /* Whether `layout` streams a one-pass online reduction on a GPU: a kernel of one round that
  * reduces with an online (max, sum) pair and writes no row output (cross-entropy), in blocks of
- * one row, unrolled by 8 over 16-32 packs a worker. The H200 measured such kernels fastest
- * in blocks that narrow with 8 packs in flight (bench/NOTES.md session 15). */
+ * one row, unrolled by 8 over 16-32 packs a worker, on rows of 16384 elements or more. The
+ * H200 measured such kernels fastest in blocks that narrow with 8 packs in flight
+ * (bench/NOTES.md session 15; shorter rows were not measured). */
 int rr__online_stream(const rr__plan_request *req, const rr_layout *layout);
 
 #endif
