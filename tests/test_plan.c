@@ -543,6 +543,45 @@ static void test_wide_cluster_choices(const rr__target *gpu)
 	}
 }
 
+/* One-pass online reductions (cross_entropy): on rows of 16384 elements or more the planner
+ * streams 8 packs at a time over 16-32 packs a worker (the H200: 0.60-0.91 of the time of the
+ * W = 512-1024, U = 4 picks before, bench/results/2026-12-02-h200-ab-ce-stream-s15); shorter
+ * rows, kernels with a row output and the flat few-row launches keep what they had. */
+static void test_online_stream_choices(const rr__target *gpu)
+{
+	static const int64_t shapes[][2] = {
+	    {1024, 65536}, {4096, 32768}, {1024, 50257}, {2048, 16384}};
+	rr_kernel *ce = builtin("cross_entropy"), *softmax = builtin("softmax");
+	for (int s = 0; s < 4; s++)
+		for (int d = 0; d < 2; d++) {
+			rr__plan_request req = {
+			    ce, d ? RR_BF16 : RR_F32, shapes[s][0], shapes[s][1], gpu, NULL, NULL};
+			rr_layout l = choose(&req, NULL);
+			int64_t span = (int64_t)l.workers_per_row * l.vec;
+			int64_t packs = (req.cols + span - 1) / span;
+			CHECKF(l.unroll == 8 && l.rows_per_group == 1 && l.blocks_per_row == 1 &&
+			           packs >= 16 && packs <= 32 && rr__online_stream(&req, &l),
+			       "cross_entropy %s %lldx%lld: %s", d ? "bf16" : "f32",
+			       (long long)req.rows, (long long)req.cols, show(&l));
+			req.kernel = softmax;
+			l = choose(&req, NULL);
+			CHECKF(l.unroll <= 4 && !rr__online_stream(&req, &l),
+			       "softmax %lldx%lld: %s", (long long)req.rows, (long long)req.cols,
+			       show(&l));
+		}
+	static const int64_t short_rows[][2] = {{4096, 4096}, {16384, 4096}, {4096, 8191}};
+	for (int s = 0; s < 3; s++) {
+		rr__plan_request req = {ce,   RR_BF16, short_rows[s][0], short_rows[s][1], gpu,
+		                        NULL, NULL};
+		rr_layout l = choose(&req, NULL);
+		CHECKF(l.unroll <= 4 && !rr__online_stream(&req, &l),
+		       "cross_entropy bf16 %lldx%lld: %s", (long long)req.rows, (long long)req.cols,
+		       show(&l));
+	}
+	rr_kernel_free(ce);
+	rr_kernel_free(softmax);
+}
+
 /* The choices the H200 measured in session 9 (bench/NOTES.md): S=grid over clusters for few
  * rows of more than 65536 elements (16x128257, every kernel), not at 65536 or below (4x65536),
  * not for two-round kernels whose rows' clusters fit the device at once (layernorm 12x100003),
@@ -725,5 +764,6 @@ int main(void)
 	test_odd_row_choices(&gpu);
 	test_tiny_flat_choices(&gpu);
 	test_wide_cluster_choices(&gpu);
+	test_online_stream_choices(&gpu);
 	return rr_test_finish("test_plan");
 }

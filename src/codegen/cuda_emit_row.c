@@ -258,8 +258,9 @@ static void emit_values(rr__cu_emitter *em, int depth, int phase, const char *u)
 		    kexp_skipped(em, id, phase))
 			continue;
 		if (phase > 1 && id == em->kexp_t && em->plain && !em->head) {
-			rr__cu_line(em, depth + 1, "e%d[e] = k%d[c][e] * ks%d; /* kept exponential */",
-			            id, em->kexp_x, em->kexp_max);
+			rr__cu_line(em, depth + 1,
+			            "e%d[e] = k%d[c][e] * ks%d; /* kept exponential */", id,
+			            em->kexp_x, em->kexp_max);
 			continue;
 		}
 		if (from_storage(em, id, phase)) {
