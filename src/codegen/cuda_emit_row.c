@@ -224,12 +224,16 @@ static void emit_pack_load(rr__cu_emitter *em, int depth, int id, const char *de
 
 /* ---------------------------------------------------------------- one pack */
 
-/* Whether node `id` is one a later phase of a plain body with kept exponentials does not
- * compute: x and x - max, whose one use is exp(x - max), read from the kept array scaled. */
+/* Whether `phase` reads kept exponentials: a later phase of a plain body, where exp(x - max)
+ * is the kept array scaled and x and x - max (whose one use it is) are not computed. */
+static int kexp_reads(const rr__cu_emitter *em, int phase)
+{
+	return phase > 1 && em->kexp_max >= 0 && em->plain && !em->head;
+}
+
 static int kexp_skipped(const rr__cu_emitter *em, int id, int phase)
 {
-	return phase > 1 && em->kexp_max >= 0 && em->plain && !em->head &&
-	       (id == em->kexp_x || id == em->kexp_sub);
+	return kexp_reads(em, phase) && (id == em->kexp_x || id == em->kexp_sub);
 }
 
 static void emit_values(rr__cu_emitter *em, int depth, int phase, const char *u)
@@ -257,7 +261,7 @@ static void emit_values(rr__cu_emitter *em, int depth, int phase, const char *u)
 		if (!em->eval[id] || kernel->nodes[id].shape != RR_SHAPE_ELEM ||
 		    kexp_skipped(em, id, phase))
 			continue;
-		if (phase > 1 && id == em->kexp_t && em->plain && !em->head) {
+		if (kexp_reads(em, phase) && id == em->kexp_t) {
 			rr__cu_line(em, depth + 1,
 			            "e%d[e] = k%d[c][e] * ks%d; /* kept exponential */", id,
 			            em->kexp_x, em->kexp_max);
@@ -322,11 +326,11 @@ static int deferred_online(const rr__cu_emitter *em, int id, int phase, char *so
 	return 0;
 }
 
-/* Whether node `user` is the only one that reads node `id` (and no output is `id`). */
-static int only_user(const rr_kernel *kernel, int id, int user)
+/* Whether nodes `u1` and `u2` are the only ones that read node `id` (and no output is `id`). */
+static int read_only_by(const rr_kernel *kernel, int id, int u1, int u2)
 {
 	for (int k = 0; k < kernel->n_nodes; k++)
-		if (k != user && (kernel->nodes[k].a == id || kernel->nodes[k].b == id))
+		if (k != u1 && k != u2 && (kernel->nodes[k].a == id || kernel->nodes[k].b == id))
 			return 0;
 	for (int j = 0; j < kernel->n_outputs; j++)
 		if (kernel->outputs[j].node == id)
@@ -356,13 +360,7 @@ static void kexp_of(rr__cu_emitter *em)
 		    kernel->nodes[sub].op != RR_OP_SUB || kernel->nodes[sub].a != x ||
 		    kernel->nodes[sub].b != id)
 			continue;
-		int others = 0;
-		for (int k = 0; k < kernel->n_nodes; k++)
-			others += k != id && k != sub &&
-			          (kernel->nodes[k].a == x || kernel->nodes[k].b == x);
-		for (int j = 0; j < kernel->n_outputs; j++)
-			others += kernel->outputs[j].node == x;
-		if (others > 0 || !only_user(kernel, sub, t))
+		if (!read_only_by(kernel, x, id, sub) || !read_only_by(kernel, sub, t, t))
 			continue;
 		em->kexp_max = id;
 		em->kexp_x = x;
