@@ -730,6 +730,64 @@ static int simulate_deferred_online(rr_device *device)
 	return simulated;
 }
 
+/* Shared-memory keeps of row inputs as stored (keep_raw): the vector entries copy every
+ * complete pack asynchronously before round 1 reads it back, the scalar entry stores what it
+ * loaded. Aligned rows, odd rows (the headed entry stages FULL - 1 chunks), a cluster and an
+ * S=grid segment, in every dtype; each source must use the form its realisation says, and a
+ * kernel that keeps a computed value (add_layernorm's x + r) keeps f32. */
+static int simulate_raw_keeps(rr_device *device)
+{
+	static const plan raw[] = {
+	    {2048, 64, 0, 1, 1, 1, RR_STORAGE_SMEM, RR_GRID_ROWS, 3},        /* aligned */
+	    {2051, 64, 0, 2, 1, 1, RR_STORAGE_SMEM, RR_GRID_PERSISTENT, 5},  /* heads */
+	    {40001, 32, 0, 1, 1, 2, RR_STORAGE_CLUSTER, RR_GRID_ROWS, 3},    /* cluster */
+	    {2000, 32, 0, 1, 2, 1, RR_STORAGE_SMEM, RR_GRID_PERSISTENT, 7},  /* two rows a block */
+	};
+	static const char *const kernels[] = {"rmsnorm", "softmax", "layernorm", "add_layernorm"};
+	static const rr_dtype dtypes[] = {RR_F32, RR_BF16, RR_F16};
+	int simulated = 0;
+	for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
+		rr_kernel *kernel = NULL;
+		CHECK(rr_kernel_load_builtin(kernels[k], &kernel) == RR_OK);
+		for (size_t p = 0; kernel && p < sizeof raw / sizeof raw[0]; p++)
+			for (size_t d = 0; d < 3; d++) {
+				const plan *pl = &raw[p];
+				simulated += simulate(device, kernel, dtypes[d], pl,
+				                      1700u + 10u * (unsigned)p + (unsigned)d);
+				int v = (int)(16 / rr_dtype_size(dtypes[d]));
+				rr_layout l = {pl->W, v, pl->U, pl->R, pl->C, pl->storage, pl->grid};
+				rr_program *program = NULL;
+				if (rr__program_emit_only(device, kernel, dtypes[d], pl->rows, pl->cols,
+				                          &l, &program) != RR_OK) {
+					CHECKF(0, "%s %s N=%lld: emit: %s", kernels[k],
+					       rr_dtype_name(dtypes[d]), (long long)pl->cols,
+					       rr_last_error());
+					continue;
+				}
+				const rr__realisation *g = &program->realisation;
+				int wanted = k != 3;
+				CHECKF(g->keep == RR_KEEP_SMEM && g->keep_raw == wanted,
+				       "%s %s N=%lld: keep %d, raw %d", kernels[k],
+				       rr_dtype_name(dtypes[d]), (long long)pl->cols, (int)g->keep,
+				       g->keep_raw);
+				CHECKF((strstr(rr_program_source(program), "rr_keep_stage(keep") !=
+				        NULL) == wanted,
+				       "%s %s N=%lld: asynchronous copies %s", kernels[k],
+				       rr_dtype_name(dtypes[d]), (long long)pl->cols,
+				       wanted ? "missing" : "of a computed value");
+				/* as stored: the element size an element, not 4 bytes */
+				int64_t bytes = (int64_t)g->kept_values * g->chunks * g->layout.vec *
+				                g->threads * (wanted ? g->elem_bytes : 4);
+				CHECKF(g->dynamic_smem == bytes, "%s %s N=%lld: %lld bytes kept, want %lld",
+				       kernels[k], rr_dtype_name(dtypes[d]), (long long)pl->cols,
+				       (long long)g->dynamic_smem, (long long)bytes);
+				rr_program_free(program);
+			}
+		rr_kernel_free(kernel);
+	}
+	return simulated;
+}
+
 /* The cpu backend follows the same ownership map and tree: for `sum` one plan's results agree
  * bit for bit with the simulated CUDA code (plain f32 adds in the same order on both). */
 static void compare_sum_with_cpu(rr_device *device, const rr_kernel *kernel, rr_dtype dtype,
@@ -844,6 +902,8 @@ int main(void)
 	       cols);
 	int deferred = simulate_deferred_online(&device);
 	CHECKF(deferred >= 30, "only %d plans with deferred online pairs were simulated", deferred);
+	int raw = simulate_raw_keeps(&device);
+	CHECKF(raw >= 40, "only %d plans with raw shared-memory keeps were simulated", raw);
 	if (full_grid)
 		simulate_full_grid(&device);
 	bitwise_sums(&device);

@@ -84,7 +84,7 @@ static rr_status plan_emitter(rr__cu_emitter *em, const rr__emit_request *req)
 
 /* ---------------------------------------------------------------- header comment */
 
-static const char *keep_name(rr__keep_place keep)
+static const char *keep_name(rr__keep_place keep, int raw)
 {
 	switch (keep) {
 	case RR_KEEP_NONE:
@@ -92,7 +92,9 @@ static const char *keep_name(rr__keep_place keep)
 	case RR_KEEP_REGS:
 		return "registers (private arrays, unrolled indices)";
 	case RR_KEEP_SMEM:
-		return "dynamic shared memory (each worker its own packs)";
+		return raw ? "dynamic shared memory as stored, filled by asynchronous copies (each "
+		             "worker its own packs)"
+		           : "dynamic shared memory (each worker its own packs)";
 	}
 	return "?";
 }
@@ -187,7 +189,7 @@ static void emit_header(rr__cu_emitter *em)
 	                          : "");
 	rr__cu_line(em, 0, " * rounds   %d", em->rounds);
 	rr__emit_comment_reductions(em->out, kernel);
-	rr__cu_line(em, 0, " * storage  %s", keep_name(g->keep));
+	rr__cu_line(em, 0, " * storage  %s", keep_name(g->keep, g->keep_raw));
 	for (int id = 0; id < kernel->n_nodes; id++)
 		if (em->kept[id] && g->keep != RR_KEEP_NONE)
 			rr__emit_comment_expr(em->out, kernel, "  kept: ", id);
@@ -413,8 +415,64 @@ static void emit_keep_access(rr__cu_emitter *em, int load, int unit)
 	rr__cu_line(em, 1, "}\n}%s", load ? "\n" : "");
 }
 
+/* Kept packs of row inputs as stored (keep_raw): one 16-byte pack a slot, [value][chunk]
+ * [thread]. rr_keep_stage copies a pack from global memory asynchronously (cp.async.cg: it
+ * lands in shared memory without passing through registers), rr_keep_wait waits for every
+ * copy this thread issued; a thread reads back only its own slots, so no barrier is needed.
+ * rr_keep_store and rr_keep_load convert as rr_store and rr_load do (exact both ways for
+ * values that came from memory). The host simulation copies at once. */
+static void emit_keep_raw_helpers(rr__cu_emitter *em)
+{
+	static const char *const member[] = {".x", ".y", ".z", ".w"};
+	int es = em->geo->elem_bytes;
+	rr__cu_line(em, 0, "/* Kept packs in shared memory as stored, [value][chunk][thread] of "
+	                   "16 bytes (V elements). */");
+	rr__cu_line(em, 0, "__device__ __forceinline__ uint4 *rr_keep_slot(const float *keep, "
+	                   "int k, int c)\n{");
+	rr__cu_line(em, 1, "return reinterpret_cast<uint4 *>(const_cast<float *>(keep)) + (k * "
+	                   "KEEP_CHUNKS + c) * THREADS + threadIdx.x;\n}\n");
+	rr__cu_line(em, 0, "__device__ __forceinline__ void rr_keep_stage(float *keep, int k, "
+	                   "int c, const io_t *p)\n{");
+	rr__cu_line(em, 0, "#if defined(__CUDA_ARCH__)");
+	rr__cu_line(em, 1, "unsigned s;");
+	rr__cu_line(em, 1, "asm volatile(\"{ .reg .u64 t; cvta.to.shared.u64 t, %%1; cvt.u32.u64 "
+	                   "%%0, t; }\" : \"=r\"(s) : \"l\"(rr_keep_slot(keep, k, c)));");
+	rr__cu_line(em, 1, "asm volatile(\"cp.async.cg.shared.global [%%0], [%%1], 16;\" :: "
+	                   "\"r\"(s), \"l\"(p) : \"memory\");");
+	rr__cu_line(em, 0, "#else");
+	rr__cu_line(em, 1, "*rr_keep_slot(keep, k, c) = *reinterpret_cast<const uint4 *>(p);");
+	rr__cu_line(em, 0, "#endif\n}\n");
+	rr__cu_line(em, 0, "__device__ __forceinline__ void rr_keep_wait()\n{");
+	rr__cu_line(em, 0, "#if defined(__CUDA_ARCH__)");
+	rr__cu_line(em, 1, "asm volatile(\"cp.async.wait_all;\" ::: \"memory\");");
+	rr__cu_line(em, 0, "#endif\n}\n");
+	rr__cu_line(em, 0, "__device__ __forceinline__ void rr_keep_store(float *keep, int k, "
+	                   "int c, const float (&v)[V])\n{");
+	rr__cu_line(em, 1, "uint4 w;");
+	for (int j = 0; j < 4; j++)
+		if (es == 4)
+			rr__cu_line(em, 1, "w%s = __float_as_uint(v[%d]);", member[j], j);
+		else
+			rr__cu_line(em, 1, "w%s = rr_out2(v[%d], v[%d]);", member[j], 2 * j,
+			            2 * j + 1);
+	rr__cu_line(em, 1, "*rr_keep_slot(keep, k, c) = w;\n}\n");
+	rr__cu_line(em, 0, "__device__ __forceinline__ void rr_keep_load(float (&v)[V], const "
+	                   "float *keep, int k, int c)\n{");
+	rr__cu_line(em, 1, "const uint4 w = *rr_keep_slot(keep, k, c);");
+	for (int j = 0; j < 4; j++)
+		if (es == 4)
+			rr__cu_line(em, 1, "v[%d] = __uint_as_float(w%s);", j, member[j]);
+		else
+			rr__cu_line(em, 1, "rr_in2(w%s, v[%d], v[%d]);", member[j], 2 * j, 2 * j + 1);
+	rr__cu_line(em, 0, "}\n");
+}
+
 static void emit_keep_helpers(rr__cu_emitter *em)
 {
+	if (em->geo->keep_raw) {
+		emit_keep_raw_helpers(em);
+		return;
+	}
 	int unit = em->V < 4 ? em->V : 4;
 	rr__cu_line(em, 0, "/* Kept packs in shared memory, [value][chunk][unit of %d][thread]. */",
 	            unit);

@@ -512,8 +512,9 @@ static void emit_pack(rr__cu_emitter *em, int depth, int phase, const char *u, i
 	if (phase == 1 && em->geo->keep == RR_KEEP_SMEM && !em->head)
 		for (int id = 0; id < em->kernel->n_nodes; id++)
 			if (em->kept[id])
-				rr__cu_line(em, depth, "rr_keep_store(keep, %d, c, e%d);",
-				            em->keep_ordinal[id], id);
+				rr__cu_line(em, depth, "%srr_keep_store(keep, %d, c, e%d);",
+				            em->staged ? "if constexpr (!VEC) " : "", em->keep_ordinal[id],
+				            id);
 }
 
 /* ---------------------------------------------------------------- chunks */
@@ -538,6 +539,30 @@ static int count_loads(const rr__cu_emitter *em, int phase)
 	return count;
 }
 
+/* Round 1 of a raw shared-memory keep (keep_raw), in the vector entries: every complete pack
+ * of the kept inputs copied asynchronously into its slot before the first is used, so the
+ * segment's loads are all in flight at once without registers to hold them; the chunk loop
+ * then reads the packs back from shared memory and the scalar entry loads and stores them
+ * as before. Sets em->staged for the chunk loop. */
+static void emit_stage(rr__cu_emitter *em, int d, int phase, const char *bound)
+{
+	const rr_kernel *kernel = em->kernel;
+	em->staged = phase == 1 && em->geo->keep_raw && !em->head;
+	if (!em->staged)
+		return;
+	rr__cu_line(em, d, "if constexpr (VEC) { /* the kept packs in flight at once */");
+	rr__cu_line(em, d + 1, "#pragma unroll 4");
+	rr__cu_line(em, d + 1, "for (int c = 0; c < %s; c++) {", bound);
+	rr__cu_line(em, d + 2, "const int at = h + (c * W + worker) * V;");
+	for (int id = 0; id < kernel->n_nodes; id++)
+		if (em->kept[id] && global_load(em, id, phase))
+			rr__cu_line(em, d + 2, "rr_keep_stage(keep, %d, c, x%d + at);",
+			            em->keep_ordinal[id], kernel->nodes[id].input);
+	rr__cu_line(em, d + 1, "}");
+	rr__cu_line(em, d + 1, "rr_keep_wait();");
+	rr__cu_line(em, d, "}");
+}
+
 /* The body's complete chunks, `bound` of them (a constant: FULL, or FULL - 1 when the head
  * took up to a pack's worth): U packs' loads issued together, then their values in slot
  * order. A constant bound lets the compiler drop the guards as it did before the head. */
@@ -550,6 +575,7 @@ static void emit_full_chunks(rr__cu_emitter *em, int d, int phase, const char *b
 	 * Otherwise only the U chunks of one iteration are unrolled, so U bounds the loads in
 	 * flight and a wide row streams without exhausting registers. */
 	int indexes_regs = (em->geo->keep == RR_KEEP_REGS && em->geo->kept_values > 0) || em->flat;
+	emit_stage(em, d, phase, bound);
 	/* The headed body of a few chunks unrolled whole, so that ptxas issues every chunk's loads
 	 * before the first use (a loop of one iteration at a time made a trip to memory per
 	 * iteration: S=grid segments of one row, bench/NOTES.md session 10). */
@@ -571,6 +597,14 @@ static void emit_full_chunks(rr__cu_emitter *em, int d, int phase, const char *b
 				continue;
 			char dest[32];
 			snprintf(dest, sizeof dest, "ld%d[u]", id);
+			if (em->staged && em->kept[id]) {
+				rr__cu_line(em, d + 3, "if constexpr (VEC)");
+				rr__cu_line(em, d + 4, "rr_keep_load(%s, keep, %d, c0 + u);", dest,
+				            em->keep_ordinal[id]);
+				rr__cu_line(em, d + 3, "else");
+				emit_pack_load(em, d + 4, id, dest, NULL);
+				continue;
+			}
 			emit_pack_load(em, d + 3, id, dest, NULL);
 		}
 		rr__cu_line(em, d + 2, "}");
@@ -587,6 +621,7 @@ static void emit_full_chunks(rr__cu_emitter *em, int d, int phase, const char *b
 	rr__cu_line(em, d + 2, "}");
 	rr__cu_line(em, d + 1, "}");
 	rr__cu_line(em, d, "}");
+	em->staged = 0;
 }
 
 /* A chunk of the body that may be partial, at chunk `chunk` (a constant): a worker's pack there

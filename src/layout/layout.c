@@ -183,11 +183,11 @@ static rr__illegal check_storage(const rr__realisation *r, const rr__target *t, 
 		return RR_LEGAL; /* nothing is kept between phases, or nothing on chip */
 	if (l->storage == RR_STORAGE_GRID && r->keep == RR_KEEP_SMEM &&
 	    r->smem_bytes > t->smem_per_group) {
-		SAY("S=grid keeps each block's segment of %lld elements (%d kept value(s), in f32) "
+		SAY("S=grid keeps each block's segment of %lld elements (%d kept value(s), %s) "
 		    "in shared memory: %lld bytes per block, over the device's %lld; use a larger "
 		    "C",
-		    (long long)r->segment, r->kept_values, (long long)r->smem_bytes,
-		    (long long)t->smem_per_group);
+		    (long long)r->segment, r->kept_values, r->keep_raw ? "as stored" : "in f32",
+		    (long long)r->smem_bytes, (long long)t->smem_per_group);
 		return RR_ILLEGAL_SMEM_OVER_LIMIT;
 	}
 	if (l->storage == RR_STORAGE_GRID)
@@ -224,10 +224,10 @@ static rr__illegal check_storage(const rr__realisation *r, const rr__target *t, 
 		return RR_LEGAL;
 	int64_t span = (int64_t)l->workers_per_row * l->vec;
 	SAY("S=%s needs %lld bytes of shared memory per group (R = %d rows × %lld elements in "
-	    "whole W·V chunks × 4 bytes × %d kept input(s), plus reduction scratch), over the "
+	    "whole W·V chunks × %d bytes × %d kept value(s), plus reduction scratch), over the "
 	    "device's %lld; use a larger C with S=cluster, or S=reread",
-	    name, (long long)r->smem_bytes, l->rows_per_group, (long long)(r->chunks * span), kept,
-	    (long long)t->smem_per_group);
+	    name, (long long)r->smem_bytes, l->rows_per_group, (long long)(r->chunks * span),
+	    r->keep_raw ? r->elem_bytes : 4, r->kept_values, (long long)t->smem_per_group);
 	return RR_ILLEGAL_SMEM_OVER_LIMIT;
 }
 

@@ -104,7 +104,7 @@ int64_t rr__block_segment(int64_t cols, int blocks, int vec, int elem_bytes)
 }
 
 int64_t rr__layout_smem_bytes(int partials, int64_t cols, int elem_bytes, const rr_layout *l,
-                              int warp_size, int kept)
+                              int warp_size, int kept_bytes)
 {
 	int64_t W = l->workers_per_row, V = l->vec, R = l->rows_per_group;
 	int64_t segment = rr__block_segment(cols, l->blocks_per_row, l->vec, elem_bytes);
@@ -112,7 +112,7 @@ int64_t rr__layout_smem_bytes(int partials, int64_t cols, int elem_bytes, const 
 	int64_t warps = warp_size > 0 && W > warp_size ? W / warp_size : 1;
 	int64_t scratch = (W > warp_size ? 2 * partials * R * warps * 4 : 0) +
 	                  (l->blocks_per_row > 1 ? 2 * partials * 4 : 0);
-	return kept * chunks * V * W * R * 4 + scratch;
+	return kept_bytes * chunks * V * W * R + scratch;
 }
 
 int rr__register_slots(const rr__target *target, const rr_layout *layout)
@@ -269,6 +269,20 @@ static void choose_kept(const rr_kernel *kernel, const rr__target *target, rr__k
 			f->kept_node[f->kept_values++] = kernel->inputs[k].node;
 }
 
+/* Whether every kept value is a row input as it is in memory (what a keep can hold raw). */
+static int kept_raw_of(const rr_kernel *kernel, const rr__kernel_facts *f)
+{
+	if (!kernel || !kernel->analysis.level || f->kept_values == 0)
+		return 0;
+	for (int k = 0; k < f->kept_values; k++) {
+		const rr__node *node = &kernel->nodes[f->kept_node[k]];
+		if (node->op != RR_OP_INPUT || node->shape != RR_SHAPE_ELEM ||
+		    kernel->inputs[node->input].kind != RR_KIND_ROW)
+			return 0;
+	}
+	return 1;
+}
+
 int rr__kept_ordinal(const rr__realisation *r, int id)
 {
 	for (int k = 0; r->keep != RR_KEEP_NONE && k < r->kept_values; k++)
@@ -417,14 +431,14 @@ static void realise_smem(const rr__kernel_facts *f, const rr__target *target, rr
 	int warp = target->warp_size > 0 ? target->warp_size : 32;
 	r->red_slots = f->red_slots;
 	r->warps = l->workers_per_row > warp ? l->workers_per_row / warp : 1;
-	r->dynamic_smem = r->keep == RR_KEEP_SMEM
-	                      ? (int64_t)r->kept_values * r->chunks * l->vec * r->threads * 4
-	                      : 0;
+	int kept_bytes = r->keep != RR_KEEP_SMEM ? 0
+	                 : r->kept_values * (r->keep_raw ? r->elem_bytes : 4);
+	r->dynamic_smem = (int64_t)kept_bytes * r->chunks * l->vec * r->threads;
 	r->static_smem =
 	    (l->workers_per_row > warp ? 2 * r->red_slots * r->rows_per_group * r->warps * 4 : 0) +
 	    (l->blocks_per_row > 1 && !r->grid_split ? 2 * r->red_slots * 4 : 0);
-	r->smem_bytes = rr__layout_smem_bytes(f->partials, r->cols, r->elem_bytes, l, warp,
-	                                      r->keep == RR_KEEP_SMEM ? r->kept_values : 0);
+	r->smem_bytes =
+	    rr__layout_smem_bytes(f->partials, r->cols, r->elem_bytes, l, warp, kept_bytes);
 }
 
 /* S=grid's workspace per row group, in 4-byte words: RR_GRID_HEAD_WORDS for the barrier (its
@@ -470,6 +484,7 @@ void rr__kernel_facts_of(const rr_kernel *kernel, const rr__target *target, rr__
 	f->phases = f->rounds + (f->row_outputs > 0);
 	f->kept_inputs = rr__layout_kept_inputs(kernel, f->phases_read);
 	choose_kept(kernel, target, f);
+	f->kept_raw = kept_raw_of(kernel, f);
 	for (int round = 1; kernel && round <= kernel->analysis.rounds + 1; round++) {
 		unsigned char read[RR_MAX_IO];
 		int n = rr__analysis_inputs_read(kernel, round, read);
@@ -552,6 +567,8 @@ rr_status rr__realise_with(const rr__kernel_facts *f, rr_dtype dtype, int64_t co
 	else
 		r->keep = RR_KEEP_REGS;
 
+	r->keep_raw = r->keep == RR_KEEP_SMEM && f->kept_raw && r->pack_bytes == 16 &&
+	              target->cc_major >= 8;
 	realise_smem(f, target, r);
 	/* S=grid re-reads its segment (from L2, where it was read a barrier ago) when keeping it
 	 * would take more shared memory than a block may have: few rows over few blocks each,
@@ -560,6 +577,7 @@ rr_status rr__realise_with(const rr__kernel_facts *f, rr_dtype dtype, int64_t co
 	    r->smem_bytes > target->smem_per_group) {
 		r->keep = RR_KEEP_NONE;
 		r->kept_values = 0;
+		r->keep_raw = 0;
 		realise_smem(f, target, r);
 	}
 	r->flat = l->blocks_per_row == 1 && l->rows_per_group == 1 && r->keep != RR_KEEP_SMEM &&

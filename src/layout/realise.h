@@ -36,12 +36,13 @@ int rr__tree_offsets(int workers, int warp_size, int offsets[16]);
  * up to whole 16-byte units (and whole packs of V), so every block's packs stay aligned. */
 int64_t rr__block_segment(int64_t cols, int blocks, int vec, int elem_bytes);
 
-/* Shared memory, in bytes, one group of `layout` needs to keep `kept` row values per element
- * in f32 (whole chunks of W·V lanes for each of its R rows, over the block's segment), plus the
- * reduction scratch (double-buffered, `partials` per row per warp and, with C > 1, per
- * cluster). The realisation's smem_bytes; nothing else calls it. */
+/* Shared memory, in bytes, one group of `layout` needs to keep row values of `kept_bytes` bytes
+ * an element in all (4 a value kept in f32, the element size a value kept raw: whole chunks of
+ * W·V lanes for each of its R rows, over the block's segment), plus the reduction scratch
+ * (double-buffered, `partials` per row per warp and, with C > 1, per cluster). The
+ * realisation's smem_bytes; nothing else calls it. */
 int64_t rr__layout_smem_bytes(int partials, int64_t cols, int elem_bytes, const rr_layout *layout,
-                              int warp_size, int kept);
+                              int warp_size, int kept_bytes);
 
 /* Per input, how many phases read it (rounds 1..rounds, then the output phase), into
  * phases_read[]; returns how many row inputs are read in more than one phase: the rows a plan
@@ -81,6 +82,7 @@ typedef struct rr__kernel_facts {
 	int kept_inputs;
 	int kept_values;          /* values kept when a layout keeps any (not S=reread) */
 	int kept_node[RR_MAX_IO]; /* their nodes, by ordinal */
+	int kept_raw;             /* every kept value is a row input as stored (not computed) */
 	int in_flight_inputs;     /* most row and col inputs one phase reads */
 	int red_slots;
 	int partials; /* reduction partials budgeted per row: an online pair two, one spare */
@@ -111,6 +113,13 @@ typedef struct rr__realisation {
 	rr__keep_place keep;
 	int kept_values;
 	int kept_node[RR_MAX_IO]; /* the node of each kept value, by ordinal (rr__kept_ordinal) */
+	/* Shared-memory keeps of row inputs as they are in memory (the io dtype, 2 bytes an
+	 * element in bf16/f16), one 16-byte pack a slot, which the vector entries fill by
+	 * asynchronous copies (cp.async, sm_80 on) issued for every complete pack of the segment
+	 * before the first is used: the loads are in flight without registers to land in. Set
+	 * where keep is RR_KEEP_SMEM, every kept value is a row input, V · size is 16 and the
+	 * target is sm_80 or later. */
+	int keep_raw;
 
 	/* Access: packs of V elements. Every row (every cluster block's segment) starts with a
 	 * head of h < head_align elements up to its first access_bytes boundary (layout.h,
