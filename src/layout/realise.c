@@ -424,6 +424,14 @@ int rr__reduction_slots(const rr_kernel *kernel, short *slot_of)
 	return slots;
 }
 
+/* Whether kept values may be kept raw (rr__realisation.keep_raw): row inputs as stored, in
+ * packs of one 16-byte asynchronous copy, on sm_80 or later. */
+static int raw_keep_allowed(const rr__kernel_facts *f, const rr__realisation *r,
+                            const rr__target *target)
+{
+	return f->kept_raw && r->pack_bytes == 16 && target->cc_major >= 8;
+}
+
 /* The shared memory of the tree and the kept packs. */
 static void realise_smem(const rr__kernel_facts *f, const rr__target *target, rr__realisation *r)
 {
@@ -557,6 +565,13 @@ rr_status rr__realise_with(const rr__kernel_facts *f, rr_dtype dtype, int64_t co
 		r->keep = RR_KEEP_SMEM;
 	else if (l->storage == RR_STORAGE_CLUSTER && r->slots * r->kept_inputs > r->register_slots)
 		r->keep = RR_KEEP_SMEM; /* the cluster's segment does not fit the registers */
+	else if (l->storage == RR_STORAGE_CLUSTER && r->elem_bytes < 4 && raw_keep_allowed(f, r, target))
+		/* 16-bit segments kept raw in shared memory rather than in registers (where they
+		 * are f32): the H200 measured layernorm bf16 1024x65536 at W = 512, C = 2 99.1 µs
+		 * against 105.8 in registers, and raw clusters of W = 256 0.82-0.89x the time of the
+		 * planner's registers or re-read at 131072-262144 (bench/NOTES.md session 16). f32
+		 * clusters stay in registers: kept raw they ran 1.08-1.24x as long. */
+		r->keep = RR_KEEP_SMEM;
 	else if (l->storage == RR_STORAGE_GRID &&
 	         r->slots * r->kept_inputs + (int64_t)l->vec * l->unroll * f->in_flight_inputs >
 	             r->register_slots)
@@ -567,8 +582,7 @@ rr_status rr__realise_with(const rr__kernel_facts *f, rr_dtype dtype, int64_t co
 	else
 		r->keep = RR_KEEP_REGS;
 
-	r->keep_raw = r->keep == RR_KEEP_SMEM && f->kept_raw && r->pack_bytes == 16 &&
-	              target->cc_major >= 8;
+	r->keep_raw = r->keep == RR_KEEP_SMEM && raw_keep_allowed(f, r, target);
 	realise_smem(f, target, r);
 	/* S=grid re-reads its segment (from L2, where it was read a barrier ago) when keeping it
 	 * would take more shared memory than a block may have: few rows over few blocks each,

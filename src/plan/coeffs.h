@@ -54,6 +54,8 @@
 	X(gpu_cluster_rows_factor, 1.1, G, "a cluster a row against clusters looping over rows")   \
 	X(gpu_wide_pack_factor, 1.5, G, "packs wider than one 16-byte access")                     \
 	X(gpu_many_packs_factor, 1.5, G, "more than 8 packs per worker, W < 1024")                 \
+	X(gpu_staged_lone_factor, 1.2, G,                                                          \
+	  "a raw keep of one block an SM: a cluster, or fewer than 1024 threads")                  \
 	X(gpu_reread_twice_factor, 1.4, G, "a row read from memory three times (two re-reads)")    \
 	X(gpu_grid_shared_sm_factor, 1.3, G,                                                       \
 	  "S=grid of two rounds or more with more blocks than SMs")                                \

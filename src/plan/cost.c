@@ -327,6 +327,24 @@ static int cluster_kept_in_registers(const rr__plan_request *req, const rr__real
 	       req->target->smem_per_group > 0 && !block_keeps(req, f, (double)req->cols);
 }
 
+/* Raw shared-memory keeps (rr__realisation.keep_raw) copy every complete pack of a block's
+ * segment asynchronously before the first is read back: all in flight at once, as rows kept
+ * in registers are. Priced so where the H200 measured them, blocks of one row holding 32 KB or
+ * more: W = 512-1024 alone (rows of 32768-65536 bf16 and 32768 f32, 0.83-0.95x the time of
+ * the planner's pick before), W = 256-512 in 16-bit clusters (bf16 at 131072-262144,
+ * 0.82-0.95x; f32 clusters kept raw ran 1.08-1.24x the time of those kept in registers;
+ * bench/NOTES.md session 16). Elsewhere (S=grid, blocks of many rows, narrower blocks, f32
+ * clusters) a raw keep is priced as the shared-memory keep it replaced, U packs in flight. */
+static int staged_whole(const rr__realisation *r, const io_facts *io)
+{
+	const rr_layout *l = &r->layout;
+	return io->kept > 0 && r->keep_raw && l->storage != RR_STORAGE_GRID &&
+	       l->rows_per_group == 1 &&
+	       (l->blocks_per_row > 1 ? r->elem_bytes < 4 && l->workers_per_row >= 256
+	                              : l->workers_per_row >= 512) &&
+	       r->segment * r->elem_bytes >= 32768;
+}
+
 static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
                          const rr__realisation *r, const io_facts *io, rr__plan_features *f)
 {
@@ -352,6 +370,7 @@ static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
 	 * session 14); in bf16 the H200 measured those clusters behind the re-read at every
 	 * shape swept (session 13), which pricing U chunks in flight for them keeps. Otherwise U
 	 * chunks are in flight. */
+	regs_kept |= staged_whole(r, io);
 	double depth = regs_kept ? f->chunks_per_worker : fmin(l->unroll, f->chunks_per_worker);
 	f->serial_steps = !regs_kept && grid_one_wave(req, l, f)
 	                      ? load_trips(r)
@@ -388,10 +407,15 @@ static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
 	    f->rounds * (l->workers_per_row > warp) + (l->blocks_per_row > 1 ? f->rounds : 0) +
 	    (io->kept > 0 && (l->storage == RR_STORAGE_SMEM || l->storage == RR_STORAGE_CLUSTER ||
 	                      l->storage == RR_STORAGE_GRID));
-	/* Rows kept in shared memory are written once and read back in every later phase. */
+	/* Rows kept in shared memory are written once and read back in every later phase, as
+	 * f32 or, kept raw, as stored. Not where a raw keep streams whole segments
+	 * (staged_whole): there the read-backs overlap the copies in flight, as reads of kept
+	 * registers do (rmsnorm bf16 1024x65536: 71.6 µs kept raw at W = 1024 against 81.3
+	 * re-read; bench/NOTES.md session 16). */
 	double staged = 0;
-	if (io->kept > 0 && r->keep == RR_KEEP_SMEM)
-		staged = io->max_passes * io->kept * f->rows * (double)req->cols * 4;
+	if (io->kept > 0 && r->keep == RR_KEEP_SMEM && !staged_whole(r, io))
+		staged = io->max_passes * io->kept * f->rows * (double)req->cols *
+		         (r->keep_raw ? elem : 4);
 	f->memory_us = f->dram_bytes / (K(gpu_bandwidth) * f->bandwidth_efficiency) * 1e6 +
 	               f->cache_bytes / (K(gpu_cache_bandwidth) * fmax(active, 0.05)) * 1e6 +
 	               staged / (K(gpu_smem_bandwidth) * fmax(active, 0.05)) * 1e6;
@@ -616,7 +640,7 @@ static void features_of(const rr__plan_request *req, const rr__realisation *r,
 	 * the model's latency terms are not trusted there, so such layouts rank last unless
 	 * nothing else is legal. */
 	if (gpu && features->chunks_per_worker > 8 && layout->workers_per_row < 1024 &&
-	    !features->few_groups && !features->cluster_in_registers &&
+	    !features->few_groups && !features->cluster_in_registers && !staged_whole(r, &io) &&
 	    !rr__online_stream(req, layout))
 		features->predicted_us *= K(gpu_many_packs_factor);
 	/* A cluster pays cluster-wide barriers per round; it is for rows one block cannot hold.
@@ -632,6 +656,15 @@ static void features_of(const rr__plan_request *req, const rr__realisation *r,
 		features->predicted_us *= K(cluster_narrow_factor);
 	if (gpu)
 		features->predicted_us *= gpu_measured_factor(k, req, layout, features);
+	/* A raw keep whose block has an SM to itself: nothing covers its output phase (U packs
+	 * a thread in flight) but its own threads, nor a cluster's barriers. On the H200, W = 512
+	 * against W = 1024 on rows of 128 KB: rmsnorm bf16 1024x65536 80.5 against 71.6 µs,
+	 * rmsnorm and layernorm f32 4096x32768 1.10-1.13x, softmax 1.01-1.02x; bf16 clusters of
+	 * 128 KB a block against 64 KB (C = 2 against 4 at 131072, 4 against 8 at 262144)
+	 * 1.02-1.49x (bench/NOTES.md session 16). */
+	if (gpu && staged_whole(r, &io) && features->groups_per_sm <= 1 &&
+	    (layout->blocks_per_row > 1 || layout->workers_per_row < 1024))
+		features->predicted_us *= K(gpu_staged_lone_factor);
 }
 
 void rr__plan_features_compute(const rr__plan_request *req, const rr_layout *layout,
