@@ -334,14 +334,18 @@ static int cluster_kept_in_registers(const rr__plan_request *req, const rr__real
  * the planner's pick before), W = 256-512 in 16-bit clusters (bf16 at 131072-262144,
  * 0.82-0.95x; f32 clusters kept raw ran 1.08-1.24x the time of those kept in registers;
  * bench/NOTES.md session 16). Elsewhere (S=grid, blocks of many rows, narrower blocks, f32
- * clusters) a raw keep is priced as the shared-memory keep it replaced, U packs in flight. */
+ * clusters, U > 2, clusters of W = 1024) a raw keep is priced as the shared-memory keep it
+ * replaced, U packs in flight: the A/B of the first pricing measured bf16 clusters of W =
+ * 1024 at U = 1 1.41-1.52x the re-read's time (rmsnorm at 65536-262144), and layernorm's
+ * clusters at U = 4 1.10-1.13x (105.3 µs at U = 2 where 130.6 at U = 4, 512x131072). */
 static int staged_whole(const rr__realisation *r, const io_facts *io)
 {
 	const rr_layout *l = &r->layout;
 	return io->kept > 0 && r->keep_raw && l->storage != RR_STORAGE_GRID &&
-	       l->rows_per_group == 1 &&
-	       (l->blocks_per_row > 1 ? r->elem_bytes < 4 && l->workers_per_row >= 256
-	                              : l->workers_per_row >= 512) &&
+	       l->rows_per_group == 1 && l->unroll <= 2 &&
+	       (l->blocks_per_row > 1
+	            ? r->elem_bytes < 4 && l->workers_per_row >= 256 && l->workers_per_row <= 512
+	            : l->workers_per_row >= 512) &&
 	       r->segment * r->elem_bytes >= 32768;
 }
 
