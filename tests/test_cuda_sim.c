@@ -695,9 +695,10 @@ static int simulate_deferred_online(rr_device *device)
 				       "%s %s N=%lld: the online pair %s", kernels[k],
 				       rr_dtype_name(dtypes[d]), (long long)deferred[p].cols,
 				       wanted ? "is not deferred" : "is deferred");
-				/* softmax's exp(x - max) is kept from round 1, scaled in the output */
-				CHECKF((strstr(rr_program_source(program), "rr_online_sum_keep(z") != NULL) ==
-				           (k == 0),
+				/* softmax's exp(x - max) is kept from round 1, scaled in the output
+				 */
+				CHECKF((strstr(rr_program_source(program),
+				               "rr_online_sum_keep(z") != NULL) == (k == 0),
 				       "%s %s N=%lld: kept exponentials %s", kernels[k],
 				       rr_dtype_name(dtypes[d]), (long long)deferred[p].cols,
 				       k == 0 ? "missing" : "where nothing is kept");
@@ -732,16 +733,16 @@ static int simulate_deferred_online(rr_device *device)
 
 /* Shared-memory keeps of row inputs as stored (keep_raw): the vector entries copy every
  * complete pack asynchronously before round 1 reads it back, the scalar entry stores what it
- * loaded. Aligned rows, odd rows (the headed entry stages FULL - 1 chunks), a cluster and an
- * S=grid segment, in every dtype; each source must use the form its realisation says, and a
- * kernel that keeps a computed value (add_layernorm's x + r) keeps f32. */
+ * loaded. Aligned rows, odd rows (the headed entry stages FULL - 1 chunks) and a cluster, in
+ * every dtype; each source must use the form its realisation says: a kernel that keeps a
+ * computed value (add_layernorm's x + r), and blocks of two rows, keep f32. */
 static int simulate_raw_keeps(rr_device *device)
 {
 	static const plan raw[] = {
-	    {2048, 64, 0, 1, 1, 1, RR_STORAGE_SMEM, RR_GRID_ROWS, 3},        /* aligned */
-	    {2051, 64, 0, 2, 1, 1, RR_STORAGE_SMEM, RR_GRID_PERSISTENT, 5},  /* heads */
-	    {40001, 32, 0, 1, 1, 2, RR_STORAGE_CLUSTER, RR_GRID_ROWS, 3},    /* cluster */
-	    {2000, 32, 0, 1, 2, 1, RR_STORAGE_SMEM, RR_GRID_PERSISTENT, 7},  /* two rows a block */
+	    {2048, 64, 0, 1, 1, 1, RR_STORAGE_SMEM, RR_GRID_ROWS, 3},       /* aligned */
+	    {2051, 64, 0, 2, 1, 1, RR_STORAGE_SMEM, RR_GRID_PERSISTENT, 5}, /* heads */
+	    {40001, 32, 0, 1, 1, 2, RR_STORAGE_CLUSTER, RR_GRID_ROWS, 3},   /* cluster */
+	    {2000, 32, 0, 1, 2, 1, RR_STORAGE_SMEM, RR_GRID_PERSISTENT, 7}, /* two rows: f32 */
 	};
 	static const char *const kernels[] = {"rmsnorm", "softmax", "layernorm", "add_layernorm"};
 	static const rr_dtype dtypes[] = {RR_F32, RR_BF16, RR_F16};
@@ -755,17 +756,20 @@ static int simulate_raw_keeps(rr_device *device)
 				simulated += simulate(device, kernel, dtypes[d], pl,
 				                      1700u + 10u * (unsigned)p + (unsigned)d);
 				int v = (int)(16 / rr_dtype_size(dtypes[d]));
-				rr_layout l = {pl->W, v, pl->U, pl->R, pl->C, pl->storage, pl->grid};
+				rr_layout l = {pl->W, v,           pl->U,   pl->R,
+				               pl->C, pl->storage, pl->grid};
 				rr_program *program = NULL;
-				if (rr__program_emit_only(device, kernel, dtypes[d], pl->rows, pl->cols,
-				                          &l, &program) != RR_OK) {
+				if (rr__program_emit_only(device, kernel, dtypes[d], pl->rows,
+				                          pl->cols, &l, &program) != RR_OK) {
 					CHECKF(0, "%s %s N=%lld: emit: %s", kernels[k],
 					       rr_dtype_name(dtypes[d]), (long long)pl->cols,
 					       rr_last_error());
 					continue;
 				}
 				const rr__realisation *g = &program->realisation;
-				int wanted = k != 3;
+				/* blocks of many rows keep f32 (raw keeps are for one row a group)
+				 */
+				int wanted = k != 3 && pl->R == 1;
 				CHECKF(g->keep == RR_KEEP_SMEM && g->keep_raw == wanted,
 				       "%s %s N=%lld: keep %d, raw %d", kernels[k],
 				       rr_dtype_name(dtypes[d]), (long long)pl->cols, (int)g->keep,
@@ -776,10 +780,12 @@ static int simulate_raw_keeps(rr_device *device)
 				       rr_dtype_name(dtypes[d]), (long long)pl->cols,
 				       wanted ? "missing" : "of a computed value");
 				/* as stored: the element size an element, not 4 bytes */
-				int64_t bytes = (int64_t)g->kept_values * g->chunks * g->layout.vec *
-				                g->threads * (wanted ? g->elem_bytes : 4);
-				CHECKF(g->dynamic_smem == bytes, "%s %s N=%lld: %lld bytes kept, want %lld",
-				       kernels[k], rr_dtype_name(dtypes[d]), (long long)pl->cols,
+				int64_t bytes = (int64_t)g->kept_values * g->chunks *
+				                g->layout.vec * g->threads *
+				                (wanted ? g->elem_bytes : 4);
+				CHECKF(g->dynamic_smem == bytes,
+				       "%s %s N=%lld: %lld bytes kept, want %lld", kernels[k],
+				       rr_dtype_name(dtypes[d]), (long long)pl->cols,
 				       (long long)g->dynamic_smem, (long long)bytes);
 				rr_program_free(program);
 			}

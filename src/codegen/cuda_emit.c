@@ -425,20 +425,26 @@ static void emit_keep_raw_helpers(rr__cu_emitter *em)
 {
 	static const char *const member[] = {".x", ".y", ".z", ".w"};
 	int es = em->geo->elem_bytes;
-	rr__cu_line(em, 0, "/* Kept packs in shared memory as stored, [value][chunk][thread] of "
-	                   "16 bytes (V elements). */");
-	rr__cu_line(em, 0, "__device__ __forceinline__ uint4 *rr_keep_slot(const float *keep, "
-	                   "int k, int c)\n{");
-	rr__cu_line(em, 1, "return reinterpret_cast<uint4 *>(const_cast<float *>(keep)) + (k * "
-	                   "KEEP_CHUNKS + c) * THREADS + threadIdx.x;\n}\n");
-	rr__cu_line(em, 0, "__device__ __forceinline__ void rr_keep_stage(float *keep, int k, "
-	                   "int c, const io_t *p)\n{");
+	rr__cu_line(em, 0,
+	            "/* Kept packs in shared memory as stored, [value][chunk][thread] of "
+	            "16 bytes (V elements). */");
+	rr__cu_line(em, 0,
+	            "__device__ __forceinline__ uint4 *rr_keep_slot(const float *keep, "
+	            "int k, int c)\n{");
+	rr__cu_line(em, 1,
+	            "return reinterpret_cast<uint4 *>(const_cast<float *>(keep)) + (k * "
+	            "KEEP_CHUNKS + c) * THREADS + threadIdx.x;\n}\n");
+	rr__cu_line(em, 0,
+	            "__device__ __forceinline__ void rr_keep_stage(float *keep, int k, "
+	            "int c, const io_t *p)\n{");
 	rr__cu_line(em, 0, "#if defined(__CUDA_ARCH__)");
 	rr__cu_line(em, 1, "unsigned s;");
-	rr__cu_line(em, 1, "asm volatile(\"{ .reg .u64 t; cvta.to.shared.u64 t, %%1; cvt.u32.u64 "
-	                   "%%0, t; }\" : \"=r\"(s) : \"l\"(rr_keep_slot(keep, k, c)));");
-	rr__cu_line(em, 1, "asm volatile(\"cp.async.cg.shared.global [%%0], [%%1], 16;\" :: "
-	                   "\"r\"(s), \"l\"(p) : \"memory\");");
+	rr__cu_line(em, 1,
+	            "asm volatile(\"{ .reg .u64 t; cvta.to.shared.u64 t, %%1; cvt.u32.u64 "
+	            "%%0, t; }\" : \"=r\"(s) : \"l\"(rr_keep_slot(keep, k, c)));");
+	rr__cu_line(em, 1,
+	            "asm volatile(\"cp.async.cg.shared.global [%%0], [%%1], 16;\" :: "
+	            "\"r\"(s), \"l\"(p) : \"memory\");");
 	rr__cu_line(em, 0, "#else");
 	rr__cu_line(em, 1, "*rr_keep_slot(keep, k, c) = *reinterpret_cast<const uint4 *>(p);");
 	rr__cu_line(em, 0, "#endif\n}\n");
@@ -446,8 +452,9 @@ static void emit_keep_raw_helpers(rr__cu_emitter *em)
 	rr__cu_line(em, 0, "#if defined(__CUDA_ARCH__)");
 	rr__cu_line(em, 1, "asm volatile(\"cp.async.wait_all;\" ::: \"memory\");");
 	rr__cu_line(em, 0, "#endif\n}\n");
-	rr__cu_line(em, 0, "__device__ __forceinline__ void rr_keep_store(float *keep, int k, "
-	                   "int c, const float (&v)[V])\n{");
+	rr__cu_line(em, 0,
+	            "__device__ __forceinline__ void rr_keep_store(float *keep, int k, "
+	            "int c, const float (&v)[V])\n{");
 	rr__cu_line(em, 1, "uint4 w;");
 	for (int j = 0; j < 4; j++)
 		if (es == 4)
@@ -456,14 +463,16 @@ static void emit_keep_raw_helpers(rr__cu_emitter *em)
 			rr__cu_line(em, 1, "w%s = rr_out2(v[%d], v[%d]);", member[j], 2 * j,
 			            2 * j + 1);
 	rr__cu_line(em, 1, "*rr_keep_slot(keep, k, c) = w;\n}\n");
-	rr__cu_line(em, 0, "__device__ __forceinline__ void rr_keep_load(float (&v)[V], const "
-	                   "float *keep, int k, int c)\n{");
+	rr__cu_line(em, 0,
+	            "__device__ __forceinline__ void rr_keep_load(float (&v)[V], const "
+	            "float *keep, int k, int c)\n{");
 	rr__cu_line(em, 1, "const uint4 w = *rr_keep_slot(keep, k, c);");
 	for (int j = 0; j < 4; j++)
 		if (es == 4)
 			rr__cu_line(em, 1, "v[%d] = __uint_as_float(w%s);", j, member[j]);
 		else
-			rr__cu_line(em, 1, "rr_in2(w%s, v[%d], v[%d]);", member[j], 2 * j, 2 * j + 1);
+			rr__cu_line(em, 1, "rr_in2(w%s, v[%d], v[%d]);", member[j], 2 * j,
+			            2 * j + 1);
 	rr__cu_line(em, 0, "}\n");
 }
 

@@ -513,8 +513,8 @@ static void emit_pack(rr__cu_emitter *em, int depth, int phase, const char *u, i
 		for (int id = 0; id < em->kernel->n_nodes; id++)
 			if (em->kept[id])
 				rr__cu_line(em, depth, "%srr_keep_store(keep, %d, c, e%d);",
-				            em->staged ? "if constexpr (!VEC) " : "", em->keep_ordinal[id],
-				            id);
+				            em->staged ? "if constexpr (!VEC) " : "",
+				            em->keep_ordinal[id], id);
 }
 
 /* ---------------------------------------------------------------- chunks */

@@ -31,7 +31,7 @@ typedef struct rr__cu_emitter {
 	int head; /* emitting the head's pack: width HS, kept values in kh<id>[], strided access */
 	int flat; /* every load of a phase issued before any use (rr__cu_emit_row's flat rows) */
 	int shifted_cols; /* col inputs read by shifted aligned blocks (rr_load_shifted) */
-	int plain; /* emitting the body of rows without a head (h = 0: all of it, or !HEADED) */
+	int plain;  /* emitting the body of rows without a head (h = 0: all of it, or !HEADED) */
 	int staged; /* emitting complete chunks whose raw kept packs were copied asynchronously */
 	/* Kept exponentials (cuda_emit_row.c, kexp_of): the online max node, its input x
 	 * (kept), x - max and exp(x - max); kexp_max -1 where the kernel has none. */

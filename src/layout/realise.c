@@ -425,11 +425,14 @@ int rr__reduction_slots(const rr_kernel *kernel, short *slot_of)
 }
 
 /* Whether kept values may be kept raw (rr__realisation.keep_raw): row inputs as stored, in
- * packs of one 16-byte asynchronous copy, on sm_80 or later. */
+ * packs of one 16-byte asynchronous copy, on sm_80 or later, in groups of one row; not in
+ * S=grid segments nor blocks of many rows, whose raw keeps have not run on a GPU (their plans
+ * stay as measured before). */
 static int raw_keep_allowed(const rr__kernel_facts *f, const rr__realisation *r,
                             const rr__target *target)
 {
-	return f->kept_raw && r->pack_bytes == 16 && target->cc_major >= 8;
+	return f->kept_raw && r->pack_bytes == 16 && target->cc_major >= 8 && !r->grid_split &&
+	       r->rows_per_group == 1;
 }
 
 /* The shared memory of the tree and the kept packs. */
@@ -439,8 +442,8 @@ static void realise_smem(const rr__kernel_facts *f, const rr__target *target, rr
 	int warp = target->warp_size > 0 ? target->warp_size : 32;
 	r->red_slots = f->red_slots;
 	r->warps = l->workers_per_row > warp ? l->workers_per_row / warp : 1;
-	int kept_bytes = r->keep != RR_KEEP_SMEM ? 0
-	                 : r->kept_values * (r->keep_raw ? r->elem_bytes : 4);
+	int kept_bytes =
+	    r->keep != RR_KEEP_SMEM ? 0 : r->kept_values * (r->keep_raw ? r->elem_bytes : 4);
 	r->dynamic_smem = (int64_t)kept_bytes * r->chunks * l->vec * r->threads;
 	r->static_smem =
 	    (l->workers_per_row > warp ? 2 * r->red_slots * r->rows_per_group * r->warps * 4 : 0) +
@@ -565,12 +568,13 @@ rr_status rr__realise_with(const rr__kernel_facts *f, rr_dtype dtype, int64_t co
 		r->keep = RR_KEEP_SMEM;
 	else if (l->storage == RR_STORAGE_CLUSTER && r->slots * r->kept_inputs > r->register_slots)
 		r->keep = RR_KEEP_SMEM; /* the cluster's segment does not fit the registers */
-	else if (l->storage == RR_STORAGE_CLUSTER && r->elem_bytes < 4 && raw_keep_allowed(f, r, target))
+	else if (l->storage == RR_STORAGE_CLUSTER && r->elem_bytes < 4 &&
+	         raw_keep_allowed(f, r, target))
 		/* 16-bit segments kept raw in shared memory rather than in registers (where they
 		 * are f32): the H200 measured layernorm bf16 1024x65536 at W = 512, C = 2 99.1 µs
-		 * against 105.8 in registers, and raw clusters of W = 256 0.82-0.89x the time of the
-		 * planner's registers or re-read at 131072-262144 (bench/NOTES.md session 16). f32
-		 * clusters stay in registers: kept raw they ran 1.08-1.24x as long. */
+		 * against 105.8 in registers, and raw clusters of W = 256 0.82-0.95x the time of
+		 * the planner's registers or re-read at 131072-262144 (bench/NOTES.md session 16).
+		 * f32 clusters stay in registers: kept raw they ran 1.08-1.33x as long. */
 		r->keep = RR_KEEP_SMEM;
 	else if (l->storage == RR_STORAGE_GRID &&
 	         r->slots * r->kept_inputs + (int64_t)l->vec * l->unroll * f->in_flight_inputs >

@@ -117,8 +117,8 @@ typedef struct rr__realisation {
 	 * element in bf16/f16), one 16-byte pack a slot, which the vector entries fill by
 	 * asynchronous copies (cp.async, sm_80 on) issued for every complete pack of the segment
 	 * before the first is used: the loads are in flight without registers to land in. Set
-	 * where keep is RR_KEEP_SMEM, every kept value is a row input, V · size is 16 and the
-	 * target is sm_80 or later. */
+	 * where keep is RR_KEEP_SMEM, every kept value is a row input, V · size is 16, the
+	 * target is sm_80 or later, R is 1 and the storage is not S=grid. */
 	int keep_raw;
 
 	/* Access: packs of V elements. Every row (every cluster block's segment) starts with a

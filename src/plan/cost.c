@@ -129,6 +129,29 @@ static int few_groups(const rr__plan_request *req, const rr_layout *l, const rr_
 	       (f->dram_bytes + f->cache_bytes) / fmax(1, f->groups) < 16384;
 }
 
+/* Raw shared-memory keeps (rr__realisation.keep_raw) copy every complete pack of a block's
+ * segment asynchronously before the first is read back: all in flight at once, as rows kept
+ * in registers are. Priced so where the H200 measured them, blocks of one row holding 48 KB or
+ * more (64-128 KB measured; rmsnorm bf16 512x131072 at C = 8, 32 KB a block, ran 1.20x the
+ * re-read's time): W = 512-1024 alone (rows of 32768-65536 bf16 and 32768 f32, 0.83-0.95x the time
+ * of the planner's pick before), W = 256-512 in 16-bit clusters (bf16 at 131072-262144, 0.82-0.95x;
+ * f32 clusters kept raw ran 1.08-1.33x the time of those kept in registers; bench/NOTES.md session
+ * 16). Elsewhere (S=grid, blocks of many rows, narrower blocks, f32 clusters, U > 2, clusters of W
+ * = 1024) a raw keep is priced as the shared-memory keep it replaced, U packs in flight: the A/B of
+ * the first pricing measured bf16 clusters of W = 1024 at U = 1 1.41-1.52x the re-read's time
+ * (rmsnorm at 65536-262144), and layernorm's clusters at U = 4 1.10-1.13x (105.3 µs at U = 2 where
+ * 130.6 at U = 4, 512x131072). */
+static int staged_whole(const rr__realisation *r, const io_facts *io)
+{
+	const rr_layout *l = &r->layout;
+	return io->kept > 0 && r->keep_raw && l->storage != RR_STORAGE_GRID &&
+	       l->rows_per_group == 1 && l->unroll <= 2 &&
+	       (l->blocks_per_row > 1
+	            ? r->elem_bytes < 4 && l->workers_per_row >= 256 && l->workers_per_row <= 512
+	            : l->workers_per_row >= 512) &&
+	       r->segment * r->elem_bytes >= 49152;
+}
+
 static void gpu_occupancy(const rr__plan_request *req, const rr__realisation *r, const io_facts *io,
                           rr__plan_features *f)
 {
@@ -144,6 +167,10 @@ static void gpu_occupancy(const rr__plan_request *req, const rr__realisation *r,
 	              (l->workers_per_row > warp ? 4 : 0) + (in_regs ? f->slots * io->kept : 0);
 	f->registers_per_thread = fmin(255, fmax(32, 8 * ceil(regs / 8)));
 	f->smem_per_group = (double)r->smem_bytes;
+	/* A raw keep the model does not price as streaming (staged_whole) is priced as the f32
+	 * keep it replaced, shared memory included, until the H200 has measured it. */
+	if (r->keep_raw && !staged_whole(r, io))
+		f->smem_per_group += (double)r->dynamic_smem * (4.0 / r->elem_bytes - 1);
 	double T = f->threads_per_group;
 	double fit = fmin(floor(GPU_THREADS_PER_SM / T), GPU_GROUPS_PER_SM);
 	fit = fmin(fit, floor(GPU_REGISTERS_PER_SM / (f->registers_per_thread * T)));
@@ -327,28 +354,6 @@ static int cluster_kept_in_registers(const rr__plan_request *req, const rr__real
 	       req->target->smem_per_group > 0 && !block_keeps(req, f, (double)req->cols);
 }
 
-/* Raw shared-memory keeps (rr__realisation.keep_raw) copy every complete pack of a block's
- * segment asynchronously before the first is read back: all in flight at once, as rows kept
- * in registers are. Priced so where the H200 measured them, blocks of one row holding 32 KB or
- * more: W = 512-1024 alone (rows of 32768-65536 bf16 and 32768 f32, 0.83-0.95x the time of
- * the planner's pick before), W = 256-512 in 16-bit clusters (bf16 at 131072-262144,
- * 0.82-0.95x; f32 clusters kept raw ran 1.08-1.24x the time of those kept in registers;
- * bench/NOTES.md session 16). Elsewhere (S=grid, blocks of many rows, narrower blocks, f32
- * clusters, U > 2, clusters of W = 1024) a raw keep is priced as the shared-memory keep it
- * replaced, U packs in flight: the A/B of the first pricing measured bf16 clusters of W =
- * 1024 at U = 1 1.41-1.52x the re-read's time (rmsnorm at 65536-262144), and layernorm's
- * clusters at U = 4 1.10-1.13x (105.3 µs at U = 2 where 130.6 at U = 4, 512x131072). */
-static int staged_whole(const rr__realisation *r, const io_facts *io)
-{
-	const rr_layout *l = &r->layout;
-	return io->kept > 0 && r->keep_raw && l->storage != RR_STORAGE_GRID &&
-	       l->rows_per_group == 1 && l->unroll <= 2 &&
-	       (l->blocks_per_row > 1
-	            ? r->elem_bytes < 4 && l->workers_per_row >= 256 && l->workers_per_row <= 512
-	            : l->workers_per_row >= 512) &&
-	       r->segment * r->elem_bytes >= 32768;
-}
-
 static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
                          const rr__realisation *r, const io_facts *io, rr__plan_features *f)
 {
@@ -366,8 +371,8 @@ static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
 	double active = fmin(1, f->groups / sms);
 	double threads_per_sm = fmin(f->groups_per_sm, f->groups / sms) * f->threads_per_group;
 	f->cluster_in_registers = cluster_kept_in_registers(req, r, f);
-	int regs_kept = io->kept > 0 && (l->storage == RR_STORAGE_REGS ||
-	                                 (f->cluster_in_registers && elem >= 4));
+	int regs_kept = io->kept > 0 &&
+	                (l->storage == RR_STORAGE_REGS || (f->cluster_in_registers && elem >= 4));
 	/* Rows kept in registers are loaded at once: nothing uses a load before the last is
 	 * issued. So are the f32 segments of the clusters below that keep theirs in registers
 	 * (layernorm f32 256x262144, W = 512, C = 8: U = 2 190.4 us, U = 4 196.5; bench/NOTES.md
@@ -411,15 +416,15 @@ static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
 	    f->rounds * (l->workers_per_row > warp) + (l->blocks_per_row > 1 ? f->rounds : 0) +
 	    (io->kept > 0 && (l->storage == RR_STORAGE_SMEM || l->storage == RR_STORAGE_CLUSTER ||
 	                      l->storage == RR_STORAGE_GRID));
-	/* Rows kept in shared memory are written once and read back in every later phase, as
-	 * f32 or, kept raw, as stored. Not where a raw keep streams whole segments
-	 * (staged_whole): there the read-backs overlap the copies in flight, as reads of kept
-	 * registers do (rmsnorm bf16 1024x65536: 71.6 µs kept raw at W = 1024 against 81.3
-	 * re-read; bench/NOTES.md session 16). */
+	/* Rows kept in shared memory are written once and read back in every later phase (as
+	 * f32; a raw keep the model does not price as streaming is priced as the f32 keep it
+	 * replaced). Not where a raw keep streams whole segments (staged_whole): there the
+	 * read-backs overlap the copies in flight, as reads of kept registers do (rmsnorm bf16
+	 * 1024x65536: 71.6 µs kept raw at W = 1024 against 81.3 re-read; bench/NOTES.md
+	 * session 16). */
 	double staged = 0;
 	if (io->kept > 0 && r->keep == RR_KEEP_SMEM && !staged_whole(r, io))
-		staged = io->max_passes * io->kept * f->rows * (double)req->cols *
-		         (r->keep_raw ? elem : 4);
+		staged = io->max_passes * io->kept * f->rows * (double)req->cols * 4;
 	f->memory_us = f->dram_bytes / (K(gpu_bandwidth) * f->bandwidth_efficiency) * 1e6 +
 	               f->cache_bytes / (K(gpu_cache_bandwidth) * fmax(active, 0.05)) * 1e6 +
 	               staged / (K(gpu_smem_bandwidth) * fmax(active, 0.05)) * 1e6;
@@ -668,6 +673,12 @@ static void features_of(const rr__plan_request *req, const rr__realisation *r,
 	 * 1.02-1.49x (bench/NOTES.md session 16). */
 	if (gpu && staged_whole(r, &io) && features->groups_per_sm <= 1 &&
 	    (layout->blocks_per_row > 1 || layout->workers_per_row < 1024))
+		features->predicted_us *= K(gpu_staged_lone_factor);
+	/* W = 1024 on a row of 64 KB or less, which 512 threads keep as well: two such blocks
+	 * fill an SM's threads and leave 32 registers a thread. On 4096x32768 bf16 W = 1024 ran
+	 * 1.11-1.29x the time of W = 512 (rmsnorm, softmax, layernorm; session 16). */
+	else if (gpu && staged_whole(r, &io) && layout->workers_per_row >= 1024 &&
+	         r->segment * r->elem_bytes <= 65536)
 		features->predicted_us *= K(gpu_staged_lone_factor);
 }
 

@@ -42,11 +42,11 @@ typedef struct rr__plan_features {
 	double smem_per_group;       /* bytes of shared memory a group uses */
 	double groups_per_sm;        /* resident groups per multiprocessor by occupancy */
 	double waves;                /* groups / (multiprocessors · groups_per_sm) */
-	int few_groups;         /* a launch waiting on its groups' own work (cost.c: few_groups) */
-	int cluster_in_registers; /* a cluster keeping its segment in registers (cost.c) */
-	double tail_efficiency; /* waves / ceil(waves): how full the last wave is */
-	double live_lanes;      /* N / (ceil(N/(W·V))·W·V): lanes holding valid elements */
-	double access_bytes;    /* V · element size: bytes per vector access */
+	int few_groups; /* a launch waiting on its groups' own work (cost.c: few_groups) */
+	int cluster_in_registers;    /* a cluster keeping its segment in registers (cost.c) */
+	double tail_efficiency;      /* waves / ceil(waves): how full the last wave is */
+	double live_lanes;           /* N / (ceil(N/(W·V))·W·V): lanes holding valid elements */
+	double access_bytes;         /* V · element size: bytes per vector access */
 	double chunks_per_worker;    /* ceil(share / (W·V)) */
 	double serial_steps;         /* dependent load iterations of a worker per pass */
 	double slots;                /* private slots per worker (rr__slot_bound of the share) */
