@@ -166,6 +166,14 @@ static const struct {
                    "{\n"
                    "\tp[0] = rr_out(rr_in(p[1]));\n"
                    "}\n"},
+    {"keep_raw.cuh", "extern \"C\" __global__ void rr_check_keep_raw(const io_t *p, float *out)\n"
+                     "{\n"
+                     "\textern __shared__ float keep[];\n"
+                     "\trr_keep_stage(keep, 0, 0, p);\n"
+                     "\trr_keep_wait();\n"
+                     "\tconst uint4 w = *rr_keep_slot(keep, 0, 0);\n"
+                     "\tout[threadIdx.x] = __uint_as_float(w.x) + keep[1];\n"
+                     "}\n"},
     {"limits.cuh", "extern \"C\" __global__ void rr_check_limits(float *out)\n"
                    "{\n"
                    "\tout[0] = INFINITY;\n"

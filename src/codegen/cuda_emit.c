@@ -415,71 +415,38 @@ static void emit_keep_access(rr__cu_emitter *em, int load, int unit)
 	rr__cu_line(em, 1, "}\n}%s", load ? "\n" : "");
 }
 
-/* Kept packs of row inputs as stored (keep_raw): one 16-byte pack a slot, [value][chunk]
- * [thread]. rr_keep_stage copies a pack from global memory asynchronously (cp.async.cg: it
- * lands in shared memory without passing through registers), rr_keep_wait waits for every
- * copy this thread issued; a thread reads back only its own slots, so no barrier is needed.
- * rr_keep_store and rr_keep_load convert as rr_store and rr_load do (exact both ways for
- * values that came from memory). The host simulation copies at once. */
-static void emit_keep_raw_helpers(rr__cu_emitter *em)
+/* rr_keep_store (load 0) and rr_keep_load (load 1) of a raw keep (keep_raw.cuh): a pack's
+ * 16-byte slot as four 32-bit words, each one f32 or two 16-bit elements. */
+static void emit_keep_raw_access(rr__cu_emitter *em, int load)
 {
 	static const char *const member[] = {".x", ".y", ".z", ".w"};
 	int es = em->geo->elem_bytes;
-	rr__cu_line(em, 0,
-	            "/* Kept packs in shared memory as stored, [value][chunk][thread] of "
-	            "16 bytes (V elements). */");
-	rr__cu_line(em, 0,
-	            "__device__ __forceinline__ uint4 *rr_keep_slot(const float *keep, "
-	            "int k, int c)\n{");
-	rr__cu_line(em, 1,
-	            "return reinterpret_cast<uint4 *>(const_cast<float *>(keep)) + (k * "
-	            "KEEP_CHUNKS + c) * THREADS + threadIdx.x;\n}\n");
-	rr__cu_line(em, 0,
-	            "__device__ __forceinline__ void rr_keep_stage(float *keep, int k, "
-	            "int c, const io_t *p)\n{");
-	rr__cu_line(em, 0, "#if defined(__CUDA_ARCH__)");
-	rr__cu_line(em, 1, "unsigned s;");
-	rr__cu_line(em, 1,
-	            "asm volatile(\"{ .reg .u64 t; cvta.to.shared.u64 t, %%1; cvt.u32.u64 "
-	            "%%0, t; }\" : \"=r\"(s) : \"l\"(rr_keep_slot(keep, k, c)));");
-	rr__cu_line(em, 1,
-	            "asm volatile(\"cp.async.cg.shared.global [%%0], [%%1], 16;\" :: "
-	            "\"r\"(s), \"l\"(p) : \"memory\");");
-	rr__cu_line(em, 0, "#else");
-	rr__cu_line(em, 1, "*rr_keep_slot(keep, k, c) = *reinterpret_cast<const uint4 *>(p);");
-	rr__cu_line(em, 0, "#endif\n}\n");
-	rr__cu_line(em, 0, "__device__ __forceinline__ void rr_keep_wait()\n{");
-	rr__cu_line(em, 0, "#if defined(__CUDA_ARCH__)");
-	rr__cu_line(em, 1, "asm volatile(\"cp.async.wait_all;\" ::: \"memory\");");
-	rr__cu_line(em, 0, "#endif\n}\n");
-	rr__cu_line(em, 0,
-	            "__device__ __forceinline__ void rr_keep_store(float *keep, int k, "
-	            "int c, const float (&v)[V])\n{");
-	rr__cu_line(em, 1, "uint4 w;");
-	for (int j = 0; j < 4; j++)
-		if (es == 4)
-			rr__cu_line(em, 1, "w%s = __float_as_uint(v[%d]);", member[j], j);
+	rr__cu_line(em, 0, "__device__ __forceinline__ void %s\n{",
+	            load ? "rr_keep_load(float (&v)[V], const float *keep, int k, int c)"
+	                 : "rr_keep_store(float *keep, int k, int c, const float (&v)[V])");
+	rr__cu_line(em, 1, load ? "const uint4 w = *rr_keep_slot(keep, k, c);" : "uint4 w;");
+	for (int j = 0; j < 4; j++) {
+		const char *m = member[j];
+		if (es == 4 && load)
+			rr__cu_line(em, 1, "v[%d] = __uint_as_float(w%s);", j, m);
+		else if (es == 4)
+			rr__cu_line(em, 1, "w%s = __float_as_uint(v[%d]);", m, j);
+		else if (load)
+			rr__cu_line(em, 1, "rr_in2(w%s, v[%d], v[%d]);", m, 2 * j, 2 * j + 1);
 		else
-			rr__cu_line(em, 1, "w%s = rr_out2(v[%d], v[%d]);", member[j], 2 * j,
-			            2 * j + 1);
-	rr__cu_line(em, 1, "*rr_keep_slot(keep, k, c) = w;\n}\n");
-	rr__cu_line(em, 0,
-	            "__device__ __forceinline__ void rr_keep_load(float (&v)[V], const "
-	            "float *keep, int k, int c)\n{");
-	rr__cu_line(em, 1, "const uint4 w = *rr_keep_slot(keep, k, c);");
-	for (int j = 0; j < 4; j++)
-		if (es == 4)
-			rr__cu_line(em, 1, "v[%d] = __uint_as_float(w%s);", j, member[j]);
-		else
-			rr__cu_line(em, 1, "rr_in2(w%s, v[%d], v[%d]);", member[j], 2 * j,
-			            2 * j + 1);
+			rr__cu_line(em, 1, "w%s = rr_out2(v[%d], v[%d]);", m, 2 * j, 2 * j + 1);
+	}
+	if (!load)
+		rr__cu_line(em, 1, "*rr_keep_slot(keep, k, c) = w;");
 	rr__cu_line(em, 0, "}\n");
 }
 
 static void emit_keep_helpers(rr__cu_emitter *em)
 {
 	if (em->geo->keep_raw) {
-		emit_keep_raw_helpers(em);
+		rr__device_emit(em->out, "keep_raw.cuh", "keep_raw");
+		emit_keep_raw_access(em, 0);
+		emit_keep_raw_access(em, 1);
 		return;
 	}
 	int unit = em->V < 4 ? em->V : 4;

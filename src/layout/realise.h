@@ -178,9 +178,10 @@ typedef struct rr__realisation {
 	int64_t dynamic_smem; /* bytes of kept packs per block (launch-time) */
 	int static_smem;      /* bytes of the reduction scratch per block */
 	/* The bytes legality checks against the device and the cost model's occupancy uses: the
-	 * kept values (kept_values, in f32, whole W·V chunks for each of R rows) when the
-	 * values are kept in shared memory, plus the scratch with one spare pair of partials per
-	 * reduction. An upper bound of dynamic_smem + static_smem. */
+	 * kept values (kept_values, in f32 or as stored when keep_raw, whole W·V chunks for
+	 * each of R rows) when the values are kept in shared memory, plus the scratch with one
+	 * spare pair of partials per reduction. An upper bound of dynamic_smem + static_smem;
+	 * the cost model prices a raw keep it does not take as streaming at the f32 size. */
 	int64_t smem_bytes;
 
 	/* The fixed cross-worker tree (rr__tree_offsets). */

@@ -726,6 +726,13 @@ int rr__online_stream(const rr__plan_request *req, const rr_layout *layout)
 	return req->cols >= 16384 && packs >= 16 && packs <= 32;
 }
 
+int rr__cost_raw_streams(const rr__plan_request *req, const rr__realisation *r)
+{
+	io_facts io;
+	io_facts_of(req->kernel, r, &io);
+	return staged_whole(r, &io);
+}
+
 double rr__cost_resident_groups(const rr__plan_request *req, const rr_layout *layout)
 {
 	if (req->target->kind != RR_TARGET_GPU)

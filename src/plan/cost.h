@@ -75,6 +75,10 @@ double rr__cost_default(const rr__plan_request *req, const rr_layout *layout, vo
 /* Groups that are resident on the whole target at once under `layout` (occupancy × SMs, or the
  * CPU's threads). */
 double rr__cost_resident_groups(const rr__plan_request *req, const rr_layout *layout);
+/* Whether the GPU model prices realisation `r` of `req`'s kernel as a raw keep streaming whole
+ * segments (every pack in flight; cost.c, staged_whole). A raw keep it does not is priced as
+ * the f32 keep it replaced, shared memory included. */
+int rr__cost_raw_streams(const rr__plan_request *req, const rr__realisation *r);
 /* Whether `layout` streams a one-pass online reduction on a GPU: a kernel of one round that
  * reduces with an online (max, sum) pair and writes no row output (cross-entropy), in blocks of
  * one row, unrolled by 8 over 16-32 packs a worker, on rows of 16384 elements or more. The
