@@ -563,6 +563,7 @@ static void simulate_full_grid(rr_device *device)
 	    {0, 128, 2, 1, 4, 1, RR_STORAGE_REREAD, RR_GRID_PERSISTENT, 5},
 	    {0, 64, 4, 2, 2, 1, RR_STORAGE_SMEM, RR_GRID_PERSISTENT, 5},
 	    {0, 32, 4, 1, 1, 2, RR_STORAGE_CLUSTER, RR_GRID_ROWS, 5},
+	    {0, 64, 8, 1, 1, 1, RR_STORAGE_SMEM, RR_GRID_ROWS, 5},
 	};
 	static const int64_t lengths[] = {1, 31, 33, 127, 128, 129, 257, 4103};
 	static const rr_dtype dtypes[] = {RR_F32, RR_BF16, RR_F16};
