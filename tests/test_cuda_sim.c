@@ -745,6 +745,9 @@ static int simulate_raw_keeps(rr_device *device)
 	    {40001, 32, 0, 1, 1, 2, RR_STORAGE_CLUSTER, RR_GRID_ROWS, 3},   /* cluster */
 	    {2000, 32, 0, 1, 2, 1, RR_STORAGE_SMEM, RR_GRID_PERSISTENT, 7}, /* two rows: f32 */
 	};
+	/* the dtypes each plan is simulated in (bit d: dtypes[d]); every pair is emitted and
+	 * checked. A simulation compiles the source with the host compiler: CI's time. */
+	static const unsigned simulated_dtypes[] = {7, 3, 2, 1};
 	static const char *const kernels[] = {"rmsnorm", "softmax", "layernorm", "add_layernorm"};
 	static const rr_dtype dtypes[] = {RR_F32, RR_BF16, RR_F16};
 	int simulated = 0;
@@ -754,8 +757,10 @@ static int simulate_raw_keeps(rr_device *device)
 		for (size_t p = 0; kernel && p < sizeof raw / sizeof raw[0]; p++)
 			for (size_t d = 0; d < 3; d++) {
 				const plan *pl = &raw[p];
-				simulated += simulate(device, kernel, dtypes[d], pl,
-				                      1700u + 10u * (unsigned)p + (unsigned)d);
+				if ((simulated_dtypes[p] >> d & 1u) && (k < 3 || p == 0))
+					simulated +=
+					    simulate(device, kernel, dtypes[d], pl,
+					             1700u + 10u * (unsigned)p + (unsigned)d);
 				int v = (int)(16 / rr_dtype_size(dtypes[d]));
 				rr_layout l = {pl->W, v,           pl->U,   pl->R,
 				               pl->C, pl->storage, pl->grid};
@@ -910,7 +915,7 @@ int main(void)
 	int deferred = simulate_deferred_online(&device);
 	CHECKF(deferred >= 30, "only %d plans with deferred online pairs were simulated", deferred);
 	int raw = simulate_raw_keeps(&device);
-	CHECKF(raw >= 40, "only %d plans with raw shared-memory keeps were simulated", raw);
+	CHECKF(raw >= 20, "only %d plans with raw shared-memory keeps were simulated", raw);
 	if (full_grid)
 		simulate_full_grid(&device);
 	bitwise_sums(&device);
