@@ -302,6 +302,27 @@ static const char *word_member(int bytes, int k)
 	return bytes >= 8 && k >= 0 && k < 4 ? four[k] : "";
 }
 
+/* The conversions between an access `w` of `bytes` (its `words` 32-bit words, each one f32 or
+ * two 16-bit elements) and the pack's values v[base + i]: into w (store 1) or out of it. */
+static void emit_word_moves(rr__cu_emitter *em, int depth, int store, int bytes, int words,
+                            const char *base)
+{
+	int es = em->geo->elem_bytes;
+	for (int j = 0; j < words; j++) {
+		const char *m = word_member(bytes, j);
+		if (es == 4 && store)
+			rr__cu_line(em, depth, "w%s = __float_as_uint(v[%s%d]);", m, base, j);
+		else if (es == 4)
+			rr__cu_line(em, depth, "v[%s%d] = __uint_as_float(w%s);", base, j, m);
+		else if (store)
+			rr__cu_line(em, depth, "w%s = rr_out2(v[%s%d], v[%s%d]);", m, base, 2 * j,
+			            base, 2 * j + 1);
+		else
+			rr__cu_line(em, depth, "rr_in2(w%s, v[%s%d], v[%s%d]);", m, base, 2 * j,
+			            base, 2 * j + 1);
+	}
+}
+
 /* The VEC branch of rr_load (store 0) or rr_store (store 1): V / per_access accesses of the
  * geometry's width, each split into 32-bit words of one f32 or two 16-bit elements. */
 static void emit_vector_access(rr__cu_emitter *em, int store)
@@ -317,21 +338,9 @@ static void emit_vector_access(rr__cu_emitter *em, int store)
 	else
 		rr__cu_line(em, 3, "const %s w = __ldg(reinterpret_cast<const %s *>(p) + k);",
 		            access_type(a), access_type(a));
-	for (int j = 0; j < words; j++) {
-		const char *m = word_member(a, j);
-		if (es == 4 && store)
-			rr__cu_line(em, 3, "w%s = __float_as_uint(v[k * %d + %d]);", m, per_access,
-			            j);
-		else if (es == 4)
-			rr__cu_line(em, 3, "v[k * %d + %d] = __uint_as_float(w%s);", per_access, j,
-			            m);
-		else if (store)
-			rr__cu_line(em, 3, "w%s = rr_out2(v[k * %d + %d], v[k * %d + %d]);", m,
-			            per_access, 2 * j, per_access, 2 * j + 1);
-		else
-			rr__cu_line(em, 3, "rr_in2(w%s, v[k * %d + %d], v[k * %d + %d]);", m,
-			            per_access, 2 * j, per_access, 2 * j + 1);
-	}
+	char base[32];
+	snprintf(base, sizeof base, "k * %d + ", per_access);
+	emit_word_moves(em, 3, store, a, words, base);
 	if (store)
 		rr__cu_line(em, 3, "reinterpret_cast<%s *>(p)[k] = w;", access_type(a));
 	rr__cu_line(em, 2, "}");
@@ -419,23 +428,11 @@ static void emit_keep_access(rr__cu_emitter *em, int load, int unit)
  * 16-byte slot as four 32-bit words, each one f32 or two 16-bit elements. */
 static void emit_keep_raw_access(rr__cu_emitter *em, int load)
 {
-	static const char *const member[] = {".x", ".y", ".z", ".w"};
-	int es = em->geo->elem_bytes;
 	rr__cu_line(em, 0, "__device__ __forceinline__ void %s\n{",
 	            load ? "rr_keep_load(float (&v)[V], const float *keep, int k, int c)"
 	                 : "rr_keep_store(float *keep, int k, int c, const float (&v)[V])");
 	rr__cu_line(em, 1, load ? "const uint4 w = *rr_keep_slot(keep, k, c);" : "uint4 w;");
-	for (int j = 0; j < 4; j++) {
-		const char *m = member[j];
-		if (es == 4 && load)
-			rr__cu_line(em, 1, "v[%d] = __uint_as_float(w%s);", j, m);
-		else if (es == 4)
-			rr__cu_line(em, 1, "w%s = __float_as_uint(v[%d]);", m, j);
-		else if (load)
-			rr__cu_line(em, 1, "rr_in2(w%s, v[%d], v[%d]);", m, 2 * j, 2 * j + 1);
-		else
-			rr__cu_line(em, 1, "w%s = rr_out2(v[%d], v[%d]);", m, 2 * j, 2 * j + 1);
-	}
+	emit_word_moves(em, 1, !load, 16, 4, "");
 	if (!load)
 		rr__cu_line(em, 1, "*rr_keep_slot(keep, k, c) = w;");
 	rr__cu_line(em, 0, "}\n");

@@ -152,6 +152,23 @@ static int staged_whole(const rr__realisation *r, const io_facts *io)
 	       r->segment * r->elem_bytes >= 49152;
 }
 
+/* A raw keep that streams but whose SM is poorly fed. One whose block has an SM to itself:
+ * nothing covers its output phase (U packs a thread in flight) but its own threads, nor a
+ * cluster's barriers. On the H200, W = 512 against W = 1024 on rows of 128 KB: rmsnorm bf16
+ * 1024x65536 80.5 against 71.6 µs, rmsnorm and layernorm f32 4096x32768 1.10-1.13x, softmax
+ * 1.01-1.02x; bf16 clusters of 128 KB a block against 64 KB (C = 2 against 4 at 131072, 4
+ * against 8 at 262144) 1.02-1.49x. And W = 1024 on a row of 64 KB or less, which 512 threads
+ * keep as well: two such blocks fill an SM's threads and leave 32 registers a thread; on
+ * 4096x32768 bf16 W = 1024 ran 1.11-1.29x the time of W = 512 (rmsnorm, softmax, layernorm;
+ * bench/NOTES.md session 16). */
+static int raw_stream_starved(const rr__realisation *r, const rr__plan_features *f)
+{
+	const rr_layout *l = &r->layout;
+	if (f->groups_per_sm <= 1 && (l->blocks_per_row > 1 || l->workers_per_row < 1024))
+		return 1;
+	return l->workers_per_row >= 1024 && r->segment * r->elem_bytes <= 65536;
+}
+
 static void gpu_occupancy(const rr__plan_request *req, const rr__realisation *r, const io_facts *io,
                           rr__plan_features *f)
 {
@@ -169,7 +186,8 @@ static void gpu_occupancy(const rr__plan_request *req, const rr__realisation *r,
 	f->smem_per_group = (double)r->smem_bytes;
 	/* A raw keep the model does not price as streaming (staged_whole) is priced as the f32
 	 * keep it replaced, shared memory included, until the H200 has measured it. */
-	if (r->keep_raw && !staged_whole(r, io))
+	f->raw_streams = staged_whole(r, io);
+	if (r->keep_raw && !f->raw_streams)
 		f->smem_per_group += (double)r->dynamic_smem * (4.0 / r->elem_bytes - 1);
 	double T = f->threads_per_group;
 	double fit = fmin(floor(GPU_THREADS_PER_SM / T), GPU_GROUPS_PER_SM);
@@ -379,7 +397,7 @@ static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
 	 * session 14); in bf16 the H200 measured those clusters behind the re-read at every
 	 * shape swept (session 13), which pricing U chunks in flight for them keeps. Otherwise U
 	 * chunks are in flight. */
-	regs_kept |= staged_whole(r, io);
+	regs_kept |= f->raw_streams;
 	double depth = regs_kept ? f->chunks_per_worker : fmin(l->unroll, f->chunks_per_worker);
 	f->serial_steps = !regs_kept && grid_one_wave(req, l, f)
 	                      ? load_trips(r)
@@ -423,7 +441,7 @@ static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
 	 * 1024x65536: 71.6 µs kept raw at W = 1024 against 81.3 re-read; bench/NOTES.md
 	 * session 16). */
 	double staged = 0;
-	if (io->kept > 0 && r->keep == RR_KEEP_SMEM && !staged_whole(r, io))
+	if (io->kept > 0 && r->keep == RR_KEEP_SMEM && !f->raw_streams)
 		staged = io->max_passes * io->kept * f->rows * (double)req->cols * 4;
 	f->memory_us = f->dram_bytes / (K(gpu_bandwidth) * f->bandwidth_efficiency) * 1e6 +
 	               f->cache_bytes / (K(gpu_cache_bandwidth) * fmax(active, 0.05)) * 1e6 +
@@ -649,7 +667,7 @@ static void features_of(const rr__plan_request *req, const rr__realisation *r,
 	 * the model's latency terms are not trusted there, so such layouts rank last unless
 	 * nothing else is legal. */
 	if (gpu && features->chunks_per_worker > 8 && layout->workers_per_row < 1024 &&
-	    !features->few_groups && !features->cluster_in_registers && !staged_whole(r, &io) &&
+	    !features->few_groups && !features->cluster_in_registers && !features->raw_streams &&
 	    !rr__online_stream(req, layout))
 		features->predicted_us *= K(gpu_many_packs_factor);
 	/* A cluster pays cluster-wide barriers per round; it is for rows one block cannot hold.
@@ -665,20 +683,7 @@ static void features_of(const rr__plan_request *req, const rr__realisation *r,
 		features->predicted_us *= K(cluster_narrow_factor);
 	if (gpu)
 		features->predicted_us *= gpu_measured_factor(k, req, layout, features);
-	/* A raw keep whose block has an SM to itself: nothing covers its output phase (U packs
-	 * a thread in flight) but its own threads, nor a cluster's barriers. On the H200, W = 512
-	 * against W = 1024 on rows of 128 KB: rmsnorm bf16 1024x65536 80.5 against 71.6 µs,
-	 * rmsnorm and layernorm f32 4096x32768 1.10-1.13x, softmax 1.01-1.02x; bf16 clusters of
-	 * 128 KB a block against 64 KB (C = 2 against 4 at 131072, 4 against 8 at 262144)
-	 * 1.02-1.49x (bench/NOTES.md session 16). */
-	if (gpu && staged_whole(r, &io) && features->groups_per_sm <= 1 &&
-	    (layout->blocks_per_row > 1 || layout->workers_per_row < 1024))
-		features->predicted_us *= K(gpu_staged_lone_factor);
-	/* W = 1024 on a row of 64 KB or less, which 512 threads keep as well: two such blocks
-	 * fill an SM's threads and leave 32 registers a thread. On 4096x32768 bf16 W = 1024 ran
-	 * 1.11-1.29x the time of W = 512 (rmsnorm, softmax, layernorm; session 16). */
-	else if (gpu && staged_whole(r, &io) && layout->workers_per_row >= 1024 &&
-	         r->segment * r->elem_bytes <= 65536)
+	if (gpu && features->raw_streams && raw_stream_starved(r, features))
 		features->predicted_us *= K(gpu_staged_lone_factor);
 }
 

@@ -44,6 +44,7 @@ typedef struct rr__plan_features {
 	double waves;                /* groups / (multiprocessors · groups_per_sm) */
 	int few_groups; /* a launch waiting on its groups' own work (cost.c: few_groups) */
 	int cluster_in_registers;    /* a cluster keeping its segment in registers (cost.c) */
+	int raw_streams;             /* a raw keep priced as streaming whole segments (cost.c) */
 	double tail_efficiency;      /* waves / ceil(waves): how full the last wave is */
 	double live_lanes;           /* N / (ceil(N/(W·V))·W·V): lanes holding valid elements */
 	double access_bytes;         /* V · element size: bytes per vector access */
