@@ -143,6 +143,7 @@ static const struct {
                     "\t__shared__ float slot[2];\n"
                     "\tslot[0] = out[0];\n"
                     "\tslot[1] = out[1];\n"
+                    "\trr_cluster_publish();\n"
                     "\trr_cluster_sync();\n"
                     "\tfloat m = 0.0f, z = 0.0f;\n"
                     "\trr_cluster_online(m, z, slot);\n"

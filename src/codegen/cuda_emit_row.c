@@ -780,6 +780,7 @@ static void emit_cluster_stage(rr__cu_emitter *em, int round)
 	            "/* across the cluster's C blocks, through distributed shared memory */");
 	rr__cu_line(em, 1, "if (threadIdx.x == 0) {");
 	rr__cu_for_each_partial(em, round, 2, write_block_partial);
+	rr__cu_line(em, 2, "rr_cluster_publish();");
 	rr__cu_line(em, 1, "}");
 	rr__cu_line(em, 1, "rr_cluster_sync();");
 	for (int id = 0; id < kernel->n_nodes; id++) {

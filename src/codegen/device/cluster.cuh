@@ -22,10 +22,22 @@ __device__ __forceinline__ unsigned rr_cluster_rank()
 	return rr_sim_cluster_rank(); /* host simulation (tests) */
 #endif
 }
+/* Makes this thread's writes to its block's shared memory (its partials) visible to the
+ * cluster before its next rr_cluster_sync: a fence at the scope of the block's shared memory
+ * (MEMBAR.ALL.CTA on sm_90). The cluster barrier itself is then relaxed: a release there
+ * compiles to MEMBAR.ALL.GPU in every thread, which waits for the block's outstanding global
+ * stores (the last row's outputs) before the cluster may go on. Reads of other blocks' partials
+ * need no fence of their own: their values are used before the reader next arrives. */
+__device__ __forceinline__ void rr_cluster_publish()
+{
+#if defined(__CUDA_ARCH__)
+	asm volatile("fence.release.sync_restrict::shared::cta.cluster;" ::: "memory");
+#endif
+}
 __device__ __forceinline__ void rr_cluster_sync()
 {
 #if defined(__CUDA_ARCH__)
-	asm volatile("barrier.cluster.arrive.release.aligned;\n\t"
+	asm volatile("barrier.cluster.arrive.relaxed.aligned;\n\t"
 	             "barrier.cluster.wait.acquire.aligned;" ::: "memory");
 #else
 	rr_sim_cluster_sync();
