@@ -32,7 +32,7 @@ __device__ __forceinline__ void rr_keep_stage(float *keep, int k, int c, const i
 	             : "l"(rr_keep_slot(keep, k, c)));
 	asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(p) : "memory");
 #else
-	*rr_keep_slot(keep, k, c) = *reinterpret_cast<const uint4 *>(p);
+	*rr_keep_slot(keep, k, c) = __ldg(reinterpret_cast<const uint4 *>(p));
 #endif
 }
 
