@@ -245,8 +245,43 @@ static void test_bf16_store(void)
 		}
 }
 
+/* rr_store_aligned: whole vectors at every element offset from a 64-byte boundary, 1 to 5 of
+ * them, leave exactly store_lanes's values (element k of vector c = c * L + k + 1) and nothing
+ * outside [start, start + count * L); a launch that streams stores as store_lanes does. */
+static void test_aligned_stores(void)
+{
+	enum { SLACK = 64 };
+	_Alignas(64) float row[SLACK + 6 * L + SLACK];
+	for (int offset = 0; offset < L; offset++)
+		for (int count = 1; count <= 5; count++)
+			for (int stream = 0; stream <= 1; stream++) {
+				for (size_t k = 0; k < sizeof row / sizeof row[0]; k++)
+					row[k] = -1.0f;
+				float *p = row + SLACK + offset;
+				rr_aligner a = rr_aligner_begin(p, stream);
+				for (int c = 0; c < count; c++) {
+					vf v;
+					for (int l = 0; l < L; l++)
+						v[l] = (float)(c * L + l + 1);
+					rr_store_aligned(&a, p, (int64_t)c * L, stream, v);
+				}
+				rr_aligner_end(&a, p);
+#if defined(__SSE__)
+				_mm_sfence();
+#endif
+				int wrong = 0;
+				for (int k = -SLACK - offset; k < 6 * L + SLACK - offset; k++) {
+					const float want = k >= 0 && k < count * L ? (float)(k + 1) : -1.0f;
+					wrong += p[k] != want;
+				}
+				CHECKF(wrong == 0, "offset %d, %d vectors, stream %d: %d elements wrong",
+				       offset, count, stream, wrong);
+			}
+}
+
 int main(void)
 {
+	test_aligned_stores();
 	test_bf16_store();
 	test_exp();
 	test_exp_nonpos();

@@ -557,5 +557,68 @@ static inline vf rr_vswap(vf v, int o)
 	return r;
 #endif
 }
+/* A row output's stores of whole vectors at i, i + L, i + 2L, ... (V = 1: the output phase's
+ * complete chunks) where the row does not start on a vector's bytes: the first vector is stored
+ * as it is, every later one as the aligned span that ends shift elements into it (the last
+ * vector's top shift lanes and this one's bottom L - shift, rotated into place), and the last
+ * vector again at the end. Each element is written with the value it is computed to have, never
+ * before its vector is; only the stores' addresses change, so the numbers are those of
+ * store_lanes. With 64-byte vectors (f32 on AVX-512) a row off a line boundary (NumPy's arrays
+ * are 16-byte aligned) makes every store a split one: add_layernorm f32 64x4096, one thread,
+ * rows 16 bytes in: 221-231 µs, realigned 172-185 (aligned rows 166-182); 1024x1024 986-1023
+ * -> 730-775; rmsnorm 64x4096 52-64 -> 46-60. Not for 32-byte vectors (bf16 on AVX-512, every
+ * other store split): the rotation cost more than it saved (rmsnorm bf16 1024x1024 269-278 ->
+ * 300). GCC only (a shuffle by a variable index); elsewhere and in launches that stream, the
+ * stores of store_lanes. */
+typedef struct rr_aligner {
+	vf last, last_rotated; /* the last vector stored, and its lanes rotated up by shift */
+	vi rotate, low;        /* lane l takes lane (l - shift) mod L; lanes under shift */
+	int64_t shift;         /* elements the row's vectors start past a vector boundary */
+	int64_t last_i;        /* the last vector's first element, -1 before the first */
+} rr_aligner;
+
+static inline rr_aligner rr_aligner_begin(const io_t *p, int stream)
+{
+	rr_aligner a;
+	memset(&a, 0, sizeof a);
+	a.last_i = -1;
+#if defined(__GNUC__) && !defined(__clang__)
+	const uintptr_t offset = (uintptr_t)p % (L * sizeof(io_t));
+	if (V == 1 && L * sizeof(io_t) >= 64 && !stream && offset % sizeof(io_t) == 0)
+		a.shift = (int64_t)(offset / sizeof(io_t));
+	for (int l = 0; l < L; l++) {
+		a.rotate[l] = (int32_t)((l - a.shift) & (L - 1));
+		a.low[l] = l < a.shift ? -1 : 0;
+	}
+#else
+	(void)p;
+	(void)stream;
+#endif
+	return a;
+}
+
+static inline void rr_store_aligned(rr_aligner *a, io_t *p, int64_t i, int stream, vf v)
+{
+#if defined(__GNUC__) && !defined(__clang__)
+	if (a->shift != 0) {
+		const vf rotated = __builtin_shuffle(v, a->rotate);
+		if (a->last_i >= 0)
+			store_packed(p + i - a->shift, rr_vselect(a->low, a->last_rotated, rotated));
+		else
+			store_packed(p + i, v);
+		a->last = v;
+		a->last_rotated = rotated;
+		a->last_i = i;
+		return;
+	}
+#endif
+	store_lanes(p, i, stream, v);
+}
+
+static inline void rr_aligner_end(const rr_aligner *a, io_t *p)
+{
+	if (a->shift != 0 && a->last_i >= 0)
+		store_packed(p + a->last_i, a->last);
+}
 //@ end
 #endif
