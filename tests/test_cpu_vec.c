@@ -279,8 +279,28 @@ static void test_aligned_stores(void)
 			}
 }
 
+/* rr_load_bf16: every 16-bit pattern, L at a time, is the f32 with those bits on top. */
+static void test_bf16_load(void)
+{
+	int wrong = 0;
+	for (uint32_t b = 0; b < 0x10000u; b += L) {
+		uint16_t bits[L];
+		for (int l = 0; l < L; l++)
+			bits[l] = (uint16_t)(b + (uint32_t)l);
+		const vf v = rr_load_bf16(bits);
+		for (int l = 0; l < L; l++) {
+			uint32_t got;
+			memcpy(&got, &v[l], sizeof got);
+			if (got != (uint32_t)bits[l] << 16 && wrong++ < 5)
+				CHECKF(0, "bf16 0x%04x loaded as 0x%08x", bits[l], (unsigned)got);
+		}
+	}
+	CHECK(wrong == 0);
+}
+
 int main(void)
 {
+	test_bf16_load();
 	test_aligned_stores();
 	test_bf16_store();
 	test_exp();

@@ -361,7 +361,18 @@ static inline vf rr_load_bf16(const uint16_t *p)
 	/* One widening load where the target has it: GCC splits the generic conversion of 16
 	 * lanes into two halves and loads them twice (softmax bf16 64x4096, one thread: 1.53 ->
 	 * 1.20 µs a row). */
-#if defined(__AVX512F__) && L == 16
+#if defined(__AVX512BW__) && L == 16
+	/* Each bf16 into the top half of its lane and zeros below in one word permute (one
+	 * micro-op where widening and shifting take two): one thread, in cache, two interleaved
+	 * runs, rmsnorm bf16 1024x1024 217-232 µs -> 210-223, add_layernorm 512-576 -> 479-550,
+	 * layernorm and softmax level. */
+	const __m512i high_halves =
+	    _mm512_set_epi16(15, 0, 14, 0, 13, 0, 12, 0, 11, 0, 10, 0, 9, 0, 8, 0, 7, 0, 6, 0, 5, 0,
+	                     4, 0, 3, 0, 2, 0, 1, 0, 0, 0);
+	return (vf)_mm512_maskz_permutexvar_epi16(
+	    0xaaaaaaaau, high_halves,
+	    _mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(const void *)p)));
+#elif defined(__AVX512F__) && L == 16
 	return (vf)_mm512_slli_epi32(
 	    _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(const void *)p)), 16);
 #elif defined(__AVX2__) && L == 8
