@@ -245,8 +245,63 @@ static void test_bf16_store(void)
 		}
 }
 
+/* rr_store_aligned: whole vectors at every element offset from a 64-byte boundary, 1 to 5 of
+ * them, leave exactly store_lanes's values (element k of vector c = c * L + k + 1) and nothing
+ * outside [start, start + count * L); a launch that streams stores as store_lanes does. */
+static void test_aligned_stores(void)
+{
+	enum { SLACK = 64 };
+	_Alignas(64) float row[SLACK + 6 * L + SLACK];
+	for (int offset = 0; offset < L; offset++)
+		for (int count = 1; count <= 5; count++)
+			for (int stream = 0; stream <= 1; stream++) {
+				for (size_t k = 0; k < sizeof row / sizeof row[0]; k++)
+					row[k] = -1.0f;
+				float *p = row + SLACK + offset;
+				rr_aligner a = rr_aligner_begin(p, stream);
+				for (int c = 0; c < count; c++) {
+					vf v;
+					for (int l = 0; l < L; l++)
+						v[l] = (float)(c * L + l + 1);
+					rr_store_aligned(&a, p, (int64_t)c * L, stream, v);
+				}
+				rr_aligner_end(&a, p);
+#if defined(__SSE__)
+				_mm_sfence();
+#endif
+				int wrong = 0;
+				for (int k = -SLACK - offset; k < 6 * L + SLACK - offset; k++) {
+					const float want = k >= 0 && k < count * L ? (float)(k + 1) : -1.0f;
+					wrong += p[k] != want;
+				}
+				CHECKF(wrong == 0, "offset %d, %d vectors, stream %d: %d elements wrong",
+				       offset, count, stream, wrong);
+			}
+}
+
+/* rr_load_bf16: every 16-bit pattern, L at a time, is the f32 with those bits on top. */
+static void test_bf16_load(void)
+{
+	int wrong = 0;
+	for (uint32_t b = 0; b < 0x10000u; b += L) {
+		uint16_t bits[L];
+		for (int l = 0; l < L; l++)
+			bits[l] = (uint16_t)(b + (uint32_t)l);
+		const vf v = rr_load_bf16(bits);
+		for (int l = 0; l < L; l++) {
+			uint32_t got;
+			memcpy(&got, &v[l], sizeof got);
+			if (got != (uint32_t)bits[l] << 16 && wrong++ < 5)
+				CHECKF(0, "bf16 0x%04x loaded as 0x%08x", bits[l], (unsigned)got);
+		}
+	}
+	CHECK(wrong == 0);
+}
+
 int main(void)
 {
+	test_bf16_load();
+	test_aligned_stores();
 	test_bf16_store();
 	test_exp();
 	test_exp_nonpos();

@@ -49,6 +49,7 @@ typedef struct emitter {
 	 * the output phase (cache_output_of), or -1. */
 	int cache_output;
 	int chains; /* emitting the loop of CHAINS accumulators per block (max_chains) */
+	int aligned; /* emitting the output phase's complete chunks through rr_store_aligned */
 } emitter;
 
 static void line(emitter *em, int depth, const char *fmt, ...)
@@ -365,6 +366,8 @@ static void emit_outputs_of_element(emitter *em, int depth, int guarded)
 		rr__emit_indent(em->out, depth + em->indent);
 		if (em->head)
 			rr__buf_printf(em->out, "store_head(out%d, e, b, h, ", j);
+		else if (em->aligned && !guarded)
+			rr__buf_printf(em->out, "rr_store_aligned(&aligned%d, out%d, i, stream, ", j, j);
 		else
 			rr__buf_printf(em->out, "store_lanes%s(out%d, i, %s",
 			               guarded ? "_guarded" : "", j, guarded ? "N, " : "stream, ");
@@ -653,6 +656,16 @@ static void emit_chained_chunks(emitter *em, int round)
 	}
 }
 
+/* Whether the pass of `round` is the output phase with V = 1, whose complete chunks store
+ * whole vectors at consecutive addresses: rr_store_aligned keeps those stores off cache-line
+ * boundaries (device/cpu_vec.h). Not where the phase reads the split's cache (softmax): there
+ * it measured level or slower (1024x1024 f32, one thread, output 16 bytes in: 314-320 µs
+ * against 320-356), the cache's own stores realigned too no better (338-359). */
+static int stores_aligned(const emitter *em, int round)
+{
+	return round > em->rounds && em->layout->vec == 1 && em->cached < 0 && em->dtype == RR_F32;
+}
+
 /* Every worker visits its private slots in slot order, L workers at a time as the lanes of
  * one vector: the chunks whose packs are all complete, U per iteration, then the last chunk
  * guarded. A worker's order is the plan's whichever block it sits in (the maxima of the
@@ -680,6 +693,10 @@ static void emit_traversal(emitter *em, int round)
 	 * f32 1024x1024, one thread, AVX2: 0.48 -> 0.44 µs a row). */
 	const int unroll = em->pass == 2 && em->layout->unroll < 2 ? 2 : em->layout->unroll;
 	const char *u_text = unroll != em->layout->unroll ? "2" : "U";
+	em->aligned = stores_aligned(em, round);
+	for (int j = 0; j < em->kernel->n_outputs && em->aligned; j++)
+		if (em->kernel->outputs[j].kind == RR_KIND_ROW)
+			line(em, 2, "rr_aligner aligned%d = rr_aligner_begin(out%d + h, stream);", j, j);
 	line(em, 2, "for (; chunk + %s <= chunks; chunk += %s) {", u_text, u_text);
 	line(em, 3, "for (int u = 0; u < %s; u++) {", u_text);
 	line(em, 4, "const int64_t c = chunk + u;");
@@ -696,6 +713,10 @@ static void emit_traversal(emitter *em, int round)
 		line(em, 3, "}");
 		line(em, 2, "}");
 	}
+	for (int j = 0; j < em->kernel->n_outputs && em->aligned; j++)
+		if (em->kernel->outputs[j].kind == RR_KIND_ROW)
+			line(em, 2, "rr_aligner_end(&aligned%d, out%d);", j, j);
+	em->aligned = 0;
 	line(em, 2, "if (chunks * W * V < N - h) {");
 	line(em, 3, "const int64_t c = chunks;");
 	line(em, 3, "for (int b = 0; b < BLOCKS; b++) {");

@@ -520,19 +520,22 @@ static void cpu_features(const rr__cost_coeffs *k, const rr__plan_request *req, 
 	                 ceil(W / lanes) * K(cpu_worker_ns) + log2_of(W) * K(cpu_tree_level_ns);
 	double later_ns = 0;
 	int cached = f->row_share * elem * io->kept <= K(cpu_cached_row_bytes);
-	/* A launch bound by memory (it streams its outputs, RR_CPU_STREAM_BYTES): keeping a
-	 * 32-bit row saves no conversion, and its stores into scratch compete with the stream
-	 * (peer script, f32 16384x1024, R = 4: rmsnorm reread 2.64 ms, regs 2.77; layernorm 2.74
-	 * and 2.94): a kept pass costs a re-read one and the first pass a store per pack. */
-	int streams =
-	    (io->row_inputs + io->row_outputs) * f->rows * req->cols * elem >= RR_CPU_STREAM_BYTES;
-	double kept_factor = streams && elem >= 4 ? 1.0 : K(cpu_kept_pass_factor);
+	/* Keeping a 32-bit row saves no conversion, and the keep's stores into scratch cost the
+	 * first pass a store per pack: a kept pass costs a re-read one, in cache or past it (peer
+	 * script, f32 16384x1024, R = 4: rmsnorm reread 2.64 ms, regs 2.77; layernorm 2.74 and
+	 * 2.94; `rowreduce bench` on AVX-512, three interleaved runs, the planner's R: rmsnorm f32
+	 * 1024x1024 140-154 µs against 188-225, layernorm 172-201 against 230-268, add_layernorm
+	 * 2048x512 331-374 against 479-516, 12345x321 level). A 16-bit row kept saves its later
+	 * conversions: priced as before (the same runs: rmsnorm bf16 1024x1024 re-read 0.79 of
+	 * the keep's time, but add_layernorm bf16 17x257 1.15 and 12345x321 1.10, layernorm bf16
+	 * 2048x512 1.13: no one factor orders them). */
+	double kept_factor = elem >= 4 ? 1.0 : K(cpu_kept_pass_factor);
 	if (io->kept > 0) {
 		/* Kept rows are read back from the workers' arrays; re-read rows from the cache, or
 		 * from memory when they do not fit (counted in the bytes). */
 		later_ns = (io->max_passes - 1) * pass_ns *
 		           (l->storage == RR_STORAGE_REREAD ? 1.0 : kept_factor);
-		if (streams && elem >= 4 && l->storage != RR_STORAGE_REREAD)
+		if (elem >= 4 && l->storage != RR_STORAGE_REREAD)
 			later_ns += f->chunks_per_worker * W * pack_ns * io->kept;
 		if (f->passes > 1 && !cached)
 			f->dram_bytes += (f->passes - 1) * io->kept * f->rows * req->cols * elem;

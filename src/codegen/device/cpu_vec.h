@@ -361,7 +361,18 @@ static inline vf rr_load_bf16(const uint16_t *p)
 	/* One widening load where the target has it: GCC splits the generic conversion of 16
 	 * lanes into two halves and loads them twice (softmax bf16 64x4096, one thread: 1.53 ->
 	 * 1.20 µs a row). */
-#if defined(__AVX512F__) && L == 16
+#if defined(__AVX512BW__) && L == 16
+	/* Each bf16 into the top half of its lane and zeros below in one word permute (one
+	 * micro-op where widening and shifting take two): one thread, in cache, two interleaved
+	 * runs, rmsnorm bf16 1024x1024 217-232 µs -> 210-223, add_layernorm 512-576 -> 479-550,
+	 * layernorm and softmax level. */
+	const __m512i high_halves =
+	    _mm512_set_epi16(15, 0, 14, 0, 13, 0, 12, 0, 11, 0, 10, 0, 9, 0, 8, 0, 7, 0, 6, 0, 5, 0,
+	                     4, 0, 3, 0, 2, 0, 1, 0, 0, 0);
+	return (vf)_mm512_maskz_permutexvar_epi16(
+	    0xaaaaaaaau, high_halves,
+	    _mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(const void *)p)));
+#elif defined(__AVX512F__) && L == 16
 	return (vf)_mm512_slli_epi32(
 	    _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(const void *)p)), 16);
 #elif defined(__AVX2__) && L == 8
@@ -374,9 +385,31 @@ static inline vf rr_load_bf16(const uint16_t *p)
 #endif
 }
 
+static inline vh rr_bf16_bits_generic(vf v)
+{
+	const vu bits = (vu)v, nan = (vu)(v != v);
+	const vu rounded = (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;
+	const vu quiet = (bits >> 16) | 0x40u;
+	return __builtin_convertvector((nan & quiet) | (~nan & rounded), vh);
+}
+
 static inline vh rr_bf16_bits(vf v)
 {
-#if defined(__AVX2__) && L == 8
+#if defined(__AVX512BF16__) && defined(__AVX512F__) && L == 16
+	/* One instruction where the target converts to bfloat16: vcvtneps2bf16 rounds to nearest
+	 * even and quiets a NaN as the generic form does, but reads a subnormal input as zero
+	 * (0x00400000 -> 0x0000, not 0x0040); a vector with a subnormal lane (two tests, rare)
+	 * takes the generic form. 11 instructions a vector -> 5; one thread, in cache: rmsnorm bf16
+	 * 1024x1024 275-283 µs -> 212-224, softmax 390-413 -> 358-373, layernorm 389-405 ->
+	 * 298-320. */
+	const __m512i bits = (__m512i)v;
+	const __mmask16 no_exponent = _mm512_testn_epi32_mask(bits, _mm512_set1_epi32(0x7f800000));
+	if (__builtin_expect(
+	        _mm512_mask_test_epi32_mask(no_exponent, bits, _mm512_set1_epi32(0x007fffff)) != 0,
+	        0))
+		return rr_bf16_bits_generic(v);
+	return (vh)_mm512_cvtneps_pbh((__m512)v);
+#elif defined(__AVX2__) && L == 8
 	/* The same bits in fewer instructions: one blend for the NaN lanes, one pack and one
 	 * permute for the narrowing. */
 	const __m256i bits = (__m256i)v, high = _mm256_srli_epi32(bits, 16);
@@ -389,10 +422,7 @@ static inline vh rr_bf16_bits(vf v)
 	const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(halves, halves), 0xd8);
 	return (vh)_mm256_castsi256_si128(packed);
 #else
-	const vu bits = (vu)v, nan = (vu)(v != v);
-	const vu rounded = (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;
-	const vu quiet = (bits >> 16) | 0x40u;
-	return __builtin_convertvector((nan & quiet) | (~nan & rounded), vh);
+	return rr_bf16_bits_generic(v);
 #endif
 }
 
@@ -556,6 +586,69 @@ static inline vf rr_vswap(vf v, int o)
 		r[l] = v[(l ^ o) & (L - 1)];
 	return r;
 #endif
+}
+/* A row output's stores of whole vectors at i, i + L, i + 2L, ... (V = 1: the output phase's
+ * complete chunks) where the row does not start on a vector's bytes: the first vector is stored
+ * as it is, every later one as the aligned span that ends shift elements into it (the last
+ * vector's top shift lanes and this one's bottom L - shift, rotated into place), and the last
+ * vector again at the end. Each element is written with the value it is computed to have, never
+ * before its vector is; only the stores' addresses change, so the numbers are those of
+ * store_lanes. With 64-byte vectors (f32 on AVX-512) a row off a line boundary (NumPy's arrays
+ * are 16-byte aligned) makes every store a split one: add_layernorm f32 64x4096, one thread,
+ * rows 16 bytes in: 221-231 µs, realigned 172-185 (aligned rows 166-182); 1024x1024 986-1023
+ * -> 730-775; rmsnorm 64x4096 52-64 -> 46-60. Not for 32-byte vectors (bf16 on AVX-512, every
+ * other store split): the rotation cost more than it saved (rmsnorm bf16 1024x1024 269-278 ->
+ * 300). GCC only (a shuffle by a variable index); elsewhere and in launches that stream, the
+ * stores of store_lanes. */
+typedef struct rr_aligner {
+	vf last, last_rotated; /* the last vector stored, and its lanes rotated up by shift */
+	vi rotate, low;        /* lane l takes lane (l - shift) mod L; lanes under shift */
+	int64_t shift;         /* elements the row's vectors start past a vector boundary */
+	int64_t last_i;        /* the last vector's first element, -1 before the first */
+} rr_aligner;
+
+static inline rr_aligner rr_aligner_begin(const io_t *p, int stream)
+{
+	rr_aligner a;
+	memset(&a, 0, sizeof a);
+	a.last_i = -1;
+#if defined(__GNUC__) && !defined(__clang__)
+	const uintptr_t offset = (uintptr_t)p % (L * sizeof(io_t));
+	if (V == 1 && L * sizeof(io_t) >= 64 && !stream && offset % sizeof(io_t) == 0)
+		a.shift = (int64_t)(offset / sizeof(io_t));
+	for (int l = 0; l < L; l++) {
+		a.rotate[l] = (int32_t)((l - a.shift) & (L - 1));
+		a.low[l] = l < a.shift ? -1 : 0;
+	}
+#else
+	(void)p;
+	(void)stream;
+#endif
+	return a;
+}
+
+static inline void rr_store_aligned(rr_aligner *a, io_t *p, int64_t i, int stream, vf v)
+{
+#if defined(__GNUC__) && !defined(__clang__)
+	if (a->shift != 0) {
+		const vf rotated = __builtin_shuffle(v, a->rotate);
+		if (a->last_i >= 0)
+			store_packed(p + i - a->shift, rr_vselect(a->low, a->last_rotated, rotated));
+		else
+			store_packed(p + i, v);
+		a->last = v;
+		a->last_rotated = rotated;
+		a->last_i = i;
+		return;
+	}
+#endif
+	store_lanes(p, i, stream, v);
+}
+
+static inline void rr_aligner_end(const rr_aligner *a, io_t *p)
+{
+	if (a->shift != 0 && a->last_i >= 0)
+		store_packed(p + a->last_i, a->last);
 }
 //@ end
 #endif
