@@ -45,6 +45,12 @@ typedef struct cpu_impl {
 	/* SHA-256 of the CPU model and feature flags: objects built with -march=native run only
 	 * where these match, so they are part of the cache key. */
 	char machine[65];
+	/* Whether loads stall behind streamed stores to addresses that alias theirs modulo 4 KiB
+	 * (rr__cpu_outputs_alias): on Zen 3 add_layernorm f32 in NumPy's placement ran 5-10x slower
+	 * streaming (bench/NOTES.md session 9); on an Intel Xeon (session 17) streaming was the
+	 * faster there too, 17.6 ms against 23.3 for 16384x1024 on one thread. So the rule holds
+	 * everywhere but on Intel's. */
+	int alias_stalls;
 } cpu_impl;
 
 typedef struct cpu_module {
@@ -214,6 +220,9 @@ static rr_status cpu_open(rr_device *device)
 	rr__sha256_hex(machine.data ? machine.data : "", machine.length, impl->machine);
 	rr__buf_free(&machine);
 	snprintf(device->name, sizeof device->name, "%s (%d threads)", model, impl->threads);
+	char vendor[64];
+	cpuinfo_field("vendor_id", vendor, sizeof vendor);
+	impl->alias_stalls = strcmp(vendor, "GenuineIntel") != 0;
 	return RR_OK;
 }
 
@@ -577,9 +586,9 @@ int rr__cpu_outputs_alias(const void *const *inputs, int n_in, void *const *outp
  * -> 2.60-2.67, 1024x4096 (32 MiB) 451-492 µs -> 435-449; 768x4096 (24 MiB) 266-288 -> 316-326
  * and 256x4096 57 -> 103 (there the output stays in cache for the next call). RR_STREAM_BYTES
  * sets another bound (tests force it on small launches). Not where the row arrays alias as
- * rr__cpu_outputs_alias says. */
-static int streams(const rr_program *program, int64_t rows, const void *const *inputs,
-                   void *const *outputs)
+ * rr__cpu_outputs_alias says, on CPUs where that stalls (cpu_impl.alias_stalls). */
+static int streams(const cpu_impl *impl, const rr_program *program, int64_t rows,
+                   const void *const *inputs, void *const *outputs)
 {
 	const void *row_in[RR_MAX_IO];
 	void *row_out[RR_MAX_IO];
@@ -597,7 +606,7 @@ static int streams(const rr_program *program, int64_t rows, const void *const *i
 	return (double)(n_in + n_out) * (double)rows * (double)program->cols *
 	               (double)rr_dtype_size(program->dtype) >=
 	           bound &&
-	       !rr__cpu_outputs_alias(row_in, n_in, row_out, n_out);
+	       !(impl->alias_stalls && rr__cpu_outputs_alias(row_in, n_in, row_out, n_out));
 }
 
 /* Rows per chunk: about eight chunks per thread, so a thread slowed by another process hands
@@ -636,7 +645,7 @@ static rr_status cpu_launch(rr_device *device, rr_program *program, int64_t rows
 	                 .inputs = pointers,
 	                 .params = params,
 	                 .outputs = outputs,
-	                 .stream = streams(program, rows, pointers, outputs)};
+	                 .stream = streams(device->impl, program, rows, pointers, outputs)};
 	return rr__pool_run(threads, rows, rows_per_chunk(rows, program->cols, threads), floats,
 	                    run_rows, &task);
 }
