@@ -48,8 +48,9 @@ typedef struct cpu_impl {
 	/* Whether loads stall behind streamed stores to addresses that alias theirs modulo 4 KiB
 	 * (rr__cpu_outputs_alias): on Zen 3 add_layernorm f32 in NumPy's placement ran 5-10x slower
 	 * streaming (bench/NOTES.md session 9); on an Intel Xeon (session 17) streaming was the
-	 * faster there too, 17.6 ms against 23.3 for 16384x1024 on one thread. So the rule holds
-	 * everywhere but on Intel's. */
+	 * faster there too, 17.6 ms against 23.3 for 16384x1024 on one thread, and two threads
+	 * ran in 0.52-0.56 of the time (bench/results/2026-12-02-cpu-ab-alias-intel). One machine
+	 * each: the rule holds everywhere but on Intel's, whose other generations are unmeasured. */
 	int alias_stalls;
 } cpu_impl;
 
