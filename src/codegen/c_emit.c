@@ -666,6 +666,15 @@ static int stores_aligned(const emitter *em, int round)
 	return round > em->rounds && em->layout->vec == 1 && em->cached < 0 && em->dtype == RR_F32;
 }
 
+/* One line per row output, `fmt` taking its index twice: an aligner's start or end, where the
+ * output phase stores through rr_store_aligned (em->aligned). */
+static void emit_aligners(emitter *em, const char *fmt)
+{
+	for (int j = 0; j < em->kernel->n_outputs && em->aligned; j++)
+		if (em->kernel->outputs[j].kind == RR_KIND_ROW)
+			line(em, 2, fmt, j, j);
+}
+
 /* Every worker visits its private slots in slot order, L workers at a time as the lanes of
  * one vector: the chunks whose packs are all complete, U per iteration, then the last chunk
  * guarded. A worker's order is the plan's whichever block it sits in (the maxima of the
@@ -694,9 +703,7 @@ static void emit_traversal(emitter *em, int round)
 	const int unroll = em->pass == 2 && em->layout->unroll < 2 ? 2 : em->layout->unroll;
 	const char *u_text = unroll != em->layout->unroll ? "2" : "U";
 	em->aligned = stores_aligned(em, round);
-	for (int j = 0; j < em->kernel->n_outputs && em->aligned; j++)
-		if (em->kernel->outputs[j].kind == RR_KIND_ROW)
-			line(em, 2, "rr_aligner aligned%d = rr_aligner_begin(out%d + h, stream);", j, j);
+	emit_aligners(em, "rr_aligner aligned%d = rr_aligner_begin(out%d + h, stream);");
 	line(em, 2, "for (; chunk + %s <= chunks; chunk += %s) {", u_text, u_text);
 	line(em, 3, "for (int u = 0; u < %s; u++) {", u_text);
 	line(em, 4, "const int64_t c = chunk + u;");
@@ -713,9 +720,7 @@ static void emit_traversal(emitter *em, int round)
 		line(em, 3, "}");
 		line(em, 2, "}");
 	}
-	for (int j = 0; j < em->kernel->n_outputs && em->aligned; j++)
-		if (em->kernel->outputs[j].kind == RR_KIND_ROW)
-			line(em, 2, "rr_aligner_end(&aligned%d, out%d);", j, j);
+	emit_aligners(em, "rr_aligner_end(&aligned%d, out%d);");
 	em->aligned = 0;
 	line(em, 2, "if (chunks * W * V < N - h) {");
 	line(em, 3, "const int64_t c = chunks;");
