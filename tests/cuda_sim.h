@@ -1,9 +1,10 @@
 /* A host simulation of the CUDA features the generated kernels use, so tests run the emitted
- * CUDA C on the CPU with one OS thread per CUDA thread: shuffles, __syncthreads and cluster
- * barriers meet in the test's barriers (tests/test_cuda_sim.c), reached through the hooks the
- * test installs. Shared memory is the file-scope arrays of each loaded copy of the kernel's
- * shared object (one copy per block of a cluster, or of a row group of S=grid, whose per-row
- * barrier meets in the test too; its workspace is host memory the test passes).
+ * CUDA C on the CPU with one OS thread per CUDA thread: shuffles, __syncthreads, cluster
+ * barriers and the mailboxes' mbarriers meet in the test's barriers (tests/test_cuda_sim.c),
+ * reached through the hooks the test installs. Shared memory is the file-scope arrays of each
+ * loaded copy of the kernel's shared object (one copy per block of a cluster, or of a row group of
+ * S=grid, whose per-row barrier meets in the test too; its workspace is host memory the test
+ * passes).
  *
  * Every read through __ldg (all of a kernel's loads of its inputs) is shown to the test's
  * check_read hook when it is set, so the test can hold each read inside the arrays it passed.
@@ -23,6 +24,12 @@ typedef struct rr_sim_hooks_t {
 	void (*cluster_sync)(void);
 	unsigned (*cluster_rank)(void);
 	float (*cluster_load)(const float *local, unsigned rank);
+	/* the mailboxes (cluster.cuh): a barrier word of a block's shared memory; a push stores
+	 * into block `rank`'s copy of `slot` and counts 4 bytes off its copy of `bar` */
+	void (*mbar_init)(unsigned long long *bar, int count);
+	unsigned long long (*mbar_arrive)(unsigned long long *bar, unsigned bytes); /* a state */
+	void (*mail_push)(float *slot, unsigned rank, float v, unsigned long long *bar);
+	void (*mbar_wait)(unsigned long long *bar, unsigned long long state);
 	void (*grid_sync)(void); /* S=grid: the barrier of one row group's blocks */
 	void (*check_read)(const void *p, unsigned long bytes); /* may be NULL: no check */
 } rr_sim_hooks_t;
@@ -165,6 +172,35 @@ static inline void rr_sim_grid_sync()
 static inline float rr_sim_cluster_load(const float *local, unsigned rank)
 {
 	return rr_sim_hooks->cluster_load(local, rank);
+}
+static inline void rr_sim_mbar_init(unsigned long long *bar, int count)
+{
+	rr_sim_hooks->mbar_init(bar, count);
+}
+static inline unsigned long long rr_sim_mbar_arrive(unsigned long long *bar, unsigned bytes)
+{
+	return rr_sim_hooks->mbar_arrive(bar, bytes);
+}
+static inline void rr_sim_mail_push(float *slot, unsigned rank, float v, unsigned long long *bar)
+{
+	rr_sim_hooks->mail_push(slot, rank, v, bar);
+}
+static inline void rr_sim_mbar_wait(unsigned long long *bar, unsigned long long state)
+{
+	rr_sim_hooks->mbar_wait(bar, state);
+}
+/* Lane `from`'s value (the mailboxes' 64-bit barrier state), as two 32-bit shuffles. */
+static inline unsigned long long __shfl_sync(unsigned mask, unsigned long long value, int from)
+{
+	(void)mask;
+	const int lane = (int)(threadIdx.x & 31);
+	unsigned half[2];
+	memcpy(half, &value, sizeof half);
+	for (int k = 0; k < 2; k++)
+		half[k] =
+		    __float_as_uint(rr_sim_hooks->shfl_xor(__uint_as_float(half[k]), lane ^ from));
+	memcpy(&value, half, sizeof value);
+	return value;
 }
 
 /* The generated source defines these with device intrinsics. */

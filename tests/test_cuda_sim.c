@@ -33,7 +33,8 @@ typedef struct sim_module {
 	void *handle[MAX_RANKS];
 	void (*entry[MAX_RANKS])(int, void **);
 	void (*set_ids[MAX_RANKS])(unsigned, unsigned, unsigned);
-	float *cl[MAX_RANKS]; /* each block's rr_cl, for distributed shared memory */
+	float *cl[MAX_RANKS];                /* each block's rr_cl, for distributed shared memory */
+	unsigned long long *mbar[MAX_RANKS]; /* each block's rr_mbar, the mailboxes' barriers */
 } sim_module;
 
 static struct {
@@ -43,7 +44,10 @@ static struct {
 	pthread_barrier_t cluster;
 	float exchange[MAX_RANKS][MAX_THREADS];
 	float *cl[MAX_RANKS];
-} sim;
+	unsigned long long *mbar[MAX_RANKS];
+	pthread_mutex_t mail_lock; /* every mbarrier operation, and a push's store with it */
+	pthread_cond_t mail_done;  /* a phase of some barrier completed */
+} sim = {.mail_lock = PTHREAD_MUTEX_INITIALIZER, .mail_done = PTHREAD_COND_INITIALIZER};
 
 static _Thread_local int my_rank, my_thread;
 
@@ -78,6 +82,71 @@ static float hook_cluster_load(const float *local, unsigned rank)
 	return sim.cl[rank][local - sim.cl[my_rank]];
 }
 
+/* An mbarrier as the mailboxes use it: bit 63 the phase's parity, bits 48-62 the arrivals a
+ * phase, bits 32-47 those still pending, bits 0-31 the transaction count (signed: pushes may
+ * come before the arrival that expects them). A phase completes when both are zero. A state
+ * is the parity of the phase it was taken in. */
+#define MBAR_PHASE (1ull << 63)
+#define MBAR_COUNT(w) ((w) >> 48 & 0x7fffull)
+#define MBAR_PENDING(w) ((w) >> 32 & 0xffffull)
+
+static unsigned long long mbar_word(unsigned long long phase, unsigned long long count,
+                                    unsigned long long pending, int32_t tx)
+{
+	return phase | count << 48 | pending << 32 | (uint32_t)tx;
+}
+
+static void mbar_complete_if_done(unsigned long long *bar)
+{
+	unsigned long long w = *bar;
+	if (MBAR_PENDING(w) == 0 && (int32_t)(uint32_t)w == 0) {
+		*bar = mbar_word((w & MBAR_PHASE) ^ MBAR_PHASE, MBAR_COUNT(w), MBAR_COUNT(w), 0);
+		pthread_cond_broadcast(&sim.mail_done);
+	}
+}
+
+static void hook_mbar_init(unsigned long long *bar, int count)
+{
+	pthread_mutex_lock(&sim.mail_lock);
+	*bar = mbar_word(0, (unsigned long long)count, (unsigned long long)count, 0);
+	pthread_mutex_unlock(&sim.mail_lock);
+}
+
+static unsigned long long hook_mbar_arrive(unsigned long long *bar, unsigned bytes)
+{
+	pthread_mutex_lock(&sim.mail_lock);
+	unsigned long long w = *bar, state = w & MBAR_PHASE;
+	if (MBAR_PENDING(w) == 0) {
+		fprintf(stderr, "mbarrier: an arrival on a phase that has none pending\n");
+		abort();
+	}
+	*bar = mbar_word(state, MBAR_COUNT(w), MBAR_PENDING(w) - 1,
+	                 (int32_t)(uint32_t)w + (int32_t)bytes);
+	mbar_complete_if_done(bar);
+	pthread_mutex_unlock(&sim.mail_lock);
+	return state;
+}
+
+/* The remote copies: the same offset in block `rank`'s arrays as `local` in this block's. */
+static void hook_mail_push(float *slot, unsigned rank, float v, unsigned long long *bar)
+{
+	pthread_mutex_lock(&sim.mail_lock);
+	sim.cl[rank][slot - sim.cl[my_rank]] = v;
+	unsigned long long *remote = sim.mbar[rank] + (bar - sim.mbar[my_rank]), w = *remote;
+	*remote =
+	    mbar_word(w & MBAR_PHASE, MBAR_COUNT(w), MBAR_PENDING(w), (int32_t)(uint32_t)w - 4);
+	mbar_complete_if_done(remote);
+	pthread_mutex_unlock(&sim.mail_lock);
+}
+
+static void hook_mbar_wait(unsigned long long *bar, unsigned long long state)
+{
+	pthread_mutex_lock(&sim.mail_lock);
+	while ((*bar & MBAR_PHASE) == state)
+		pthread_cond_wait(&sim.mail_done, &sim.mail_lock);
+	pthread_mutex_unlock(&sim.mail_lock);
+}
+
 /* The arrays a launch may read (run_checked names them; none: reads go unchecked). */
 static struct {
 	int count;
@@ -98,8 +167,9 @@ static void hook_check_read(const void *p, unsigned long bytes)
 /* The blocks of one row group run together (sim_launch), so the group's barrier is all of
  * their threads: the cluster's barrier. */
 static rr_sim_hooks_t hooks = {hook_sync_block,   hook_shfl_xor,     hook_cluster_sync,
-                               hook_cluster_rank, hook_cluster_load, hook_cluster_sync,
-                               hook_check_read};
+                               hook_cluster_rank, hook_cluster_load, hook_mbar_init,
+                               hook_mbar_arrive,  hook_mail_push,    hook_mbar_wait,
+                               hook_cluster_sync, hook_check_read};
 
 typedef struct sim_thread {
 	const sim_module *module;
@@ -137,8 +207,10 @@ static void sim_launch(const sim_module *m, const rr__realisation *g, int vec, i
 	pthread_attr_setstacksize(&attr, 256 << 10);
 	sim.threads = threads;
 	sim.ranks = ranks;
-	for (int r = 0; r < ranks; r++)
+	for (int r = 0; r < ranks; r++) {
 		sim.cl[r] = m->cl[r];
+		sim.mbar[r] = m->mbar[r];
+	}
 	/* A barrier bug hangs a launch: fail it instead. One launch, not the whole run, has a
 	 * bound, so a loaded machine (the simulated threads are real ones) slows the test down
 	 * without failing it; CTest's TIMEOUT bounds the whole. */
@@ -201,14 +273,27 @@ static int copy_file(const char *from, const char *to)
 }
 
 /* Compiles (cached by the source's hash) and loads one copy per cluster block (a cluster's
- * blocks read one another's rr_cl; a grid's do not: `grid`). */
+ * blocks push into one another's rr_cl and rr_mbar; a grid's do not: `grid`). */
 static int sim_load(const char *source, int ranks, int grid, sim_module *m)
 {
 	char header[1200], hash[65], so[1200], cpp[1200], tmp[1200], command[4096];
 	snprintf(header, sizeof header, "%s/tests/cuda_sim.h", getenv("RR_SOURCE_DIR"));
 	rr__buf text = {0};
 	rr__buf_printf(&text, "#include \"%s\"\n%s", header, source);
-	rr__sha256_hex(text.data, text.length, hash);
+	/* The cache key covers the simulation header's text too: a changed hook table must not
+	 * meet an object compiled against the old one. */
+	char *header_text = NULL;
+	size_t header_size = 0;
+	if (rr__read_file(header, &header_text, &header_size) != RR_OK) {
+		rr__buf_free(&text);
+		return -1;
+	}
+	rr__buf keyed = {0};
+	rr__buf_append(&keyed, header_text, header_size);
+	rr__buf_append(&keyed, text.data, text.length);
+	free(header_text);
+	rr__sha256_hex(keyed.data, keyed.length, hash);
+	rr__buf_free(&keyed);
 	snprintf(so, sizeof so, "%s/%s.so", cache_dir, hash);
 	if (access(so, R_OK) != 0) {
 		snprintf(cpp, sizeof cpp, "%s/%s.cpp", cache_dir, hash);
@@ -246,6 +331,7 @@ static int sim_load(const char *source, int ranks, int grid, sim_module *m)
 		*(void **)&m->entry[r] = dlsym(m->handle[r], "rr_sim_entry");
 		*(void **)&m->set_ids[r] = dlsym(m->handle[r], "rr_sim_set_ids");
 		m->cl[r] = dlsym(m->handle[r], "rr_cl");
+		m->mbar[r] = dlsym(m->handle[r], "rr_mbar");
 		if (!slot || !m->entry[r] || !m->set_ids[r] || (ranks > 1 && !grid && !m->cl[r]))
 			return -1;
 		*slot = &hooks;

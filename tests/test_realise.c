@@ -162,12 +162,17 @@ static void check_cuda_source(const char *label, const char *src, const rr__real
 	       red, r->red_slots);
 	if (r->blocks_per_row > 1)
 		CHECKF(number_after(src, "constexpr int SEG = ") == r->segment, "%s: SEG", label);
-	/* Static shared memory: the declared arrays of the tree and the cluster. */
+	/* Static shared memory: the declared arrays of the tree and the cluster (a mailbox or not).
+	 */
 	long long declared = 0;
 	if (strstr(src, "__shared__ float rr_red[2 * RED_SLOTS * R * WARPS]"))
 		declared += 2 * red * R * r->warps * 4;
 	if (strstr(src, "__shared__ float rr_cl[2 * RED_SLOTS]"))
 		declared += 2 * red * 4;
+	if (strstr(src, "__shared__ float rr_cl[2 * RED_SLOTS * WARPS * C]"))
+		declared += 2 * red * r->warps * C * 4;
+	if (strstr(src, "__shared__ rr_mbar_t rr_mbar[2 * MBARS]"))
+		declared += 2 * number_after(src, "constexpr int MBARS = ") * 8;
 	CHECKF(declared == r->static_smem, "%s: static shared memory %lld, record %d", label,
 	       declared, r->static_smem);
 	long long dynamic = number_after(src, "extern __shared__ float4 rr_keep_smem[]; /* ");

@@ -266,6 +266,11 @@ static void emit_constants(rr__cu_emitter *em)
 	}
 	rr__cu_line(em, 0, "constexpr int RED_SLOTS = %d;  /* partials per row over all rounds */",
 	            em->red_slots > 0 ? em->red_slots : 1);
+	if (rr__cu_mailbox(em))
+		rr__cu_line(em, 0,
+		            "constexpr int MBARS = %d;  /* the mailbox's barriers a parity: one a "
+		            "round */",
+		            em->rounds > 0 ? em->rounds : 1);
 	if (g->threads >= 32)
 		rr__cu_line(em, 0,
 		            "constexpr unsigned RR_MASK = 0xffffffffu;  /* lanes in shuffles */");
@@ -485,13 +490,18 @@ static void emit_args_struct(rr__cu_emitter *em)
 static void emit_shared(rr__cu_emitter *em, const char **red, const char **cl, const char **keep)
 {
 	const rr__realisation *g = em->geo;
-	if (em->W > 32 && em->red_slots > 0) {
+	if (em->W > 32 && em->red_slots > 0 && !rr__cu_mailbox(em)) {
 		rr__cu_line(em, 0,
 		            "__shared__ float rr_red[2 * RED_SLOTS * R * WARPS]; /* [parity][slot]"
 		            "[row][warp] */");
 		*red = "rr_red";
 	}
-	if (em->C > 1 && !rr__cu_grid(em)) {
+	if (rr__cu_mailbox(em)) {
+		rr__cu_line(em, 0,
+		            "__shared__ float rr_cl[2 * RED_SLOTS * WARPS * C]; /* the mailbox: "
+		            "[parity][slot][warp][rank] */");
+		*cl = "rr_cl";
+	} else if (em->C > 1 && !rr__cu_grid(em)) {
 		rr__cu_line(em, 0,
 		            "__shared__ float rr_cl[2 * RED_SLOTS]; /* this block's partials, "
 		            "[parity][slot] */");
@@ -527,6 +537,8 @@ static void emit_main(rr__cu_emitter *em)
 		cl = "gws";
 	} else if (em->C > 1) {
 		rr__cu_line(em, 1, "const int rank = (int)rr_cluster_rank();");
+		if (rr__cu_mailbox(em))
+			rr__cu_line(em, 1, "rr_mail_init();");
 	}
 	rr__cu_line(em, 1, "const long long step = gridDim.x / C;");
 	rr__cu_line(em, 1, "int parity = 0; /* scratch slots alternate between groups */");
@@ -563,7 +575,8 @@ static void emit_main(rr__cu_emitter *em)
 	if (em->C > 1 && !rr__cu_grid(em))
 		rr__cu_line(
 		    em, 1,
-		    "rr_cluster_sync(); /* no block leaves while others read its partials */");
+		    "rr_cluster_sync(); /* no block leaves while others may reach its shared "
+		    "memory */");
 	rr__cu_line(em, 0, "}\n");
 }
 
@@ -653,7 +666,11 @@ rr_status rr__cuda_emit(const rr__emit_request *request, rr__buf *out)
 	rr__device_emit(em->out, "online.cuh", "online");
 	if (em->C > 1 && !rr__cu_grid(em))
 		rr__device_emit(em->out, "cluster.cuh", "cluster");
-	if (em->C > 8 && !rr__cu_grid(em))
+	if (rr__cu_mailbox(em))
+		rr__device_emit(em->out, "cluster.cuh", "cluster_mail");
+	else if (em->C > 1 && !rr__cu_grid(em))
+		rr__device_emit(em->out, "cluster.cuh", "cluster_exchange");
+	if (!rr__cu_mailbox(em) && em->C > 8 && !rr__cu_grid(em))
 		rr__device_emit(em->out, "cluster.cuh", "cluster_wide");
 	rr__cu_emit_grid_helpers(em);
 	if (em->geo->keep == RR_KEEP_SMEM)

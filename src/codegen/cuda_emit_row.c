@@ -767,11 +767,136 @@ static void read_warp_partial(rr__cu_emitter *em, int depth, const char *name, i
 	            name, slot);
 }
 
+/* The mailbox stage's partials of `round`: every value pushed or read (an online pair's m and
+ * z apart), with its scratch slot; returns how many. */
+static int round_partials(const rr__cu_emitter *em, int round, char names[][16], int *slots)
+{
+	const rr_kernel *kernel = em->kernel;
+	int n = 0;
+	for (int id = 0; id < kernel->n_nodes; id++) {
+		if (!rr__reduced_in(kernel, id, round))
+			continue;
+		int partner = kernel->analysis.online_partner[id];
+		snprintf(names[n], 16, partner >= 0 ? "m%d" : "acc%d", id);
+		slots[n++] = em->red_slot[id];
+		if (partner >= 0) {
+			snprintf(names[n], 16, "z%d", partner);
+			slots[n++] = em->red_slot[id] + 1;
+		}
+	}
+	return n;
+}
+
+/* Combines the mailbox copies of `round`'s partials at one level of the tree: copy j with
+ * copy j ^ (x / lanes) in the thread when x >= lanes, else with lane ^ x's copy j. Copies with
+ * a bit of `*folded` (in-thread levels already done) are never read again; returns through it
+ * this level's bit. */
+static void emit_mail_level(rr__cu_emitter *em, int round, int x, int lanes, int copies,
+                            int *folded)
+{
+	const rr_kernel *kernel = em->kernel;
+	char other_m[96], other_z[96];
+	for (int id = 0; id < kernel->n_nodes; id++) {
+		if (!rr__reduced_in(kernel, id, round))
+			continue;
+		int partner = kernel->analysis.online_partner[id];
+		for (int j = 0; j < copies; j++) {
+			if ((j & *folded) || (x >= lanes && (j & (x / lanes))))
+				continue; /* only the copies without these bits are read again */
+			char m[32], z[32];
+			snprintf(m, sizeof m, partner >= 0 ? "m%d_%d" : "acc%d_%d", id, j);
+			snprintf(z, sizeof z, "z%d_%d", partner, j);
+			if (x >= lanes) {
+				int k = j | x / lanes;
+				snprintf(other_m, sizeof other_m,
+				         partner >= 0 ? "m%d_%d" : "acc%d_%d", id, k);
+				snprintf(other_z, sizeof other_z, "z%d_%d", partner, k);
+			} else {
+				const char *fmt = em->W < 32 ? "__shfl_xor_sync(RR_MASK, %s, %d, W)"
+				                             : "__shfl_xor_sync(RR_MASK, %s, %d)";
+				snprintf(other_m, sizeof other_m, fmt, m, x);
+				snprintf(other_z, sizeof other_z, fmt, z, x);
+			}
+			if (partner >= 0)
+				rr__cu_line(em, 1, "rr_online_combine(%s, %s, %s, %s);", m, z,
+				            other_m, other_z);
+			else if (kernel->nodes[id].reduce == RR_REDUCE_SUM)
+				rr__cu_line(em, 1, "%s = %s + %s;", m, m, other_m);
+			else
+				rr__cu_line(em, 1, "%s = %s(%s, %s);", m,
+				            reduce_fn(kernel->nodes[id].reduce), m, other_m);
+		}
+	}
+	if (x >= lanes)
+		*folded |= x / lanes;
+}
+
+/* A cluster's rows after the shuffles within each warp: lane r of every warp pushes the
+ * warp's partials into block r's mailbox (cluster.cuh), the block waits for its own mailbox
+ * to fill, and every warp combines the WARPS x C values of a partial, indexed warp * C + rank,
+ * in a butterfly: first over warps (the block tree's offsets W/2 ... 32 as index offsets
+ * W/64 * C ... C), then over ranks (C/2 ... 1). Lanes hold copies lane + LANES * j of the
+ * index; index offsets of LANES or more combine a thread's own copies, and come first (the
+ * largest warp offsets), so one copy is live after them. The sum, max, min and
+ * rr_online_combine are symmetric, so lane 0's result is that of the block's tree followed by
+ * the ranks' tree, and every thread holds it. */
+static void emit_mail_stage(rr__cu_emitter *em, int round)
+{
+	char names[2 * RR_MAX_NODES][16];
+	int slots[2 * RR_MAX_NODES];
+	int n = round_partials(em, round, names, slots);
+	int lanes = em->W < 32 ? em->W : 32, values = em->C * em->warps;
+	int copies = values > lanes ? values / lanes : 1;
+	rr__cu_line(em, 1,
+	            "/* across the block's warps and the cluster's blocks: each warp's partials "
+	            "into every block's mailbox */");
+	rr__cu_line(em, 1, "{ /* lane and rank here, not live across the row's packs */");
+	rr__cu_line(em, 1, "const int mlane = threadIdx.x & 31;");
+	rr__cu_line(em, 1, "const int mrank = (int)rr_cluster_rank();");
+	rr__cu_line(em, 1, "const rr_mbar_ref bar%d = rr_mail_bar(parity * MBARS + %d);", round,
+	            round - 1);
+	if (em->C <= lanes)
+		rr__cu_line(em, 1, "if (mlane < C) {");
+	else
+		rr__cu_line(em, 1, "for (int to = mlane; to < C; to += %d) {", lanes);
+	if (em->C <= lanes)
+		rr__cu_line(em, 2, "const int to = mlane;");
+	for (int k = 0; k < n; k++)
+		rr__cu_line(em, 2,
+		            "rr_mail_push(cl + ((parity * RED_SLOTS + %d) * WARPS + (worker >> 5)) "
+		            "* C + mrank, to, %s, bar%d);",
+		            slots[k], names[k], round);
+	rr__cu_line(em, 1, "}");
+	rr__cu_line(em, 1,
+	            "rr_mail_wait(bar%d, rr_mail_arrive(bar%d, (worker >> 5) == 0 ? %d : 0, "
+	            "mlane)); /* %d partial%s x C x WARPS x 4 bytes */",
+	            round, round, n * values * 4, n, n == 1 ? "" : "s");
+	for (int k = 0; k < n; k++)
+		for (int j = 0; j < copies; j++)
+			rr__cu_line(em, 1,
+			            "float %s_%d = cl[(parity * RED_SLOTS + %d) * C * WARPS + "
+			            "(mlane & %d) + %d];",
+			            names[k], j, slots[k], (values < lanes ? values : lanes) - 1,
+			            j * lanes);
+	int folded = 0;
+	for (int k = 0; k < em->n_offsets; k++)
+		if (em->offsets[k] >= 32)
+			emit_mail_level(em, round, em->offsets[k] / 32 * em->C, lanes, copies,
+			                &folded);
+	for (int c = em->C / 2; c >= 1; c /= 2)
+		emit_mail_level(em, round, c, lanes, copies, &folded);
+	for (int k = 0; k < n; k++)
+		rr__cu_line(em, 1, "%s = %s_0;", names[k], names[k]);
+	rr__cu_line(em, 1, "}");
+}
+
 static void write_block_partial(rr__cu_emitter *em, int depth, const char *name, int slot)
 {
 	rr__cu_line(em, depth, "cl[parity * RED_SLOTS + %d] = %s;", slot, name);
 }
 
+/* A cluster without a mailbox (rr__cluster_mailbox): each block's partials, its tree done, read
+ * by every thread of the cluster after a cluster barrier. */
 static void emit_cluster_stage(rr__cu_emitter *em, int round)
 {
 	const rr_kernel *kernel = em->kernel;
@@ -782,7 +907,7 @@ static void emit_cluster_stage(rr__cu_emitter *em, int round)
 	rr__cu_for_each_partial(em, round, 2, write_block_partial);
 	rr__cu_line(em, 2, "rr_cluster_publish();");
 	rr__cu_line(em, 1, "}");
-	rr__cu_line(em, 1, "rr_cluster_sync();");
+	rr__cu_line(em, 1, "rr_cluster_meet();");
 	for (int id = 0; id < kernel->n_nodes; id++) {
 		if (!rr__reduced_in(kernel, id, round))
 			continue;
@@ -801,7 +926,8 @@ static void emit_cluster_stage(rr__cu_emitter *em, int round)
 /* The fixed tree of rr__tree_offsets: xor shuffles below 32 within the warp; for W > 32 every
  * warp then reads all warps' partials from shared memory and repeats the butterfly over them
  * (lane offsets W/64 ... 1 are worker offsets W/2 ... 32), so every thread holds the result
- * and no second barrier is needed. */
+ * and no second barrier is needed. A cluster's blocks do the same over their mailboxes, with
+ * the ranks' levels after the warps'. */
 static void emit_tree(rr__cu_emitter *em, int round)
 {
 	rr__buf_printf(em->out, "\t/* round %d across workers: xor", round);
@@ -815,7 +941,9 @@ static void emit_tree(rr__cu_emitter *em, int round)
 			             em->W < 32 ? "__shfl_xor_sync(RR_MASK, %s, %d, W)"
 			                        : "__shfl_xor_sync(RR_MASK, %s, %d)",
 			             em->offsets[k]);
-	if (em->W > 32) {
+	if (rr__cu_mailbox(em)) {
+		emit_mail_stage(em, round);
+	} else if (em->W > 32) {
 		rr__cu_line(em, 1, "if (lane == 0) {");
 		rr__cu_for_each_partial(em, round, 2, write_warp_partial);
 		rr__cu_line(em, 1, "}");
@@ -828,7 +956,7 @@ static void emit_tree(rr__cu_emitter *em, int round)
 	}
 	if (rr__cu_grid(em))
 		rr__cu_emit_grid_stage(em, round);
-	else if (em->C > 1)
+	else if (em->C > 1 && !rr__cu_mailbox(em))
 		emit_cluster_stage(em, round);
 	rr__emit_from_accumulators(em->out, em->kernel, round, 1, "const float s", "");
 }

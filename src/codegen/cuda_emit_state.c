@@ -34,3 +34,8 @@ void rr__cu_for_each_partial(rr__cu_emitter *em, int round, int depth,
 		}
 	}
 }
+
+int rr__cu_mailbox(const rr__cu_emitter *em)
+{
+	return rr__cluster_mailbox(em->geo);
+}

@@ -42,6 +42,10 @@ typedef struct rr__cu_emitter {
 void rr__cu_line(rr__cu_emitter *em, int depth, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Whether the blocks of a row are a cluster that combines through mailboxes
+ * (rr__cluster_mailbox). */
+int rr__cu_mailbox(const rr__cu_emitter *em);
+
 /* Calls `fn(em, depth, variable, slot)` on every partial of `round`, in node order. */
 void rr__cu_for_each_partial(rr__cu_emitter *em, int round, int depth,
                              void (*fn)(rr__cu_emitter *, int, const char *, int));

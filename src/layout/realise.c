@@ -110,8 +110,14 @@ int64_t rr__layout_smem_bytes(int partials, int64_t cols, int elem_bytes, const 
 	int64_t segment = rr__block_segment(cols, l->blocks_per_row, l->vec, elem_bytes);
 	int64_t chunks = ceil_div(segment, W * V);
 	int64_t warps = warp_size > 0 && W > warp_size ? W / warp_size : 1;
-	int64_t scratch = (W > warp_size ? 2 * partials * R * warps * 4 : 0) +
-	                  (l->blocks_per_row > 1 ? 2 * partials * 4 : 0);
+	/* The block tree's scratch, and a cluster's partials: the larger of a mailbox with its
+	 * barriers (at most one a partial) and the block's own partials, which go with the tree's
+	 * scratch (rr__cluster_mailbox; S=grid's blocks have neither). */
+	int64_t tree = W > warp_size ? 2 * partials * R * warps * 4 : 0, scratch = tree;
+	if (l->blocks_per_row > 1 && l->storage != RR_STORAGE_GRID) {
+		int64_t mailbox = 2 * partials * warps * l->blocks_per_row * 4 + 2 * partials * 8;
+		scratch = mailbox > tree + 2 * partials * 4 ? mailbox : tree + 2 * partials * 4;
+	}
 	return kept_bytes * chunks * V * W * R + scratch;
 }
 
@@ -435,6 +441,11 @@ static int raw_keep_allowed(const rr__kernel_facts *f, const rr__realisation *r,
 	       r->rows_per_group == 1;
 }
 
+int rr__cluster_mailbox(const rr__realisation *r)
+{
+	return r->layout.blocks_per_row > 1 && !r->grid_split && r->keep != RR_KEEP_REGS;
+}
+
 /* The shared memory of the tree and the kept packs. */
 static void realise_smem(const rr__kernel_facts *f, const rr__target *target, rr__realisation *r)
 {
@@ -445,9 +456,17 @@ static void realise_smem(const rr__kernel_facts *f, const rr__target *target, rr
 	int kept_bytes =
 	    r->keep != RR_KEEP_SMEM ? 0 : r->kept_values * (r->keep_raw ? r->elem_bytes : 4);
 	r->dynamic_smem = (int64_t)kept_bytes * r->chunks * l->vec * r->threads;
-	r->static_smem =
-	    (l->workers_per_row > warp ? 2 * r->red_slots * r->rows_per_group * r->warps * 4 : 0) +
-	    (l->blocks_per_row > 1 && !r->grid_split ? 2 * r->red_slots * 4 : 0);
+	/* What cuda_emit.c declares: rr_red for the block's tree, rr_cl (a mailbox, or the
+	 * block's partials) and rr_mbar for a cluster. */
+	int mailbox = rr__cluster_mailbox(r);
+	r->static_smem = l->workers_per_row > warp && !mailbox
+	                     ? 2 * r->red_slots * r->rows_per_group * r->warps * 4
+	                     : 0;
+	if (mailbox)
+		r->static_smem += 2 * r->red_slots * r->warps * l->blocks_per_row * 4 +
+		                  2 * (r->rounds > 0 ? r->rounds : 1) * 8;
+	else if (l->blocks_per_row > 1 && !r->grid_split)
+		r->static_smem += 2 * r->red_slots * 4;
 	r->smem_bytes =
 	    rr__layout_smem_bytes(f->partials, r->cols, r->elem_bytes, l, warp, kept_bytes);
 }

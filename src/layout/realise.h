@@ -39,7 +39,8 @@ int64_t rr__block_segment(int64_t cols, int blocks, int vec, int elem_bytes);
 /* Shared memory, in bytes, one group of `layout` needs to keep row values of `kept_bytes` bytes
  * an element in all (4 a value kept in f32, the element size a value kept raw: whole chunks of
  * W·V lanes for each of its R rows, over the block's segment), plus the reduction scratch
- * (double-buffered, `partials` per row per warp and, with C > 1, per cluster). The
+ * (double-buffered, `partials` per row per warp and, with C > 1, the cluster's mailbox: per
+ * warp per block, with a barrier a partial at most). The
  * realisation's smem_bytes; nothing else calls it. */
 int64_t rr__layout_smem_bytes(int partials, int64_t cols, int elem_bytes, const rr_layout *layout,
                               int warp_size, int kept_bytes);
@@ -244,5 +245,12 @@ void rr__phase_roots(const rr_kernel *kernel, int phase, unsigned char *mark);
 /* Marks the elem operands of marked nodes, down to inputs, not below `stop` nodes (may be
  * NULL). */
 void rr__mark_operands(const rr_kernel *kernel, unsigned char *mark, const unsigned char *stop);
+
+/* Whether a cluster's warps push their partials into the blocks' mailboxes (the generated
+ * cluster.cuh, section cluster_mail): every cluster but those whose blocks keep their segment
+ * in registers. Those combine each block's partial, its own tree done, at a cluster barrier a
+ * round (cluster_exchange): their threads have no registers to spare for a mailbox's stage
+ * (layernorm f32 at 131072-262144 reached ptxas's 128 and spilled with one). */
+int rr__cluster_mailbox(const rr__realisation *r);
 
 #endif

@@ -149,7 +149,8 @@ static int staged_whole(const rr__realisation *r, const io_facts *io)
 	       (l->blocks_per_row > 1
 	            ? r->elem_bytes < 4 && l->workers_per_row >= 256 && l->workers_per_row <= 512
 	            : l->workers_per_row >= 512) &&
-	       r->segment * r->elem_bytes >= 49152;
+	       r->segment * r->elem_bytes >=
+	           (rr__cluster_mailbox(r) && l->workers_per_row == 256 ? 32768 : 49152);
 }
 
 /* A raw keep that streams but whose SM is poorly fed. One whose block has an SM to itself:
@@ -625,6 +626,9 @@ static double gpu_measured_factor(const rr__cost_coeffs *k, const rr__plan_reque
 	return factor;
 }
 
+/* A mailbox cluster of fewer than six blocks an SM (features_of). */
+#define GPU_MAILBOX_FEW_BLOCKS_FACTOR 1.06
+
 /* Blocks of S=grid holding fewer elements of a row than this rank as narrow clusters do. */
 #define GRID_NARROW_ELEMENTS 2048
 
@@ -688,6 +692,16 @@ static void features_of(const rr__plan_request *req, const rr__realisation *r,
 		features->predicted_us *= gpu_measured_factor(k, req, layout, features);
 	if (gpu && features->raw_streams && raw_stream_starved(r, features))
 		features->predicted_us *= K(gpu_staged_lone_factor);
+	/* Mailbox clusters streaming raw keeps, in kernels of two rounds or more: with blocks of
+	 * 32 KB, six an SM, the H200 ran layernorm bf16 at 131072 with C = 8, W = 256 in
+	 * 0.87-0.93x the time of C = 4 (three blocks of 64 KB an SM), and at 65536 one block's
+	 * shared memory in 0.94x that of C = 2. One round gained little or lost (rmsnorm 83.5
+	 * against 84.9 µs, softmax's pick moved to a re-read 1.06x slower), nor did rows under
+	 * 65536 (add_layernorm bf16 1000x50265 at C = 4 1.07x C = 2), nor C = 16 to reach six
+	 * at 262144 (1.01-1.02x C = 8; bench/NOTES.md session 18). */
+	if (gpu && features->raw_streams && rr__cluster_mailbox(r) && layout->blocks_per_row < 8 &&
+	    features->groups_per_sm < 6 && features->rounds >= 2 && req->cols >= 65536)
+		features->predicted_us *= GPU_MAILBOX_FEW_BLOCKS_FACTOR;
 }
 
 void rr__plan_features_compute(const rr__plan_request *req, const rr_layout *layout,
