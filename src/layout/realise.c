@@ -443,7 +443,8 @@ static int raw_keep_allowed(const rr__kernel_facts *f, const rr__realisation *r,
 
 int rr__cluster_mailbox(const rr__realisation *r)
 {
-	return r->layout.blocks_per_row > 1 && !r->grid_split && r->keep != RR_KEEP_REGS;
+	return r->layout.blocks_per_row > 1 && !r->grid_split && r->keep != RR_KEEP_REGS &&
+	       r->red_slots >= 2;
 }
 
 /* The shared memory of the tree and the kept packs. */

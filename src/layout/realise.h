@@ -247,10 +247,14 @@ void rr__phase_roots(const rr_kernel *kernel, int phase, unsigned char *mark);
 void rr__mark_operands(const rr_kernel *kernel, unsigned char *mark, const unsigned char *stop);
 
 /* Whether a cluster's warps push their partials into the blocks' mailboxes (the generated
- * cluster.cuh, section cluster_mail): every cluster but those whose blocks keep their segment
- * in registers. Those combine each block's partial, its own tree done, at a cluster barrier a
- * round (cluster_exchange): their threads have no registers to spare for a mailbox's stage
- * (layernorm f32 at 131072-262144 reached ptxas's 128 and spilled with one). */
+ * cluster.cuh, section cluster_mail): clusters with two partials a row or more (two rounds, or
+ * an online pair) that do not keep their segment in registers. The others combine each block's
+ * partial, its own tree done, at a cluster barrier a round (cluster_exchange): a row of one
+ * partial meets once, which the H200 ran faster than a mailbox (rmsnorm bf16 512x131072 81.6
+ * against 83.6 µs, where layernorm took 0.87-0.93 and softmax 0.97-0.99 of the exchange's time;
+ * bench/results/2026-12-02-h200-ab-cluster-mailbox-s18), and clusters kept in registers have
+ * no registers to spare for a mailbox's stage (layernorm f32 at 131072-262144 reached ptxas's
+ * 128 and spilled with one). */
 int rr__cluster_mailbox(const rr__realisation *r);
 
 #endif
