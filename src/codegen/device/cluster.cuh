@@ -1,9 +1,10 @@
 /* Thread-block clusters for generated CUDA C (sm_90): a row spread over the C blocks of a
  * cluster combines the blocks' partials through distributed shared memory, in a fixed tree:
- * each warp pushes its partials into every block's mailbox (cluster_mail), or, where the
- * blocks keep their segment in registers, each block's partial is read by all at a cluster
- * barrier (cluster_exchange; cluster_wide over 8 blocks). src/codegen/cuda_emit.c prints the
- * section "cluster" when the plan has C > 1, and the others as they apply. */
+ * each warp pushes its partials into every block's mailbox (cluster_mail), or each block's
+ * partial is read by all after a cluster barrier (cluster_exchange; cluster_wide over 8
+ * blocks) where a row has one partial or the blocks keep their segment in registers
+ * (rr__cluster_mailbox, src/layout/realise.h). src/codegen/cuda_emit.c prints the section
+ * "cluster" when the plan has C > 1, and the others as they apply. */
 //@ stand-in
 /* What the emitted source defines before this file (the plan's constants, online.cuh), in a
  * simple form: here only so that the file compiles on its own. */
@@ -17,12 +18,13 @@ __device__ __forceinline__ void rr_online_combine(float &m, float &z, float m2, 
 	z = z + z2;
 }
 //@ cluster
-/* Thread-block clusters (sm_90): rank, barrier, the mailboxes. */
+/* Thread-block clusters (sm_90): the block's rank, the cluster barrier. */
 __device__ __forceinline__ unsigned rr_cluster_rank()
 {
 #if defined(__CUDA_ARCH__)
 	unsigned r;
-	asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(r)); /* not volatile: may be read again where registers are short */
+	/* not volatile: the compiler may read it again where registers are short */
+	asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
 	return r;
 #else
 	return rr_sim_cluster_rank(); /* host simulation (tests) */
@@ -150,9 +152,8 @@ __device__ __forceinline__ void rr_mail_wait(rr_mbar_ref bar, unsigned long long
 }
 
 //@ cluster_exchange
-/* Clusters whose blocks keep their segment in registers: the block's partials (its own tree
- * done) meet the other blocks' at a cluster barrier a round, read through distributed shared
- * memory (rr__cluster_mailbox, src/layout/realise.h, says which). */
+/* Clusters without a mailbox: the block's partials (its own tree done) meet the other blocks'
+ * at a cluster barrier a round, read through distributed shared memory. */
 /* Makes this thread's writes to its block's shared memory (its partials) visible to the
  * cluster before its next rr_cluster_meet: a fence at the scope of the block's shared memory
  * (MEMBAR.ALL.CTA on sm_90). The cluster barrier itself is then relaxed: a release there
