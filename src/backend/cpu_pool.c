@@ -69,7 +69,8 @@ static void run_chunks(const pool_job *job, int thread)
 			int64_t begin = atomic_fetch_add(&share->next, job->chunk);
 			if (begin >= share->end)
 				break;
-			int64_t end = share->end - begin < job->chunk ? share->end : begin + job->chunk;
+			int64_t end =
+			    share->end - begin < job->chunk ? share->end : begin + job->chunk;
 			job->fn(job->context, thread, begin, end, scratch);
 		}
 	}
