@@ -1,6 +1,7 @@
 /* The cpu backend's thread pool (src/backend/cpu_pool.c): every item is handed out exactly
  * once, whatever the chunk and thread counts, while several host threads launch at once; each
- * thread's scratch is its own; a forked child gets a pool of its own. (Built with
+ * thread's scratch is its own; a thread's share left by a stalled owner is run by the others; a
+ * forked child gets a pool of its own. (Built with
  * -fsanitize=thread with cpu_pool.c, TSAN_OPTIONS=die_after_fork=0, it reports no race.) */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -60,8 +61,49 @@ static void *host(void *arg)
 	return NULL;
 }
 
+/* A launch of two threads whose second stalls in its first chunk until the caller has run an
+ * item of the second's share: the caller, done with its own share, must take the rest of the
+ * other's (a pool that kept each share to its owner fails here after the 10 s wait). */
+typedef struct stall_job {
+	atomic_int seen[ITEMS];
+	atomic_int taken; /* items of share 1 run by thread 0 */
+	atomic_int stalled;
+} stall_job;
+
+static void visit_stalling(void *context, int thread, int64_t begin, int64_t end, float *scratch)
+{
+	(void)scratch;
+	stall_job *j = context;
+	if (thread == 1 && atomic_exchange(&j->stalled, 1) == 0)
+		for (int k = 0; k < 100000 && atomic_load(&j->taken) == 0; k++)
+			usleep(100);
+	for (int64_t i = begin; i < end; i++) {
+		atomic_fetch_add(&j->seen[i], 1);
+		if (thread == 0 && i >= ITEMS / 2)
+			atomic_fetch_add(&j->taken, 1);
+	}
+}
+
+static void test_stalled_share(void)
+{
+	if (rr__pool_threads() < 2)
+		return;
+	stall_job *j = calloc(1, sizeof *j);
+	CHECK(j != NULL);
+	if (!j)
+		return;
+	CHECK(rr__pool_run(2, ITEMS, 10, 0, visit_stalling, j) == RR_OK);
+	int wrong = 0;
+	for (int64_t i = 0; i < ITEMS; i++)
+		wrong += atomic_load(&j->seen[i]) != 1;
+	CHECKF(wrong == 0, "%d items not run exactly once", wrong);
+	CHECKF(atomic_load(&j->taken) > 0, "the caller took none of the stalled thread's share");
+	free(j);
+}
+
 int main(void)
 {
+	test_stalled_share();
 	CHECK(rr__pool_threads() >= 1);
 	static const int64_t chunks[] = {1, 3, 64, ITEMS, 10 * ITEMS};
 	for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++)

@@ -32,7 +32,6 @@ static struct {
 	atomic_ulong generation;
 	atomic_int stop;
 	atomic_int pending; /* workers not yet done with this generation */
-	atomic_llong next;  /* the first item not yet handed out */
 	pool_job job;
 	float *scratch;
 	int64_t scratch_floats; /* allocated floats in all */
@@ -43,6 +42,14 @@ static struct {
     .done = PTHREAD_COND_INITIALIZER,
 };
 
+/* Each participant's share of a launch, [next, end), handed out a chunk at a time from its
+ * front, to its owner first and then to any thread done with its own (one line each). */
+typedef struct pool_share {
+	_Alignas(64) atomic_llong next; /* the share's first item not yet handed out */
+	int64_t end;
+} pool_share;
+static pool_share shares[POOL_MAX_THREADS];
+
 static pthread_once_t hooks_once = PTHREAD_ONCE_INIT;
 
 int rr__pool_threads(void)
@@ -51,16 +58,21 @@ int rr__pool_threads(void)
 	return n < 1 ? 1 : n > POOL_MAX_THREADS ? POOL_MAX_THREADS : (int)n;
 }
 
+/* A thread's own share first, then what is left of the others' (the next thread's first). */
 static void run_chunks(const pool_job *job, int thread)
 {
 	float *scratch =
 	    job->scratch_stride > 0 ? pool.scratch + job->scratch_stride * thread : NULL;
-	for (;;) {
-		int64_t begin = atomic_fetch_add(&pool.next, job->chunk);
-		if (begin >= job->items)
-			return;
-		int64_t end = job->items - begin < job->chunk ? job->items : begin + job->chunk;
-		job->fn(job->context, thread, begin, end, scratch);
+	for (int k = 0; k < job->participants; k++) {
+		pool_share *share = &shares[(thread + k) % job->participants];
+		for (;;) {
+			int64_t begin = atomic_fetch_add(&share->next, job->chunk);
+			if (begin >= share->end)
+				break;
+			int64_t end =
+			    share->end - begin < job->chunk ? share->end : begin + job->chunk;
+			job->fn(job->context, thread, begin, end, scratch);
+		}
 	}
 }
 
@@ -202,7 +214,13 @@ rr_status rr__pool_run(int threads, int64_t items, int64_t chunk, int64_t scratc
 	                      .chunk = chunk < 1 ? 1 : chunk,
 	                      .participants = participants,
 	                      .scratch_stride = stride};
-	atomic_store(&pool.next, 0);
+	/* Thread t's share is the t-th of `participants` equal spans: in launch after launch on
+	 * the same rows a thread reads the rows it read the last time, from its own cache where
+	 * they fit (bench/NOTES.md, session 18). */
+	for (int t = 0; t < participants; t++) {
+		shares[t].end = items * (t + 1) / participants;
+		atomic_store(&shares[t].next, items * t / participants);
+	}
 	if (participants > 1) {
 		atomic_store(&pool.pending, pool.threads - 1);
 		pthread_mutex_lock(&pool.lock);

@@ -1,6 +1,7 @@
 /* The cpu backend's thread pool: one per process, sized to the online CPUs, started on first
  * use and kept, so a launch hands rows to waiting threads instead of creating threads. Items
- * (rows, or a ceiling's spans) are handed out in chunks from one shared counter. */
+ * (rows, or a ceiling's spans) are split into one share a thread; each share is handed out in
+ * chunks from its own counter, to its owner first and then to threads done with theirs. */
 #ifndef RR_BACKEND_CPU_POOL_H
 #define RR_BACKEND_CPU_POOL_H
 

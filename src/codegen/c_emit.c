@@ -868,6 +868,21 @@ static int prefetch_in_output(const emitter *em)
 	return em->layout->vec == 1 && em->dtype == RR_F32 && row_inputs == 1;
 }
 
+/* A kernel of one round and no row outputs (sum) reads each row once and nothing else: its
+ * pass prefetches the next row (mostly this thread's next), a line per vector of V = 1, so the
+ * next row's lines are on their way while this one's are added. On the AVX-512 Xeon (bench/
+ * NOTES.md, session 18; one thread, rows 16 bytes into a line) sum f32 1024x4096 and
+ * 4096x4096 ran 0.91-0.94 of the time, bf16 1024x1024 ... 4096x4096 0.81-0.83, rows in L2
+ * (64x4096) 0.97. (Round 1 of the norms and softmax does not take it: their later passes or
+ * the split's sum pass prefetch already.) */
+static int prefetch_in_single_pass(const emitter *em, int round)
+{
+	for (int j = 0; j < em->kernel->n_outputs; j++)
+		if (em->kernel->outputs[j].kind == RR_KIND_ROW)
+			return 0;
+	return em->layout->vec == 1 && em->rounds == 1 && round == 1;
+}
+
 /* A round with an online (max, sum) pair on rows up to SPLIT_MAX_N elements (in cache): the
  * max first, then the sum of exp(e - m) with the row's max (no per-pack rescale, one exp per
  * element, kept for the output phase when it needs it); longer rows in the plan's one online
@@ -907,10 +922,13 @@ static void emit_split_round(emitter *em, int round)
 static void emit_round(emitter *em, int round)
 {
 	line(em, 1, "/* round %d: each worker's partials in slot order, then the tree */", round);
-	if (em->split_max_n > 0 && round_has_online_pair(em, round))
+	if (em->split_max_n > 0 && round_has_online_pair(em, round)) {
 		emit_split_round(em, round);
-	else
+	} else {
+		em->prefetch = prefetch_in_single_pass(em, round);
 		emit_round_pass(em, round, "const float ");
+		em->prefetch = 0;
+	}
 	emit_scalars(em, round);
 }
 
