@@ -694,11 +694,10 @@ static void features_of(const rr__plan_request *req, const rr__realisation *r,
 		features->predicted_us *= K(gpu_staged_lone_factor);
 	/* Mailbox clusters streaming raw keeps, in kernels of two rounds or more: with blocks of
 	 * 32 KB, six an SM, the H200 ran layernorm bf16 at 131072 with C = 8, W = 256 in
-	 * 0.87-0.93x the time of C = 4 (three blocks of 64 KB an SM), and at 65536 one block's
-	 * shared memory in 0.94x that of C = 2. One round gained little or lost (rmsnorm 83.5
-	 * against 84.9 µs, softmax's pick moved to a re-read 1.06x slower), nor did rows under
-	 * 65536 (add_layernorm bf16 1000x50265 at C = 4 1.07x C = 2), nor C = 16 to reach six
-	 * at 262144 (1.01-1.02x C = 8; bench/NOTES.md session 18). */
+	 * 0.87-0.89x the time of C = 4 (three blocks of 64 KB an SM), and at 65536 one block's
+	 * shared memory in 0.93x that of C = 2. Priced for one round as well, softmax bf16
+	 * 512x131072 moved to a re-read 1.06x slower; C = 16 to reach six at 262144 ran 1.01-1.02x
+	 * C = 8's time (bench/NOTES.md session 18). */
 	if (gpu && features->raw_streams && rr__cluster_mailbox(r) && layout->blocks_per_row < 8 &&
 	    features->groups_per_sm < 6 && features->rounds >= 2 && req->cols >= 65536)
 		features->predicted_us *= GPU_MAILBOX_FEW_BLOCKS_FACTOR;
