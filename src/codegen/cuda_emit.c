@@ -664,14 +664,16 @@ rr_status rr__cuda_emit(const rr__emit_request *request, rr__buf *out)
 	emit_conversions(em);
 	emit_access_helpers(em);
 	rr__device_emit(em->out, "online.cuh", "online");
-	if (em->C > 1 && !rr__cu_grid(em))
+	if (em->C > 1 && !rr__cu_grid(em)) {
 		rr__device_emit(em->out, "cluster.cuh", "cluster");
-	if (rr__cu_mailbox(em))
-		rr__device_emit(em->out, "cluster.cuh", "cluster_mail");
-	else if (em->C > 1 && !rr__cu_grid(em))
-		rr__device_emit(em->out, "cluster.cuh", "cluster_exchange");
-	if (!rr__cu_mailbox(em) && em->C > 8 && !rr__cu_grid(em))
-		rr__device_emit(em->out, "cluster.cuh", "cluster_wide");
+		if (rr__cu_mailbox(em)) {
+			rr__device_emit(em->out, "cluster.cuh", "cluster_mail");
+		} else {
+			rr__device_emit(em->out, "cluster.cuh", "cluster_exchange");
+			if (em->C > 8)
+				rr__device_emit(em->out, "cluster.cuh", "cluster_wide");
+		}
+	}
 	rr__cu_emit_grid_helpers(em);
 	if (em->geo->keep == RR_KEEP_SMEM)
 		emit_keep_helpers(em);

@@ -855,12 +855,8 @@ static void emit_mail_stage(rr__cu_emitter *em, int round)
 	rr__cu_line(em, 1, "const int mrank = (int)rr_cluster_rank();");
 	rr__cu_line(em, 1, "const rr_mbar_ref bar%d = rr_mail_bar(parity * MBARS + %d);", round,
 	            round - 1);
-	if (em->C <= lanes)
-		rr__cu_line(em, 1, "if (mlane < C) {");
-	else
-		rr__cu_line(em, 1, "for (int to = mlane; to < C; to += %d) {", lanes);
-	if (em->C <= lanes)
-		rr__cu_line(em, 2, "const int to = mlane;");
+	rr__cu_line(em, 1, "for (int to = mlane; to < C; to += %d) { /* lane r to block r */",
+	            lanes);
 	for (int k = 0; k < n; k++)
 		rr__cu_line(em, 2,
 		            "rr_mail_push(cl + ((parity * RED_SLOTS + %d) * WARPS + (worker >> 5)) "

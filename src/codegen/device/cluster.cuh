@@ -54,29 +54,24 @@ __device__ __forceinline__ void rr_cluster_sync()
 typedef unsigned long long rr_mbar_t;
 __shared__ rr_mbar_t rr_mbar[2 * MBARS]; /* [parity][round] */
 
-__device__ __forceinline__ unsigned rr_smem_addr(const void *p)
-{
-#if defined(__CUDA_ARCH__)
-	return (unsigned)__cvta_generic_to_shared(p);
-#else
-	(void)p;
-	return 0;
-#endif
-}
 /* Barrier b of the block: a 32-bit shared-memory address (a pointer in the host simulation). */
 #if defined(__CUDA_ARCH__)
+__device__ __forceinline__ unsigned rr_smem_addr(const void *p)
+{
+	return (unsigned)__cvta_generic_to_shared(p);
+}
 typedef unsigned rr_mbar_ref;
-#else
-typedef rr_mbar_t *rr_mbar_ref;
-#endif
 __device__ __forceinline__ rr_mbar_ref rr_mail_bar(int b)
 {
-#if defined(__CUDA_ARCH__)
 	return rr_smem_addr(rr_mbar + b);
-#else
-	return rr_mbar + b;
-#endif
 }
+#else
+typedef rr_mbar_t *rr_mbar_ref;
+__device__ __forceinline__ rr_mbar_ref rr_mail_bar(int b)
+{
+	return rr_mbar + b;
+}
+#endif
 /* Before the first row: thread 0 initialises the block's barriers (one arrival a warp a
  * phase), and the cluster meets so that no block pushes into one not yet initialised. */
 __device__ __forceinline__ void rr_mail_init()
