@@ -346,8 +346,14 @@ static void emit_vector_access(rr__cu_emitter *em, int store)
 	char base[32];
 	snprintf(base, sizeof base, "k * %d + ", per_access);
 	emit_word_moves(em, 3, store, a, words, base);
-	if (store)
+	if (store && a >= 8) { /* one vector store (device/pack_tail.cuh) */
+		rr__cu_line(em, 3, "if constexpr (ONE)");
+		rr__cu_line(em, 4, "rr_st%d(reinterpret_cast<%s *>(p) + k, w);", a, access_type(a));
+		rr__cu_line(em, 3, "else");
+		rr__cu_line(em, 4, "reinterpret_cast<%s *>(p)[k] = w;", access_type(a));
+	} else if (store) {
 		rr__cu_line(em, 3, "reinterpret_cast<%s *>(p)[k] = w;", access_type(a));
+	}
 	rr__cu_line(em, 2, "}");
 }
 
@@ -355,7 +361,7 @@ static void emit_vector_access(rr__cu_emitter *em, int store)
  * geometry has a vector entry, element by element otherwise. */
 static void emit_pack_access(rr__cu_emitter *em, int store)
 {
-	rr__cu_line(em, 0, "template <bool VEC>");
+	rr__cu_line(em, 0, store ? "template <bool VEC, bool ONE = true>" : "template <bool VEC>");
 	rr__cu_line(em, 0, "__device__ __forceinline__ void %s\n{",
 	            store ? "rr_store(io_t *p, const float (&v)[V])"
 	                  : "rr_load(float (&v)[V], const io_t *p)");
@@ -379,6 +385,8 @@ static void emit_access_helpers(rr__cu_emitter *em)
 {
 	rr__cu_line(em, 0, "/* One pack of V elements at p (VEC: %d-byte accesses). */",
 	            em->geo->access_bytes);
+	if (em->geo->has_vec_entry && em->geo->access_bytes >= 8)
+		rr__device_emit(em->out, "pack_tail.cuh", "vec_store");
 	emit_pack_access(em, 0);
 	emit_pack_access(em, 1);
 	rr__device_emit(em->out, "pack_tail.cuh", "pack_tail");

@@ -469,6 +469,10 @@ static void emit_kexp_scale(rr__cu_emitter *em, int phase)
 static void emit_stores(rr__cu_emitter *em, int depth, int guarded)
 {
 	const rr_kernel *kernel = em->kernel;
+	/* Plans that keep their values in registers stay with plain assignments (rr_store's ONE,
+	 * device/pack_tail.cuh): the vector store's four aligned registers spilled f32 clusters at
+	 * the register cap, and their stores were whole vectors already but for one group. */
+	const char *one = em->geo->keep == RR_KEEP_REGS ? ", false" : "";
 	rr__cu_line(em, depth, "}");
 	for (int j = 0; j < kernel->n_outputs; j++) {
 		if (kernel->outputs[j].kind != RR_KIND_ROW)
@@ -493,10 +497,10 @@ static void emit_stores(rr__cu_emitter *em, int depth, int guarded)
 			            value, kernel->outputs[j].name);
 		else if (guarded)
 			rr__cu_line(em, depth + 1,
-			            "rr_store_tail<VEC>(y%d + at, %s, valid); /* %s */", j, value,
-			            kernel->outputs[j].name);
+			            "rr_store_tail<VEC%s>(y%d + at, %s, valid); /* %s */", one, j,
+			            value, kernel->outputs[j].name);
 		else
-			rr__cu_line(em, depth + 1, "rr_store<VEC>(y%d + at, %s); /* %s */", j,
+			rr__cu_line(em, depth + 1, "rr_store<VEC%s>(y%d + at, %s); /* %s */", one, j,
 			            value, kernel->outputs[j].name);
 	}
 }

@@ -1,8 +1,8 @@
 /* The guarded parts of a row (or of a cluster block's segment) for generated CUDA C: the pack
  * at the end (a whole pack goes through the plan's rr_load/rr_store, a partial one element by
  * element) and the head before the first aligned pack (DESIGN.md §4, layout.h: head element
- * j = t * W + (W - 1 - worker), t < HS: the last workers). src/codegen/cuda_emit.c prints the section "pack_tail" after
- * the plan's rr_load/rr_store, "head" when the plan has a head (HS > 0), and "shifted" when
+ * j = t * W + (W - 1 - worker), t < HS: the last workers). src/codegen/cuda_emit.c prints the section "vec_store"
+ * before the plan's rr_load/rr_store when they use 8- or 16-byte accesses, "pack_tail" after them, "head" when the plan has a head (HS > 0), and "shifted" when
  * col inputs do not share the body's alignment (COLS_VEC false). */
 //@ stand-in
 /* What the emitted source defines before this file (the plan's V, the dtype's conversions, the
@@ -21,7 +21,7 @@ template <bool VEC> __device__ __forceinline__ void rr_load(float (&v)[V], const
 	for (int e = 0; e < V; e++)
 		v[e] = p[e];
 }
-template <bool VEC> __device__ __forceinline__ void rr_store(io_t *p, const float (&v)[V])
+template <bool VEC, bool ONE = true> __device__ __forceinline__ void rr_store(io_t *p, const float (&v)[V])
 {
 	for (int e = 0; e < V; e++)
 		p[e] = v[e];
@@ -31,6 +31,30 @@ __device__ __forceinline__ void rr_in_shifted(float (&v)[WORDS], const unsigned 
 {
 	for (int k = 0; k < WORDS; k++)
 		v[k] = __uint_as_float(w[k]);
+}
+//@ vec_store
+/* One store of a pack's 16 (or 8) bytes as one PTX vector store. A uint4 built word by word and
+ * assigned through a pointer may reach the device as four 4-byte stores (the generated PTX of
+ * rr_store showed it for every first chunk of an unrolled group): four requests where one does,
+ * each a quarter of the warp's bytes. The host simulation stores the words plainly. rr_store's
+ * ONE = false keeps the plain assignment (plans that keep their values in registers). */
+__device__ __forceinline__ void rr_st16(void *p, const uint4 &w)
+{
+#if defined(__CUDA_ARCH__)
+	asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(w.x), "r"(w.y), "r"(w.z),
+	             "r"(w.w)
+	             : "memory");
+#else
+	*static_cast<uint4 *>(p) = w;
+#endif
+}
+__device__ __forceinline__ void rr_st8(void *p, const uint2 &w)
+{
+#if defined(__CUDA_ARCH__)
+	asm volatile("st.global.v2.b32 [%0], {%1, %2};" ::"l"(p), "r"(w.x), "r"(w.y) : "memory");
+#else
+	*static_cast<uint2 *>(p) = w;
+#endif
 }
 //@ pack_tail
 /* The pack at the end of the row: `valid` of its elements exist. Where `room` says that the
@@ -49,11 +73,11 @@ __device__ __forceinline__ void rr_load_tail(float (&v)[V], const io_t *p, int v
 	for (int e = 0; e < V; e++)
 		v[e] = e < valid ? rr_in(__ldg(p + e)) : 0.0f;
 }
-template <bool VEC>
+template <bool VEC, bool ONE = true>
 __device__ __forceinline__ void rr_store_tail(io_t *p, const float (&v)[V], int valid)
 {
 	if (valid >= V) {
-		rr_store<VEC>(p, v);
+		rr_store<VEC, ONE>(p, v);
 		return;
 	}
 	#pragma unroll
