@@ -820,10 +820,11 @@ static int simulate_deferred_online(rr_device *device)
 }
 
 /* Shared-memory keeps of row inputs as stored (keep_raw): the vector entries copy every
- * complete pack asynchronously before round 1 reads it back, the scalar entry stores what it
- * loaded. Aligned rows, odd rows (the headed entry stages FULL - 1 chunks) and a cluster, in
- * every dtype; each source must use the form its realisation says: a kernel that keeps a
- * computed value (add_layernorm's x + r), and blocks of two rows, keep f32. */
+ * complete pack before round 1 reads it back (asynchronously, or through registers for
+ * persistent clusters of one partial a row and at most 8 packs a thread), the scalar entry
+ * stores what it loaded. Aligned rows, odd rows (the headed entry stages FULL - 1 chunks) and
+ * clusters, in every dtype; each source must use the form its realisation says: a kernel that
+ * keeps a computed value (add_layernorm's x + r), and blocks of two rows, keep f32. */
 static int simulate_raw_keeps(rr_device *device)
 {
 	static const plan raw[] = {
@@ -831,10 +832,11 @@ static int simulate_raw_keeps(rr_device *device)
 	    {2051, 64, 0, 2, 1, 1, RR_STORAGE_SMEM, RR_GRID_PERSISTENT, 5}, /* heads */
 	    {40001, 32, 0, 1, 1, 2, RR_STORAGE_CLUSTER, RR_GRID_ROWS, 3},   /* cluster */
 	    {2000, 32, 0, 1, 2, 1, RR_STORAGE_SMEM, RR_GRID_PERSISTENT, 7}, /* two rows: f32 */
+	    {4080, 32, 0, 1, 1, 2, RR_STORAGE_CLUSTER, RR_GRID_PERSISTENT, 5}, /* 8 packs, 16-bit */
 	};
 	/* the dtypes each plan is simulated in (bit d: dtypes[d]); every pair is emitted and
 	 * checked. A simulation compiles the source with the host compiler: CI's time. */
-	static const unsigned simulated_dtypes[] = {7, 3, 2, 1};
+	static const unsigned simulated_dtypes[] = {7, 3, 2, 1, 2};
 	static const char *const kernels[] = {"rmsnorm", "softmax", "layernorm", "add_layernorm"};
 	static const rr_dtype dtypes[] = {RR_F32, RR_BF16, RR_F16};
 	int simulated = 0;
@@ -844,6 +846,8 @@ static int simulate_raw_keeps(rr_device *device)
 		for (size_t p = 0; kernel && p < sizeof raw / sizeof raw[0]; p++)
 			for (size_t d = 0; d < 3; d++) {
 				const plan *pl = &raw[p];
+				if (p == 4 && dtypes[d] == RR_F32)
+					continue; /* its f32 segment is kept in registers */
 				if ((simulated_dtypes[p] >> d & 1u) && (k < 3 || p == 0))
 					simulated +=
 					    simulate(device, kernel, dtypes[d], pl,
@@ -867,11 +871,19 @@ static int simulate_raw_keeps(rr_device *device)
 				       "%s %s N=%lld: keep %d, raw %d", kernels[k],
 				       rr_dtype_name(dtypes[d]), (long long)pl->cols, (int)g->keep,
 				       g->keep_raw);
-				CHECKF((strstr(rr_program_source(program), "rr_keep_stage(keep") !=
-				        NULL) == wanted,
+				/* through registers: a persistent cluster of one partial a row
+				 * (rmsnorm) with 8 packs a thread (N = 4080 over 2 blocks of 32
+				 * workers: 8 packs of 8 elements in bf16 and f16) */
+				const char *src = rr_program_source(program);
+				int regs = wanted && k == 0 && p == 4;
+				CHECKF((strstr(src, "rr_keep_stage(keep") != NULL) == (wanted && !regs),
 				       "%s %s N=%lld: asynchronous copies %s", kernels[k],
 				       rr_dtype_name(dtypes[d]), (long long)pl->cols,
-				       wanted ? "missing" : "of a computed value");
+				       wanted && !regs ? "missing" : "not wanted");
+				CHECKF((strstr(src, "rr_keep_put(keep") != NULL) == regs,
+				       "%s %s N=%lld: copies through registers %s", kernels[k],
+				       rr_dtype_name(dtypes[d]), (long long)pl->cols,
+				       regs ? "missing" : "not wanted");
 				/* as stored: the element size an element, not 4 bytes */
 				int64_t bytes = (int64_t)g->kept_values * g->chunks *
 				                g->layout.vec * g->threads *

@@ -544,26 +544,47 @@ static int count_loads(const rr__cu_emitter *em, int phase)
 }
 
 /* Round 1 of a raw shared-memory keep (keep_raw), in the vector entries: every complete pack
- * of the kept inputs copied asynchronously into its slot before the first is used, so the
- * segment's loads are all in flight at once without registers to hold them; the chunk loop
- * then reads the packs back from shared memory and the scalar entry loads and stores them
- * as before. Sets em->staged for the chunk loop. */
+ * of the kept inputs copied into its slot before the first is used; the chunk loop then reads
+ * the packs back from shared memory and the scalar entry loads and stores them as before.
+ * Persistent clusters of one partial a row (rmsnorm) with up to STAGE_REGS_PACKS packs a
+ * thread copy through registers, four chunks at a time (keep_raw.cuh: the asynchronous
+ * copies drew each input sector twice from L2 on sm_90); H200, bf16, L2 cold: rmsnorm at
+ * 512-2048x131072 and 256x262144 0.91-0.93 of the time. Everything else copies
+ * asynchronously, all its loads in flight at once without registers to hold them: through
+ * registers, layernorm's clusters took 0.96-0.99 of the time but 1.09 at 128x131072 (1.3
+ * waves of blocks), softmax's 16 packs a thread 1.02-1.06, one-block rows of 8 packs fetched
+ * all at once 1.01-1.03 (bench/NOTES.md, session 19). Sets em->staged for the chunk loop. */
+enum { STAGE_REGS_PACKS = 8 };
+
 static void emit_stage(rr__cu_emitter *em, int d, int phase, const char *bound)
 {
 	const rr_kernel *kernel = em->kernel;
 	em->staged = phase == 1 && em->geo->keep_raw && !em->head;
 	if (!em->staged)
 		return;
-	rr__cu_line(em, d, "if constexpr (VEC) { /* the kept packs in flight at once */");
+	int regs = em->C > 1 && em->geo->persistent && em->red_slots == 1 &&
+	           em->geo->chunks * em->geo->kept_values <= STAGE_REGS_PACKS;
+	rr__cu_line(em, d, "if constexpr (VEC) { /* the kept packs %s */",
+	            regs ? "through registers" : "in flight at once");
 	rr__cu_line(em, d + 1, "#pragma unroll 4");
 	rr__cu_line(em, d + 1, "for (int c = 0; c < %s; c++) {", bound);
 	rr__cu_line(em, d + 2, "const int at = h + (c * W + worker) * V;");
-	for (int id = 0; id < kernel->n_nodes; id++)
-		if (em->kept[id] && global_load(em, id, phase))
-			rr__cu_line(em, d + 2, "rr_keep_stage(keep, %d, c, x%d + at);",
-			            em->keep_ordinal[id], kernel->nodes[id].input);
+	for (int put = 0; put <= regs; put++) /* through registers: fetch all, then put all */
+		for (int id = 0; id < kernel->n_nodes; id++) {
+			if (!em->kept[id] || !global_load(em, id, phase))
+				continue;
+			int k = em->keep_ordinal[id], x = kernel->nodes[id].input;
+			if (!regs)
+				rr__cu_line(em, d + 2, "rr_keep_stage(keep, %d, c, x%d + at);", k, x);
+			else if (!put)
+				rr__cu_line(em, d + 2, "const uint4 st%d = rr_keep_fetch(x%d + at);", k,
+				            x);
+			else
+				rr__cu_line(em, d + 2, "rr_keep_put(keep, %d, c, st%d);", k, k);
+		}
 	rr__cu_line(em, d + 1, "}");
-	rr__cu_line(em, d + 1, "rr_keep_wait();");
+	if (!regs)
+		rr__cu_line(em, d + 1, "rr_keep_wait();");
 	rr__cu_line(em, d, "}");
 }
 
