@@ -298,7 +298,8 @@ static void test_bf16_runs(void)
 					for (int l = 0; l < L; l++)
 						v[c][l] = (float)(c * L + l + 1) * 1.00390625f;
 					if (subnormal && c == count - 1)
-						v[c][offset % L] = -1.5e-39f; /* 0x80105564: bf16 0x8010 */
+						/* 0x80105564: bf16 0x8010 */
+						v[c][offset % L] = -1.5e-39f;
 					rr_store_bf16(want + c * L, v[c]);
 				}
 				rr_store_bf16_run(p, v, count, stream);
@@ -307,9 +308,11 @@ static void test_bf16_runs(void)
 #endif
 				int wrong = 0;
 				for (int k = -SLACK - offset; k < 5 * L + SLACK - offset; k++)
-					wrong += p[k] != (k >= 0 && k < count * L ? want[k] : 0xdead);
+					wrong +=
+					    p[k] != (k >= 0 && k < count * L ? want[k] : 0xdead);
 				CHECKF(wrong == 0,
-				       "bf16 run at offset %d, %d vectors, stream %d, subnormal %d: %d wrong",
+				       "bf16 run at offset %d, %d vectors, stream %d, subnormal "
+				       "%d: %d wrong",
 				       offset, count, stream, subnormal, wrong);
 			}
 	_Alignas(64) uint16_t one[L];

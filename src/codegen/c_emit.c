@@ -475,7 +475,8 @@ static void emit_element(emitter *em, int depth, int round, int guarded)
 		}
 		if (id == from_cache && em->in_row) {
 			line(em, depth, "const vf e%d = %s; /* kept in the row */", id,
-			     em->in_row == 1 ? "rr_load_f32(q + k)" : "rr_load_f32_lanes(q + k, valid)");
+			     em->in_row == 1 ? "rr_load_f32(q + k)"
+			                     : "rr_load_f32_lanes(q + k, valid)");
 			continue;
 		}
 		if (id == from_cache) {
@@ -788,7 +789,8 @@ static void emit_traversal(emitter *em, int round)
 	line(em, 2, "for (; chunk + %s <= chunks; chunk += %s) {", u_text, u_text);
 	for (int j = 0; j < em->kernel->n_outputs && em->runs; j++)
 		if (em->kernel->outputs[j].kind == RR_KIND_ROW)
-			line(em, 3, "vf run%d[%s * BLOCKS]; /* the chunks' values, stored together */", j,
+			line(em, 3,
+			     "vf run%d[%s * BLOCKS]; /* the chunks' values, stored together */", j,
 			     u_text);
 	line(em, 3, "for (int u = 0; u < %s; u++) {", u_text);
 	line(em, 4, "const int64_t c = chunk + u;");
@@ -798,7 +800,9 @@ static void emit_traversal(emitter *em, int round)
 	line(em, 3, "}");
 	for (int j = 0; j < em->kernel->n_outputs && em->runs; j++)
 		if (em->kernel->outputs[j].kind == RR_KIND_ROW)
-			line(em, 3, "rr_store_bf16_run(out%d + h + chunk * W * V, run%d, %s * BLOCKS, stream);",
+			line(em, 3,
+			     "rr_store_bf16_run(out%d + h + chunk * W * V, run%d, %s * BLOCKS, "
+			     "stream);",
 			     j, j, u_text);
 	em->runs = 0;
 	line(em, 2, "}");
