@@ -279,6 +279,49 @@ static void test_aligned_stores(void)
 			}
 }
 
+/* rr_store_bf16_run: 1 to 4 vectors at each element offset from a 64-byte boundary leave
+ * exactly rr_store_bf16's bits and nothing else, streamed or not, with and without a subnormal
+ * lane in one of them (the one test for all). */
+static void test_bf16_runs(void)
+{
+	enum { SLACK = 32 };
+	_Alignas(64) uint16_t row[SLACK + 5 * L + SLACK];
+	for (int offset = 0; offset < L; offset++)
+		for (int count = 1; count <= 4; count++)
+			for (int variant = 0; variant < 4; variant++) {
+				const int stream = variant & 1, subnormal = variant >> 1;
+				for (size_t k = 0; k < sizeof row / sizeof row[0]; k++)
+					row[k] = 0xdead;
+				uint16_t *p = row + SLACK + offset, want[4 * L];
+				vf v[4];
+				for (int c = 0; c < count; c++) {
+					for (int l = 0; l < L; l++)
+						v[c][l] = (float)(c * L + l + 1) * 1.00390625f;
+					if (subnormal && c == count - 1)
+						/* 0x80105564: bf16 0x8010 */
+						v[c][offset % L] = -1.5e-39f;
+					rr_store_bf16(want + c * L, v[c]);
+				}
+				rr_store_bf16_run(p, v, count, stream);
+#if defined(__SSE__)
+				_mm_sfence();
+#endif
+				int wrong = 0;
+				for (int k = -SLACK - offset; k < 5 * L + SLACK - offset; k++)
+					wrong +=
+					    p[k] != (k >= 0 && k < count * L ? want[k] : 0xdead);
+				CHECKF(wrong == 0,
+				       "bf16 run at offset %d, %d vectors, stream %d, subnormal "
+				       "%d: %d wrong",
+				       offset, count, stream, subnormal, wrong);
+			}
+	_Alignas(64) uint16_t one[L];
+	vf tiny = rr_vsplat(1.0f);
+	tiny[3] = -1.5e-39f;
+	rr_store_bf16_run(one, &tiny, 1, 0);
+	CHECKF(one[3] == 0x8010 && one[2] == 0x3f80, "subnormal lane stored as 0x%04x", one[3]);
+}
+
 /* rr_load_bf16: every 16-bit pattern, L at a time, is the f32 with those bits on top. */
 static void test_bf16_load(void)
 {
@@ -302,6 +345,7 @@ int main(void)
 {
 	test_bf16_load();
 	test_aligned_stores();
+	test_bf16_runs();
 	test_bf16_store();
 	test_exp();
 	test_exp_nonpos();
