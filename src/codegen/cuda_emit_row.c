@@ -500,8 +500,8 @@ static void emit_stores(rr__cu_emitter *em, int depth, int guarded)
 			            "rr_store_tail<VEC%s>(y%d + at, %s, valid); /* %s */", one, j,
 			            value, kernel->outputs[j].name);
 		else
-			rr__cu_line(em, depth + 1, "rr_store<VEC%s>(y%d + at, %s); /* %s */", one, j,
-			            value, kernel->outputs[j].name);
+			rr__cu_line(em, depth + 1, "rr_store<VEC%s>(y%d + at, %s); /* %s */", one,
+			            j, value, kernel->outputs[j].name);
 	}
 }
 
@@ -575,10 +575,11 @@ static void emit_stage(rr__cu_emitter *em, int d, int phase, const char *bound)
 				continue;
 			int k = em->keep_ordinal[id], x = kernel->nodes[id].input;
 			if (!regs)
-				rr__cu_line(em, d + 2, "rr_keep_stage(keep, %d, c, x%d + at);", k, x);
-			else if (!put)
-				rr__cu_line(em, d + 2, "const uint4 st%d = rr_keep_fetch(x%d + at);", k,
+				rr__cu_line(em, d + 2, "rr_keep_stage(keep, %d, c, x%d + at);", k,
 				            x);
+			else if (!put)
+				rr__cu_line(em, d + 2,
+				            "const uint4 st%d = rr_keep_fetch(x%d + at);", k, x);
 			else
 				rr__cu_line(em, d + 2, "rr_keep_put(keep, %d, c, st%d);", k, k);
 		}
