@@ -1,9 +1,10 @@
 /* The guarded parts of a row (or of a cluster block's segment) for generated CUDA C: the pack
  * at the end (a whole pack goes through the plan's rr_load/rr_store, a partial one element by
  * element) and the head before the first aligned pack (DESIGN.md §4, layout.h: head element
- * j = t * W + (W - 1 - worker), t < HS: the last workers). src/codegen/cuda_emit.c prints the section "vec_store"
- * before the plan's rr_load/rr_store when they use 8- or 16-byte accesses, "pack_tail" after them, "head" when the plan has a head (HS > 0), and "shifted" when
- * col inputs do not share the body's alignment (COLS_VEC false). */
+ * j = t * W + (W - 1 - worker), t < HS: the last workers). src/codegen/cuda_emit.c prints the
+ * section "vec_store" before the plan's rr_load/rr_store when they use 8- or 16-byte accesses,
+ * "pack_tail" after them, "head" when the plan has a head (HS > 0), and "shifted" when col
+ * inputs do not share the body's alignment (COLS_VEC false). */
 //@ stand-in
 /* What the emitted source defines before this file (the plan's V, the dtype's conversions, the
  * plan's whole-pack accesses), in their simplest form: here only so that the file compiles on
