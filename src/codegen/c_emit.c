@@ -710,6 +710,14 @@ static int output_from_cache_alone(emitter *em, int round)
 	return 1;
 }
 
+/* A part vector of emit_in_row_lines: its first `lanes` lanes at q + k. */
+static void emit_in_row_masked(emitter *em, int round, const char *lanes)
+{
+	line(em, 4, "const vi valid = rr_first_lanes(%s);", lanes);
+	em->in_row = 2;
+	emit_element(em, 4, round, 0);
+}
+
 /* The output phase over the cache in the output row (f32, V = 1, the launch not streaming):
  * the complete chunks' values are finished in place a vector-aligned span at a time, lanes
  * before the first line and after the last masked, instead of chunk by chunk from the row's
@@ -725,9 +733,7 @@ static void emit_in_row_lines(emitter *em, int round)
 	line(em, 3, "const int64_t lead = rr_lead_to_vector(q, count);");
 	line(em, 3, "int64_t k = 0;");
 	line(em, 3, "if (lead > 0) {");
-	line(em, 4, "const vi valid = rr_first_lanes(lead);");
-	em->in_row = 2;
-	emit_element(em, 4, round, 0);
+	emit_in_row_masked(em, round, "lead");
 	line(em, 4, "k = lead;");
 	line(em, 3, "}");
 	line(em, 3, "for (; k + L <= count; k += L) {");
@@ -735,9 +741,7 @@ static void emit_in_row_lines(emitter *em, int round)
 	emit_element(em, 4, round, 0);
 	line(em, 3, "}");
 	line(em, 3, "if (k < count) {");
-	line(em, 4, "const vi valid = rr_first_lanes(count - k);");
-	em->in_row = 2;
-	emit_element(em, 4, round, 0);
+	emit_in_row_masked(em, round, "count - k");
 	line(em, 3, "}");
 	em->in_row = 0;
 	line(em, 3, "chunk = chunks;");
