@@ -545,21 +545,30 @@ static void test_wide_cluster_choices(const rr__target *gpu)
 
 /* Mailbox clusters (rr__cluster_mailbox): a kernel of two rounds on bf16 rows of 131072 takes
  * C = 8 blocks of W = 256 (32 KB of the row each, six an SM), which the H200 ran in 0.87x the
- * time of C = 4 (bench/results/2026-12-02-h200-ab-cluster-mailbox-s18); one round keeps C = 4. */
+ * time of C = 4 (bench/results/2026-12-02-h200-ab-cluster-mailbox-s18), and so does softmax,
+ * one round whose online pair goes through the mailbox (0.95x, bench/NOTES.md session 20);
+ * rmsnorm, one partial a row and no mailbox, keeps C = 4. */
 static void test_mailbox_cluster_choices(const rr__target *gpu)
 {
-	rr_kernel *layernorm = builtin("layernorm"), *rmsnorm = builtin("rmsnorm");
+	rr_kernel *layernorm = builtin("layernorm"), *rmsnorm = builtin("rmsnorm"),
+	          *softmax = builtin("softmax");
 	rr__plan_request req = {layernorm, RR_BF16, 512, 131072, gpu, NULL, NULL};
 	rr_layout l = choose(&req, NULL);
 	rr__realisation r;
 	CHECK(rr__realise(layernorm, RR_BF16, req.cols, &l, gpu, &r) == RR_OK);
 	CHECKF(l.blocks_per_row == 8 && l.workers_per_row == 256 && rr__cluster_mailbox(&r),
 	       "layernorm bf16 512x131072: %s", show(&l));
+	req.kernel = softmax;
+	l = choose(&req, NULL);
+	CHECK(rr__realise(softmax, RR_BF16, req.cols, &l, gpu, &r) == RR_OK);
+	CHECKF(l.blocks_per_row == 8 && l.workers_per_row == 256 && rr__cluster_mailbox(&r),
+	       "softmax bf16 512x131072: %s", show(&l));
 	req.kernel = rmsnorm;
 	l = choose(&req, NULL);
 	CHECKF(l.blocks_per_row == 4, "rmsnorm bf16 512x131072: %s", show(&l));
 	rr_kernel_free(layernorm);
 	rr_kernel_free(rmsnorm);
+	rr_kernel_free(softmax);
 }
 
 /* One-pass online reductions (cross_entropy): on rows of 16384 elements or more the planner

@@ -626,8 +626,9 @@ static double gpu_measured_factor(const rr__cost_coeffs *k, const rr__plan_reque
 	return factor;
 }
 
-/* A mailbox cluster of fewer than six blocks an SM (features_of). */
+/* A mailbox cluster of fewer than six blocks an SM, and one of six or more (features_of). */
 #define GPU_MAILBOX_FEW_BLOCKS_FACTOR 1.06
+#define GPU_MAILBOX_MANY_BLOCKS_FACTOR 0.94
 
 /* Blocks of S=grid holding fewer elements of a row than this rank as narrow clusters do. */
 #define GRID_NARROW_ELEMENTS 2048
@@ -701,6 +702,13 @@ static void features_of(const rr__plan_request *req, const rr__realisation *r,
 	if (gpu && features->raw_streams && rr__cluster_mailbox(r) && layout->blocks_per_row < 8 &&
 	    features->groups_per_sm < 6 && features->rounds >= 2 && req->cols >= 65536)
 		features->predicted_us *= GPU_MAILBOX_FEW_BLOCKS_FACTOR;
+	/* And in kernels of one round (softmax: its online pair combines through a mailbox), where
+	 * the factor above does not apply, blocks of 32 KB, six an SM, ran softmax bf16 512x131072
+	 * in 0.95x the time of C = 4's 64 KB blocks, and 0.90x that of the re-read the model
+	 * ranked second (bench/NOTES.md sessions 18 and 20). */
+	if (gpu && features->raw_streams && rr__cluster_mailbox(r) && features->rounds == 1 &&
+	    features->groups_per_sm >= 6 && req->cols >= 65536)
+		features->predicted_us *= GPU_MAILBOX_MANY_BLOCKS_FACTOR;
 }
 
 void rr__plan_features_compute(const rr__plan_request *req, const rr_layout *layout,
