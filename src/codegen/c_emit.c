@@ -1195,8 +1195,9 @@ static void plan_storage(emitter *em, const rr__realisation *r)
  * 6). f32 only, so the value read back is the one computed, bit for bit; V = 1 (its store and
  * loads are whole vectors) without a head, kept inputs or an online pair. The store is an
  * ordinary one even where the launch streams: a streamed row would be read back from memory.
- * One thread, clab, add_layernorm f32, rows 16 bytes into a line: 64x4096 0.68-0.79 of the
- * time, 16384x1024 streaming 0.79 (bench/NOTES.md, session 20). */
+ * clab, add_layernorm f32, rows 16 bytes into a line, the time against before: one thread
+ * 64x4096 0.71-0.85, 1024x1024 0.73-0.81, 16384x1024 streaming 0.79; two threads 0.61-0.71
+ * and 0.78-0.80 (bench/NOTES.md, session 20). */
 static void plan_early_outputs(emitter *em)
 {
 	const rr_kernel *kernel = em->kernel;
