@@ -293,7 +293,7 @@ static inline vf rr_vexp_nonpos_bf16(vf x)
 #else
 	const vf t = rr_vfma(x, rr_vsplat(1.442695041f), rr_vsplat(12582912.0f));
 	const vf k = t - 12582912.0f;
-#if defined(__FMA__)
+#if defined(__FMA__) && (L == 8 || L == 4) /* where rr_vfma rounds once */
 	const vf r = rr_vfma(k, rr_vsplat(-6.931471825e-01f), x);
 #else /* k ln 2 rounded apart would be off by up to 4e-6: ln 2 in two parts, as rr_vexp */
 	const vf r =
