@@ -212,6 +212,78 @@ static void test_split_limit(rr_device *device)
 	}
 }
 
+/* Row outputs that round 1 computes (h = x + r) are written there and read back by the later
+ * passes (c_emit.c, plan_early_outputs): every output still validates where h is the kernel's
+ * only row output (no output phase is left), where the output phase reads it back
+ * (add_layernorm), with and without a guarded last chunk, rows aligned or not, and with h
+ * written over x in place. The source says which outputs are written early. */
+static void test_early_outputs(rr_device *device)
+{
+	static const char text[] = "kernel residual_sum\n  in x : row\n  in r : row\n"
+	                           "  out h : row\n  out s : rowscalar\n  h = x + r\n"
+	                           "  s = sum(h)\n";
+	static const rr_layout layouts[] = {{.workers_per_row = 16,
+	                                     .vec = 1,
+	                                     .unroll = 1,
+	                                     .rows_per_group = 1,
+	                                     .storage = RR_STORAGE_REREAD},
+	                                    {.workers_per_row = 32,
+	                                     .vec = 1,
+	                                     .unroll = 3,
+	                                     .rows_per_group = 2,
+	                                     .storage = RR_STORAGE_REREAD}};
+	const int64_t rows = 5, lengths[2] = {1001, 1024};
+	rr_kernel *kernels[2] = {NULL, NULL};
+	CHECK(rr_kernel_load_string(text, strlen(text), "<residual_sum>", &kernels[0]) == RR_OK);
+	CHECK(rr_kernel_load_builtin("add_layernorm", &kernels[1]) == RR_OK);
+	for (int k = 0; k < 2; k++) {
+		for (int c = 0; kernels[k] && c < 4; c++) {
+			const int64_t cols = lengths[c % 2];
+			rr_program *program = NULL;
+			CHECKF(rr_program_build(device, kernels[k], RR_F32, rows, cols,
+			                        &layouts[c / 2], &program) == RR_OK,
+			       "%s: %s", rr_kernel_name(kernels[k]), rr_last_error());
+			if (!program)
+				continue;
+			CHECK(strstr(rr_program_source(program),
+			             " * early    h written in round 1") != NULL);
+			for (int offset = 0; offset <= 4; offset += 4)
+				validate_view(program, kernels[k], RR_F32, rows, cols, offset,
+				              offset);
+			rr_program_free(program);
+		}
+	}
+	/* add_layernorm with h written over x: every pass after the first reads h, not x */
+	rr_program *program = NULL;
+	const int64_t cols = 1001;
+	CHECK(kernels[1] &&
+	      rr_program_build(device, kernels[1], RR_F32, rows, cols, NULL, &program) == RR_OK);
+	rr__host_inputs inputs;
+	if (program &&
+	    rr__inputs_make(kernels[1], rows, cols, RR_F32, 9u, NULL, &inputs) == RR_OK) {
+		rr_arg args[RR_MAX_IO];
+		float *x = malloc((size_t)(rows * cols) * sizeof *x);
+		float *y = malloc((size_t)(rows * cols) * sizeof *y);
+		memcpy(x, inputs.owned[0], (size_t)(rows * cols) * sizeof *x);
+		for (int k = 0; k < inputs.count; k++)
+			args[k] = inputs.args[k];
+		args[0].data = x;
+		void *outputs[2] = {y, x};
+		rr__poison(y, RR_F32, rows * cols);
+		CHECK(rr_program_launch(program, rows, args, outputs, NULL) == RR_OK);
+		rr__validation report;
+		CHECKF(rr__validate_outputs(kernels[1], rows, cols, RR_F32, &inputs, outputs, NULL,
+		                            &report) == RR_OK,
+		       "add_layernorm f32 with h over x: %s", rr_last_error());
+		free(x);
+		free(y);
+		rr__inputs_free(&inputs);
+	}
+	rr_program_free(program);
+	rr_kernel_free(kernels[0]);
+	rr_kernel_free(kernels[1]);
+}
+
 /* Runs `program` on `inputs` (arrays `offset` elements into their buffers, outputs alike) into
  * fresh poisoned outputs, each `out_bytes[j]` long; RR_STREAM_BYTES set to `bound` (NULL:
  * unset) for the launch. */
@@ -674,6 +746,7 @@ int main(void)
 		test_sum_bitwise(device, sum);
 		test_misaligned_views(device);
 		test_split_limit(device);
+		test_early_outputs(device);
 		test_streaming_stores(device);
 		test_outputs_alias();
 		test_arguments(device);

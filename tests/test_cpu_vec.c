@@ -150,6 +150,46 @@ static void test_exp_nonpos(void)
 	}
 }
 
+/* rr_vexp_nonpos_bf16 within its relative bound on [-86.5, -0] (every 7th float, all lanes
+ * mixed), exact at -0, and as rr_vexp_nonpos at -inf, NaN and below 2^-125. */
+static void test_exp_nonpos_bf16(void)
+{
+	double worst = 0;
+	float at = 0;
+	const uint32_t hi = bits_of(86.5f);
+	for (uint64_t b = 0; b <= hi; b += 7u * L) {
+		vf x;
+		for (int l = 0; l < L; l++) {
+			uint64_t bits = b + (uint64_t)l * 7u;
+			x[l] = from_bits((uint32_t)(bits > hi ? hi : bits) | 0x80000000u);
+		}
+		vf y = rr_vexp_nonpos_bf16(x);
+		for (int l = 0; l < L; l++) {
+			double want = exp((double)x[l]), e = fabs((double)y[l] - want) / want;
+			if (!(e <= worst)) {
+				worst = e;
+				at = x[l];
+			}
+		}
+	}
+	printf("exp_nonpos_bf16 [-86.5, 0]: worst relative error %.3g (at %.9g), bound 1e-5\n",
+	       worst, (double)at);
+	CHECKF(worst <= 1e-5, "exp_nonpos_bf16: relative error %.3g at %.9g", worst, (double)at);
+	/* the edges exactly as rr_vexp_nonpos; under 2^-125 within the bound or 2 units of 2^-149
+	 */
+	const float edges[] = {-0.0f, 0.0f, -INFINITY, NAN, -200.0f, -86.6f, -103.0f};
+	for (size_t k = 0; k < sizeof edges / sizeof edges[0]; k++) {
+		vf x = rr_vsplat(-1.0f);
+		x[k % L] = edges[k];
+		const float got = rr_vexp_nonpos_bf16(x)[k % L], want = rr_vexp_nonpos(x)[k % L];
+		const int same = bits_of(got) == bits_of(want) || (isnan(got) && isnan(want));
+		const int under = edges[k] < -86.5f && edges[k] >= -110.0f; /* NaN is not */
+		CHECKF(under ? fabs((double)got - want) <= 1e-5 * want + ldexp(2.0, -149) : same,
+		       "exp_nonpos_bf16(%g) = %.9g, rr_vexp_nonpos %.9g", (double)edges[k],
+		       (double)got, (double)want);
+	}
+}
+
 static void test_log(void)
 {
 	float at = 0;
@@ -349,6 +389,7 @@ int main(void)
 	test_bf16_store();
 	test_exp();
 	test_exp_nonpos();
+	test_exp_nonpos_bf16();
 	test_log();
 	test_tanh();
 	test_max_min();

@@ -54,6 +54,9 @@ typedef struct emitter {
 	 * 1 a whole vector at q + k, 2 the lanes `valid` of one. */
 	int in_row;
 	int runs; /* emitting the bf16 output phase's complete chunks through rr_store_bf16_run */
+	/* Row outputs written in round 1 and read back by the later passes (plan_early_outputs):
+	 * early[j] for output j; the output phase neither computes nor stores them again. */
+	unsigned char early[RR_MAX_IO];
 } emitter;
 
 static void line(emitter *em, int depth, const char *fmt, ...)
@@ -127,6 +130,12 @@ static void emit_header(emitter *em, const int *offsets, int steps)
 		if (em->kept[k] >= 0)
 			line(em, 0, " * storage  %s kept in private slots after round %d",
 			     kernel->inputs[k].name, em->first_round[k]);
+	for (int j = 0; j < kernel->n_outputs; j++)
+		if (em->early[j])
+			line(em, 0,
+			     " * early    %s written in round 1, read back from its row by the "
+			     "later passes",
+			     kernel->outputs[j].name);
 	if (em->split_max_n > 0)
 		line(em, 0, " * split    rows of N <= %lld: an online pair's max, then its sum%s",
 		     (long long)em->split_max_n,
@@ -365,7 +374,7 @@ static void emit_outputs_of_element(emitter *em, int depth, int guarded)
 {
 	const rr_kernel *kernel = em->kernel;
 	for (int j = 0; j < kernel->n_outputs; j++) {
-		if (kernel->outputs[j].kind != RR_KIND_ROW)
+		if (kernel->outputs[j].kind != RR_KIND_ROW || em->early[j])
 			continue;
 		rr__emit_indent(em->out, depth + em->indent);
 		if (em->runs && !guarded)
@@ -420,7 +429,8 @@ static void emit_accumulate(emitter *em, int depth, int id, int guarded)
 }
 
 /* Whether elem node id is exp(x - m) with m the row's max of the same x: its argument is <= 0
- * or NaN for every element, so rr_vexp_nonpos computes it (bit for bit rr_vexp there). */
+ * or NaN for every element, so rr_vexp_nonpos computes it (bit for bit rr_vexp there), or for
+ * bf16 rr_vexp_nonpos_bf16, whose error is ~1/400 of the bf16 rounding's (device/cpu_vec.h). */
 static int exp_of_nonpositive(const rr_kernel *kernel, int id)
 {
 	const rr__node *node = &kernel->nodes[id];
@@ -431,6 +441,39 @@ static int exp_of_nonpositive(const rr_kernel *kernel, int id)
 		return 0;
 	const rr__node *max = &kernel->nodes[diff->b];
 	return max->op == RR_OP_REDUCE && max->reduce == RR_REDUCE_MAX && max->a == diff->a;
+}
+
+/* The output written in round 1 whose value is node id (plan_early_outputs), or -1. */
+static int early_output_of(const emitter *em, int id)
+{
+	for (int j = 0; j < em->kernel->n_outputs; j++)
+		if (em->early[j] && em->kernel->outputs[j].node == id)
+			return j;
+	return -1;
+}
+
+/* The elem nodes one element needs in `round` > 1 into em->needed where outputs are written in
+ * round 1: their values are read back, not computed again, and the output phase needs them
+ * only where another output does. */
+static void element_needs_after_early(emitter *em, int round)
+{
+	const rr_kernel *kernel = em->kernel;
+	unsigned char stop[RR_MAX_NODES] = {0};
+	for (int j = 0; j < kernel->n_outputs; j++)
+		if (em->early[j])
+			stop[kernel->outputs[j].node] = 1;
+	if (round <= em->rounds) {
+		rr__phase_roots(kernel, round, em->needed);
+	} else {
+		memset(em->needed, 0, (size_t)kernel->n_nodes);
+		for (int j = 0; j < kernel->n_outputs; j++) {
+			int node = kernel->outputs[j].node;
+			if (kernel->outputs[j].kind == RR_KIND_ROW && !em->early[j] && node >= 0 &&
+			    kernel->nodes[node].shape == RR_SHAPE_ELEM)
+				em->needed[node] = 1;
+		}
+	}
+	rr__mark_operands(kernel, em->needed, stop);
 }
 
 /* The elem nodes one element needs in `round` into em->needed: the pass of an online pair's sum
@@ -447,6 +490,10 @@ static void element_needs(emitter *em, int round, int from_cache)
 				em->needed[kernel->nodes[partner].a] = 1;
 		}
 		rr__mark_operands(kernel, em->needed, NULL);
+		return;
+	}
+	if (from_cache < 0 && round > 1 && memchr(em->early, 1, sizeof em->early)) {
+		element_needs_after_early(em, round);
 		return;
 	}
 	if (from_cache < 0) {
@@ -485,13 +532,28 @@ static void emit_element(emitter *em, int depth, int round, int guarded)
 			     guarded ? "_tail" : "");
 			continue;
 		}
+		const int early = early_output_of(em, id);
+		if (early >= 0 && round > 1) {
+			line(em, depth,
+			     "const vf e%d = load_lanes%s(out%d, i%s); /* %s, from round 1 */", id,
+			     guarded ? "_guarded" : "", early, guarded ? ", N" : "",
+			     kernel->outputs[early].name);
+			continue;
+		}
 		rr__emit_indent(em->out, depth + em->indent);
 		rr__buf_printf(em->out, "const vf e%d = ", id);
 		if (exp_of_nonpositive(kernel, id))
-			rr__buf_printf(em->out, "rr_vexp_nonpos(e%d)", kernel->nodes[id].a);
+			rr__buf_printf(em->out, "rr_vexp_nonpos%s(e%d)",
+			               em->dtype == RR_BF16 ? "_bf16" : "", kernel->nodes[id].a);
 		else
 			rr__emit_rhs(em->out, kernel, id, "", RR_FLAVOR_C_VEC);
 		rr__buf_printf(em->out, ";\n");
+		if (early >= 0 && guarded)
+			line(em, depth, "store_lanes_guarded(out%d, i, N, e%d); /* %s */", early,
+			     id, kernel->outputs[early].name);
+		else if (early >= 0)
+			line(em, depth, "store_packed(out%d + i, e%d); /* %s, read back after */",
+			     early, id, kernel->outputs[early].name);
 		if (id == em->cached && em->pass == 2 && !em->head)
 			line(em, depth, "store_kept(cache%s, slot * W + b * L, e%d);",
 			     guarded ? "_tail" : "", id);
@@ -753,7 +815,7 @@ static void emit_in_row_lines(emitter *em, int round)
 static void emit_aligners(emitter *em, const char *fmt)
 {
 	for (int j = 0; j < em->kernel->n_outputs && em->aligned; j++)
-		if (em->kernel->outputs[j].kind == RR_KIND_ROW)
+		if (em->kernel->outputs[j].kind == RR_KIND_ROW && !em->early[j])
 			line(em, 2, fmt, j, j);
 }
 
@@ -1033,9 +1095,9 @@ static void emit_round(emitter *em, int round)
 static void emit_outputs(emitter *em)
 {
 	const rr_kernel *kernel = em->kernel;
-	int row_outputs = 0;
+	int row_outputs = 0; /* those the output phase writes */
 	for (int j = 0; j < kernel->n_outputs; j++)
-		row_outputs += kernel->outputs[j].kind == RR_KIND_ROW;
+		row_outputs += kernel->outputs[j].kind == RR_KIND_ROW && !em->early[j];
 	if (row_outputs > 0 && em->cached >= 0) {
 		line(em, 1, "/* output phase: each worker writes the elements it owns */");
 		line(em, 1, "if (N <= SPLIT_MAX_N) { /* e%d from the cache */", em->cached);
@@ -1126,6 +1188,35 @@ static void plan_storage(emitter *em, const rr__realisation *r)
 	em->split_unkept = 1;
 }
 
+/* Row outputs whose value round 1 computes anyway (add_layernorm's h = x + r): written there,
+ * and read back from the row by the later passes instead of computed again from the inputs,
+ * which are not stored again in the output phase. The row is still in L1 when it is read back
+ * and one load of it replaces those of its operands (add_layernorm: 8 loads an element become
+ * 6). f32 only, so the value read back is the one computed, bit for bit; V = 1 (its store and
+ * loads are whole vectors) without a head, kept inputs or an online pair. The store is an
+ * ordinary one even where the launch streams: a streamed row would be read back from memory.
+ * clab, add_layernorm f32, rows 16 bytes into a line, the time against before: one thread
+ * 64x4096 0.71-0.85, 1024x1024 0.73-0.81, 16384x1024 streaming 0.79; two threads 0.61-0.71
+ * and 0.78-0.80 (bench/NOTES.md, session 20). */
+static void plan_early_outputs(emitter *em)
+{
+	const rr_kernel *kernel = em->kernel;
+	memset(em->early, 0, sizeof em->early);
+	if (em->dtype != RR_F32 || em->layout->vec != 1 || em->r->head_slots > 0 ||
+	    em->n_kept > 0 || em->cached >= 0 || kernel->analysis.online_rewrites > 0 ||
+	    em->rounds < 1)
+		return;
+	unsigned char first[RR_MAX_NODES];
+	rr__analysis_elem_needs(kernel, 1, first);
+	for (int j = 0; j < kernel->n_outputs; j++) {
+		int node = kernel->outputs[j].node;
+		if (kernel->outputs[j].kind != RR_KIND_ROW || node < 0 || !first[node] ||
+		    kernel->nodes[node].op == RR_OP_INPUT || early_output_of(em, node) >= 0)
+			continue;
+		em->early[j] = 1;
+	}
+}
+
 /* The row output that may hold the split's cache for the complete packs (the last chunk's
  * stay in scratch, so nothing is written past the row): in f32 with V = 1 a worker's slot
  * s * W + worker is its element h + s * W + worker, and the output phase reads each element's
@@ -1208,6 +1299,7 @@ rr_status rr__c_emit(const rr__emit_request *request, rr__buf *out)
 	em->split_max_n = rr__c_split_max_cols(kernel, em->dtype);
 	em->cache_output = cache_output_of(em);
 	plan_storage(em, r);
+	plan_early_outputs(em);
 	emit_header(em, r->tree_offsets, r->n_tree_offsets);
 	em->tree_offsets = r->tree_offsets;
 	em->tree_steps = r->n_tree_offsets;

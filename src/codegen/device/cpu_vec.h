@@ -7,6 +7,8 @@
  *   rr_vexp   <= 2 ULP where exp(x) >= 2^-125 (x >= -86.5), 0 below (with AVX-512 and 16
  *             lanes: gradual underflow below, within 2 units of 2^-149); +inf -> +inf,
  *             -inf -> 0, NaN -> NaN, exp(0) == 1 exactly
+ *   rr_vexp_nonpos_bf16  relative error <= 1e-5 where exp(x) >= 2^-125, for x <= 0 (results
+ *             rounded to bf16); 0 and NaN as rr_vexp
  *   rr_vlog   <= 2 ULP over all positive floats (subnormals too); 0 -> -inf, x < 0 -> NaN
  *   rr_vtanh  <= 3 ULP over [-10, 10] (and +-1 beyond); tanh(+-0) == +-0, NaN -> NaN
  * NaN: rr_vmax/rr_vmin return the other operand when one is NaN (as fmaxf/fminf; NaN only when
@@ -265,6 +267,46 @@ static inline vf rr_vexp_nonpos(vf x)
 	const vf t = rr_vfma(x, rr_vsplat(1.442695041f), rr_vsplat(12582912.0f));
 	const vf k = t - 12582912.0f;
 	vf p = rr_vexp_reduced(k, x);
+	vf result = (vf)((vu)p + ((vu)t << 23));
+	if (__builtin_expect(rr_vany_below(x, -86.5f), 0)) {
+		result = rr_vselect(x < -86.5f, rr_vsplat(0.0f), result);
+		result = rr_vselect(x != x, x, result);
+	}
+	return result;
+#endif
+}
+
+/* rr_vexp_nonpos for values that are rounded to bf16 (8 significant bits: a rounding error of
+ * up to 2^-9 of the value): ln 2 in one part with a fused multiply-add (|k| <= 159: r is off
+ * by at most 3e-7) and
+ * P of degree 2 (a Lawson fit, relative truncation 5.3e-6), three multiply-adds fewer than
+ * rr_vexp_nonpos; relative error under 1e-5 (tests/test_cpu_vec.c). exp(-0) == 1 exactly,
+ * -inf -> 0, NaN -> NaN; under 2^-125 0, or gradual with AVX-512, as rr_vexp_nonpos. The
+ * exponential is 40 % of softmax bf16 64x4096 in cache; one thread (bench/NOTES.md, session 20):
+ * 0.85 of the time, 129 of 262144 outputs one bf16 unit away from rr_vexp_nonpos's. */
+static inline vf rr_vexp_nonpos_bf16(vf x)
+{
+#if defined(__AVX512F__) && L == 16
+	const __m512 xc = _mm512_max_ps(_mm512_set1_ps(-110.0f), (__m512)x);
+	const vf k = rr_vexp_k(xc);
+	const vf r = rr_vfma(k, rr_vsplat(-6.931471825e-01f), (vf)xc);
+#else
+	const vf t = rr_vfma(x, rr_vsplat(1.442695041f), rr_vsplat(12582912.0f));
+	const vf k = t - 12582912.0f;
+#if defined(__FMA__) && (L == 8 || L == 4) /* where rr_vfma rounds once */
+	const vf r = rr_vfma(k, rr_vsplat(-6.931471825e-01f), x);
+#else /* k ln 2 rounded apart would be off by up to 4e-6: ln 2 in two parts, as rr_vexp */
+	const vf r =
+	    rr_vfma(k, rr_vsplat(-3.194618330e-05f), rr_vfma(k, rr_vsplat(-6.931152344e-01f), x));
+#endif
+#endif
+	vf p = rr_vfma(rr_vsplat(4.127766937e-02f), r, rr_vsplat(1.675353199e-01f));
+	p = rr_vfma(p, r, rr_vsplat(5.000512004e-01f));
+	p = rr_vfma(p, r, rr_vsplat(1.0f));
+	p = rr_vfma(p, r, rr_vsplat(1.0f));
+#if defined(__AVX512F__) && L == 16
+	return (vf)_mm512_scalef_ps((__m512)p, (__m512)k);
+#else
 	vf result = (vf)((vu)p + ((vu)t << 23));
 	if (__builtin_expect(rr_vany_below(x, -86.5f), 0)) {
 		result = rr_vselect(x < -86.5f, rr_vsplat(0.0f), result);
