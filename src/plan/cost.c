@@ -703,11 +703,12 @@ static void features_of(const rr__plan_request *req, const rr__realisation *r,
 	    features->groups_per_sm < 6 && features->rounds >= 2 && req->cols >= 65536)
 		features->predicted_us *= GPU_MAILBOX_FEW_BLOCKS_FACTOR;
 	/* And in kernels of one round (softmax: its online pair combines through a mailbox), where
-	 * the factor above does not apply, blocks of 32 KB, six an SM, ran softmax bf16 512x131072
-	 * in 0.95x the time of C = 4's 64 KB blocks, and 0.90x that of the re-read the model
-	 * ranked second (bench/NOTES.md sessions 18 and 20). */
+	 * the factor above does not apply, blocks of 32 KB, six an SM, ran softmax at 131072 in
+	 * 0.95-0.97x the time of C = 4's 64 KB blocks (bf16 and f16, 512-2048 rows), 0.88-0.90x
+	 * that of C = 4 or a re-read on 64-256 rows; at 65536, C = 4 against C = 2 1.01x (bench/
+	 * results/2026-12-03-h200-softmax-picks-s20). */
 	if (gpu && features->raw_streams && rr__cluster_mailbox(r) && features->rounds == 1 &&
-	    features->groups_per_sm >= 6 && req->cols >= 65536)
+	    features->groups_per_sm >= 6 && req->cols >= 131072)
 		features->predicted_us *= GPU_MAILBOX_MANY_BLOCKS_FACTOR;
 }
 
