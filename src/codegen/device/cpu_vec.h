@@ -278,12 +278,12 @@ static inline vf rr_vexp_nonpos(vf x)
 
 /* rr_vexp_nonpos for values that are rounded to bf16 (8 significant bits: a rounding error of
  * up to 2^-9 of the value): ln 2 in one part with a fused multiply-add (|k| <= 159: r is off
- * by at most 3e-7) and
- * P of degree 2 (a Lawson fit, relative truncation 5.3e-6), three multiply-adds fewer than
- * rr_vexp_nonpos; relative error under 1e-5 (tests/test_cpu_vec.c). exp(-0) == 1 exactly,
- * -inf -> 0, NaN -> NaN; under 2^-125 0, or gradual with AVX-512, as rr_vexp_nonpos. The
- * exponential is 40 % of softmax bf16 64x4096 in cache; one thread (bench/NOTES.md, session 20):
- * 0.85 of the time, 129 of 262144 outputs one bf16 unit away from rr_vexp_nonpos's. */
+ * by at most 3e-7) and P of degree 2 (a Lawson fit, relative truncation 5.3e-6), three
+ * multiply-adds fewer than rr_vexp_nonpos; relative error under 1e-5 (tests/test_cpu_vec.c).
+ * exp(-0) == 1 exactly, -inf -> 0, NaN -> NaN; under 2^-125 0, or gradual with AVX-512, as
+ * rr_vexp_nonpos. The exponential is 40 % of softmax bf16 64x4096 in cache; one thread
+ * (bench/NOTES.md, session 20): 0.85 of the time, 129 of 262144 outputs one bf16 unit away from
+ * rr_vexp_nonpos's. */
 static inline vf rr_vexp_nonpos_bf16(vf x)
 {
 #if defined(__AVX512F__) && L == 16
@@ -761,7 +761,8 @@ static inline void rr_store_aligned(rr_aligner *a, io_t *p, int64_t i, int strea
 	if (a->shift != 0) {
 		const vf rotated = __builtin_shuffle(v, a->rotate);
 		if (a->last_i >= 0)
-			store_packed(p + i - a->shift, rr_vselect(a->low, a->last_rotated, rotated));
+			store_packed(p + i - a->shift,
+			             rr_vselect(a->low, a->last_rotated, rotated));
 		else
 			store_packed(p + i, v);
 		a->last = v;
