@@ -1,7 +1,8 @@
 /* What NVRTC makes of the emitted CUDA C, checked without a GPU: 16-byte global loads and
  * stores for aligned complete packs, no local memory (stack frame, spills, .local) on a grid
  * of plans, no block barrier when W <= 32, cluster instructions when C > 1, the 16-bit
- * conversions, compile errors carrying the NVRTC log, the cubin cache, the sm_90 target, and
+ * conversions, launch bounds raised for rows in flight and their capped second compile, compile
+ * errors carrying the NVRTC log, the cubin cache, the sm_90 target, and
  * opening the backend where there is no driver. Skipped (77) when NVRTC cannot be opened. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -235,6 +236,49 @@ static void check_barriers(void)
 	}
 }
 
+/* The registers ptxas reports for entry `name` in a -v log; -1 when absent. */
+static int entry_registers(const char *log, const char *name)
+{
+	char marker[128];
+	snprintf(marker, sizeof marker, "'%s'", name);
+	const char *p = log ? strstr(log, marker) : NULL;
+	const char *used = p ? strstr(p, "Used ") : NULL;
+	return used ? atoi(used + 5) : -1;
+}
+
+/* Launch bounds raised for 16-bit rows in flight (realise.c, rows_in_flight_blocks): the
+ * source carries both counts; layernorm bf16 fits the raised one (at most 64 registers at 4
+ * blocks of 256 threads), add_layernorm bf16 spills there, so the backend's second compile with
+ * the capped counts is what comes back, without local memory; f32 rows are not raised. */
+static void check_raised_launch_bounds(void)
+{
+	rr_layout row = {256, 8, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS};
+	compiled_plan plan;
+	if (compile_plan("layernorm", RR_BF16, 8192, row, &plan)) {
+		CHECKF(plan.geometry.min_blocks == 4 && plan.geometry.min_blocks_capped < 4,
+		       "%s: min_blocks %d, capped %d", plan.label, plan.geometry.min_blocks,
+		       plan.geometry.min_blocks_capped);
+		int regs = entry_registers(plan.log, "rr_layernorm_vec");
+		CHECKF(regs > 0 && regs <= 64, "%s: %d registers at 4 blocks", plan.label, regs);
+		CHECKF(no_local_memory(&plan), "%s uses local memory:\n%s", plan.label, plan.log);
+		release(&plan);
+	}
+	if (compile_plan("add_layernorm", RR_BF16, 8192, row, &plan)) {
+		CHECKF(plan.geometry.min_blocks > plan.geometry.min_blocks_capped, "%s: not raised",
+		       plan.label);
+		int regs = entry_registers(plan.log, "rr_add_layernorm_vec");
+		CHECKF(regs > 64, "%s: %d registers: not the capped build", plan.label, regs);
+		CHECKF(no_local_memory(&plan), "%s uses local memory:\n%s", plan.label, plan.log);
+		release(&plan);
+	}
+	rr_layout f32 = {256, 4, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS};
+	if (compile_plan("layernorm", RR_F32, 8192, f32, &plan)) {
+		CHECKF(plan.geometry.min_blocks == plan.geometry.min_blocks_capped,
+		       "%s: raised for f32 rows", plan.label);
+		release(&plan);
+	}
+}
+
 static void check_compile_errors_and_cache(void)
 {
 	rr__cuda_compiled compiled;
@@ -307,6 +351,7 @@ int main(void)
 	check_head_access("add_layernorm", RR_F16, 1001);
 	check_no_local_memory();
 	check_barriers();
+	check_raised_launch_bounds();
 	check_compile_errors_and_cache();
 	return rr_test_finish("test_cuda_ptx");
 }

@@ -705,29 +705,6 @@ static void cuda_graph_destroy(rr_device *device, void *graph)
 		impl_of(device)->driver->cuGraphExecDestroy((CUgraphExec)graph);
 }
 
-/* ptxas reports "N bytes stack frame, M bytes spill stores"; either non-zero means local memory
- * traffic. */
-static int reports_local_memory(const char *log)
-{
-	for (const char *p = log; p && (p = strstr(p, "bytes stack frame")) != NULL; p++) {
-		const char *q = p;
-		while (q > log && q[-1] == ' ')
-			q--;
-		while (q > log && q[-1] >= '0' && q[-1] <= '9')
-			q--;
-		if (atoi(q) != 0)
-			return 1;
-		const char *r = strstr(p, "bytes spill stores");
-		while (r && r > log && r[-1] == ' ')
-			r--;
-		while (r && r > log && r[-1] >= '0' && r[-1] <= '9')
-			r--;
-		if (r && atoi(r) != 0)
-			return 1;
-	}
-	return 0;
-}
-
 static rr_status cuda_compile_check(const char *arch, const char *source, int *local_memory)
 {
 	const rr__nvrtc *nvrtc = NULL;
@@ -737,7 +714,7 @@ static rr_status cuda_compile_check(const char *arch, const char *source, int *l
 	rr__cuda_compiled compiled;
 	status = rr__cuda_compile(source, arch, 0, &compiled);
 	if (status == RR_OK && local_memory)
-		*local_memory = reports_local_memory(compiled.log);
+		*local_memory = rr__cuda_log_local_memory(compiled.log);
 	rr__cuda_compiled_free(&compiled);
 	return status;
 }

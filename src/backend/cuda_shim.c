@@ -219,13 +219,35 @@ void rr__cuda_compiled_free(rr__cuda_compiled *compiled)
 	memset(compiled, 0, sizeof *compiled);
 }
 
-static void options_for(const char *arch, char *arch_option, size_t size, const char *options[4])
+static void options_for(const char *arch, char *arch_option, size_t size, const char *options[5])
 {
 	snprintf(arch_option, size, "--gpu-architecture=%s", arch);
 	options[0] = arch_option;
 	options[1] = "-default-device";
 	options[2] = "--std=c++17";
 	options[3] = "--ptxas-options=-v";
+	options[4] = "-DRR_MIN_BLOCKS_CAPPED"; /* the second compile's (compile_once) */
+}
+
+int rr__cuda_log_local_memory(const char *log)
+{
+	for (const char *p = log; p && (p = strstr(p, "bytes stack frame")) != NULL; p++) {
+		const char *q = p;
+		while (q > log && q[-1] == ' ')
+			q--;
+		while (q > log && q[-1] >= '0' && q[-1] <= '9')
+			q--;
+		if (atoi(q) != 0)
+			return 1;
+		const char *r = strstr(p, "bytes spill stores");
+		while (r && r > log && r[-1] == ' ')
+			r--;
+		while (r && r > log && r[-1] >= '0' && r[-1] <= '9')
+			r--;
+		if (r && atoi(r) != 0)
+			return 1;
+	}
+	return 0;
 }
 
 static void cache_key(const rr__nvrtc *nv, const char *source, const char *const *options,
@@ -358,23 +380,13 @@ static rr_status nvrtc_run(const rr__nvrtc *nv, const char *source, const char *
 	return status;
 }
 
-rr_status rr__cuda_compile(const char *source, const char *arch, int want_ptx,
-                           rr__cuda_compiled *out)
+/* One compile of `source` with the first n_options options, through the cache. */
+static rr_status compile_once(const rr__nvrtc *nv, const char *dir, const char *source,
+                              const char *const *options, int n_options, int want_ptx,
+                              rr__cuda_compiled *out)
 {
 	memset(out, 0, sizeof *out);
-	const rr__nvrtc *nv = NULL;
-	rr_status status = rr__nvrtc_get(&nv);
-	if (status != RR_OK)
-		return status;
-	char arch_option[64];
-	const char *options[4];
-	options_for(arch, arch_option, sizeof arch_option, options);
-	cache_key(nv, source, options, 4, out->cache_key);
-	char dir[1024];
-	rr__cuda_cache_dir(dir, sizeof dir);
-	status = rr__cache_dir_prepare(dir, "cubin cache");
-	if (status != RR_OK)
-		return status;
+	cache_key(nv, source, options, n_options, out->cache_key);
 	size_t size = 0;
 	if (cache_read(dir, out->cache_key, "cubin", &out->cubin, &out->cubin_size)) {
 		if (!cache_read(dir, out->cache_key, "log", &out->log, &size))
@@ -384,14 +396,48 @@ rr_status rr__cuda_compile(const char *source, const char *arch, int want_ptx,
 			return out->log ? RR_OK : rr__fail(RR_ERR_NOMEM, "out of memory");
 		}
 		rr__cuda_compiled_free(out);
-		cache_key(nv, source, options, 4, out->cache_key);
+		cache_key(nv, source, options, n_options, out->cache_key);
 	}
-	status = nvrtc_run(nv, source, options, 4, want_ptx, out);
+	rr_status status = nvrtc_run(nv, source, options, n_options, want_ptx, out);
 	if (status != RR_OK)
 		return status; /* out->log keeps the compiler's words for the caller */
 	cache_write(dir, out->cache_key, "log", out->log, strlen(out->log));
 	if (out->ptx)
 		cache_write(dir, out->cache_key, "ptx", out->ptx, strlen(out->ptx));
 	cache_write(dir, out->cache_key, "cubin", out->cubin, out->cubin_size);
+	return RR_OK;
+}
+
+rr_status rr__cuda_compile(const char *source, const char *arch, int want_ptx,
+                           rr__cuda_compiled *out)
+{
+	memset(out, 0, sizeof *out);
+	const rr__nvrtc *nv = NULL;
+	rr_status status = rr__nvrtc_get(&nv);
+	if (status != RR_OK)
+		return status;
+	char arch_option[64];
+	const char *options[5];
+	options_for(arch, arch_option, sizeof arch_option, options);
+	char dir[1024];
+	rr__cuda_cache_dir(dir, sizeof dir);
+	status = rr__cache_dir_prepare(dir, "cubin cache");
+	if (status != RR_OK)
+		return status;
+	status = compile_once(nv, dir, source, options, 4, want_ptx, out);
+	/* A source whose launch bounds were raised for rows in flight (realise.c,
+	 * rows_in_flight_blocks) carries the capped ones too: where ptxas spilled at the raised
+	 * bounds, the capped build is the one used. */
+	if (status != RR_OK || !strstr(source, "#ifndef RR_MIN_BLOCKS_CAPPED") ||
+	    !rr__cuda_log_local_memory(out->log))
+		return status;
+	rr__cuda_compiled capped;
+	status = compile_once(nv, dir, source, options, 5, want_ptx, &capped);
+	if (status != RR_OK) {
+		rr__cuda_compiled_free(&capped);
+		return status;
+	}
+	rr__cuda_compiled_free(out);
+	*out = capped;
 	return RR_OK;
 }

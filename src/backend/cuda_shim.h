@@ -173,10 +173,14 @@ typedef struct rr__cuda_compiled {
  * $RR_CACHE_DIR/cuda/<key>.cubin (.log, .ptx beside it), key = SHA-256 of the source, the arch,
  * the NVRTC version and the options. want_ptx also fetches (or caches) the PTX. A rejected
  * source gives RR_ERR_COMPILE with the log's head in rr_last_error() and the full log in
- * out->log. */
+ * out->log. A source with `#ifndef RR_MIN_BLOCKS_CAPPED` (launch bounds raised for rows in
+ * flight) that ptxas compiles to local memory is compiled again with that macro defined, and
+ * the second build is returned. */
 rr_status rr__cuda_compile(const char *source, const char *arch, int want_ptx,
                            rr__cuda_compiled *out);
 void rr__cuda_compiled_free(rr__cuda_compiled *compiled);
+/* Whether a ptxas log (--ptxas-options=-v) reports a stack frame or spill stores: local memory. */
+int rr__cuda_log_local_memory(const char *log);
 /* Removes the cached files of `key` after the driver refused its cubin, saying so (with `why`)
  * once on stderr; the next rr__cuda_compile of that source compiles it again. */
 void rr__cuda_cache_discard(const char *key, const char *why);

@@ -215,15 +215,32 @@ static void emit_constants(rr__cu_emitter *em)
 	rr__cu_line(em, 0, "constexpr int C = %d;  /* blocks per row (a cluster when > 1) */",
 	            em->C);
 	rr__cu_line(em, 0, "constexpr int THREADS = W * R;");
-	rr__cu_line(em, 0,
-	            "constexpr int MIN_BLOCKS = %d;  /* resident blocks per SM the register "
-	            "cap allows */",
-	            g->min_blocks);
-	if (g->head_slots > 0) {
+	int raised = g->min_blocks != g->min_blocks_capped;
+	if (raised)
+		rr__cu_line(em, 0,
+		            "#ifndef RR_MIN_BLOCKS_CAPPED  /* defined by the backend's second "
+		            "compile where ptxas spills at these */");
+	rr__cu_line(em, 0, "constexpr int MIN_BLOCKS = %d;  /* resident blocks per SM %s */",
+	            g->min_blocks,
+	            raised ? "that keep 64 KB of rows in flight" : "the register cap allows");
+	if (g->head_slots > 0)
 		rr__cu_line(em, 0,
 		            "constexpr int MIN_BLOCKS_HEAD = %d;  /* the same for the entries with "
 		            "a head */",
 		            g->min_blocks_head);
+	if (raised) {
+		rr__cu_line(em, 0, "#else");
+		rr__cu_line(
+		    em, 0,
+		    "constexpr int MIN_BLOCKS = %d;  /* resident blocks per SM the register "
+		    "cap allows */",
+		    g->min_blocks_capped);
+		if (g->head_slots > 0)
+			rr__cu_line(em, 0, "constexpr int MIN_BLOCKS_HEAD = %d;",
+			            g->min_blocks_head_capped);
+		rr__cu_line(em, 0, "#endif");
+	}
+	if (g->head_slots > 0) {
 		rr__cu_line(em, 0,
 		            "constexpr int U_HEAD = %d;  /* U of the vector entry with a head (the "
 		            "order of a worker's adds does not depend on U) */",

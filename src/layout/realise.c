@@ -9,6 +9,9 @@
 #include "layout/realise.h"
 #include "util/util.h"
 
+/* Kept row bytes an SM should hold in flight (rows_in_flight_blocks). */
+enum { ROW_BYTES_IN_FLIGHT = 64 * 1024 };
+
 static int64_t ceil_div(int64_t a, int64_t b)
 {
 	return (a + b - 1) / b;
@@ -361,6 +364,35 @@ static int blocks_at(const rr__realisation *r, int64_t registers)
 	return blocks < 1 ? 1 : (int)blocks;
 }
 
+/* A kernel of two rounds or more over 16-bit rows, one row a block kept in registers: at least
+ * the blocks that hold ROW_BYTES_IN_FLIGHT of kept row an SM, down to 64 registers a thread.
+ * ptxas does not always fit that without spilling (add_layernorm, whose kept h = x + r comes
+ * from two rows; U = 2 plans): the source keeps the capped counts beside the raised ones and
+ * the cuda backend compiles it again with them where ptxas reports local memory
+ * (cuda_emit.c, rr__cuda_compile).
+ * The cap below left ptxas free to take 95-167 registers for LayerNorm's bf16 rows of
+ * 4096-16384 (one block of 256 threads an SM at 16384), so an SM had 32 KB of row in flight
+ * and none while its blocks met at the two rounds' barriers; asked for 2-4 blocks, ptxas
+ * fitted them without spilling and the rows ran 0.70-0.86 of the time (8192x8192 91.3 -> 67.1
+ * µs, 2048x16384 54.1 -> 37.7, 16384x4096 77.8 -> 67.0 on the H200). More blocks did not pay
+ * for f32 rows (rmsnorm 8192x8192 and add_layernorm 16384x4096 1.01-1.02x the time, layernorm
+ * 16384x4096 level) nor for the one-round kernels (softmax bf16 8192x8192 level, rmsnorm bf16
+ * 2048x16384 at 3 blocks 1.04x), so those keep the cap (bench/NOTES.md, session 21). */
+static int rows_in_flight_blocks(const rr__realisation *r, int blocks)
+{
+	if (r->keep != RR_KEEP_REGS || r->layout.rows_per_group != 1 || r->kept_values < 1 ||
+	    r->rounds < 2 || r->elem_bytes != 2)
+		return blocks;
+	int64_t row_bytes = r->segment * r->elem_bytes * r->kept_values;
+	if (row_bytes < 4096) /* short rows: no measurement, and the cap already allows many */
+		return blocks;
+	int64_t wanted = ceil_div(ROW_BYTES_IN_FLIGHT, row_bytes);
+	int most = blocks_at(r, 64);
+	if (wanted > most)
+		wanted = most;
+	return wanted > blocks ? (int)wanted : blocks;
+}
+
 /* The blocks per SM that __launch_bounds__ asks ptxas to fit: without it ptxas may aim for
  * full occupancy and spill. The cap leaves room for the kept slots and one value derived from
  * each (LayerNorm's x - mean), one phase's loads in flight (the unrolled loops let ptxas hoist
@@ -624,6 +656,13 @@ rr_status rr__realise_with(const rr__kernel_facts *f, rr_dtype dtype, int64_t co
 	realise_in_flight(f, target, r);
 	r->min_blocks = min_blocks(f, r);
 	r->min_blocks_head = min_blocks_head(f, r);
+	r->min_blocks_capped = r->min_blocks;
+	r->min_blocks_head_capped = r->min_blocks_head;
+	if (target->cc_major > 0) {
+		r->min_blocks = rows_in_flight_blocks(r, r->min_blocks);
+		if (r->min_blocks != r->min_blocks_capped)
+			r->min_blocks_head = min_blocks_head(f, r);
+	}
 	r->n_tree_offsets = rr__tree_offsets(
 	    l->workers_per_row, target->warp_size > 0 ? target->warp_size : 32, r->tree_offsets);
 	memcpy(r->entry_vec, f->entry_vec, sizeof r->entry_vec);

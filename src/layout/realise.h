@@ -168,6 +168,9 @@ typedef struct rr__realisation {
 	int min_blocks;        /* resident groups per SM that __launch_bounds__ asks for (GPU) */
 	int min_blocks_head;   /* the same for the entries with a head: a quarter fewer, leaving
 	                        * registers for the per-row head and body bounds */
+	int min_blocks_capped; /* min_blocks and min_blocks_head before rows_in_flight_blocks */
+	int min_blocks_head_capped; /* raised them (equal when it did not): the cuda backend
+	                             * compiles with these where ptxas spills at the raised ones */
 
 	/* Values in flight: U chunks of V values of every input one phase reads. */
 	int in_flight_inputs;
