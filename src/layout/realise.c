@@ -366,22 +366,24 @@ static int blocks_at(const rr__realisation *r, int64_t registers)
 
 /* A kernel of two rounds or more over 16-bit rows, one row a block kept in registers: at least
  * the blocks that hold ROW_BYTES_IN_FLIGHT of kept row an SM, down to 64 registers a thread.
- * ptxas does not always fit that without spilling (add_layernorm, whose kept h = x + r comes
- * from two rows; U = 2 plans): the source keeps the capped counts beside the raised ones and
- * the cuda backend compiles it again with them where ptxas reports local memory
- * (cuda_emit.c, rr__cuda_compile).
  * The cap below left ptxas free to take 95-167 registers for LayerNorm's bf16 rows of
  * 4096-16384 (one block of 256 threads an SM at 16384), so an SM had 32 KB of row in flight
  * and none while its blocks met at the two rounds' barriers; asked for 2-4 blocks, ptxas
- * fitted them without spilling and the rows ran 0.70-0.86 of the time (8192x8192 91.3 -> 67.1
- * µs, 2048x16384 54.1 -> 37.7, 16384x4096 77.8 -> 67.0 on the H200). More blocks did not pay
+ * fitted them without spilling and the rows ran 0.69-0.87 of the time (8192x8192 92.6 -> 67.8
+ * µs, 2048x16384 54.6 -> 37.6, 16384x4096 78.8 -> 68.3 on the H200). More blocks did not pay
  * for f32 rows (rmsnorm 8192x8192 and add_layernorm 16384x4096 1.01-1.02x the time, layernorm
- * 16384x4096 level) nor for the one-round kernels (softmax bf16 8192x8192 level, rmsnorm bf16
- * 2048x16384 at 3 blocks 1.04x), so those keep the cap (bench/NOTES.md, session 21). */
+ * 16384x4096 level) nor for one-round kernels (softmax bf16 8192x8192 level, rmsnorm bf16
+ * 2048x16384 at 3 blocks 1.04x), and rows split over a cluster or the grid were not measured,
+ * so those keep the cap (bench/NOTES.md, session 21). ptxas does not always fit the raised
+ * count without spilling (add_layernorm, whose kept h = x + r comes from two rows; U = 2
+ * plans): the source keeps the capped counts beside the raised ones, and the cuda backend
+ * compiles it again with them where ptxas reports local memory (cuda_emit.c,
+ * rr__cuda_compile). */
 static int rows_in_flight_blocks(const rr__realisation *r, int blocks)
 {
-	if (r->keep != RR_KEEP_REGS || r->layout.rows_per_group != 1 || r->kept_values < 1 ||
-	    r->rounds < 2 || r->elem_bytes != 2)
+	if (r->keep != RR_KEEP_REGS || r->layout.rows_per_group != 1 ||
+	    r->layout.blocks_per_row != 1 || r->kept_values < 1 || r->rounds < 2 ||
+	    r->elem_bytes != 2)
 		return blocks;
 	int64_t row_bytes = r->segment * r->elem_bytes * r->kept_values;
 	if (row_bytes < 4096) /* short rows: no measurement, and the cap already allows many */
