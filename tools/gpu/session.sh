@@ -184,11 +184,11 @@ for stage in "$@"; do
 			bin=$RR; [ $side = A ] && bin=$base
 			timeout "${AB_RUN_LIMIT:-110}" "$bin" bench --backend cuda --shapes "$AB_SHAPES" --kernels "${AB_KERNELS:-all}" \
 				--dtypes "${AB_DTYPES:-f32,bf16}" --l2 "${AB_L2:-cold}" --samples 5 --sample-ms 5 --warmup-ms 20 --no-ceilings \
-				--out /tmp/ab/$i-$side >/dev/null 2>"$OUT/ab-$i.err" || { echo "run $i ($side) failed"; tail -3 "$OUT/ab-$i.err"; }
+				--out /tmp/ab/$i-$side >/dev/null 2>/tmp/ab/$i-$side.err || { echo "run $i ($side) failed"; tail -3 /tmp/ab/$i-$side.err; }
 		done
 		files=(); i=0; for side in "${order[@]}"; do i=$((i + 1)); files+=(/tmp/ab/$i-$side/results.json); done
 		python3 tools/gpu/ab.py "${files[@]}" | tee "$OUT/ab.md"
-		# one archive: a call returns only a few files
+		# one archive, the runs' progress logs inside it: a call returns only eight files
 		tar czf "$OUT/ab-runs.tgz" -C /tmp ab
 		;;
 	plans)
