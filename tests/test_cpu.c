@@ -387,7 +387,8 @@ static void test_streaming_stores(rr_device *device)
 
 /* In launches that stream, the output phase of the norms prefetches the next row of every row
  * input (c_emit.c, prefetch_in_output), f32 and bf16, re-read and kept rows alike, in a copy of
- * the phase of its own: the source has that copy with one prefetch a row input, and the
+ * the phase of its own: the source has that copy with one prefetch a row input (and counts
+ * the row inputs for prefetch_ahead's distance), and the
  * streamed outputs equal the plain ones (rows aligned and 16 bytes in, a guarded last chunk or
  * not, the bf16 phase's two-chunk runs with U = 2 and U = 1). */
 static void test_output_prefetch(rr_device *device)
@@ -419,13 +420,19 @@ static void test_output_prefetch(rr_device *device)
 			if (!program)
 				continue;
 			const char *source = rr_program_source(program);
+			char row_inputs[64]; /* prefetch_ahead's bytes a row: every row input's */
+			snprintf(row_inputs, sizeof row_inputs, "#define ROW_INPUTS %d ",
+			         k == 2 ? 2 : 1);
+			CHECKF(strstr(source, row_inputs) != NULL, "%s: want %s", names[k],
+			       row_inputs);
 			const char *branch = strstr(source, "if (stream) { /* past the caches");
 			CHECKF(branch != NULL, "%s %s: no streaming copy of the output phase",
 			       names[k], rr_dtype_name(dtype));
 			for (int i = 0; branch && i < kernel->n_inputs; i++) {
-				char prefetch[64];
-				snprintf(prefetch, sizeof prefetch,
-				         "__builtin_prefetch(in%d + N + i);", i);
+				char prefetch[96];
+				snprintf(
+				    prefetch, sizeof prefetch,
+				    "__builtin_prefetch(in%d + prefetch_ahead(N, stream) + i);", i);
 				CHECKF((strstr(branch, prefetch) != NULL) ==
 				           (kernel->inputs[i].kind == RR_KIND_ROW),
 				       "%s %s: input %d's next-row prefetch", names[k],

@@ -206,6 +206,10 @@ static void emit_prelude(emitter *em)
 	     (long long)em->split_max_n);
 	line(em, 0, "#define CACHED_VALUES %d /* values the split keeps for the output phase */",
 	     em->cached >= 0);
+	int row_inputs = 0;
+	for (int k = 0; k < em->kernel->n_inputs; k++)
+		row_inputs += em->kernel->inputs[k].kind == RR_KIND_ROW;
+	line(em, 0, "#define ROW_INPUTS %d /* row inputs (prefetch_ahead) */", row_inputs);
 	line(em, 0, "#define CHAINS 4 /* accumulators per block of the split's max pass */\n");
 	line(em, 0, "#define TREE_STEPS %d", em->tree_steps);
 	if (em->tree_steps > 0) {
@@ -633,7 +637,9 @@ static void emit_pack(emitter *em, int depth, int round, int guarded)
 		for (int k = 0; em->prefetch && !guarded && k < kernel->n_inputs; k++)
 			if (kernel->inputs[k].kind == RR_KIND_ROW)
 				line(em, depth + 1,
-				     "__builtin_prefetch(in%d + N + i); /* the next row */", k);
+				     "__builtin_prefetch(in%d + prefetch_ahead(N, stream) + i); /* "
+				     "a row on */",
+				     k);
 	}
 	emit_element(em, depth + 1, round, guarded);
 	line(em, depth, "}");
@@ -1006,7 +1012,9 @@ static int round_has_online_pair(const emitter *em, int round)
 
 /* The split's sum pass is compute-bound on a row in cache and leaves the memory idle: when it
  * is the last round it prefetches the next row (mostly this thread's next), a line per vector
- * of V = 1. (The output phase of the norms doing the same measured slower: it streams.) */
+ * of V = 1. (The output phase of the norms doing the same measured slower: it streams.) Every
+ * pass that prefetches fetches the row prefetch_ahead (device/cpu_row.h) says: the next, or two
+ * rows on where a launch past the caches has short rows. */
 static int prefetch_in_split(const emitter *em, int round)
 {
 	return em->layout->vec == 1 && round == em->rounds;
