@@ -388,9 +388,9 @@ static void test_streaming_stores(rr_device *device)
 /* In launches that stream, the output phase of the norms prefetches the next row of every row
  * input (c_emit.c, prefetch_in_output), f32 and bf16, re-read and kept rows alike, in a copy of
  * the phase of its own: the source has that copy with one prefetch a row input (and counts
- * the row inputs for prefetch_ahead's distance), and the
- * streamed outputs equal the plain ones (rows aligned and 16 bytes in, a guarded last chunk or
- * not, the bf16 phase's two-chunk runs with U = 2 and U = 1). */
+ * the row inputs for prefetch_ahead's distance), and the streamed outputs equal the plain ones
+ * (rows aligned and 16 bytes in, a guarded last chunk or not, the bf16 phase's two-chunk runs
+ * with U = 2 and U = 1). */
 static void test_output_prefetch(rr_device *device)
 {
 	static const char *const names[] = {"rmsnorm", "layernorm", "add_layernorm"};
