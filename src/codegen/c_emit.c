@@ -640,6 +640,19 @@ static void emit_pack(emitter *em, int depth, int round, int guarded)
 				     "__builtin_prefetch(in%d + prefetch_ahead(N, stream) + i); /* "
 				     "a row on */",
 				     k);
+		/* Outputs written early (round 1, ordinary stores: plan_early_outputs) are read for
+		 * ownership from memory there; the output phase fetches that row's lines for
+		 * writing with its inputs. Two threads, add_layernorm f32 from DRAM
+		 * (bench/NOTES.md, session 21): 4096x4096 0.82-0.88 of the time, 256x65536
+		 * 0.85-0.94, 16384x1024 0.89-0.99, 1024x4096 0.82. */
+		for (int j = 0;
+		     em->prefetch && !guarded && round > em->rounds && j < kernel->n_outputs; j++)
+			if (em->early[j])
+				line(
+				    em, depth + 1,
+				    "__builtin_prefetch(out%d + prefetch_ahead(N, stream) + i, 1); "
+				    "/* %s, written early */",
+				    j, kernel->outputs[j].name);
 	}
 	emit_element(em, depth + 1, round, guarded);
 	line(em, depth, "}");
