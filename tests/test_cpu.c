@@ -321,6 +321,40 @@ static void run_outputs(rr_program *program, const rr_kernel *kernel, rr_dtype d
 	       rr_last_error());
 }
 
+/* Whether `program` writes the same bytes streamed (RR_STREAM_BYTES=0) as not, its arrays
+ * `offset` elements into their buffers; the outputs compared are counted in *compared. */
+static void compare_streamed(rr_program *program, const rr_kernel *kernel, rr_dtype dtype,
+                             int64_t rows, int64_t cols, int offset, int *compared)
+{
+	size_t es = rr_dtype_size(dtype);
+	rr__host_inputs inputs;
+	CHECK(rr__inputs_make(kernel, rows, cols, dtype, 5u, NULL, &inputs) == RR_OK);
+	void *copies[RR_MAX_IO] = {0};
+	char *plain[RR_MAX_IO] = {0}, *streamed[RR_MAX_IO] = {0};
+	for (int i = 0; i < inputs.count; i++) {
+		rr_kind kind = kernel->inputs[i].kind;
+		if (kind != RR_KIND_ROW && kind != RR_KIND_COL)
+			continue;
+		copies[i] = calloc(1, inputs.bytes[i] + 64);
+		memcpy((char *)copies[i] + (size_t)offset * es, inputs.owned[i], inputs.bytes[i]);
+	}
+	run_outputs(program, kernel, dtype, rows, cols, &inputs, offset, NULL, copies, plain);
+	run_outputs(program, kernel, dtype, rows, cols, &inputs, offset, "0", copies, streamed);
+	for (int j = 0; j < kernel->n_outputs; j++) {
+		int64_t count = rr__output_elements(kernel, j, rows, cols);
+		CHECKF(memcmp(plain[j], streamed[j], (size_t)(count + 16) * es) == 0,
+		       "%s %s %lldx%lld, %d in: output %s differs when streamed", kernel->name,
+		       rr_dtype_name(dtype), (long long)rows, (long long)cols, offset,
+		       kernel->outputs[j].name);
+		(*compared)++;
+		free(plain[j]);
+		free(streamed[j]);
+	}
+	for (int i = 0; i < RR_MAX_IO; i++)
+		free(copies[i]);
+	rr__inputs_free(&inputs);
+}
+
 /* A launch large enough to write its row outputs past the caches (forced here on small ones
  * with RR_STREAM_BYTES=0) writes the same bytes as one that does not: every built-in, every
  * dtype, rows aligned, 16 bytes in and one element in (there the stores are ordinary). */
@@ -339,47 +373,88 @@ static void test_streaming_stores(rr_device *device)
 			CHECKF(rr_program_build(device, kernel, dtypes[d], rows, cols, NULL,
 			                        &program) == RR_OK,
 			       "%s: %s", names[k], rr_last_error());
-			rr__host_inputs inputs;
-			CHECK(rr__inputs_make(kernel, rows, cols, dtypes[d], 5u, NULL, &inputs) ==
-			      RR_OK);
 			/* aligned, 16 bytes in (NumPy's arrays: streamed in quarters), 1 in */
 			const int offsets[3] = {0, (int)(16 / es), 1};
-			for (int o = 0; program && o < 3; o++) {
-				const int offset = offsets[o];
-				void *copies[RR_MAX_IO] = {0};
-				char *plain[RR_MAX_IO] = {0}, *streamed[RR_MAX_IO] = {0};
-				for (int i = 0; i < inputs.count; i++) {
-					rr_kind kind = kernel->inputs[i].kind;
-					if (kind != RR_KIND_ROW && kind != RR_KIND_COL)
-						continue;
-					copies[i] = calloc(1, inputs.bytes[i] + 64);
-					memcpy((char *)copies[i] + (size_t)offset * es,
-					       inputs.owned[i], inputs.bytes[i]);
-				}
-				run_outputs(program, kernel, dtypes[d], rows, cols, &inputs, offset,
-				            NULL, copies, plain);
-				run_outputs(program, kernel, dtypes[d], rows, cols, &inputs, offset,
-				            "0", copies, streamed);
-				for (int j = 0; j < kernel->n_outputs; j++) {
-					int64_t count = rr__output_elements(kernel, j, rows, cols);
-					CHECKF(memcmp(plain[j], streamed[j],
-					              (size_t)(count + 16) * es) == 0,
-					       "%s %s, %d in: output %s differs when streamed",
-					       names[k], rr_dtype_name(dtypes[d]), offset,
-					       kernel->outputs[j].name);
-					compared++;
-					free(plain[j]);
-					free(streamed[j]);
-				}
-				for (int i = 0; i < RR_MAX_IO; i++)
-					free(copies[i]);
-			}
-			rr__inputs_free(&inputs);
+			for (int o = 0; program && o < 3; o++)
+				compare_streamed(program, kernel, dtypes[d], rows, cols, offsets[o],
+				                 &compared);
 			rr_program_free(program);
 		}
 		rr_kernel_free(kernel);
 	}
 	CHECK(compared >= 6 * 3 * 3);
+}
+
+/* In launches that stream, the output phase of the norms prefetches the next row of every row
+ * input (c_emit.c, prefetch_in_output), f32 and bf16, re-read and kept rows alike, in a copy of
+ * the phase of its own: the source has that copy with one prefetch a row input (and counts
+ * the row inputs for prefetch_ahead's distance; add_layernorm f32's h, written in round 1, is
+ * prefetched for writing), and the streamed outputs equal the plain ones (rows aligned and 16
+ * bytes in, a guarded last chunk or not, the bf16 phase's two-chunk runs with U = 2 and
+ * U = 1). */
+static void test_output_prefetch(rr_device *device)
+{
+	static const char *const names[] = {"rmsnorm", "layernorm", "add_layernorm"};
+	static const rr_dtype dtypes[] = {RR_F32, RR_BF16};
+	static const rr_layout layouts[] = {{.workers_per_row = 16,
+	                                     .vec = 1,
+	                                     .unroll = 1,
+	                                     .rows_per_group = 1,
+	                                     .storage = RR_STORAGE_REREAD},
+	                                    {.workers_per_row = 32,
+	                                     .vec = 1,
+	                                     .unroll = 2,
+	                                     .rows_per_group = 2,
+	                                     .storage = RR_STORAGE_REGS}};
+	const int64_t rows = 5, lengths[2] = {1001, 1024};
+	int compared = 0;
+	for (int k = 0; k < 3; k++) {
+		rr_kernel *kernel = NULL;
+		CHECK(rr_kernel_load_builtin(names[k], &kernel) == RR_OK);
+		for (int c = 0; kernel && c < 2 * 2 * 2; c++) {
+			const rr_dtype dtype = dtypes[c % 2];
+			const int64_t cols = lengths[c / 2 % 2];
+			rr_program *program = NULL;
+			CHECKF(rr_program_build(device, kernel, dtype, rows, cols, &layouts[c / 4],
+			                        &program) == RR_OK,
+			       "%s: %s", names[k], rr_last_error());
+			if (!program)
+				continue;
+			const char *source = rr_program_source(program);
+			char row_inputs[64]; /* prefetch_ahead's bytes a row: every row input's */
+			snprintf(row_inputs, sizeof row_inputs, "#define ROW_INPUTS %d ",
+			         k == 2 ? 2 : 1);
+			CHECKF(strstr(source, row_inputs) != NULL, "%s: want %s", names[k],
+			       row_inputs);
+			const char *branch = strstr(source, "if (stream) { /* past the caches");
+			CHECKF(branch != NULL, "%s %s: no streaming copy of the output phase",
+			       names[k], rr_dtype_name(dtype));
+			for (int i = 0; branch && i < kernel->n_inputs; i++) {
+				char prefetch[96];
+				snprintf(
+				    prefetch, sizeof prefetch,
+				    "__builtin_prefetch(in%d + prefetch_ahead(N, stream) + i);", i);
+				CHECKF((strstr(branch, prefetch) != NULL) ==
+				           (kernel->inputs[i].kind == RR_KIND_ROW),
+				       "%s %s: input %d's next-row prefetch", names[k],
+				       rr_dtype_name(dtype), i);
+			}
+			/* add_layernorm f32 re-read writes h in round 1: its lines are fetched */
+			const int early = k == 2 && dtype == RR_F32 && c / 4 == 0;
+			CHECKF(!branch ||
+			           (strstr(branch, "__builtin_prefetch(out1 + prefetch_ahead(N, "
+			                           "stream) + i, 1);") != NULL) == early,
+			       "%s %s: the early output's prefetch", names[k],
+			       rr_dtype_name(dtype));
+			const int offsets[2] = {0, (int)(16 / rr_dtype_size(dtype))};
+			for (int o = 0; o < 2; o++)
+				compare_streamed(program, kernel, dtype, rows, cols, offsets[o],
+				                 &compared);
+			rr_program_free(program);
+		}
+		rr_kernel_free(kernel);
+	}
+	CHECK(compared >= 3 * 8 * 2);
 }
 
 /* Streaming stays on unless two row outputs and a row input sit within RR_CPU_ALIAS_BYTES of
@@ -748,6 +823,7 @@ int main(void)
 		test_split_limit(device);
 		test_early_outputs(device);
 		test_streaming_stores(device);
+		test_output_prefetch(device);
 		test_outputs_alias();
 		test_arguments(device);
 		test_conversions(device);

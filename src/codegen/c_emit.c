@@ -48,7 +48,7 @@ typedef struct emitter {
 	/* The row output whose complete packs hold the cache between the split's sum pass and
 	 * the output phase (cache_output_of), or -1. */
 	int cache_output;
-	int chains; /* emitting the loop of CHAINS accumulators per block (max_chains) */
+	int chains;  /* emitting the loop of CHAINS accumulators per block (max_chains) */
 	int aligned; /* emitting the output phase's complete chunks through rr_store_aligned */
 	/* Emitting the output phase over the cache in the output row in place (in_row_lines):
 	 * 1 a whole vector at q + k, 2 the lanes `valid` of one. */
@@ -206,6 +206,10 @@ static void emit_prelude(emitter *em)
 	     (long long)em->split_max_n);
 	line(em, 0, "#define CACHED_VALUES %d /* values the split keeps for the output phase */",
 	     em->cached >= 0);
+	int row_inputs = 0;
+	for (int k = 0; k < em->kernel->n_inputs; k++)
+		row_inputs += em->kernel->inputs[k].kind == RR_KIND_ROW;
+	line(em, 0, "#define ROW_INPUTS %d /* row inputs (prefetch_ahead) */", row_inputs);
 	line(em, 0, "#define CHAINS 4 /* accumulators per block of the split's max pass */\n");
 	line(em, 0, "#define TREE_STEPS %d", em->tree_steps);
 	if (em->tree_steps > 0) {
@@ -386,7 +390,8 @@ static void emit_outputs_of_element(emitter *em, int depth, int guarded)
 		else if (em->head)
 			rr__buf_printf(em->out, "store_head(out%d, e, b, h, ", j);
 		else if (em->aligned && !guarded)
-			rr__buf_printf(em->out, "rr_store_aligned(&aligned%d, out%d, i, stream, ", j, j);
+			rr__buf_printf(em->out, "rr_store_aligned(&aligned%d, out%d, i, stream, ",
+			               j, j);
 		else
 			rr__buf_printf(em->out, "store_lanes%s(out%d, i, %s",
 			               guarded ? "_guarded" : "", j, guarded ? "N, " : "stream, ");
@@ -632,7 +637,22 @@ static void emit_pack(emitter *em, int depth, int round, int guarded)
 		for (int k = 0; em->prefetch && !guarded && k < kernel->n_inputs; k++)
 			if (kernel->inputs[k].kind == RR_KIND_ROW)
 				line(em, depth + 1,
-				     "__builtin_prefetch(in%d + N + i); /* the next row */", k);
+				     "__builtin_prefetch(in%d + prefetch_ahead(N, stream) + i); /* "
+				     "a row on */",
+				     k);
+		/* Outputs written early (round 1, ordinary stores: plan_early_outputs) are read for
+		 * ownership from memory there; the output phase fetches that row's lines for
+		 * writing with its inputs. Two threads, add_layernorm f32 from DRAM
+		 * (bench/NOTES.md, session 21): 4096x4096 0.82-0.88 of the time, 256x65536
+		 * 0.85-0.94, 16384x1024 0.89-0.99, 1024x4096 0.82. */
+		for (int j = 0;
+		     em->prefetch && !guarded && round > em->rounds && j < kernel->n_outputs; j++)
+			if (em->early[j])
+				line(
+				    em, depth + 1,
+				    "__builtin_prefetch(out%d + prefetch_ahead(N, stream) + i, 1); "
+				    "/* %s, written early */",
+				    j, kernel->outputs[j].name);
 	}
 	emit_element(em, depth + 1, round, guarded);
 	line(em, depth, "}");
@@ -1005,7 +1025,9 @@ static int round_has_online_pair(const emitter *em, int round)
 
 /* The split's sum pass is compute-bound on a row in cache and leaves the memory idle: when it
  * is the last round it prefetches the next row (mostly this thread's next), a line per vector
- * of V = 1. (The output phase of the norms doing the same measured slower: it streams.) */
+ * of V = 1. (The output phase of the norms doing the same measured slower: it streams.) Every
+ * pass that prefetches fetches the row prefetch_ahead (device/cpu_row.h) says: the next, or two
+ * rows on where a launch past the caches has short rows. */
 static int prefetch_in_split(const emitter *em, int round)
 {
 	return em->layout->vec == 1 && round == em->rounds;
@@ -1013,19 +1035,21 @@ static int prefetch_in_split(const emitter *em, int round)
 
 /* The output phase of a kernel without the split (the norms) reads its row from cache and
  * streams its outputs past it, while nothing brings the next row from memory: in launches that
- * stream (`stream`, past the caches) of f32 rows it prefetches the next row too, in a copy of
- * the phase of its own: launches in cache run the code without it. On the 2-core Zen 3
+ * stream (`stream`, past the caches) it prefetches the next row of every row input too, in a
+ * copy of the phase of its own: launches in cache run the code without it. On the 2-core Zen 3
  * machine (bench/NOTES.md, session 8) rmsnorm and layernorm f32 at 1024x4096 ... 16384x1024
- * ran 0.61-0.97 of the time; bf16 rows moved either way (0.75-1.75); in-cache launches
- * (64x4096) were up to 1.5x slower with a prefetch, or a test of `stream`, in their loop; and
- * add_layernorm (two row inputs, two row outputs) on NumPy's arrays 2x slower at 16384x1024,
- * so only kernels of one row input take it. */
+ * ran 0.61-0.97 of the time; in-cache launches (64x4096) were up to 1.5x slower with a
+ * prefetch, or a test of `stream`, in their loop. On the AVX-512 Xeon whose rows come from
+ * DRAM (session 21; two threads, rows 16 bytes into a line, 4096x4096, 16384x1024, 256x65536)
+ * bf16 rmsnorm ran 0.76-0.84 of the time, layernorm 0.78-0.87, add_layernorm 0.79-0.96, also
+ * S=regs plans; add_layernorm f32 0.95-0.99 (its output phase reads h, the prefetch brings x
+ * and r). Session 8 left bf16 (0.65-0.92 and 1.15-1.75 in two pairs of runs on Zen 3) and
+ * add_layernorm (whose times then swung with NumPy's placement, since explained by 4 KiB
+ * aliasing and kept from streaming: rr__cpu_outputs_alias) out; f16 stores lane by lane and
+ * stays out. */
 static int prefetch_in_output(const emitter *em)
 {
-	int row_inputs = 0;
-	for (int k = 0; k < em->kernel->n_inputs; k++)
-		row_inputs += em->kernel->inputs[k].kind == RR_KIND_ROW;
-	return em->layout->vec == 1 && em->dtype == RR_F32 && row_inputs == 1;
+	return em->layout->vec == 1 && (em->dtype == RR_F32 || em->dtype == RR_BF16);
 }
 
 /* A kernel of one round and no row outputs (sum) reads each row once and nothing else: its
@@ -1114,7 +1138,9 @@ static void emit_outputs(emitter *em)
 	} else if (row_outputs > 0) {
 		line(em, 1, "/* output phase: each worker writes the elements it owns */");
 		if (prefetch_in_output(em)) {
-			line(em, 1, "if (stream) { /* past the caches: the next row comes in meanwhile */");
+			line(
+			    em, 1,
+			    "if (stream) { /* past the caches: the next row comes in meanwhile */");
 			em->indent = 1;
 			em->prefetch = 1;
 			emit_traversal(em, em->rounds + 1);

@@ -18,6 +18,7 @@
 #define KEPT_INPUTS 1
 #define SPLIT_MAX_N 0
 #define CACHED_VALUES 0
+#define ROW_INPUTS 1
 typedef float io_t;
 #if defined(__SSE__)
 #include <xmmintrin.h> /* _mm_sfence; the emitted source has it from cpu_vec.h's types */
@@ -52,6 +53,21 @@ static inline int64_t complete_packs(int64_t N, int worker)
 static inline int has_partial_pack(int64_t N, int worker)
 {
 	return N % V != 0 && (N / V) % W == worker;
+}
+
+/* Elements from a row's element to the element a pass prefetches (c_emit.c): the next row's,
+ * but two rows on in launches past the caches (`stream`) whose row inputs take less than 8 KiB
+ * a row, so that a prefetch is issued about as long before its line is read as for longer
+ * rows. Two threads, rows from DRAM (bench/NOTES.md, session 21), two rows on against one:
+ * rows of 4 KiB f32 (16384x1024) 0.80-0.96 of the time (cross_entropy, softmax, rmsnorm,
+ * layernorm; add_layernorm's two inputs make 8 KiB and it ran 1.03-1.06 two rows on), 2 KiB
+ * bf16 rows 0.82-1.00 (four rows on level with two); rows of 8 KiB and more 1.00-1.06. In
+ * cache the next row: two or more rows on cost 1.02-1.05 there (sum, softmax, cross_entropy
+ * at 1024x1024 and 17x257). No division: one a row cost short rows 7-8 %. */
+static inline int64_t prefetch_ahead(int64_t N, int stream)
+{
+	const int64_t row_bytes = (int64_t)ROW_INPUTS * N * (int64_t)sizeof(io_t);
+	return stream && row_bytes < 8192 ? 2 * N : N;
 }
 
 /* The kept inputs' slots, and the split's cache where it runs (rr__c_scratch_floats). */
