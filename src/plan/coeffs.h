@@ -64,6 +64,8 @@
 	X(gpu_head_phase_us, 0.18, G, "one launch wave: the head's guarded code in one phase")     \
 	X(gpu_head_row_cycles, 32.0, G,                                                            \
 	  "SM issue cycles of one row's head in one phase, past a wave")                           \
+	X(gpu_scattered_access_eff, 0.75, G,                                                       \
+	  "bandwidth efficiency of a warp access over 16 lines (several rows)")                    \
 	X(gpu_trip_us, 0.1, G, "one launch wave: a trip to memory after the first (not flat)")     \
 	X(cpu_bandwidth_per_thread, 8.0e9, C, "B/s of memory per thread")                          \
 	X(cpu_pack_ns, 0.4, C, "one vector operation on up to 32 bytes")                           \

@@ -227,15 +227,22 @@ static int odd_rows(const rr__plan_request *req, const io_facts *io, int vec)
  * efficiencies fitted on aligned rows priced them at 1.5-2.5x. So there a one-element pack of
  * a 16- or 32-worker row counts as its warp's stretch: 128 bytes as one 16-byte access, 64 as
  * an 8-byte one. Other widths, aligned rows and split rows keep the fitted widths. */
+static int odd_scalar_stretch(const rr__plan_request *req, const io_facts *io, const rr_layout *l,
+                              const rr__plan_features *f)
+{
+	double elem = (double)rr_dtype_size(req->dtype);
+	return l->vec == 1 && l->workers_per_row >= 16 && l->workers_per_row <= 32 &&
+	       l->blocks_per_row == 1 && f->chunks_per_worker <= 12 &&
+	       odd_rows(req, io, (int)(16 / elem));
+}
+
 static double odd_scalar_access_bytes(const rr__plan_request *req, const io_facts *io,
                                       const rr_layout *l, const rr__plan_features *f)
 {
-	double elem = (double)rr_dtype_size(req->dtype);
-	if (l->vec != 1 || l->workers_per_row < 16 || l->workers_per_row > 32 ||
-	    l->blocks_per_row > 1 || f->chunks_per_worker > 12 ||
-	    !odd_rows(req, io, (int)(16 / elem)))
+	if (!odd_scalar_stretch(req, io, l, f))
 		return f->access_bytes;
-	return fmin(16, fmax(f->access_bytes, fmin(l->workers_per_row, 32) * elem / 8));
+	double elem = (double)rr_dtype_size(req->dtype);
+	return elem < 4 ? 16 : fmin(16, fmax(f->access_bytes, l->workers_per_row * elem / 8));
 }
 
 /* The time one group takes from its first load to its last store, without contention. */
@@ -373,6 +380,18 @@ static int cluster_kept_in_registers(const rr__plan_request *req, const rr__real
 	       req->target->smem_per_group > 0 && !block_keeps(req, f, (double)req->cols);
 }
 
+/* The cache lines one warp access of a group of several rows touches: warp / W rows, each run of
+ * W·V elements in its own lines. */
+static double warp_access_lines(const rr__plan_request *req, const io_facts *io,
+                                const rr_layout *l, const rr__plan_features *f, double warp)
+{
+	double W = l->workers_per_row;
+	if (io->row_outputs == 0 || W >= warp || l->rows_per_group == 1 || f->chunks_per_worker <= 1)
+		return 1;
+	double run = W * l->vec * (double)rr_dtype_size(req->dtype);
+	return fmin(warp, W * l->rows_per_group) / W * ceil(run / 128);
+}
+
 static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
                          const rr__realisation *r, const io_facts *io, rr__plan_features *f)
 {
@@ -416,6 +435,7 @@ static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
 	    (0.5 + 0.5 * f->live_lanes) * fmin(1, f->inflight_per_sm / K(gpu_inflight_needed)) *
 	    (0.95 + 0.05 * fmin(1, threads_per_sm / GPU_THREADS_PER_SM)) *
 	    (0.5 + 0.5 * f->tail_efficiency) * active *
+	    pow(K(gpu_scattered_access_eff), fmax(0, log2_of(warp_access_lines(req, io, l, f, warp) / 8))) *
 	    /* clusters constrain placement; S=grid's blocks go to any SM */
 	    (l->storage == RR_STORAGE_GRID ? 1 : 1 - 0.02 * log2_of(l->blocks_per_row));
 
@@ -676,7 +696,7 @@ static void features_of(const rr__plan_request *req, const rr__realisation *r,
 	 * nothing else is legal. */
 	if (gpu && features->chunks_per_worker > 8 && layout->workers_per_row < 1024 &&
 	    !features->few_groups && !features->cluster_in_registers && !features->raw_streams &&
-	    !rr__online_stream(req, layout))
+	    !rr__online_stream(req, layout) && !odd_scalar_stretch(req, &io, layout, features))
 		features->predicted_us *= K(gpu_many_packs_factor);
 	/* A cluster pays cluster-wide barriers per round; it is for rows one block cannot hold.
 	 * S=grid's blocks meet through L2 whatever their number: on the wide rows where it is

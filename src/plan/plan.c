@@ -416,9 +416,9 @@ static void trace_line(const rr__plan_request *req, const rr_layout *l, double c
 	rr_layout_format(l, text, sizeof text);
 	fprintf(stderr,
 	        "%c %9.2f  %-44s mem %8.2f lat %8.2f launch %5.2f tree %6.2f  eff %.2f "
-	        "waves %.2f passes %d\n",
+	        "waves %.2f passes %d regs %.0f groups/SM %.0f\n",
 	        chosen ? '*' : ' ', cost, text, f.memory_us, f.latency_us, f.launch_us, f.tree_us,
-	        f.bandwidth_efficiency, f.waves, f.passes);
+	        f.bandwidth_efficiency, f.waves, f.passes, f.registers_per_thread, f.groups_per_sm);
 }
 
 static void trace(const rr__plan_request *req, const rr__candidates *c, const double *costs,
