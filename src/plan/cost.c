@@ -226,7 +226,13 @@ static int odd_rows(const rr__plan_request *req, const io_facts *io, int vec)
  * the best headed plan (bench/NOTES.md 2026-12-01 session 11), where the 4- and 2-byte
  * efficiencies fitted on aligned rows priced them at 1.5-2.5x. So there a one-element pack of
  * a 16- or 32-worker row counts as its warp's stretch: 128 bytes as one 16-byte access, 64 as
- * an 8-byte one. Other widths, aligned rows and split rows keep the fitted widths. */
+ * an 8-byte one. Over 16-bit rows, in blocks of at most 256 threads, the stretch of 32-64 bytes
+ * counts as a 16-byte access too: W = 32, V = 1 ran 0.73-0.91x the time of the headed picks on
+ * bf16 32767x255 and 12345x321, W = 16, V = 1 was the fastest plan swept on 65535x127
+ * (bench/NOTES.md 2026-12-03 session 22). Other widths, aligned rows and split rows keep the
+ * fitted widths. Such a plan's packs are single elements, so more than 8 of them a worker are
+ * not doubted (features_of; f32 12345x321 at W = 32, V = 1, 11 packs a worker: 0.81-0.93x the
+ * time of the V = 4 picks). */
 static int odd_scalar_stretch(const rr__plan_request *req, const io_facts *io, const rr_layout *l,
                               const rr__plan_features *f)
 {
@@ -242,7 +248,9 @@ static double odd_scalar_access_bytes(const rr__plan_request *req, const io_fact
 	if (!odd_scalar_stretch(req, io, l, f))
 		return f->access_bytes;
 	double elem = (double)rr_dtype_size(req->dtype);
-	return elem < 4 ? 16 : fmin(16, fmax(f->access_bytes, l->workers_per_row * elem / 8));
+	return elem < 4 && l->workers_per_row * l->rows_per_group <= 256
+	           ? 16
+	           : fmin(16, fmax(f->access_bytes, l->workers_per_row * elem / 8));
 }
 
 /* The time one group takes from its first load to its last store, without contention. */
@@ -381,7 +389,11 @@ static int cluster_kept_in_registers(const rr__plan_request *req, const rr__real
 }
 
 /* The cache lines one warp access of a group of several rows touches: warp / W rows, each run of
- * W·V elements in its own lines. */
+ * W·V elements in its own lines. In kernels that write rows, an access of 16 lines (W = 2 of
+ * 16-byte packs) ran 1.2-1.3x the time of W = 4-8 on the H200 (softmax, layernorm and rmsnorm
+ * bf16 at 65536x128 and 131072x64, softmax and layernorm f32 131072x64), 8 lines (W = 4) level
+ * with W = 8 to 1.09x; cross_entropy, which only reads, 1.02-1.03x at 16 lines (bench/NOTES.md
+ * 2026-12-03 session 22): gpu_scattered_access_eff per doubling past 8 lines. */
 static double warp_access_lines(const rr__plan_request *req, const io_facts *io,
                                 const rr_layout *l, const rr__plan_features *f, double warp)
 {
