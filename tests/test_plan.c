@@ -357,6 +357,75 @@ static void test_defaults(const rr__target *gpu, const rr__target *cpu)
 	rr_kernel_free(sm);
 }
 
+/* The CPU model prices a reduction's chain of dependent vector adds: with W = 16 each of
+ * layernorm f32's two rounds is one chain (16 lanes), with W = 32 two, so at 4096 columns the
+ * model ranks W = 32 below W = 16 and the planner picks it; four chains (W = 64) gain nothing
+ * over two. Short rows, 16-bit rows, kernels without row outputs (sum) and online pairs
+ * (softmax) are left as they were priced: the term moves nothing there, nor any GPU
+ * prediction. */
+static void test_cpu_chains(const rr__target *gpu, const rr__target *cpu)
+{
+	rr_kernel *ln = builtin("layernorm"), *sm = builtin("softmax"), *sum = builtin("sum");
+	rr__cost_coeffs hand, unchained;
+	rr__cost_coeffs_default(&hand);
+	unchained = hand;
+	unchained.value[RR__COEFF_cpu_chain_ns] = 1e-9;
+	rr_layout w16 = {16, 1, 1, 1, 1, RR_STORAGE_REREAD, RR_GRID_ROWS};
+	rr_layout w32 = w16, w64 = w16;
+	w32.workers_per_row = 32;
+	w64.workers_per_row = 64;
+	rr__plan_request req = {ln, RR_F32, 64, 4096, cpu, NULL, &hand};
+	rr__plan_features f16, f32, f64;
+	rr__plan_features_compute(&req, &w16, &f16);
+	rr__plan_features_compute(&req, &w32, &f32);
+	rr__plan_features_compute(&req, &w64, &f64);
+	CHECKF(f16.latency_us > f32.latency_us, "layernorm f32 64x4096: W=16 %g, W=32 %g",
+	       f16.latency_us, f32.latency_us);
+	CHECKF(f64.latency_us >= f32.latency_us, "layernorm f32 64x4096: W=64 %g, W=32 %g",
+	       f64.latency_us, f32.latency_us);
+	/* One chain of 256 adds a round at 4096 columns, 64 of them not charged: two rounds of
+	 * 192 adds past the issue time, on each of a thread's rows. */
+	rr__plan_features flat;
+	req.coeffs = &unchained;
+	rr__plan_features_compute(&req, &w16, &flat);
+	double threads = cpu->multiprocessors > 0 ? cpu->multiprocessors : 1;
+	double rows_per_thread = ceil(64 / threads);
+	double issue_ns = 256 * 16 * hand.value[RR__COEFF_cpu_pack_ns] / 16;
+	double added = rows_per_thread * 2 * (192 * hand.value[RR__COEFF_cpu_chain_ns] - issue_ns);
+	CHECKF(fabs((f16.latency_us - flat.latency_us) * 1000 - added) < 1e-6,
+	       "layernorm f32 W=16: %g µs more with the chain term, expected %g ns",
+	       f16.latency_us - flat.latency_us, added);
+	req.coeffs = NULL;
+	rr_layout l = choose(&req, NULL);
+	CHECKF(l.workers_per_row == 32 && l.vec == 1, "cpu layernorm f32 64x4096: %s", show(&l));
+
+	/* Where the term does not apply, the chain's coefficient moves no prediction. */
+	struct {
+		rr_kernel *kernel;
+		rr_dtype dtype;
+		int64_t cols;
+		const rr__target *target;
+	} same[] = {{ln, RR_F32, 1024, cpu},  {ln, RR_F32, 321, cpu},  {ln, RR_BF16, 4096, cpu},
+	            {sum, RR_F32, 4096, cpu}, {sm, RR_F32, 4096, cpu}, {ln, RR_F32, 4096, gpu}};
+	for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) {
+		rr_layout gpu_l = {256, 4, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS};
+		const rr_layout *lay = same[i].target == gpu ? &gpu_l : &w16;
+		rr__plan_features with, without;
+		req = (rr__plan_request){same[i].kernel, same[i].dtype, 64,   same[i].cols,
+		                         same[i].target, NULL,          &hand};
+		rr__plan_features_compute(&req, lay, &with);
+		req.coeffs = &unchained;
+		rr__plan_features_compute(&req, lay, &without);
+		CHECKF(isfinite(with.predicted_us) && with.predicted_us == without.predicted_us,
+		       "%s %s N=%lld on %s: %g against %g", same[i].kernel->name,
+		       rr_dtype_name(same[i].dtype), (long long)same[i].cols,
+		       same[i].target->backend, with.predicted_us, without.predicted_us);
+	}
+	rr_kernel_free(ln);
+	rr_kernel_free(sm);
+	rr_kernel_free(sum);
+}
+
 /* S=grid where the other modes cannot fill the device: a few rows of millions of elements (M
  * rows × at most 8 cluster blocks <= 132 SMs); never with M unknown, for many rows, or on
  * the CPU. */
@@ -830,6 +899,7 @@ int main(void)
 	test_errors(&gpu);
 	test_features(&gpu, &cpu);
 	test_defaults(&gpu, &cpu);
+	test_cpu_chains(&gpu, &cpu);
 	test_coefficients(&gpu, &cpu);
 	test_grid_choice(&gpu, &cpu);
 	test_wide_row_choices(&gpu);

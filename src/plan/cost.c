@@ -535,6 +535,37 @@ static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
 
 /* ---------------------------------------------------------------- CPU */
 
+#define CPU_CHAINS_USEFUL 2.0 /* accumulator vectors a reduction's pass gains from (below) */
+#define CPU_CHAIN_HIDDEN 64.0 /* adds of a chain the model does not charge (below) */
+
+/* Rounds whose pass is a chain of dependent vector adds (or max/min) rather than arithmetic: no
+ * online pair (the emitter's split already runs its max pass on four chains, and the exp of its
+ * sum pass keeps the pipes busy) and no exp, log, tanh, division or square root before the
+ * reduction. layernorm and add_layernorm count two, rmsnorm and sum one, softmax and
+ * cross_entropy none. */
+static int chained_rounds(const rr_kernel *kernel)
+{
+	unsigned char mark[RR_MAX_NODES];
+	int chained = 0;
+	for (int round = 1; round <= kernel->analysis.rounds; round++) {
+		int light = 1;
+		for (int id = 0; id < kernel->n_nodes; id++)
+			if (rr__reduced_in(kernel, id, round) &&
+			    kernel->analysis.online_partner[id] >= 0)
+				light = 0;
+		rr__phase_roots(kernel, round, mark);
+		rr__mark_operands(kernel, mark, NULL);
+		for (int id = 0; id < kernel->n_nodes && light; id++) {
+			rr__op op = kernel->nodes[id].op;
+			light = !mark[id] ||
+			        !(op == RR_OP_EXP || op == RR_OP_LOG || op == RR_OP_TANH ||
+			          op == RR_OP_DIV || op == RR_OP_SQRT || op == RR_OP_RSQRT);
+		}
+		chained += light;
+	}
+	return chained;
+}
+
 static void cpu_features(const rr__cost_coeffs *k, const rr__plan_request *req, const rr_layout *l,
                          const io_facts *io, rr__plan_features *f)
 {
@@ -573,7 +604,26 @@ static void cpu_features(const rr__cost_coeffs *k, const rr__plan_request *req, 
 		if (f->passes > 1 && !cached)
 			f->dram_bytes += (f->passes - 1) * io->kept * f->rows * req->cols * elem;
 	}
+	/* A reduction accumulates into W / lanes vectors (device/cpu_vec.h's BLOCKS), one
+	 * dependent add a chunk and element each, so a round's pass takes at least its adds over
+	 * the chains at one vector add's latency, where the issue time above says less (cpu-lab
+	 * s22 chain.c: 1.47-1.61 ns an add in one chain, 0.77 in two). Two chains are as many as
+	 * help (64x4096 in cache, one thread, of W = 16's time: layernorm f32 W = 32 0.88, W = 64
+	 * 0.89): past them the pass's loads and arithmetic bind. The first CPU_CHAIN_HIDDEN adds
+	 * are not charged: on rows of 257 and 321 columns W = 32 measured 0.99-1.07x W = 16's time
+	 * for the f32 norms (its tree step and guarded pack), at 1024 0.86-1.01. Priced for f32
+	 * rows before an output phase: on 16-bit rows the term moved picks to S=regs, which the
+	 * model prices under the re-read and which measured 1.1-1.7x slower; a sum's one pass
+	 * reads the row from memory in large launches (W = 32 0.99-1.03). W = 32 against W = 16,
+	 * two threads, rmsnorm, layernorm, add_layernorm f32 at 4096 and 65536 columns: 0.85-0.97,
+	 * add_layernorm at 256x65536 and 1024x4096 level (bench/NOTES.md session 22). */
+	double chains = fmin(ceil(W / lanes), CPU_CHAINS_USEFUL);
+	double issue_ns = f->chunks_per_worker * W * pack_ns * ilp;
+	double chain_adds = f->chunks_per_worker * l->vec * ceil(W / lanes) / chains;
+	double chain_ns = fmax(0, chain_adds - CPU_CHAIN_HIDDEN) * K(cpu_chain_ns);
 	double row_ns = pass_ns + later_ns;
+	if (elem >= 4 && io->row_outputs > 0 && req->kernel->analysis.level && chain_ns > issue_ns)
+		row_ns += chained_rounds(req->kernel) * (chain_ns - issue_ns);
 	double groups_per_thread = ceil(f->groups / threads);
 	f->groups_per_sm = 1;
 	f->registers_per_thread = f->slots * io->kept;
