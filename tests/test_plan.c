@@ -571,10 +571,12 @@ static void test_short_row_choices(const rr__target *gpu)
 				rr_layout l = choose(&req, NULL);
 				int64_t W = l.workers_per_row, span = W * l.vec;
 				int64_t run = span * (int64_t)rr_dtype_size(dt);
-				int64_t lanes = W * l.rows_per_group < 32 ? W * l.rows_per_group : 32;
-				int64_t lines = W < 32 && l.rows_per_group > 1 && span < shapes[s][1]
-				                    ? lanes / W * ((run + 127) / 128)
-				                    : 1;
+				int64_t lanes =
+				    W * l.rows_per_group < 32 ? W * l.rows_per_group : 32;
+				int64_t lines =
+				    W < 32 && l.rows_per_group > 1 && span < shapes[s][1]
+				        ? lanes / W * ((run + 127) / 128)
+				        : 1;
 				CHECKF(lines <= 8, "%s %s %lldx%lld: %s (%lld lines a warp access)",
 				       writers[k], d ? "bf16" : "f32", (long long)shapes[s][0],
 				       (long long)shapes[s][1], show(&l), (long long)lines);
@@ -582,10 +584,12 @@ static void test_short_row_choices(const rr__target *gpu)
 		static const int64_t odd[][2] = {{32767, 255}, {12345, 321}};
 		for (int d = 0; d < 2; d++)
 			for (int s = 0; s < 2; s++) {
-				if (!d && s == 0) /* f32 at 255: not measured against the headed plans */
+				/* f32 at 255: not measured against the headed plans */
+				if (!d && s == 0)
 					continue;
-				rr__plan_request req = {kernel, d ? RR_BF16 : RR_F32, odd[s][0], odd[s][1],
-				                        gpu,    NULL,                 NULL};
+				rr__plan_request req = {
+				    kernel, d ? RR_BF16 : RR_F32, odd[s][0], odd[s][1], gpu, NULL,
+				    NULL};
 				rr_layout l = choose(&req, NULL);
 				CHECKF(l.vec == 1 && l.workers_per_row == 32, "%s %s %lldx%lld: %s",
 				       writers[k], d ? "bf16" : "f32", (long long)odd[s][0],

@@ -394,11 +394,12 @@ static int cluster_kept_in_registers(const rr__plan_request *req, const rr__real
  * bf16 at 65536x128 and 131072x64, softmax and layernorm f32 131072x64), 8 lines (W = 4) level
  * with W = 8 to 1.09x; cross_entropy, which only reads, 1.02-1.03x at 16 lines (bench/NOTES.md
  * 2026-12-03 session 22): gpu_scattered_access_eff per doubling past 8 lines. */
-static double warp_access_lines(const rr__plan_request *req, const io_facts *io,
-                                const rr_layout *l, const rr__plan_features *f, double warp)
+static double warp_access_lines(const rr__plan_request *req, const io_facts *io, const rr_layout *l,
+                                const rr__plan_features *f, double warp)
 {
 	double W = l->workers_per_row;
-	if (io->row_outputs == 0 || W >= warp || l->rows_per_group == 1 || f->chunks_per_worker <= 1)
+	if (io->row_outputs == 0 || W >= warp || l->rows_per_group == 1 ||
+	    f->chunks_per_worker <= 1)
 		return 1;
 	double run = W * l->vec * (double)rr_dtype_size(req->dtype);
 	return fmin(warp, W * l->rows_per_group) / W * ceil(run / 128);
@@ -447,7 +448,8 @@ static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
 	    (0.5 + 0.5 * f->live_lanes) * fmin(1, f->inflight_per_sm / K(gpu_inflight_needed)) *
 	    (0.95 + 0.05 * fmin(1, threads_per_sm / GPU_THREADS_PER_SM)) *
 	    (0.5 + 0.5 * f->tail_efficiency) * active *
-	    pow(K(gpu_scattered_access_eff), fmax(0, log2_of(warp_access_lines(req, io, l, f, warp) / 8))) *
+	    pow(K(gpu_scattered_access_eff),
+	        fmax(0, log2_of(warp_access_lines(req, io, l, f, warp) / 8))) *
 	    /* clusters constrain placement; S=grid's blocks go to any SM */
 	    (l->storage == RR_STORAGE_GRID ? 1 : 1 - 0.02 * log2_of(l->blocks_per_row));
 
