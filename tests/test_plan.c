@@ -555,7 +555,7 @@ static void test_odd_row_choices(const rr__target *gpu)
  * workers of 16-byte packs spans 16 rows and 16 cache lines, which the H200 ran in 1.2-1.3x the
  * time of W = 4-8 on 65536x128 and 131072x64, so the kernels that write rows pick at most 8
  * lines an access there. On odd rows of 255 and 321 elements, 32 workers of one-element packs
- * ran 0.73-0.93x the time of the headed V = 8 picks (16-bit rows, and f32 at 321, where more
+ * ran 0.73-0.98x the time of the headed V = 8 picks (16-bit rows, and f32 at 321, where more
  * than 8 packs a worker are no longer doubted). */
 static void test_short_row_choices(const rr__target *gpu)
 {

@@ -227,7 +227,7 @@ static int odd_rows(const rr__plan_request *req, const io_facts *io, int vec)
  * efficiencies fitted on aligned rows priced them at 1.5-2.5x. So there a one-element pack of
  * a 16- or 32-worker row counts as its warp's stretch: 128 bytes as one 16-byte access, 64 as
  * an 8-byte one. Over 16-bit rows, in blocks of at most 256 threads, the stretch of 32-64 bytes
- * counts as a 16-byte access too: W = 32, V = 1 ran 0.73-0.91x the time of the headed picks on
+ * counts as a 16-byte access too: W = 32, V = 1 ran 0.73-0.98x the time of the headed picks on
  * bf16 32767x255 and 12345x321, W = 16, V = 1 was the fastest plan swept on 65535x127
  * (bench/NOTES.md 2026-12-03 session 22). Other widths, aligned rows and split rows keep the
  * fitted widths. Such a plan's packs are single elements, so more than 8 of them a worker are
