@@ -229,22 +229,21 @@ static void options_for(const char *arch, char *arch_option, size_t size, const 
 	options[4] = "-DRR_MIN_BLOCKS_CAPPED"; /* the second compile's (compile_once) */
 }
 
+/* The number written just before `at` in `log` ("128 bytes ..."), 0 without one. */
+static int number_before(const char *log, const char *at)
+{
+	while (at > log && at[-1] == ' ')
+		at--;
+	while (at > log && at[-1] >= '0' && at[-1] <= '9')
+		at--;
+	return atoi(at);
+}
+
 int rr__cuda_log_local_memory(const char *log)
 {
 	for (const char *p = log; p && (p = strstr(p, "bytes stack frame")) != NULL; p++) {
-		const char *q = p;
-		while (q > log && q[-1] == ' ')
-			q--;
-		while (q > log && q[-1] >= '0' && q[-1] <= '9')
-			q--;
-		if (atoi(q) != 0)
-			return 1;
-		const char *r = strstr(p, "bytes spill stores");
-		while (r && r > log && r[-1] == ' ')
-			r--;
-		while (r && r > log && r[-1] >= '0' && r[-1] <= '9')
-			r--;
-		if (r && atoi(r) != 0)
+		const char *spill = strstr(p, "bytes spill stores");
+		if (number_before(log, p) != 0 || (spill && number_before(log, spill) != 0))
 			return 1;
 	}
 	return 0;

@@ -582,8 +582,9 @@ static void cpu_features(const rr__cost_coeffs *k, const rr__plan_request *req, 
 	double lanes = fmin(W, 16);
 	double pack_ns = K(cpu_pack_ns) * l->vec * (l->vec > 1 ? 2.0 : 1.0) / lanes;
 	double ilp = U >= 4 ? K(cpu_ilp_u4) : U >= 2 ? K(cpu_ilp_u2) : 1.0;
-	double pass_ns = f->chunks_per_worker * W * pack_ns * ilp +
-	                 ceil(W / lanes) * K(cpu_worker_ns) + log2_of(W) * K(cpu_tree_level_ns);
+	double issue_ns = f->chunks_per_worker * W * pack_ns * ilp; /* the packs of one pass */
+	double pass_ns =
+	    issue_ns + ceil(W / lanes) * K(cpu_worker_ns) + log2_of(W) * K(cpu_tree_level_ns);
 	double later_ns = 0;
 	int cached = f->row_share * elem * io->kept <= K(cpu_cached_row_bytes);
 	/* Keeping a 32-bit row saves no conversion, and the keep's stores into scratch cost the
@@ -620,7 +621,6 @@ static void cpu_features(const rr__cost_coeffs *k, const rr__plan_request *req, 
 	 * two threads, rmsnorm, layernorm, add_layernorm f32 at 4096 and 65536 columns: 0.85-0.97,
 	 * add_layernorm at 256x65536 and 1024x4096 level (bench/NOTES.md session 22). */
 	double chains = fmin(ceil(W / lanes), CPU_CHAINS_USEFUL);
-	double issue_ns = f->chunks_per_worker * W * pack_ns * ilp;
 	double chain_adds = f->chunks_per_worker * l->vec * ceil(W / lanes) / chains;
 	double chain_ns = fmax(0, chain_adds - CPU_CHAIN_HIDDEN) * K(cpu_chain_ns);
 	double row_ns = pass_ns + later_ns;
