@@ -27,7 +27,7 @@ files = sys.argv[1:]
 a = [rows(f) for f in files[0::4] + files[3::4]]
 b = [rows(f) for f in files[1::4] + files[2::4]]
 keys = sorted(set.intersection(*[set(x) for x in a + b]))
-print("| kernel | dtype | shape | plan | reference µs | candidate µs | ratio B/A (min-max) | verdict |")
+print("| kernel | dtype | shape | plan (reference → candidate where they differ) | reference µs | candidate µs | ratio B/A (min-max) | verdict |")
 print("|---|---|---|---|---:|---:|---|---|")
 verdicts = {}
 for k in keys:
@@ -40,7 +40,9 @@ for k in keys:
         "slower" if lo > 1 else "faster")
     verdicts[v] = verdicts.get(v, 0) + 1
     print("| %s | %s | %dx%d | %s | %.2f | %.2f | %.3f (%.3f-%.3f) | %s |" % (
-        k[0], k[1], k[2], k[3], a[0][k][1], statistics.median(ta), statistics.median(tb),
+        k[0], k[1], k[2], k[3],
+        a[0][k][1] if a[0][k][1] == b[0][k][1] else "%s → %s" % (a[0][k][1], b[0][k][1]),
+        statistics.median(ta), statistics.median(tb),
         statistics.median(ratios), lo, hi, v))
 print()
 print("rows: %d; %s" % (len(keys), ", ".join("%s %d" % kv for kv in sorted(verdicts.items()))))

@@ -169,7 +169,8 @@ for stage in "$@"; do
 		# Two builds, ABBA x AB_REPEAT: the reference tree carried in .base/ (git archive, with
 		# its .rr-commit) against this tree, on AB_SHAPES x AB_KERNELS, f32 and bf16, L2 cold
 		# (AB_L2=hot: one buffer set, for tiny shapes whose cold rotation validates 2^18 sets).
-		# Each run is cut at AB_RUN_LIMIT seconds (110): a cut run has no results.json.
+		# Each run is cut at AB_RUN_LIMIT seconds (110): a cut run has no results.json. AB_LIST
+		# (a file of "kernel dtype shape" lines) measures just those rows instead.
 		log "A/B: reference build .base ($(cat .base/.rr-commit)) against this tree"
 		(cd .base && cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DRR_STATIC_DEPS=$STATIC \
 			-DRR_GIT_COMMIT="$(cat .rr-commit)" -DCMAKE_PREFIX_PATH="$OLDPWD/.deps" >"$OUT/build-base.log" 2>&1 &&
@@ -182,6 +183,22 @@ for stage in "$@"; do
 		for side in "${order[@]}"; do
 			i=$((i + 1))
 			bin=$RR; [ $side = A ] && bin=$base
+			if [ -n "${AB_LIST:-}" ]; then
+				# AB_LIST: "kernel dtype shape" a line; one bench a kernel and dtype over its
+				# shapes, the rows merged into one results.json a run
+				for kd in $(awk '!/^#/ && NF >= 3 {print $1 ":" $2}' "$AB_LIST" | sort -u); do
+					IFS=: read -r k dt <<<"$kd"
+					shapes=$(awk -v k="$k" -v d="$dt" '$1 == k && $2 == d {print $3}' "$AB_LIST" | paste -sd,)
+					timeout "${AB_RUN_LIMIT:-110}" "$bin" bench --backend cuda --shapes "$shapes" --kernels "$k" \
+						--dtypes "$dt" --l2 "${AB_L2:-cold}" --samples 5 --sample-ms 5 --warmup-ms 20 --no-ceilings \
+						--out /tmp/ab/$i-$side-$k-$dt >/dev/null 2>/tmp/ab/$i-$side-$k-$dt.err ||
+						{ echo "run $i ($side) $k $dt failed"; tail -3 /tmp/ab/$i-$side-$k-$dt.err; }
+				done
+				mkdir -p /tmp/ab/$i-$side
+				python3 -c 'import json,sys; print(json.dumps({"rows": [r for f in sys.argv[1:] for r in json.load(open(f))["rows"]]}))' \
+					/tmp/ab/$i-$side-*/results.json >/tmp/ab/$i-$side/results.json
+				continue
+			fi
 			timeout "${AB_RUN_LIMIT:-110}" "$bin" bench --backend cuda --shapes "$AB_SHAPES" --kernels "${AB_KERNELS:-all}" \
 				--dtypes "${AB_DTYPES:-f32,bf16}" --l2 "${AB_L2:-cold}" --samples 5 --sample-ms 5 --warmup-ms 20 --no-ceilings \
 				--out /tmp/ab/$i-$side >/dev/null 2>/tmp/ab/$i-$side.err || { echo "run $i ($side) failed"; tail -3 /tmp/ab/$i-$side.err; }
@@ -193,14 +210,14 @@ for stage in "$@"; do
 		;;
 	plans)
 		# One workload under several plans (PLAN_SPECS: "kernel:dtype:MxN:plan ...", or
-		# PLAN_FILE: one such spec a line), L2 cold.
+		# PLAN_FILE: one such spec a line), L2 cold (PLANS_L2=hot for tiny shapes).
 		log "plans"
 		specs=${PLAN_SPECS:-}
 		[ -n "${PLAN_FILE:-}" ] && specs="$specs $(grep -v '^#' "$PLAN_FILE")"
 		for spec in $specs; do
 			IFS=: read -r k dt shape plan <<<"$spec"
 			mkdir -p /tmp/plans; d=/tmp/plans/$k-$dt-$shape-$(echo "$plan" | tr ',=' '-_')
-			"$RR" bench --backend cuda --shapes "$shape" --kernels "$k" --dtypes "$dt" --plan "$plan" --l2 cold \
+			"$RR" bench --backend cuda --shapes "$shape" --kernels "$k" --dtypes "$dt" --plan "$plan" --l2 "${PLANS_L2:-cold}" \
 				--samples 5 --sample-ms 5 --warmup-ms 20 --no-ceilings --out "$d" >/dev/null 2>"$d.err" ||
 				{ echo "$spec: $(tail -1 "$d.err")"; continue; }
 			python3 tools/gpu/summary.py "$d/results.json" | tail -1
