@@ -619,10 +619,11 @@ static void cpu_features(const rr__cost_coeffs *k, const rr__plan_request *req, 
 	 * (W = 32 0.99-1.03). W = 32 against W = 16, two threads, rmsnorm, layernorm,
 	 * add_layernorm f32 at 4096 and 65536 columns: 0.85-0.97, add_layernorm at 256x65536 and
 	 * 1024x4096 level (bench/NOTES.md session 22). A 16-bit vector holds as many elements in
-	 * half the bytes, so its chain is as long a row: rmsnorm and layernorm bf16 at 4096 and
-	 * 65536 columns 0.87-0.95 (session 23). Not on 16-bit rows read with another: the first
-	 * pass of add_layernorm converts two rows in and one out per add (W = 32 1.03-1.09x W =
-	 * 16's time at 1024x4096, 4096x4096 and 256x65536, session 23). */
+	 * half the bytes, so its chain is as long as an f32 row's: rmsnorm and layernorm bf16 and
+	 * f16 at 4096 and 65536 columns 0.78-0.97 of the time (medians of three runs), rmsnorm
+	 * bf16 1024x4096 and layernorm bf16 at W = 64 S=regs level (0.85-1.08; session 23). Not
+	 * on 16-bit rows read with another: add_layernorm's first pass converts two rows in and
+	 * one out per add (W = 32 1.03-1.09x W = 16's time at 1024x4096, 4096x4096, 256x65536). */
 	double chains = fmin(ceil(W / lanes), CPU_CHAINS_USEFUL);
 	double chain_adds = f->chunks_per_worker * l->vec * ceil(W / lanes) / chains;
 	double chain_ns = fmax(0, chain_adds - CPU_CHAIN_HIDDEN) * K(cpu_chain_ns);
