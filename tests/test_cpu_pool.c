@@ -5,6 +5,7 @@
  * -fsanitize=thread with cpu_pool.c, TSAN_OPTIONS=die_after_fork=0, it reports no race.) */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -101,9 +102,46 @@ static void test_stalled_share(void)
 	free(j);
 }
 
+/* Each thread's scratch starts on a page of its own, and between two threads' lies at least one
+ * page that neither uses (cpu_pool.c: side by side, one thread's writes drew the other's lines
+ * away): the threads' scratch addresses, for scratch of a few floats, of one page exactly and
+ * of a little more. */
+typedef struct where_job {
+	_Atomic(uintptr_t) at[4]; /* each thread's scratch */
+} where_job;
+
+static void visit_where(void *context, int thread, int64_t begin, int64_t end, float *scratch)
+{
+	(void)begin;
+	(void)end;
+	where_job *j = context;
+	if (thread < 4)
+		atomic_store(&j->at[thread], (uintptr_t)scratch);
+	usleep(1000); /* so that every thread gets a chunk */
+}
+
+static void test_scratch_pages(void)
+{
+	if (rr__pool_threads() < 2)
+		return;
+	static const int64_t floats[] = {5, 1024, 1100};
+	for (size_t f = 0; f < sizeof floats / sizeof floats[0]; f++) {
+		where_job j;
+		memset(&j, 0, sizeof j);
+		CHECK(rr__pool_run(2, 64, 1, floats[f], visit_where, &j) == RR_OK);
+		const uintptr_t a = atomic_load(&j.at[0]), b = atomic_load(&j.at[1]);
+		const uintptr_t pages = ((uintptr_t)floats[f] * sizeof(float) + 4095) / 4096;
+		const uintptr_t apart = a > b ? a - b : b - a;
+		CHECKF(a && b && a % 4096 == 0 && b % 4096 == 0 && apart >= (pages + 1) * 4096,
+		       "%lld floats: scratch at 0x%lx and 0x%lx", (long long)floats[f],
+		       (unsigned long)a, (unsigned long)b);
+	}
+}
+
 int main(void)
 {
 	test_stalled_share();
+	test_scratch_pages();
 	CHECK(rr__pool_threads() >= 1);
 	static const int64_t chunks[] = {1, 3, 64, ITEMS, 10 * ITEMS};
 	for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++)

@@ -381,9 +381,113 @@ static void test_bf16_load(void)
 	CHECK(wrong == 0);
 }
 
+/* rr_load_f16: every 16-bit pattern, L at a time, loads as the scalar conversion's bits (NaN
+ * quiet, subnormals exact). */
+static void test_f16_load(void)
+{
+	int wrong = 0;
+	for (uint32_t b = 0; b < 0x10000u; b += L) {
+		uint16_t bits[L];
+		for (int l = 0; l < L; l++)
+			bits[l] = (uint16_t)(b + (uint32_t)l);
+		const vf v = rr_load_f16(bits);
+		for (int l = 0; l < L; l++) {
+			const float want = rr__f16_to_f32(bits[l]);
+			uint32_t got_bits, want_bits;
+			memcpy(&got_bits, &v[l], sizeof got_bits);
+			memcpy(&want_bits, &want, sizeof want_bits);
+			if (got_bits != want_bits && wrong++ < 5)
+				CHECKF(0, "f16 0x%04x loaded as 0x%08x, want 0x%08x", bits[l],
+				       (unsigned)got_bits, (unsigned)want_bits);
+		}
+	}
+	CHECK(wrong == 0);
+}
+
+/* The vector f16 store's bits are the scalar conversion's (round to nearest even, subnormal
+ * results, overflow to infinity, NaN as sign | 0x7e00): every 97th bit pattern of both signs,
+ * L at a time, and the ties, NaNs and edges one by one in every lane. */
+static void test_f16_store(void)
+{
+	int wrong = 0;
+	for (uint64_t b = 0; b < 0x100000000ull; b += 97ull * L) {
+		vf v;
+		for (int l = 0; l < L; l++)
+			v[l] = from_bits((uint32_t)(b + 97ull * (uint64_t)l));
+		uint16_t got[L];
+		rr_store_f16(got, v);
+		for (int l = 0; l < L; l++)
+			if (got[l] != rr__f32_to_f16(v[l]) && wrong++ < 5)
+				CHECKF(0, "f16 of 0x%08x: 0x%04x, want 0x%04x",
+				       (unsigned)(b + 97ull * l), got[l], rr__f32_to_f16(v[l]));
+	}
+	CHECK(wrong == 0);
+	static const uint32_t edges[] = {0x00000000, 0x80000000, 0x3f801000, 0x3f803000, 0x3f800fff,
+	                                 0x3f801001, 0x477fe000, 0x477fefff, 0x477ff000, 0xc77ff000,
+	                                 0x7f7fffff, 0x7f800000, 0xff800000, 0x7f800001, 0x7fc00000,
+	                                 0xffffffff, 0x7fbfe000, 0x33000000, 0x33000001, 0x33800000,
+	                                 0x387fc000, 0x38800000, 0x00000001, 0x807fffff};
+	for (size_t e = 0; e < sizeof edges / sizeof edges[0]; e++)
+		for (int lane = 0; lane < L; lane++) {
+			vf v = rr_vsplat(1.0f);
+			v[lane] = from_bits(edges[e]);
+			uint16_t got[L];
+			rr_store_f16(got, v);
+			CHECKF(got[lane] == rr__f32_to_f16(v[lane]) &&
+			           got[(lane + 1) % L] == 0x3c00,
+			       "f16 of 0x%08x in lane %d: 0x%04x, want 0x%04x", (unsigned)edges[e],
+			       lane, got[lane], rr__f32_to_f16(v[lane]));
+		}
+}
+
+/* rr_store_f16_run: 1 to 4 vectors at each element offset from a 64-byte boundary leave
+ * exactly rr_store_f16's bits and nothing else, streamed or not, with and without a NaN lane
+ * (a payload the instruction would keep) in one of them. */
+static void test_f16_runs(void)
+{
+	enum { SLACK = 32 };
+	_Alignas(64) uint16_t row[SLACK + 5 * L + SLACK];
+	for (int offset = 0; offset < L; offset++)
+		for (int count = 1; count <= 4; count++)
+			for (int variant = 0; variant < 4; variant++) {
+				const int stream = variant & 1, nan = variant >> 1;
+				for (size_t k = 0; k < sizeof row / sizeof row[0]; k++)
+					row[k] = 0xdead;
+				uint16_t *p = row + SLACK + offset, want[4 * L];
+				vf v[4];
+				for (int c = 0; c < count; c++) {
+					for (int l = 0; l < L; l++)
+						v[c][l] = (float)(c * L + l + 1) * 1.000244140625f;
+					if (nan && c == count - 1)
+						v[c][offset % L] = from_bits(0xffc12345);
+					rr_store_f16(want + c * L, v[c]);
+				}
+				rr_store_f16_run(p, v, count, stream);
+#if defined(__SSE__)
+				_mm_sfence();
+#endif
+				int wrong = 0;
+				for (int k = -SLACK - offset; k < 5 * L + SLACK - offset; k++)
+					wrong +=
+					    p[k] != (k >= 0 && k < count * L ? want[k] : 0xdead);
+				CHECKF(
+				    wrong == 0,
+				    "f16 run at offset %d, %d vectors, stream %d, NaN %d: %d wrong",
+				    offset, count, stream, nan, wrong);
+			}
+	_Alignas(64) uint16_t one[L];
+	vf odd = rr_vsplat(1.0f);
+	odd[3] = from_bits(0x7fc12345);
+	rr_store_f16_run(one, &odd, 1, 0);
+	CHECKF(one[3] == 0x7e00 && one[2] == 0x3c00, "NaN lane stored as 0x%04x", one[3]);
+}
+
 int main(void)
 {
 	test_bf16_load();
+	test_f16_load();
+	test_f16_store();
+	test_f16_runs();
 	test_aligned_stores();
 	test_bf16_runs();
 	test_bf16_store();

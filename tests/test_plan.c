@@ -360,12 +360,13 @@ static void test_defaults(const rr__target *gpu, const rr__target *cpu)
 /* The CPU model prices a reduction's chain of dependent vector adds: with W = 16 each of
  * layernorm f32's two rounds is one chain (16 lanes), with W = 32 two, so at 4096 columns the
  * model ranks W = 32 below W = 16 and the planner picks it; four chains (W = 64) gain nothing
- * over two. Short rows, 16-bit rows, kernels without row outputs (sum) and online pairs
- * (softmax) are left as they were priced: the term moves nothing there, nor any GPU
- * prediction. */
+ * over two; a 16-bit row read alone (layernorm bf16) the same. Short rows, 16-bit rows read
+ * with another (add_layernorm), kernels without row outputs (sum) and online pairs (softmax)
+ * are left as they were priced: the term moves nothing there, nor any GPU prediction. */
 static void test_cpu_chains(const rr__target *gpu, const rr__target *cpu)
 {
-	rr_kernel *ln = builtin("layernorm"), *sm = builtin("softmax"), *sum = builtin("sum");
+	rr_kernel *ln = builtin("layernorm"), *sm = builtin("softmax"), *sum = builtin("sum"),
+	          *aln = builtin("add_layernorm");
 	rr__cost_coeffs hand, unchained;
 	rr__cost_coeffs_default(&hand);
 	unchained = hand;
@@ -398,6 +399,19 @@ static void test_cpu_chains(const rr__target *gpu, const rr__target *cpu)
 	req.coeffs = NULL;
 	rr_layout l = choose(&req, NULL);
 	CHECKF(l.workers_per_row == 32 && l.vec == 1, "cpu layernorm f32 64x4096: %s", show(&l));
+	/* A 16-bit row read alone is charged the same adds (its vectors hold as many elements),
+	 * and the planner takes W = 32 for it. */
+	rr__plan_features half, half_flat;
+	req = (rr__plan_request){ln, RR_BF16, 64, 4096, cpu, NULL, &hand};
+	rr__plan_features_compute(&req, &w16, &half);
+	req.coeffs = &unchained;
+	rr__plan_features_compute(&req, &w16, &half_flat);
+	CHECKF(fabs((half.latency_us - half_flat.latency_us) * 1000 - added) < 1e-6,
+	       "layernorm bf16 W=16: %g µs more with the chain term, expected %g ns",
+	       half.latency_us - half_flat.latency_us, added);
+	req.coeffs = NULL;
+	l = choose(&req, NULL);
+	CHECKF(l.workers_per_row == 32 && l.vec == 1, "cpu layernorm bf16 64x4096: %s", show(&l));
 
 	/* Where the term does not apply, the chain's coefficient moves no prediction. */
 	struct {
@@ -405,8 +419,10 @@ static void test_cpu_chains(const rr__target *gpu, const rr__target *cpu)
 		rr_dtype dtype;
 		int64_t cols;
 		const rr__target *target;
-	} same[] = {{ln, RR_F32, 1024, cpu},  {ln, RR_F32, 321, cpu},  {ln, RR_BF16, 4096, cpu},
-	            {sum, RR_F32, 4096, cpu}, {sm, RR_F32, 4096, cpu}, {ln, RR_F32, 4096, gpu}};
+	} same[] = {{ln, RR_F32, 1024, cpu},   {ln, RR_F32, 321, cpu},   {aln, RR_BF16, 4096, cpu},
+	            {aln, RR_F16, 4096, cpu},  {ln, RR_BF16, 1024, cpu}, {sum, RR_F32, 4096, cpu},
+	            {sum, RR_BF16, 4096, cpu}, {sm, RR_F32, 4096, cpu},  {ln, RR_F32, 4096, gpu},
+	            {ln, RR_BF16, 4096, gpu}};
 	for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) {
 		rr_layout gpu_l = {256, 4, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS};
 		const rr_layout *lay = same[i].target == gpu ? &gpu_l : &w16;
@@ -424,6 +440,7 @@ static void test_cpu_chains(const rr__target *gpu, const rr__target *cpu)
 	rr_kernel_free(ln);
 	rr_kernel_free(sm);
 	rr_kernel_free(sum);
+	rr_kernel_free(aln);
 }
 
 /* S=grid where the other modes cannot fill the device: a few rows of millions of elements (M

@@ -170,15 +170,27 @@ static void start_workers(void)
 	}
 }
 
-/* With launch_lock held: scratch for `threads` threads of `floats` each, 64-byte aligned. */
+/* With launch_lock held: scratch for `threads` threads of `floats` each, each on pages of its
+ * own with an unused page after them. Side by side, one thread's scratch ending where the next
+ * one's begins, a kept row ran the second thread's half at 1.5x the first's: two threads,
+ * layernorm bf16 1024x1024 W=16 S=regs (4 KiB of scratch a thread), thread 1's half 471-491 µs
+ * where thread 0's scratch filled the page before its own, 250-313 with a page between (thread
+ * 0's 261-371 either way; cpu-lab s23 two.c, bench/NOTES.md session 23). A core writing its
+ * scratch from the start of a page to its end draws the next page's first lines in (a
+ * next-page prefetch), and the other thread's stores take them back. */
+#define SCRATCH_PAGE_FLOATS 1024 /* 4 KiB */
 static rr_status reserve_scratch(int threads, int64_t floats, int64_t *stride)
 {
-	*stride = (floats + 15) / 16 * 16;
+	*stride = floats > 0 ? (floats + SCRATCH_PAGE_FLOATS - 1) / SCRATCH_PAGE_FLOATS *
+	                               SCRATCH_PAGE_FLOATS +
+	                           SCRATCH_PAGE_FLOATS
+	                     : 0;
 	int64_t total = *stride * threads;
 	if (total <= pool.scratch_floats)
 		return RR_OK;
 	void *memory = NULL;
-	if (posix_memalign(&memory, 64, (size_t)total * sizeof(float)) != 0)
+	if (posix_memalign(&memory, SCRATCH_PAGE_FLOATS * sizeof(float),
+	                   (size_t)total * sizeof(float)) != 0)
 		return rr__fail(RR_ERR_NOMEM, "out of memory for %lld private floats per thread",
 		                (long long)floats);
 	free(pool.scratch);

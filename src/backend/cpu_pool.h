@@ -17,10 +17,10 @@ typedef void (*rr__pool_fn)(void *context, int thread, int64_t begin, int64_t en
 int rr__pool_threads(void);
 
 /* Runs fn over items [0, items) in chunks of `chunk` items, on at most `threads` threads (the
- * caller one of them), each with at least `scratch_floats` private floats on their own cache
- * lines; returns when every item is done. Launches from several host threads take turns.
- * Fails (RR_ERR_NOMEM) only when the scratch cannot grow; a pool thread that cannot be started
- * leaves its share to the others. */
+ * caller one of them), each with at least `scratch_floats` private floats on pages of their
+ * own, an unused page between two threads' (cpu_pool.c); returns when every item is done.
+ * Launches from several host threads take turns. Fails (RR_ERR_NOMEM) only when the scratch
+ * cannot grow; a pool thread that cannot be started leaves its share to the others. */
 rr_status rr__pool_run(int threads, int64_t items, int64_t chunk, int64_t scratch_floats,
                        rr__pool_fn fn, void *context);
 

@@ -53,7 +53,7 @@ typedef struct emitter {
 	/* Emitting the output phase over the cache in the output row in place (in_row_lines):
 	 * 1 a whole vector at q + k, 2 the lanes `valid` of one. */
 	int in_row;
-	int runs; /* emitting the bf16 output phase's complete chunks through rr_store_bf16_run */
+	int runs; /* emitting a 16-bit output phase's complete chunks through rr_store_*_run */
 	/* Row outputs written in round 1 and read back by the later passes (plan_early_outputs):
 	 * early[j] for output j; the output phase neither computes nor stores them again. */
 	unsigned char early[RR_MAX_IO];
@@ -171,6 +171,8 @@ static void emit_io_helpers(emitter *em)
 	     load);
 	line(em, 0, "static inline io_t store_io(float v)\n{\n\treturn %s;\n}\n", store);
 	char section[32];
+	if (em->dtype != RR_F32)
+		rr__device_emit(em->out, "cpu_vec.h", "packed_16");
 	snprintf(section, sizeof section, "packed_%s", packed);
 	rr__device_emit(em->out, "cpu_vec.h", section);
 	line(em, 0,
@@ -764,12 +766,13 @@ static int stores_aligned(const emitter *em, int round)
 	return round > em->rounds && em->layout->vec == 1 && em->cached < 0 && em->dtype == RR_F32;
 }
 
-/* Whether the output phase of `round` stores bf16 rows a loop iteration's vectors at a time
- * (V = 1: they are consecutive), through rr_store_bf16_run (device/cpu_vec.h): one test for
- * subnormal lanes and one branch for all of them, the launch's `stream` asked once. */
+/* Whether the output phase of `round` stores 16-bit rows a loop iteration's vectors at a time
+ * (V = 1: they are consecutive), through rr_store_bf16_run or rr_store_f16_run
+ * (device/cpu_vec.h): one test for the lanes the instruction converts apart (subnormal for
+ * bf16, NaN for f16) and one branch for all of them, the launch's `stream` asked once. */
 static int stores_in_runs(const emitter *em, int round)
 {
-	return round > em->rounds && em->dtype == RR_BF16 && em->layout->vec == 1 &&
+	return round > em->rounds && em->dtype != RR_F32 && em->layout->vec == 1 &&
 	       em->r->head_slots == 0;
 }
 
@@ -887,9 +890,9 @@ static void emit_traversal(emitter *em, int round)
 	for (int j = 0; j < em->kernel->n_outputs && em->runs; j++)
 		if (em->kernel->outputs[j].kind == RR_KIND_ROW)
 			line(em, 3,
-			     "rr_store_bf16_run(out%d + h + chunk * W * V, run%d, %s * BLOCKS, "
+			     "rr_store_%s_run(out%d + h + chunk * W * V, run%d, %s * BLOCKS, "
 			     "stream);",
-			     j, j, u_text);
+			     em->dtype == RR_BF16 ? "bf16" : "f16", j, j, u_text);
 	em->runs = 0;
 	line(em, 2, "}");
 	if (unroll > 1) {

@@ -614,17 +614,22 @@ static void cpu_features(const rr__cost_coeffs *k, const rr__plan_request *req, 
 	 * help (64x4096 in cache, one thread, of W = 16's time: layernorm f32 W = 32 0.88, W = 64
 	 * 0.89): past them the pass's loads and arithmetic bind. The first CPU_CHAIN_HIDDEN adds
 	 * are not charged: on rows of 257 and 321 columns W = 32 measured 0.99-1.07x W = 16's time
-	 * for the f32 norms (its tree step and guarded pack), at 1024 0.86-1.01. Priced for f32
-	 * rows before an output phase: on 16-bit rows the term moved picks to S=regs, which the
-	 * model prices under the re-read and which measured 1.1-1.7x slower; a sum's one pass
-	 * reads the row from memory in large launches (W = 32 0.99-1.03). W = 32 against W = 16,
-	 * two threads, rmsnorm, layernorm, add_layernorm f32 at 4096 and 65536 columns: 0.85-0.97,
-	 * add_layernorm at 256x65536 and 1024x4096 level (bench/NOTES.md session 22). */
+	 * for the f32 norms (its tree step and guarded pack), at 1024 0.86-1.01. Priced for rows
+	 * before an output phase: a sum's one pass reads the row from memory in large launches
+	 * (W = 32 0.99-1.03). W = 32 against W = 16, two threads, rmsnorm, layernorm,
+	 * add_layernorm f32 at 4096 and 65536 columns: 0.85-0.97, add_layernorm at 256x65536 and
+	 * 1024x4096 level (bench/NOTES.md session 22). A 16-bit vector holds as many elements in
+	 * half the bytes, so its chain is as long as an f32 row's: rmsnorm and layernorm bf16 and
+	 * f16 at 4096 and 65536 columns 0.78-0.97 of the time (medians of three runs), rmsnorm
+	 * bf16 1024x4096 and layernorm bf16 at W = 64 S=regs level (0.85-1.08; session 23). Not
+	 * on 16-bit rows read with another: add_layernorm's first pass converts two rows in and
+	 * one out per add (W = 32 1.03-1.09x W = 16's time at 1024x4096, 4096x4096, 256x65536). */
 	double chains = fmin(ceil(W / lanes), CPU_CHAINS_USEFUL);
 	double chain_adds = f->chunks_per_worker * l->vec * ceil(W / lanes) / chains;
 	double chain_ns = fmax(0, chain_adds - CPU_CHAIN_HIDDEN) * K(cpu_chain_ns);
 	double row_ns = pass_ns + later_ns;
-	if (elem >= 4 && io->row_outputs > 0 && req->kernel->analysis.level && chain_ns > issue_ns)
+	if (io->row_outputs > 0 && req->kernel->analysis.level && chain_ns > issue_ns &&
+	    (elem >= 4 || io->row_inputs == 1))
 		row_ns += chained_rounds(req->kernel) * (chain_ns - issue_ns);
 	double groups_per_thread = ceil(f->groups / threads);
 	f->groups_per_sm = 1;

@@ -76,8 +76,9 @@ static inline float rr__f16_to_float(uint16_t h)
 		const float sub = ldexpf((float)mantissa, -24);
 		return sign ? -sub : sub;
 	}
-	if (exponent == 31)
-		return rr__bits_float(sign | 0x7f800000u | (mantissa << 13));
+	if (exponent == 31) /* a NaN quiet, as the conversion instructions make it (cpu_vec.h) */
+		return rr__bits_float(sign | 0x7f800000u | (mantissa << 13) |
+		                      (mantissa ? 0x400000u : 0u));
 	return rr__bits_float(sign | ((exponent - 15 + 127) << 23) | (mantissa << 13));
 }
 

@@ -452,6 +452,30 @@ static inline void rr_store_f32_lanes(float *p, vi valid, vf v)
 			p[l] = v[l];
 #endif
 }
+//@ packed_16
+/* L 16-bit values (bf16 or f16 bits) past the caches where p is aligned to them, or to 16
+ * bytes (in halves), as rr_stream_f32; an ordinary store elsewhere. */
+static inline void rr_stream_halves(uint16_t *p, vh h)
+{
+#if defined(__AVX512F__) && L == 16
+	if ((uintptr_t)p % 32 == 0) {
+		_mm256_stream_si256((__m256i *)(void *)p, (__m256i)h);
+		return;
+	}
+	if ((uintptr_t)p % 16 == 0) {
+		_mm_stream_si128((__m128i *)(void *)p, _mm256_castsi256_si128((__m256i)h));
+		_mm_stream_si128((__m128i *)(void *)(p + 8),
+		                 _mm256_extracti128_si256((__m256i)h, 1));
+		return;
+	}
+#elif defined(__SSE2__) && L == 8
+	if ((uintptr_t)p % 16 == 0) {
+		_mm_stream_si128((__m128i *)(void *)p, (__m128i)h);
+		return;
+	}
+#endif
+	memcpy(p, &h, L * sizeof(uint16_t));
+}
 //@ packed_bf16
 /* bfloat16 is the top half of an f32; stores round to nearest even, NaN stays NaN (quiet), as
  * rr__bf16_from_float does for one value. */
@@ -531,29 +555,10 @@ static inline void rr_store_bf16(uint16_t *p, vf v)
 	memcpy(p, &h, L * sizeof(uint16_t));
 }
 
-/* rr_store_bf16 past the caches where p is aligned to the L values, or to 16 bytes (in
- * halves), as rr_stream_f32. */
+/* rr_store_bf16 past the caches (rr_stream_halves). */
 static inline void rr_stream_bf16(uint16_t *p, vf v)
 {
-	const vh h = rr_bf16_bits(v);
-#if defined(__AVX__) && L == 16
-	if ((uintptr_t)p % 32 == 0) {
-		_mm256_stream_si256((__m256i *)(void *)p, (__m256i)h);
-		return;
-	}
-	if ((uintptr_t)p % 16 == 0) {
-		_mm_stream_si128((__m128i *)(void *)p, _mm256_castsi256_si128((__m256i)h));
-		_mm_stream_si128((__m128i *)(void *)(p + 8),
-		                 _mm256_extracti128_si256((__m256i)h, 1));
-		return;
-	}
-#elif defined(__SSE2__) && L == 8
-	if ((uintptr_t)p % 16 == 0) {
-		_mm_stream_si128((__m128i *)(void *)p, (__m128i)h);
-		return;
-	}
-#endif
-	memcpy(p, &h, L * sizeof(uint16_t));
+	rr_stream_halves(p, rr_bf16_bits(v));
 }
 
 /* count whole vectors v[0..count) stored at p, p + L, ... as rr_store_bf16 (rr_stream_bf16
@@ -585,8 +590,14 @@ static inline void rr_store_bf16_run(uint16_t *p, const vf *v, int count, int st
 	}
 }
 //@ packed_f16
-/* IEEE half lane by lane through the scalar conversions. */
-static inline vf rr_load_f16(const uint16_t *p)
+/* IEEE half: the conversion instructions where the target has them (F16C, AVX-512F), which
+ * round to nearest even and make subnormals (MXCSR's flush-to-zero does not apply to them), as
+ * rr__f16_from_float does; lane by lane through the scalar conversions elsewhere. A NaN loads
+ * quiet in both. The instruction keeps a NaN's top payload bits where the scalar conversion
+ * stores sign | 0x7e00: a vector with a NaN lane (one compare, rare) is stored lane by lane.
+ * Lane by lane, the planner's plans took 8-70x the time (two threads, AVX-512: rmsnorm f16
+ * 1024x1024 10.1 ms -> 0.24, softmax 16384x1024 185 -> 7.0; bench/NOTES.md, session 23). */
+static inline vf rr_load_f16_generic(const uint16_t *p)
 {
 	vf v = {0};
 	for (int l = 0; l < L; l++)
@@ -594,16 +605,106 @@ static inline vf rr_load_f16(const uint16_t *p)
 	return v;
 }
 
-static inline void rr_store_f16(uint16_t *p, vf v)
+static inline vf rr_load_f16(const uint16_t *p)
 {
-	for (int l = 0; l < L; l++)
-		p[l] = rr__f16_from_float(v[l]);
+#if defined(__AVX512F__) && L == 16
+	return (vf)_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)p));
+#elif defined(__F16C__) && L == 8
+	return (vf)_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)p));
+#elif defined(__F16C__) && L == 4
+	return (vf)_mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)(const void *)p));
+#else
+	return rr_load_f16_generic(p);
+#endif
 }
 
-/* Lane by lane, the conversion is the time here: no store past the caches. */
+static inline vh rr_f16_bits_generic(vf v)
+{
+	vh h = {0};
+	for (int l = 0; l < L; l++)
+		h[l] = rr__f16_from_float(v[l]);
+	return h;
+}
+
+#if (defined(__AVX512F__) && L == 16) || (defined(__F16C__) && (L == 8 || L == 4))
+#define RR_F16_CONVERTS 1
+/* The instruction's bits: those of rr_f16_bits_generic but in NaN lanes. */
+static inline vh rr_f16_convert(vf v)
+{
+#if defined(__AVX512F__) && L == 16
+	return (vh)_mm512_cvtps_ph((__m512)v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+#elif L == 8
+	return (vh)_mm256_cvtps_ph((__m256)v, _MM_FROUND_TO_NEAREST_INT);
+#else
+	vh h;
+	const __m128i halves = _mm_cvtps_ph((__m128)v, _MM_FROUND_TO_NEAREST_INT);
+	memcpy(&h, &halves, sizeof h);
+	return h;
+#endif
+}
+#else
+#define RR_F16_CONVERTS 0
+#endif
+
+static inline vh rr_f16_bits(vf v)
+{
+#if RR_F16_CONVERTS
+#if defined(__AVX512F__) && L == 16
+	const int nan = _mm512_cmp_ps_mask((__m512)v, (__m512)v, _CMP_UNORD_Q) != 0;
+#else
+	const int nan = rr_vany((vi)(v != v));
+#endif
+	if (__builtin_expect(!nan, 1))
+		return rr_f16_convert(v);
+#endif
+	return rr_f16_bits_generic(v);
+}
+
+static inline void rr_store_f16(uint16_t *p, vf v)
+{
+	const vh h = rr_f16_bits(v);
+	memcpy(p, &h, L * sizeof(uint16_t));
+}
+
+/* rr_store_f16 past the caches (rr_stream_halves). */
 static inline void rr_stream_f16(uint16_t *p, vf v)
 {
-	rr_store_f16(p, v);
+	rr_stream_halves(p, rr_f16_bits(v));
+}
+
+/* count whole vectors v[0..count) stored at p, p + L, ... as rr_store_f16 (rr_stream_f16
+ * where the launch streams) stores them one by one, with one test of all of them for a NaN
+ * lane and one branch where the target converts (as rr_store_bf16_run). */
+static inline void rr_store_f16_run(uint16_t *p, const vf *v, int count, int stream)
+{
+#if RR_F16_CONVERTS
+#if defined(__AVX512F__) && L == 16
+	__mmask16 nan = 0;
+	for (int k = 0; k < count; k++)
+		nan |= _mm512_cmp_ps_mask((__m512)v[k], (__m512)v[k], _CMP_UNORD_Q);
+#else
+	vi nan_lanes = {0};
+	for (int k = 0; k < count; k++)
+		nan_lanes |= (vi)(v[k] != v[k]);
+	const int nan = rr_vany(nan_lanes);
+#endif
+	if (__builtin_expect(nan == 0, 1)) {
+		for (int k = 0; k < count; k++) {
+			const vh h = rr_f16_convert(v[k]);
+			if (stream)
+				rr_stream_halves(p + k * L, h);
+			else
+				memcpy(p + k * L, &h, L * sizeof(uint16_t));
+		}
+		return;
+	}
+#endif
+	for (int k = 0; k < count; k++) {
+		if (stream)
+			rr_stream_f16(p + k * L, v[k]);
+		else
+			rr_store_f16(p + k * L, v[k]);
+	}
 }
 //@ io
 /* The L workers' element e of one chunk: lane l holds element i + l * V of p. V == 1 is one
