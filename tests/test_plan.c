@@ -314,6 +314,51 @@ static void test_features(const rr__target *gpu, const rr__target *cpu)
 	rr_kernel_free(k);
 }
 
+/* Registers a thread: a kernel of two rounds keeps a value derived from each kept one (ptxas:
+ * layernorm bf16 65536x128 at W = 4, V = 8, 32 kept slots, 105 registers; rmsnorm 64). */
+static void test_two_round_registers(const rr__target *gpu)
+{
+	rr_kernel *ln = builtin("layernorm"), *rms = builtin("rmsnorm");
+	rr__plan_request req = {ln, RR_BF16, 65536, 128, gpu, NULL, NULL};
+	rr_layout l = {4, 8, 1, 128, 1, RR_STORAGE_REGS, RR_GRID_ROWS};
+	rr__plan_features two, one;
+	rr__plan_features_compute(&req, &l, &two);
+	req.kernel = rms;
+	rr__plan_features_compute(&req, &l, &one);
+	CHECKF(two.registers_per_thread >= 96 && two.registers_per_thread <= 112,
+	       "layernorm %g registers", two.registers_per_thread);
+	CHECKF(one.registers_per_thread <= 72, "rmsnorm %g registers", one.registers_per_thread);
+	CHECK(two.groups_per_sm == 1 && one.groups_per_sm == 2);
+	rr_kernel_free(ln);
+	rr_kernel_free(rms);
+}
+
+/* Launches of fewer groups than SMs, kernels without row outputs (sum, cross_entropy): rows of
+ * 3 to 1024 elements take one flat pass of one-element packs (the H200, session 23: 0.60-0.97x
+ * the time of the V = 4-8 plans); one-element rows and rows of 4096 are priced as before. */
+static void test_few_group_readers(const rr__target *gpu)
+{
+	static const char *const readers[] = {"sum", "cross_entropy"};
+	static const int64_t tiny[][2] = {{1, 129}, {1, 127}, {3, 3}, {17, 257}, {50000, 3}};
+	for (int k = 0; k < 2; k++) {
+		rr_kernel *kernel = builtin(readers[k]);
+		for (int d = 0; d < 2; d++) {
+			rr_dtype dt = d ? RR_BF16 : RR_F32;
+			for (int s = 0; s < 5; s++) {
+				rr__plan_request req = {kernel, dt, tiny[s][0], tiny[s][1], gpu, NULL, NULL};
+				rr_layout l = choose(&req, NULL);
+				CHECKF(l.vec == 1, "%s %s %lldx%lld: %s", readers[k], d ? "bf16" : "f32",
+				       (long long)tiny[s][0], (long long)tiny[s][1], show(&l));
+			}
+			rr__plan_request wide = {kernel, dt, 64, 4096, gpu, NULL, NULL};
+			rr_layout l = choose(&wide, NULL);
+			CHECKF(l.vec * rr_dtype_size(dt) == 16, "%s %s 64x4096: %s", readers[k],
+			       d ? "bf16" : "f32", show(&l));
+		}
+		rr_kernel_free(kernel);
+	}
+}
+
 /* The defaults the design asks for, as public fast kernels choose them. */
 static void test_defaults(const rr__target *gpu, const rr__target *cpu)
 {
@@ -927,6 +972,8 @@ int main(void)
 	test_odd_row_choices(&gpu);
 	test_short_row_choices(&gpu);
 	test_tiny_flat_choices(&gpu);
+	test_two_round_registers(&gpu);
+	test_few_group_readers(&gpu);
 	test_wide_cluster_choices(&gpu);
 	test_online_stream_choices(&gpu);
 	test_mailbox_cluster_choices(&gpu);

@@ -181,8 +181,16 @@ static void gpu_occupancy(const rr__plan_request *req, const rr__realisation *r,
 	 * not fit them) and the shared memory legality checked come from the realisation. */
 	int in_regs = r->keep == RR_KEEP_REGS;
 	double in_flight = fmin(l->unroll, f->chunks_per_worker);
+	/* A kernel of two rounds keeps a value derived from each kept one as well (LayerNorm's
+	 * x - mean, computed in round 2 and used again in the output phase): ptxas gave layernorm
+	 * bf16 65536x128 105 registers at 32 kept slots a thread and 167 at 64, where one a slot
+	 * counts 64 and 104; rmsnorm and softmax (one round) 64 and 84-118 (bench/NOTES.md,
+	 * session 23). The values kept are the realisation's (add_layernorm keeps h = x + r, one
+	 * value where legality budgets two inputs). */
+	double per_slot = (f->rounds >= 2 ? 2 : 1) * (r->kept_values > 0 ? r->kept_values : io->kept);
 	double regs = 24 + in_flight * fmax(1, l->vec * elem / 4) * fmax(1, io->row_inputs) +
-	              (l->workers_per_row > warp ? 4 : 0) + (in_regs ? f->slots * io->kept : 0);
+	              (l->workers_per_row > warp ? 4 : 0) +
+	              (in_regs ? per_slot * f->slots : 0);
 	f->registers_per_thread = fmin(255, fmax(32, 8 * ceil(regs / 8)));
 	f->smem_per_group = (double)r->smem_bytes;
 	/* A raw keep the model does not price as streaming (staged_whole) is priced as the f32
@@ -484,8 +492,13 @@ static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
 	/* Few bytes over few SMs: the efficiency product above collapses towards zero, but such
 	 * a launch is bounded by one SM's share of the bandwidth (each of its SMs' when it has
 	 * fewer groups than SMs, one group on each) plus a memory latency per serial step,
-	 * whatever the occupancy. */
-	f->few_groups = io->row_outputs > 0 && few_groups(req, l, f);
+	 * whatever the occupancy. Kernels without row outputs too, on rows of 3 to 1024
+	 * elements: sum and cross_entropy on 1x127 ... 1x1000 ran the V = 1 plans of one flat pass
+	 * these terms pick in 0.60-0.97x the time of the V = 4-8 plans picked without them (sum
+	 * f32 17x257 1.007); rows of one element moved to R = 1024 and ran 1.016x; longer rows
+	 * not measured (bench/NOTES.md session 23). */
+	f->few_groups =
+	    (io->row_outputs > 0 || (req->cols >= 3 && req->cols <= 1024)) && few_groups(req, l, f);
 	double sms_used = f->few_groups ? fmax(1, f->groups) : 1;
 	/* (S=grid's blocks stream whole segments: their access width counts, as in the
 	 * efficiency above.) */
