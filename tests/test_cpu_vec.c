@@ -265,8 +265,8 @@ static void test_bf16_store(void)
 		rr_store_bf16(got, v);
 		for (int l = 0; l < L; l++)
 			if (got[l] != rr__f32_to_bf16(v[l]) && wrong++ < 5)
-				CHECKF(0, "bf16 of 0x%08x: 0x%04x, want 0x%04x", (unsigned)(b + 97ull * l),
-				       got[l], rr__f32_to_bf16(v[l]));
+				CHECKF(0, "bf16 of 0x%08x: 0x%04x, want 0x%04x",
+				       (unsigned)(b + 97ull * l), got[l], rr__f32_to_bf16(v[l]));
 	}
 	CHECK(wrong == 0);
 	static const uint32_t edges[] = {0x00000000, 0x80000000, 0x3f808000, 0x3f818000, 0x3f807fff,
@@ -279,7 +279,8 @@ static void test_bf16_store(void)
 			v[lane] = from_bits(edges[e]);
 			uint16_t got[L];
 			rr_store_bf16(got, v);
-			CHECKF(got[lane] == rr__f32_to_bf16(v[lane]) && got[(lane + 1) % L] == 0x3f80,
+			CHECKF(got[lane] == rr__f32_to_bf16(v[lane]) &&
+			           got[(lane + 1) % L] == 0x3f80,
 			       "bf16 of 0x%08x in lane %d: 0x%04x, want 0x%04x", (unsigned)edges[e],
 			       lane, got[lane], rr__f32_to_bf16(v[lane]));
 		}
@@ -311,10 +312,12 @@ static void test_aligned_stores(void)
 #endif
 				int wrong = 0;
 				for (int k = -SLACK - offset; k < 6 * L + SLACK - offset; k++) {
-					const float want = k >= 0 && k < count * L ? (float)(k + 1) : -1.0f;
+					const float want =
+					    k >= 0 && k < count * L ? (float)(k + 1) : -1.0f;
 					wrong += p[k] != want;
 				}
-				CHECKF(wrong == 0, "offset %d, %d vectors, stream %d: %d elements wrong",
+				CHECKF(wrong == 0,
+				       "offset %d, %d vectors, stream %d: %d elements wrong",
 				       offset, count, stream, wrong);
 			}
 }

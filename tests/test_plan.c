@@ -345,10 +345,12 @@ static void test_few_group_readers(const rr__target *gpu)
 		for (int d = 0; d < 2; d++) {
 			rr_dtype dt = d ? RR_BF16 : RR_F32;
 			for (int s = 0; s < 5; s++) {
-				rr__plan_request req = {kernel, dt, tiny[s][0], tiny[s][1], gpu, NULL, NULL};
+				rr__plan_request req = {kernel, dt,   tiny[s][0], tiny[s][1],
+				                        gpu,    NULL, NULL};
 				rr_layout l = choose(&req, NULL);
-				CHECKF(l.vec == 1, "%s %s %lldx%lld: %s", readers[k], d ? "bf16" : "f32",
-				       (long long)tiny[s][0], (long long)tiny[s][1], show(&l));
+				CHECKF(l.vec == 1, "%s %s %lldx%lld: %s", readers[k],
+				       d ? "bf16" : "f32", (long long)tiny[s][0],
+				       (long long)tiny[s][1], show(&l));
 			}
 			rr__plan_request wide = {kernel, dt, 64, 4096, gpu, NULL, NULL};
 			rr_layout l = choose(&wide, NULL);

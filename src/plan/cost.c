@@ -187,10 +187,10 @@ static void gpu_occupancy(const rr__plan_request *req, const rr__realisation *r,
 	 * counts 64 and 104; rmsnorm and softmax (one round) 64 and 84-118 (bench/NOTES.md,
 	 * session 23). The values kept are the realisation's (add_layernorm keeps h = x + r, one
 	 * value where legality budgets two inputs). */
-	double per_slot = (f->rounds >= 2 ? 2 : 1) * (r->kept_values > 0 ? r->kept_values : io->kept);
+	double per_slot =
+	    (f->rounds >= 2 ? 2 : 1) * (r->kept_values > 0 ? r->kept_values : io->kept);
 	double regs = 24 + in_flight * fmax(1, l->vec * elem / 4) * fmax(1, io->row_inputs) +
-	              (l->workers_per_row > warp ? 4 : 0) +
-	              (in_regs ? per_slot * f->slots : 0);
+	              (l->workers_per_row > warp ? 4 : 0) + (in_regs ? per_slot * f->slots : 0);
 	f->registers_per_thread = fmin(255, fmax(32, 8 * ceil(regs / 8)));
 	f->smem_per_group = (double)r->smem_bytes;
 	/* A raw keep the model does not price as streaming (staged_whole) is priced as the f32
