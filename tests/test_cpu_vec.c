@@ -251,10 +251,11 @@ static void test_max_min(void)
 		}
 }
 
-/* The vector bf16 store's bits are the scalar conversion's (round to nearest even, NaN quiet
- * and NaN, overflow to infinity): every 97th bit pattern of both signs, L at a time, and the
- * ties, NaNs and edges one by one in every lane. */
-static void test_bf16_store(void)
+/* A 16-bit vector store's bits are its scalar conversion's: every 97th bit pattern of both
+ * signs, L at a time, and `edges` one by one in every lane, the other lanes 1.0 (`one`). */
+static void check_store16(const char *name, void (*store)(uint16_t *, vf),
+                          uint16_t (*scalar)(float), uint16_t one, const uint32_t *edges,
+                          size_t n_edges)
 {
 	int wrong = 0;
 	for (uint64_t b = 0; b < 0x100000000ull; b += 97ull * L) {
@@ -262,28 +263,35 @@ static void test_bf16_store(void)
 		for (int l = 0; l < L; l++)
 			v[l] = from_bits((uint32_t)(b + 97ull * (uint64_t)l));
 		uint16_t got[L];
-		rr_store_bf16(got, v);
+		store(got, v);
 		for (int l = 0; l < L; l++)
-			if (got[l] != rr__f32_to_bf16(v[l]) && wrong++ < 5)
-				CHECKF(0, "bf16 of 0x%08x: 0x%04x, want 0x%04x",
-				       (unsigned)(b + 97ull * l), got[l], rr__f32_to_bf16(v[l]));
+			if (got[l] != scalar(v[l]) && wrong++ < 5)
+				CHECKF(0, "%s of 0x%08x: 0x%04x, want 0x%04x", name,
+				       (unsigned)(b + 97ull * l), got[l], scalar(v[l]));
 	}
 	CHECK(wrong == 0);
-	static const uint32_t edges[] = {0x00000000, 0x80000000, 0x3f808000, 0x3f818000, 0x3f807fff,
-	                                 0x3f808001, 0x7f7fffff, 0x7f7f8000, 0xff7f8000, 0x7f800000,
-	                                 0xff800000, 0x7f800001, 0x7fc00000, 0xffffffff, 0x7fff8000,
-	                                 0x00008000, 0x00018000, 0x807fffff};
-	for (size_t e = 0; e < sizeof edges / sizeof edges[0]; e++)
+	for (size_t e = 0; e < n_edges; e++)
 		for (int lane = 0; lane < L; lane++) {
 			vf v = rr_vsplat(1.0f);
 			v[lane] = from_bits(edges[e]);
 			uint16_t got[L];
-			rr_store_bf16(got, v);
-			CHECKF(got[lane] == rr__f32_to_bf16(v[lane]) &&
-			           got[(lane + 1) % L] == 0x3f80,
-			       "bf16 of 0x%08x in lane %d: 0x%04x, want 0x%04x", (unsigned)edges[e],
-			       lane, got[lane], rr__f32_to_bf16(v[lane]));
+			store(got, v);
+			CHECKF(got[lane] == scalar(v[lane]) && got[(lane + 1) % L] == one,
+			       "%s of 0x%08x in lane %d: 0x%04x, want 0x%04x", name,
+			       (unsigned)edges[e], lane, got[lane], scalar(v[lane]));
 		}
+}
+
+/* The vector bf16 store's bits are the scalar conversion's (round to nearest even, NaN quiet
+ * and NaN, overflow to infinity), the ties, NaNs and edges included. */
+static void test_bf16_store(void)
+{
+	static const uint32_t edges[] = {0x00000000, 0x80000000, 0x3f808000, 0x3f818000, 0x3f807fff,
+	                                 0x3f808001, 0x7f7fffff, 0x7f7f8000, 0xff7f8000, 0x7f800000,
+	                                 0xff800000, 0x7f800001, 0x7fc00000, 0xffffffff, 0x7fff8000,
+	                                 0x00008000, 0x00018000, 0x807fffff};
+	check_store16("bf16", rr_store_bf16, rr__f32_to_bf16, 0x3f80, edges,
+	              sizeof edges / sizeof edges[0]);
 }
 
 /* rr_store_aligned: whole vectors at every element offset from a 64-byte boundary, 1 to 5 of
@@ -408,39 +416,16 @@ static void test_f16_load(void)
 }
 
 /* The vector f16 store's bits are the scalar conversion's (round to nearest even, subnormal
- * results, overflow to infinity, NaN as sign | 0x7e00): every 97th bit pattern of both signs,
- * L at a time, and the ties, NaNs and edges one by one in every lane. */
+ * results, overflow to infinity, NaN as sign | 0x7e00), the ties, NaNs and edges included. */
 static void test_f16_store(void)
 {
-	int wrong = 0;
-	for (uint64_t b = 0; b < 0x100000000ull; b += 97ull * L) {
-		vf v;
-		for (int l = 0; l < L; l++)
-			v[l] = from_bits((uint32_t)(b + 97ull * (uint64_t)l));
-		uint16_t got[L];
-		rr_store_f16(got, v);
-		for (int l = 0; l < L; l++)
-			if (got[l] != rr__f32_to_f16(v[l]) && wrong++ < 5)
-				CHECKF(0, "f16 of 0x%08x: 0x%04x, want 0x%04x",
-				       (unsigned)(b + 97ull * l), got[l], rr__f32_to_f16(v[l]));
-	}
-	CHECK(wrong == 0);
 	static const uint32_t edges[] = {0x00000000, 0x80000000, 0x3f801000, 0x3f803000, 0x3f800fff,
 	                                 0x3f801001, 0x477fe000, 0x477fefff, 0x477ff000, 0xc77ff000,
 	                                 0x7f7fffff, 0x7f800000, 0xff800000, 0x7f800001, 0x7fc00000,
 	                                 0xffffffff, 0x7fbfe000, 0x33000000, 0x33000001, 0x33800000,
 	                                 0x387fc000, 0x38800000, 0x00000001, 0x807fffff};
-	for (size_t e = 0; e < sizeof edges / sizeof edges[0]; e++)
-		for (int lane = 0; lane < L; lane++) {
-			vf v = rr_vsplat(1.0f);
-			v[lane] = from_bits(edges[e]);
-			uint16_t got[L];
-			rr_store_f16(got, v);
-			CHECKF(got[lane] == rr__f32_to_f16(v[lane]) &&
-			           got[(lane + 1) % L] == 0x3c00,
-			       "f16 of 0x%08x in lane %d: 0x%04x, want 0x%04x", (unsigned)edges[e],
-			       lane, got[lane], rr__f32_to_f16(v[lane]));
-		}
+	check_store16("f16", rr_store_f16, rr__f32_to_f16, 0x3c00, edges,
+	              sizeof edges / sizeof edges[0]);
 }
 
 /* rr_store_f16_run: 1 to 4 vectors at each element offset from a 64-byte boundary leave
