@@ -791,6 +791,75 @@ static void test_online_stream_choices(const rr__target *gpu)
 	rr_kernel_free(softmax);
 }
 
+/* Plain streams (session 24, bench/NOTES.md): sum on rows of 6143-50265 elements ran W = 128-512
+ * with 8 packs in flight 0.74-0.91x the time of W = 1024 at U = 4 and of W = 256 at U = 1; the
+ * rule is for one-round plain reductions without row outputs or col inputs only. */
+static void test_plain_stream_choices(const rr__target *gpu)
+{
+	static const int64_t shapes[][2] = {{1000, 50265}, {512, 32003}, {4096, 32768}};
+	rr_kernel *sum = builtin("sum"), *ce = builtin("cross_entropy"), *rms = builtin("rmsnorm");
+	for (int s = 0; s < 3; s++)
+		for (int d = 0; d < 2; d++) {
+			rr__plan_request req = {
+			    sum, d ? RR_BF16 : RR_F32, shapes[s][0], shapes[s][1], gpu, NULL, NULL};
+			rr_layout l = choose(&req, NULL);
+			CHECKF(l.workers_per_row <= 512 && l.unroll == 8 && l.blocks_per_row == 1 &&
+			           rr__plain_stream(&req, &l),
+			       "sum %s %lldx%lld: %s", d ? "bf16" : "f32", (long long)req.rows,
+			       (long long)req.cols, show(&l));
+			req.kernel = ce; /* an online pair: not a plain stream */
+			CHECKF(!rr__plain_stream(&req, &l), "cross_entropy %lldx%lld",
+			       (long long)req.rows, (long long)req.cols);
+			req.kernel = rms; /* row outputs and a col input */
+			CHECKF(!rr__plain_stream(&req, &l), "rmsnorm %lldx%lld",
+			       (long long)req.rows, (long long)req.cols);
+		}
+	rr__plan_request narrow = {sum, RR_F32, 8192, 1023, gpu, NULL, NULL};
+	rr_layout l = {256, 4, 8, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS};
+	CHECKF(!rr__plain_stream(&narrow, &l), "sum f32 8192x1023 is below the plain-stream rows");
+	rr_kernel_free(sum);
+	rr_kernel_free(ce);
+	rr_kernel_free(rms);
+}
+
+/* Blocks of several short rows (session 24, bench/NOTES.md): at 64-128 columns the H200 ran
+ * blocks of 512-1024 threads 1.02-1.08x the time of 128-thread blocks of the same W, and a
+ * single-wave launch whose workers load in two steps or more behind one that loads in one
+ * (cross_entropy bf16 65536x128: W = 2, U = 4 7.85 µs, W = 4 6.63). */
+static void test_short_row_blocks(const rr__target *gpu)
+{
+	static const char *const kernels[] = {"layernorm", "softmax", "rmsnorm", "add_layernorm"};
+	static const int64_t shapes[][2] = {{131072, 64}, {65536, 128}, {65536, 256}};
+	for (int k = 0; k < 4; k++) {
+		rr_kernel *kernel = builtin(kernels[k]);
+		for (int s = 0; s < 3; s++)
+			for (int d = 0; d < 2; d++) {
+				rr__plan_request req = {kernel,       d ? RR_BF16 : RR_F32,
+				                        shapes[s][0], shapes[s][1],
+				                        gpu,          NULL,
+				                        NULL};
+				rr_layout l = choose(&req, NULL);
+				CHECKF(l.workers_per_row * l.rows_per_group <= 256,
+				       "%s %s %lldx%lld: %s", kernels[k], d ? "bf16" : "f32",
+				       (long long)req.rows, (long long)req.cols, show(&l));
+			}
+		rr_kernel_free(kernel);
+	}
+	rr_kernel *ce = builtin("cross_entropy");
+	for (int s = 0; s < 3; s++)
+		for (int d = 0; d < 2; d++) {
+			rr__plan_request req = {
+			    ce, d ? RR_BF16 : RR_F32, shapes[s][0], shapes[s][1], gpu, NULL, NULL};
+			rr_layout l = choose(&req, NULL);
+			rr__plan_features f;
+			rr__plan_features_compute(&req, &l, &f);
+			CHECKF(f.waves > 1 || f.serial_steps <= 1, "cross_entropy %s %lldx%lld: %s",
+			       d ? "bf16" : "f32", (long long)req.rows, (long long)req.cols,
+			       show(&l));
+		}
+	rr_kernel_free(ce);
+}
+
 /* The choices the H200 measured in session 9 (bench/NOTES.md): S=grid over clusters for few
  * rows of more than 65536 elements (16x128257, every kernel), not at 65536 or below (4x65536),
  * not for two-round kernels whose rows' clusters fit the device at once (layernorm 12x100003),
@@ -979,5 +1048,7 @@ int main(void)
 	test_wide_cluster_choices(&gpu);
 	test_online_stream_choices(&gpu);
 	test_mailbox_cluster_choices(&gpu);
+	test_plain_stream_choices(&gpu);
+	test_short_row_blocks(&gpu);
 	return rr_test_finish("test_plan");
 }

@@ -17,6 +17,10 @@
 #define GPU_GROUPS_PER_SM 32.0
 #define GPU_REGISTERS_PER_SM 65536.0
 #define GPU_CYCLES_PER_US 1800.0
+/* Per doubling of a block of several rows past 256 threads (gpu_measured_factor). */
+#define GPU_ROW_BLOCK_FACTOR 0.04
+/* A dependent load step of a single-wave launch past its first (features_of). */
+#define GPU_SINGLE_WAVE_STEP_US 0.7
 
 /* What the kernel reads and writes, independent of the layout. */
 typedef struct io_facts {
@@ -696,10 +700,18 @@ static double gpu_measured_factor(const rr__cost_coeffs *k, const rr__plan_reque
 	/* Both pack-count factors come from sweeps of launches of many waves; on fewer groups
 	 * than SMs the element terms of gpu_features count a worker's packs instead. */
 	if (!f->few_groups && f->chunks_per_worker < 4 && l->workers_per_row > 32 &&
-	    req->cols >= (int64_t)l->workers_per_row * l->vec)
+	    req->cols >= (int64_t)l->workers_per_row * l->vec && !rr__plain_stream(req, l))
 		factor *= 1 + K(gpu_few_packs_factor) * (4 - f->chunks_per_worker);
 	if (l->rows_per_group > 1 && (l->rows_per_group > f->rows || f->rows <= 256))
 		factor *= K(gpu_few_rows_factor);
+	/* Blocks of several short rows: past 256 threads a block, fewer blocks an SM share its
+	 * rows' loads and stores, and each waits for its slowest warp before the next starts.
+	 * The H200 ran 512 threads 1.04-1.06x and 1024 threads 1.02-1.08x the time of 128-thread
+	 * blocks of the same W (layernorm f32 131072x64 R = 256 against 32 1.083, bf16 R = 128
+	 * against 32 1.057, f32 65536x128 R = 128 against 16 1.023; softmax bf16 65536x128 W = 16,
+	 * R = 32 against 8 1.061, R = 16 1.014; bench/NOTES.md session 24). */
+	if (l->rows_per_group > 1 && !f->few_groups && f->threads_per_group > 256)
+		factor *= 1 + GPU_ROW_BLOCK_FACTOR * log2_of(f->threads_per_group / 256);
 	if (l->blocks_per_row > 1 && req->cols <= 32768)
 		factor *= K(gpu_cluster_short_row_factor);
 	/* A cluster a row against clusters that loop over rows: 1.04-1.18x the time on the H200
@@ -734,6 +746,9 @@ static double gpu_measured_factor(const rr__cost_coeffs *k, const rr__plan_reque
 
 /* Blocks of S=grid holding fewer elements of a row than this rank as narrow clusters do. */
 #define GRID_NARROW_ELEMENTS 2048
+
+/* Rows from this many elements on are plain streams (rr__plain_stream) when the kernel is one. */
+#define PLAIN_STREAM_COLS 4096
 
 /* The realisation of `layout` for the request. */
 static rr_status realise(const rr__plan_request *req, const rr_layout *layout, rr__realisation *r)
@@ -773,12 +788,22 @@ static void features_of(const rr__plan_request *req, const rr__realisation *r,
 	features->predicted_us = features->launch_us + slow + overlap * fast +
 	                         K(tree_weight) * features->tree_us + features->head_us +
 	                         features->trips_us;
+	/* A launch in a single wave whose workers load in several dependent steps (U chunks at a
+	 * time) has no other group to hide a step's memory latency behind: each step after the
+	 * first waits outside the memory/latency overlap. The H200 measured cross_entropy bf16
+	 * 65536x128 at W = 2, U = 4 (two steps) 7.85 µs against W = 4 (one) 6.63, 131072x64
+	 * f32 W = 2, U = 2 (four steps) 12.71-13.24 against W = 8, U = 2 10.04 (bench/NOTES.md
+	 * sessions 23-24). */
+	if (gpu && features->waves <= 1 && !features->few_groups && features->serial_steps > 1 &&
+	    layout->blocks_per_row == 1)
+		features->predicted_us += (features->serial_steps - 1) * GPU_SINGLE_WAVE_STEP_US;
 	/* More than 8 packs per worker is outside what the H200 sweeps measured (bench/NOTES.md);
 	 * the model's latency terms are not trusted there, so such layouts rank last unless
 	 * nothing else is legal. */
 	if (gpu && features->chunks_per_worker > 8 && layout->workers_per_row < 1024 &&
 	    !features->few_groups && !features->cluster_in_registers && !features->raw_streams &&
-	    !rr__online_stream(req, layout) && !odd_scalar_stretch(req, &io, layout, features))
+	    !rr__online_stream(req, layout) && !rr__plain_stream(req, layout) &&
+	    !odd_scalar_stretch(req, &io, layout, features))
 		features->predicted_us *= K(gpu_many_packs_factor);
 	/* A cluster pays cluster-wide barriers per round; it is for rows one block cannot hold.
 	 * S=grid's blocks meet through L2 whatever their number: on the wide rows where it is
@@ -856,6 +881,23 @@ int rr__online_stream(const rr__plan_request *req, const rr_layout *layout)
 	int64_t span = (int64_t)layout->workers_per_row * layout->vec;
 	int64_t packs = (req->cols + span - 1) / span;
 	return req->cols >= 16384 && packs >= 16 && packs <= 32;
+}
+
+int rr__plain_stream(const rr__plan_request *req, const rr_layout *layout)
+{
+	const rr_kernel *kernel = req->kernel;
+	if (!kernel || !kernel->analysis.level || req->target->kind != RR_TARGET_GPU ||
+	    kernel->analysis.rounds != 1 || kernel->analysis.online_rewrites > 0 ||
+	    layout->rows_per_group != 1 || layout->blocks_per_row != 1 ||
+	    layout->storage == RR_STORAGE_GRID || layout->workers_per_row < 1 || layout->vec < 1)
+		return 0;
+	for (int j = 0; j < kernel->n_outputs; j++)
+		if (kernel->outputs[j].kind == RR_KIND_ROW)
+			return 0;
+	for (int k = 0; k < kernel->n_inputs; k++)
+		if (kernel->inputs[k].kind == RR_KIND_COL)
+			return 0;
+	return req->cols >= PLAIN_STREAM_COLS;
 }
 
 int rr__cost_raw_streams(const rr__plan_request *req, const rr__realisation *r)

@@ -87,4 +87,12 @@ int rr__cost_raw_streams(const rr__plan_request *req, const rr__realisation *r);
  * (bench/NOTES.md session 15; shorter rows were not measured). */
 int rr__online_stream(const rr__plan_request *req, const rr_layout *layout);
 
+/* Whether `layout` streams a row through a one-round plain reduction (no online pair) that
+ * writes no row output and reads no col input (sum), one block a row, on rows of 4096
+ * elements or more: every pass is a load and an add, so neither few packs a worker (W = 512,
+ * 3 packs) nor many (W = 128-256, 25-50 packs at U = 8) cost more than their bytes. The H200
+ * measured those plans 0.74-0.91x the time of the W = 1024 and W = 256, U = 1 plans the
+ * pack-count factors chose (bench/NOTES.md session 24). */
+int rr__plain_stream(const rr__plan_request *req, const rr_layout *layout);
+
 #endif
