@@ -21,6 +21,8 @@
 #define GPU_ROW_BLOCK_FACTOR 0.04
 /* A dependent load step of a single-wave launch past its first (features_of). */
 #define GPU_SINGLE_WAVE_STEP_US 0.7
+#define SINGLE_WAVE_STEP_COLS 128 /* the step's rows, at most (features_of) */
+#define ROW_BLOCK_COLS 128        /* the row-block factor's rows, at most (gpu_measured_factor) */
 
 /* What the kernel reads and writes, independent of the layout. */
 typedef struct io_facts {
@@ -709,8 +711,11 @@ static double gpu_measured_factor(const rr__cost_coeffs *k, const rr__plan_reque
 	 * The H200 ran 512 threads 1.04-1.06x and 1024 threads 1.02-1.08x the time of 128-thread
 	 * blocks of the same W (layernorm f32 131072x64 R = 256 against 32 1.083, bf16 R = 128
 	 * against 32 1.057, f32 65536x128 R = 128 against 16 1.023; softmax bf16 65536x128 W = 16,
-	 * R = 32 against 8 1.061, R = 16 1.014; bench/NOTES.md session 24). */
-	if (l->rows_per_group > 1 && !f->few_groups && f->threads_per_group > 256)
+	 * R = 32 against 8 1.061, R = 16 1.014). Priced at 256 and 1023 columns as well, it moved
+	 * layernorm bf16 65536x256 to R = 4 (1.17x) and rmsnorm bf16 8191x1023 to R = 16 (1.24x):
+	 * rows of at most 128 elements (bench/NOTES.md session 24). */
+	if (l->rows_per_group > 1 && !f->few_groups && f->threads_per_group > 256 &&
+	    req->cols <= ROW_BLOCK_COLS)
 		factor *= 1 + GPU_ROW_BLOCK_FACTOR * log2_of(f->threads_per_group / 256);
 	if (l->blocks_per_row > 1 && req->cols <= 32768)
 		factor *= K(gpu_cluster_short_row_factor);
@@ -749,6 +754,9 @@ static double gpu_measured_factor(const rr__cost_coeffs *k, const rr__plan_reque
 
 /* Rows from this many elements on are plain streams (rr__plain_stream) when the kernel is one. */
 #define PLAIN_STREAM_COLS 4096
+/* A plain stream takes U = 8 from this many packs a worker on (rr__plain_stream_deep): sum bf16
+ * 512x32003 at W = 512 (8 packs) ran U = 8 1.19x the time of U = 4 (bench/NOTES.md session 24). */
+#define PLAIN_STREAM_U8_PACKS 16
 
 /* The realisation of `layout` for the request. */
 static rr_status realise(const rr__plan_request *req, const rr_layout *layout, rr__realisation *r)
@@ -788,14 +796,17 @@ static void features_of(const rr__plan_request *req, const rr__realisation *r,
 	features->predicted_us = features->launch_us + slow + overlap * fast +
 	                         K(tree_weight) * features->tree_us + features->head_us +
 	                         features->trips_us;
-	/* A launch in a single wave whose workers load in several dependent steps (U chunks at a
-	 * time) has no other group to hide a step's memory latency behind: each step after the
-	 * first waits outside the memory/latency overlap. The H200 measured cross_entropy bf16
-	 * 65536x128 at W = 2, U = 4 (two steps) 7.85 µs against W = 4 (one) 6.63, 131072x64
-	 * f32 W = 2, U = 2 (four steps) 12.71-13.24 against W = 8, U = 2 10.04 (bench/NOTES.md
-	 * sessions 23-24). */
+	/* A launch in a single wave of an online reduction without row outputs (cross-entropy)
+	 * over short rows, whose workers load in several dependent steps (U chunks at a time),
+	 * has no other group to hide a step behind: each step after the first waits outside the
+	 * memory/latency overlap. The H200 measured cross_entropy bf16 65536x128 at W = 2, U = 4
+	 * (two steps) 7.85 µs against W = 4 (one) 6.63, 131072x64 f32 W = 2, U = 2 (four steps)
+	 * 12.71-13.24 against W = 8, U = 2 10.04; priced, its picks at 64-128 columns ran
+	 * 0.78-1.00x the time of those before. On sum's short rows, on 255-321 columns and on
+	 * long rows the same term moved picks to 1.02-1.29x (bench/NOTES.md sessions 23-24). */
 	if (gpu && features->waves <= 1 && !features->few_groups && features->serial_steps > 1 &&
-	    layout->blocks_per_row == 1)
+	    layout->blocks_per_row == 1 && req->cols <= SINGLE_WAVE_STEP_COLS &&
+	    req->kernel->analysis.online_rewrites > 0 && io.row_outputs == 0)
 		features->predicted_us += (features->serial_steps - 1) * GPU_SINGLE_WAVE_STEP_US;
 	/* More than 8 packs per worker is outside what the H200 sweeps measured (bench/NOTES.md);
 	 * the model's latency terms are not trusted there, so such layouts rank last unless
@@ -898,6 +909,14 @@ int rr__plain_stream(const rr__plan_request *req, const rr_layout *layout)
 		if (kernel->inputs[k].kind == RR_KIND_COL)
 			return 0;
 	return req->cols >= PLAIN_STREAM_COLS;
+}
+
+int rr__plain_stream_deep(const rr__plan_request *req, const rr_layout *layout)
+{
+	if (!rr__plain_stream(req, layout))
+		return 0;
+	int64_t span = (int64_t)layout->workers_per_row * layout->vec;
+	return (req->cols + span - 1) / span >= PLAIN_STREAM_U8_PACKS;
 }
 
 int rr__cost_raw_streams(const rr__plan_request *req, const rr__realisation *r)

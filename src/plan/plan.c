@@ -296,7 +296,7 @@ static rr_status consider(const rr__plan_request *req, const rr_layout *fixed, i
 	    l.storage != RR_STORAGE_GRID)
 		return RR_OK;
 	if (!fixed->unroll && l.unroll == WHOLE_ROW_UNROLL && !whole_row_wanted(req, &l) &&
-	    !rr__online_stream(req, &l) && !rr__plain_stream(req, &l))
+	    !rr__online_stream(req, &l) && !rr__plain_stream_deep(req, &l))
 		return RR_OK;
 	out->considered++;
 	canonical_shape(req, fixed, kept, &l);
