@@ -271,8 +271,9 @@ static int uncoalesced(const rr__plan_request *req, const rr_layout *l)
  * row, no more rows than multiprocessors, where a worker owns 5-8 packs of at most 16 elements
  * together: such a row is flat (every load issued before any is used, cuda_emit.c), one trip
  * to memory instead of one per 4 chunks, and the launch waits on its trips (cost.c,
- * few_group_trips); and to one-pass online reductions (cost.c, rr__online_stream). Elsewhere
- * U stays 1, 2 or 4, what the model was fitted with. */
+ * few_group_trips); to one-pass online reductions (cost.c, rr__online_stream); and to plain
+ * streams of 16 packs a worker or more (cost.c, rr__plain_stream_deep). Elsewhere U stays 1, 2
+ * or 4, what the model was fitted with. */
 #define WHOLE_ROW_UNROLL 8
 
 static int whole_row_wanted(const rr__plan_request *req, const rr_layout *l)
