@@ -5,10 +5,12 @@ its regret (its measured time over the best measured, minus one). No GPU needed:
 come from `rowreduce emit` with RR_PLAN_TRACE (the model's every candidate), the times from the
 sweep files.
 
-usage: tools/model_regret.py [--rowreduce BIN] [-v] SWEEP.txt...
+usage: tools/model_regret.py [--rowreduce BIN] [-v] [--each] SWEEP.txt...
   SWEEP.txt: lines "kernel dtype MxN plan µs ..." as tools/gpu/session.sh's plans stage writes
   them (tools/gpu/summary.py's format); lines that are not rows are skipped.
   -v: every measured plan of a workload, fastest first, with its prediction.
+  --each: only one summary line a file (its workloads' regret), for comparing two models over
+  the recorded sweeps.
 Exit status: 0, or 2 on bad usage."""
 import collections
 import os
@@ -52,6 +54,7 @@ def predictions(rr, kernel, dtype, shape):
 def main(argv):
     rr = os.path.join(os.path.dirname(__file__), "..", "build", "rowreduce")
     verbose = False
+    each = False
     files = []
     i = 0
     while i < len(argv):
@@ -61,6 +64,8 @@ def main(argv):
             continue
         if argv[i] == "-v":
             verbose = True
+        elif argv[i] == "--each":
+            each = True
         elif argv[i].startswith("-"):
             print(__doc__, file=sys.stderr)
             return 2
@@ -70,17 +75,39 @@ def main(argv):
     if not files:
         print(__doc__, file=sys.stderr)
         return 2
+    if each:
+        for path in files:
+            regrets = report(rr, [path], False, quiet=True)
+            print("%-60s %s" % (path, summary(regrets)))
+        return 0
+    print(summary(report(rr, files, verbose)))
+    return 0
+
+
+def summary(regrets):
+    if not regrets:
+        return "no workload with a measured plan among the model's candidates"
+    return "%d workloads: regret mean %.1f %%, median %.1f %%, max %.1f %%" % (
+        len(regrets), 100 * statistics.mean(regrets), 100 * statistics.median(regrets),
+        100 * max(regrets))
+
+
+def report(rr, files, verbose, quiet=False):
     regrets = []
     for (kernel, dtype, shape), plans in sorted(measured(files).items()):
         pred, pick = predictions(rr, kernel, dtype, shape)
         ranked = [p for p in plans if p in pred]
         if not ranked:
-            print("%s %s %s: no measured plan among the model's candidates" % (kernel, dtype, shape))
+            if not quiet:
+                print("%s %s %s: no measured plan among the model's candidates" % (
+                    kernel, dtype, shape))
             continue
         best = min(plans.values())
         chosen = min(ranked, key=lambda p: pred[p])
         regret = plans[chosen] / best - 1
         regrets.append(regret)
+        if quiet:
+            continue
         print("%s %s %s: model's first of the measured %s %.2f µs, best %.2f, regret %.1f %%%s" % (
             kernel, dtype, shape, chosen, plans[chosen], best, 100 * regret,
             "" if pick in plans else " (its pick %s not measured)" % pick))
@@ -88,11 +115,7 @@ def main(argv):
             for p, t in sorted(plans.items(), key=lambda kv: kv[1]):
                 print("    %8.2f µs  predicted %8s  %s" % (
                     t, "%.2f" % pred[p] if p in pred else "-", p))
-    if regrets:
-        print("%d workloads: regret mean %.1f %%, median %.1f %%, max %.1f %%" % (
-            len(regrets), 100 * statistics.mean(regrets), 100 * statistics.median(regrets),
-            100 * max(regrets)))
-    return 0
+    return regrets
 
 
 if __name__ == "__main__":
