@@ -490,6 +490,50 @@ static void test_cpu_chains(const rr__target *gpu, const rr__target *cpu)
 	rr_kernel_free(aln);
 }
 
+/* The 16-bit keep: a later pass over a row kept in the pool's scratch is priced at the class's
+ * cpu_kept_pass_factor of a re-read pass, refit in session 24 on the scratch the pool places a
+ * page apart (0.96; 0.865 before, from runs with the old placement). With it, layernorm bf16 at
+ * 4096 columns plans W = 32 re-read (measured 0.86-0.92 of W = 64 kept at 4096x4096); with the
+ * old factor the model ranked W = 64 kept first. The factor moves no f32 prediction. */
+static void test_cpu_kept_16bit(const rr__target *cpu)
+{
+	rr_kernel *ln = builtin("layernorm");
+	rr__cost_coeffs fitted, old;
+	CHECK(rr__cost_coeffs_for(cpu, &fitted) == RR_OK);
+	CHECKF(fabs(fitted.value[RR__COEFF_cpu_kept_pass_factor] - 0.96) < 1e-9, "%s: %g",
+	       fitted.device_class, fitted.value[RR__COEFF_cpu_kept_pass_factor]);
+	old = fitted;
+	old.value[RR__COEFF_cpu_kept_pass_factor] = 0.865385;
+	static const int64_t rows[] = {4096, 1024};
+	for (int i = 0; i < 2; i++) {
+		rr__plan_request req = {ln, RR_BF16, rows[i], 4096, cpu, NULL, &fitted};
+		rr_layout l = choose(&req, NULL);
+		CHECKF(l.workers_per_row == 32 && l.vec == 1 && l.storage == RR_STORAGE_REREAD,
+		       "cpu layernorm bf16 %lldx4096: %s", (long long)rows[i], show(&l));
+		req.coeffs = &old;
+		l = choose(&req, NULL);
+		CHECKF(l.workers_per_row == 64 && l.storage == RR_STORAGE_REGS,
+		       "cpu layernorm bf16 %lldx4096, factor 0.865: %s", (long long)rows[i],
+		       show(&l));
+	}
+	rr_layout kept = {16, 1, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS};
+	rr__plan_features with, without;
+	rr__plan_request req = {ln, RR_F32, 12345, 321, cpu, NULL, &fitted};
+	rr__plan_features_compute(&req, &kept, &with);
+	req.coeffs = &old;
+	rr__plan_features_compute(&req, &kept, &without);
+	CHECKF(isfinite(with.predicted_us) && with.predicted_us == without.predicted_us,
+	       "layernorm f32 12345x321 kept: %g against %g", with.predicted_us,
+	       without.predicted_us);
+	req = (rr__plan_request){ln, RR_BF16, 12345, 321, cpu, NULL, &fitted};
+	rr__plan_features_compute(&req, &kept, &with);
+	req.coeffs = &old;
+	rr__plan_features_compute(&req, &kept, &without);
+	CHECKF(with.latency_us > without.latency_us, "layernorm bf16 12345x321 kept: %g against %g",
+	       with.latency_us, without.latency_us);
+	rr_kernel_free(ln);
+}
+
 /* S=grid where the other modes cannot fill the device: a few rows of millions of elements (M
  * rows × at most 8 cluster blocks <= 132 SMs); never with M unknown, for many rows, or on
  * the CPU. */
@@ -968,6 +1012,7 @@ int main(void)
 	test_features(&gpu, &cpu);
 	test_defaults(&gpu, &cpu);
 	test_cpu_chains(&gpu, &cpu);
+	test_cpu_kept_16bit(&cpu);
 	test_coefficients(&gpu, &cpu);
 	test_grid_choice(&gpu, &cpu);
 	test_wide_row_choices(&gpu);

@@ -606,9 +606,11 @@ static void cpu_features(const rr__cost_coeffs *k, const rr__plan_request *req, 
 	 * 2.94; `rowreduce bench` on AVX-512, three interleaved runs, the planner's R: rmsnorm f32
 	 * 1024x1024 140-154 µs against 188-225, layernorm 172-201 against 230-268, add_layernorm
 	 * 2048x512 331-374 against 479-516, 12345x321 level). A 16-bit row kept saves its later
-	 * conversions: priced as before (the same runs: rmsnorm bf16 1024x1024 re-read 0.79 of
-	 * the keep's time, but add_layernorm bf16 17x257 1.15 and 12345x321 1.10, layernorm bf16
-	 * 2048x512 1.13: no one factor orders them). */
+	 * conversions, its passes at cpu_kept_pass_factor of a re-read one's, no store charged:
+	 * with each thread's scratch on pages of its own (session 23) the keep measured 0.94-1.01
+	 * of the re-read at the planner's W, U and R (softmax, rmsnorm, layernorm, add_layernorm
+	 * bf16 at 257-4096 columns, cpu-lab s24), but layernorm bf16 4096x4096 W = 64 1.10; the
+	 * factor refit on them is 0.96 (bench/NOTES.md session 24). */
 	double kept_factor = elem >= 4 ? 1.0 : K(cpu_kept_pass_factor);
 	if (io->kept > 0) {
 		/* Kept rows are read back from the workers' arrays; re-read rows from the cache, or
