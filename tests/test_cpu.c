@@ -183,6 +183,49 @@ static void test_misaligned_views(rr_device *device)
 	}
 }
 
+/* softmax f32 takes its split's maxima over the row's aligned vectors (c_emit.c,
+ * emit_extrema_lines): rows 1 to 4 elements into their buffer, each with one element of 100 among
+ * zeros at its start (in the masked lead), middle, or near its end (in the masked tail, or the
+ * guarded last chunk). A maximum missed there leaves m = 0, and exp(100 - 0) overflows: the
+ * element's output must be 1 (the others e^-100 / (1 + (N - 1) e^-100)), every output finite. */
+static void test_aligned_extrema(rr_device *device)
+{
+	rr_kernel *kernel = NULL;
+	CHECK(rr_kernel_load_builtin("softmax", &kernel) == RR_OK);
+	const int64_t rows = 8, cols = 4099;
+	const int64_t at[8] = {0, 1, 2, cols / 2, cols - 20, cols - 17, cols - 4, cols - 1};
+	rr_program *program = NULL;
+	CHECKF(kernel &&
+	           rr_program_build(device, kernel, RR_F32, rows, cols, NULL, &program) == RR_OK,
+	       "%s", rr_last_error());
+	/* sizes rounded up to the alignment, as aligned_alloc asks */
+	const size_t in_bytes = ((size_t)(rows * cols + 64) * sizeof(float) + 63) / 64 * 64;
+	const size_t out_bytes = ((size_t)(rows * cols) * sizeof(float) + 63) / 64 * 64;
+	float *buffer = aligned_alloc(64, in_bytes), *y = aligned_alloc(64, out_bytes);
+	for (int offset = 1; program && buffer && y && offset <= 4; offset++) {
+		float *x = buffer + offset;
+		memset(buffer, 0, in_bytes);
+		for (int64_t r = 0; r < rows; r++)
+			x[r * cols + at[r]] = 100.0f;
+		rr_arg arg = {.data = x, .dtype = RR_F32};
+		void *outputs[1] = {y};
+		CHECK(rr_program_launch(program, rows, &arg, outputs, NULL) == RR_OK);
+		int bad = 0;
+		for (int64_t r = 0; r < rows; r++)
+			for (int64_t i = 0; i < cols; i++) {
+				float got = y[r * cols + i];
+				bad += !(isfinite(got) && got >= 0 &&
+				         (i != at[r] || fabsf(got - 1) < 1e-6f));
+			}
+		CHECKF(bad == 0, "softmax f32 %lldx%lld, %d elements in: %d outputs wrong",
+		       (long long)rows, (long long)cols, offset, bad);
+	}
+	free(buffer);
+	free(y);
+	rr_program_free(program);
+	rr_kernel_free(kernel);
+}
+
 /* The online (max, sum) kernels on both sides of the row length up to which the C emitter
  * splits the pair into a max pass and a sum pass (rows in cache, exp kept for the output):
  * the split at the limit, the one online pass just past it, aligned and one element in. */
@@ -820,6 +863,7 @@ int main(void)
 	if (device && sum) {
 		test_sum_bitwise(device, sum);
 		test_misaligned_views(device);
+		test_aligned_extrema(device);
 		test_split_limit(device);
 		test_early_outputs(device);
 		test_streaming_stores(device);

@@ -722,6 +722,86 @@ static int max_chains(const emitter *em, int round)
 	return 1;
 }
 
+/* The row input whose maxima (or minima) the split's max pass takes over the row's aligned
+ * vectors instead of chunk by chunk, or -1: f32 rows with V = 1 (a chunk's lanes are then
+ * consecutive elements), each reduction of the pass a max or min of that input itself, which
+ * the pass does not keep. Any order gives them (max_chains) and any lane may hold any element's:
+ * the tree takes the extremum of all lanes of all blocks. */
+static int aligned_extrema_input(const emitter *em, int round)
+{
+	const rr_kernel *kernel = em->kernel;
+	int input = -1;
+	if (em->dtype != RR_F32 || em->layout->vec != 1)
+		return -1;
+	for (int id = 0; id < kernel->n_nodes; id++) {
+		if (!rr__reduced_in(kernel, id, round))
+			continue;
+		const rr__node *operand = &kernel->nodes[kernel->nodes[id].a];
+		if (operand->op != RR_OP_INPUT ||
+		    kernel->inputs[operand->input].kind != RR_KIND_ROW ||
+		    input_kept(em, operand->input) || (input >= 0 && operand->input != input))
+			return -1;
+		input = operand->input;
+	}
+	return input;
+}
+
+/* One vector `value` into the chains `chain` (an index expression) of every reduction. */
+static void emit_extrema_fold(emitter *em, int depth, int round, const char *chain,
+                              const char *value)
+{
+	for (int id = 0; id < em->kernel->n_nodes; id++)
+		if (rr__reduced_in(em->kernel, id, round))
+			line(em, depth, "chain%d[%s][0] = %s(chain%d[%s][0], %s);", id, chain,
+			     em->kernel->nodes[id].reduce == RR_REDUCE_MAX ? "rr_vmax_acc"
+			                                                   : "rr_vmin_acc",
+			     id, chain, value);
+}
+
+/* The max pass's complete chunks as the row's aligned vectors, CHAINS at a time, the lanes
+ * before the first vector boundary and after the last masked to the extremum's identity.
+ * NumPy's rows start 16 bytes into a line, so chunk by chunk every load of this pass splits a
+ * line: two threads, rows 16 bytes in, softmax f32 at 4096 and 65536 columns 0.93-0.98 of the
+ * time, cross_entropy 0.90-0.97, aligned rows level; rows of 321 columns 1.00-1.02, so only
+ * rows of 1024 elements or more (bench/NOTES.md session 24). */
+static void emit_extrema_lines(emitter *em, int round, int input)
+{
+	const char *identity = "-INFINITY";
+	for (int id = 0; id < em->kernel->n_nodes; id++)
+		if (rr__reduced_in(em->kernel, id, round) &&
+		    em->kernel->nodes[id].reduce == RR_REDUCE_MIN)
+			identity = "INFINITY";
+	char masked[96];
+	snprintf(masked, sizeof masked,
+	         "rr_vselect(valid, rr_load_f32_lanes(q + k, valid), rr_vsplat(%s))", identity);
+	line(em, 2,
+	     "if (chunks * W * V >= 1024) { /* the row's aligned vectors: extrema are "
+	     "exact in any order */");
+	line(em, 3, "const float *const q = (const float *)in%d + h;", input);
+	line(em, 3, "const int64_t count = chunks * W * V;");
+	line(em, 3, "int64_t k = 0;");
+	line(em, 3, "if (rr_lead_to_vector(q, count) > 0) {");
+	line(em, 4, "const vi valid = rr_first_lanes(rr_lead_to_vector(q, count));");
+	emit_extrema_fold(em, 4, round, "0", masked);
+	line(em, 4, "k = rr_lead_to_vector(q, count);");
+	line(em, 3, "}");
+	line(em, 3, "for (; k + CHAINS * L <= count; k += CHAINS * L)");
+	line(em, 4, "for (int q_ = 0; q_ < CHAINS; q_++) {");
+	line(em, 5, "const vf v = rr_load_f32(q + k + q_ * L);");
+	emit_extrema_fold(em, 5, round, "q_", "v");
+	line(em, 4, "}");
+	line(em, 3, "for (; k + L <= count; k += L) {");
+	line(em, 4, "const vf v = rr_load_f32(q + k);");
+	emit_extrema_fold(em, 4, round, "0", "v");
+	line(em, 3, "}");
+	line(em, 3, "if (k < count) {");
+	line(em, 4, "const vi valid = rr_first_lanes(count - k);");
+	emit_extrema_fold(em, 4, round, "0", masked);
+	line(em, 3, "}");
+	line(em, 3, "chunk = chunks;");
+	line(em, 2, "}");
+}
+
 /* The chains' loop over complete chunks, CHAINS at a time (chunk c in chain c % CHAINS), and
  * the chains folded into the block's accumulator. */
 static void emit_chained_chunks(emitter *em, int round)
@@ -735,6 +815,9 @@ static void emit_chained_chunks(emitter *em, int round)
 		line(em, 3, "for (int b = 0; b < BLOCKS; b++)");
 		line(em, 4, "chain%d[q][b] = acc%d[b];", id, id);
 	}
+	int input = aligned_extrema_input(em, round);
+	if (input >= 0)
+		emit_extrema_lines(em, round, input);
 	line(em, 2, "for (; chunk + CHAINS <= chunks; chunk += CHAINS) {");
 	line(em, 3, "for (int q = 0; q < CHAINS; q++) {");
 	line(em, 4, "const int64_t c = chunk + q;");

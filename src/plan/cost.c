@@ -556,8 +556,9 @@ static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
 
 /* ---------------------------------------------------------------- CPU */
 
-#define CPU_CHAINS_USEFUL 2.0 /* accumulator vectors a reduction's pass gains from (below) */
-#define CPU_CHAIN_HIDDEN 64.0 /* adds of a chain the model does not charge (below) */
+#define CPU_CHAINS_USEFUL 2.0    /* accumulator vectors a reduction's pass gains from (below) */
+#define CPU_CHAIN_HIDDEN 64.0    /* adds of a chain the model does not charge (below) */
+#define CPU_CHAIN_HIDDEN_16 32.0 /* the same for 16-bit rows (below) */
 
 /* Rounds whose pass is a chain of dependent vector adds (or max/min) rather than arithmetic: no
  * online pair (the emitter's split already runs its max pass on four chains, and the exp of its
@@ -612,9 +613,11 @@ static void cpu_features(const rr__cost_coeffs *k, const rr__plan_request *req, 
 	 * 2.94; `rowreduce bench` on AVX-512, three interleaved runs, the planner's R: rmsnorm f32
 	 * 1024x1024 140-154 µs against 188-225, layernorm 172-201 against 230-268, add_layernorm
 	 * 2048x512 331-374 against 479-516, 12345x321 level). A 16-bit row kept saves its later
-	 * conversions: priced as before (the same runs: rmsnorm bf16 1024x1024 re-read 0.79 of
-	 * the keep's time, but add_layernorm bf16 17x257 1.15 and 12345x321 1.10, layernorm bf16
-	 * 2048x512 1.13: no one factor orders them). */
+	 * conversions, its passes at cpu_kept_pass_factor of a re-read one's, no store charged:
+	 * with each thread's scratch on pages of its own (session 23) the keep measured 0.94-1.01
+	 * of the re-read at the planner's W, U and R (softmax, rmsnorm, layernorm, add_layernorm
+	 * bf16 at 257-4096 columns, cpu-lab s24), but layernorm bf16 4096x4096 W = 64 1.10; the
+	 * factor refit on them is 0.96 (bench/NOTES.md session 24). */
 	double kept_factor = elem >= 4 ? 1.0 : K(cpu_kept_pass_factor);
 	if (io->kept > 0) {
 		/* Kept rows are read back from the workers' arrays; re-read rows from the cache, or
@@ -642,10 +645,14 @@ static void cpu_features(const rr__cost_coeffs *k, const rr__plan_request *req, 
 	 * f16 at 4096 and 65536 columns 0.78-0.97 of the time (medians of three runs), rmsnorm
 	 * bf16 1024x4096 and layernorm bf16 at W = 64 S=regs level (0.85-1.08; session 23). Not
 	 * on 16-bit rows read with another: add_layernorm's first pass converts two rows in and
-	 * one out per add (W = 32 1.03-1.09x W = 16's time at 1024x4096, 4096x4096, 256x65536). */
+	 * one out per add (W = 32 1.03-1.09x W = 16's time at 1024x4096, 4096x4096, 256x65536).
+	 * 16-bit rows leave CPU_CHAIN_HIDDEN_16 adds free: at 1024 columns (64 adds at W = 16)
+	 * layernorm bf16 and f16 at W = 32 took 0.89-0.95 of W = 16's time, in cache and from
+	 * memory, two threads (session 24), where the f32 norms had measured 0.86-1.01. */
 	double chains = fmin(ceil(W / lanes), CPU_CHAINS_USEFUL);
 	double chain_adds = f->chunks_per_worker * l->vec * ceil(W / lanes) / chains;
-	double chain_ns = fmax(0, chain_adds - CPU_CHAIN_HIDDEN) * K(cpu_chain_ns);
+	double hidden = elem >= 4 ? CPU_CHAIN_HIDDEN : CPU_CHAIN_HIDDEN_16;
+	double chain_ns = fmax(0, chain_adds - hidden) * K(cpu_chain_ns);
 	double row_ns = pass_ns + later_ns;
 	if (io->row_outputs > 0 && req->kernel->analysis.level && chain_ns > issue_ns &&
 	    (elem >= 4 || io->row_inputs == 1))
