@@ -779,11 +779,12 @@ static void emit_extrema_lines(emitter *em, int round, int input)
 	     "exact in any order */");
 	line(em, 3, "const float *const q = (const float *)in%d + h;", input);
 	line(em, 3, "const int64_t count = chunks * W * V;");
+	line(em, 3, "const int64_t lead = rr_lead_to_vector(q, count);");
 	line(em, 3, "int64_t k = 0;");
-	line(em, 3, "if (rr_lead_to_vector(q, count) > 0) {");
-	line(em, 4, "const vi valid = rr_first_lanes(rr_lead_to_vector(q, count));");
+	line(em, 3, "if (lead > 0) { /* the lanes before the first boundary, at k = 0 */");
+	line(em, 4, "const vi valid = rr_first_lanes(lead);");
 	emit_extrema_fold(em, 4, round, "0", masked);
-	line(em, 4, "k = rr_lead_to_vector(q, count);");
+	line(em, 4, "k = lead;");
 	line(em, 3, "}");
 	line(em, 3, "for (; k + CHAINS * L <= count; k += CHAINS * L)");
 	line(em, 4, "for (int q_ = 0; q_ < CHAINS; q_++) {");

@@ -885,45 +885,48 @@ double rr__cost_default(const rr__plan_request *req, const rr_layout *layout, vo
 	return features.predicted_us;
 }
 
-int rr__online_stream(const rr__plan_request *req, const rr_layout *layout)
+/* A one-round reduction on the GPU that writes no row output, laid out one block a row without
+ * S=grid: what rr__online_stream and rr__plain_stream have in common. Its packs a worker in
+ * *packs. */
+static int one_pass_reader(const rr__plan_request *req, const rr_layout *layout, int64_t *packs)
 {
 	const rr_kernel *kernel = req->kernel;
 	if (!kernel || !kernel->analysis.level || req->target->kind != RR_TARGET_GPU ||
-	    kernel->analysis.rounds != 1 || kernel->analysis.online_rewrites < 1 ||
-	    layout->unroll != 8 || layout->rows_per_group != 1 || layout->blocks_per_row != 1 ||
-	    layout->storage == RR_STORAGE_GRID || layout->workers_per_row < 1 || layout->vec < 1)
+	    kernel->analysis.rounds != 1 || layout->rows_per_group != 1 ||
+	    layout->blocks_per_row != 1 || layout->storage == RR_STORAGE_GRID ||
+	    layout->workers_per_row < 1 || layout->vec < 1)
 		return 0;
 	for (int j = 0; j < kernel->n_outputs; j++)
 		if (kernel->outputs[j].kind == RR_KIND_ROW)
 			return 0;
 	int64_t span = (int64_t)layout->workers_per_row * layout->vec;
-	int64_t packs = (req->cols + span - 1) / span;
-	return req->cols >= 16384 && packs >= 16 && packs <= 32;
+	*packs = (req->cols + span - 1) / span;
+	return 1;
+}
+
+int rr__online_stream(const rr__plan_request *req, const rr_layout *layout)
+{
+	int64_t packs;
+	return one_pass_reader(req, layout, &packs) && req->kernel->analysis.online_rewrites > 0 &&
+	       layout->unroll == 8 && req->cols >= 16384 && packs >= 16 && packs <= 32;
 }
 
 int rr__plain_stream(const rr__plan_request *req, const rr_layout *layout)
 {
-	const rr_kernel *kernel = req->kernel;
-	if (!kernel || !kernel->analysis.level || req->target->kind != RR_TARGET_GPU ||
-	    kernel->analysis.rounds != 1 || kernel->analysis.online_rewrites > 0 ||
-	    layout->rows_per_group != 1 || layout->blocks_per_row != 1 ||
-	    layout->storage == RR_STORAGE_GRID || layout->workers_per_row < 1 || layout->vec < 1)
+	int64_t packs;
+	if (!one_pass_reader(req, layout, &packs) || req->kernel->analysis.online_rewrites > 0)
 		return 0;
-	for (int j = 0; j < kernel->n_outputs; j++)
-		if (kernel->outputs[j].kind == RR_KIND_ROW)
-			return 0;
-	for (int k = 0; k < kernel->n_inputs; k++)
-		if (kernel->inputs[k].kind == RR_KIND_COL)
+	for (int k = 0; k < req->kernel->n_inputs; k++)
+		if (req->kernel->inputs[k].kind == RR_KIND_COL)
 			return 0;
 	return req->cols >= PLAIN_STREAM_COLS;
 }
 
 int rr__plain_stream_deep(const rr__plan_request *req, const rr_layout *layout)
 {
-	if (!rr__plain_stream(req, layout))
-		return 0;
-	int64_t span = (int64_t)layout->workers_per_row * layout->vec;
-	return (req->cols + span - 1) / span >= PLAIN_STREAM_U8_PACKS;
+	int64_t packs;
+	return rr__plain_stream(req, layout) && one_pass_reader(req, layout, &packs) &&
+	       packs >= PLAIN_STREAM_U8_PACKS;
 }
 
 int rr__cost_raw_streams(const rr__plan_request *req, const rr__realisation *r)
