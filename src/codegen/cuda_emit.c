@@ -546,6 +546,14 @@ static void emit_shared(rr__cu_emitter *em, const char **red, const char **cl, c
 	rr__buf_append(em->out, "\n", 1);
 }
 
+/* Whether every block's first row group is a row: one block a row, a grid of as many blocks as
+ * rows (rr__cuda_launch_shape_of; the host simulation launches fewer). */
+static int first_row_unguarded(const rr__cu_emitter *em)
+{
+	return em->C == 1 && em->geo->rows_per_group == 1 && !em->geo->persistent &&
+	       !rr__cu_grid(em);
+}
+
 static void emit_main(rr__cu_emitter *em)
 {
 	const rr__realisation *g = em->geo;
@@ -567,8 +575,19 @@ static void emit_main(rr__cu_emitter *em)
 	}
 	rr__cu_line(em, 1, "const long long step = gridDim.x / C;");
 	rr__cu_line(em, 1, "int parity = 0; /* scratch slots alternate between groups */");
-	rr__cu_line(em, 1,
-	            "for (long long group = blockIdx.x / C; group * R < rows; group += step) {");
+	rr__cu_line(em, 1, "long long group = blockIdx.x / C;");
+	/* A grid of one block a row (R = 1, C = 1, not persistent) has no block past the last
+	 * row, so a block's first row needs no test against `rows`: its loads wait only for
+	 * their own address, not for `rows` to arrive first (a tiny launch's critical path). */
+	if (first_row_unguarded(em)) {
+		rr__cu_line(em, 1,
+		            "rr_row<VEC, HEADED, N>(a, rows, group, true, worker, rig, 0, parity, "
+		            "%s, %s, %s);",
+		            red, cl, keep);
+		rr__cu_line(em, 1, "parity ^= 1;");
+		rr__cu_line(em, 1, "group += step;");
+	}
+	rr__cu_line(em, 1, "for (; group * R < rows; group += step) {");
 	rr__cu_line(em, 2, "const long long wanted = group * R + rig;");
 	rr__cu_line(em, 2, "const bool live = wanted < rows;");
 	rr__cu_line(em, 2,

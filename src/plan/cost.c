@@ -100,6 +100,12 @@ static void common_features(const rr__plan_request *req, const rr__realisation *
 /* Rows outside these lengths are never "odd" to the model: tiny rows have their own terms, and
  * past a warp's 12 one-element chunks the V = 1 plans need block-wide trees (W = 64-128 at
  * 383-1023 elements measured up to 1.24x slower than the headed plans, session 11). */
+/* Blocks of several rows of a plain reduction are offered U = 8 on rows of at most this many
+ * elements (rr__plain_flat). */
+#define PLAIN_FLAT_ROWS_COLS 512
+/* Rows kept in registers by one block a row, up to this many elements, have U packs a worker in
+ * flight, not all of them (gpu_features). */
+#define KEPT_IN_FLIGHT_COLS 4096
 #define ODD_ROW_MIN_ELEMENTS 96
 #define ODD_ROW_MAX_ELEMENTS 384
 
@@ -221,6 +227,23 @@ static double access_efficiency(const rr__cost_coeffs *k, double bytes)
 	       : bytes >= 4 ? K(gpu_access_eff_4b)
 	       : bytes >= 2 ? K(gpu_access_eff_2b)
 	                    : K(gpu_access_eff_1b);
+}
+
+/* A plain reduction: one round without an online pair, no row output and no col input (sum):
+ * every pass is a load and an add. */
+static int plain_kernel(const rr__plan_request *req)
+{
+	const rr_kernel *kernel = req->kernel;
+	if (!kernel || !kernel->analysis.level || kernel->analysis.rounds != 1 ||
+	    kernel->analysis.online_rewrites > 0)
+		return 0;
+	for (int j = 0; j < kernel->n_outputs; j++)
+		if (kernel->outputs[j].kind == RR_KIND_ROW)
+			return 0;
+	for (int k = 0; k < kernel->n_inputs; k++)
+		if (kernel->inputs[k].kind == RR_KIND_COL)
+			return 0;
+	return 1;
 }
 
 /* Whether rows of `req` are "odd" for packs of `vec` elements: every row after the first has a
@@ -407,12 +430,14 @@ static int cluster_kept_in_registers(const rr__plan_request *req, const rr__real
  * 16-byte packs) ran 1.2-1.3x the time of W = 4-8 on the H200 (softmax, layernorm and rmsnorm
  * bf16 at 65536x128 and 131072x64, softmax and layernorm f32 131072x64), 8 lines (W = 4) level
  * with W = 8 to 1.09x; cross_entropy, which only reads, 1.02-1.03x at 16 lines (bench/NOTES.md
- * 2026-12-03 session 22): gpu_scattered_access_eff per doubling past 8 lines. */
+ * 2026-12-03 session 22): gpu_scattered_access_eff per doubling past 8 lines. sum, which reads
+ * one row and writes a scalar, is priced the same: at 16 lines it ran 1.14-1.26x the time of
+ * W = 4-8 (f32 and bf16 131072x64, session 25). */
 static double warp_access_lines(const rr__plan_request *req, const io_facts *io, const rr_layout *l,
                                 const rr__plan_features *f, double warp)
 {
 	double W = l->workers_per_row;
-	if (io->row_outputs == 0 || W >= warp || l->rows_per_group == 1 ||
+	if ((io->row_outputs == 0 && !plain_kernel(req)) || W >= warp || l->rows_per_group == 1 ||
 	    f->chunks_per_worker <= 1)
 		return 1;
 	double run = W * l->vec * (double)rr_dtype_size(req->dtype);
@@ -445,6 +470,16 @@ static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
 	 * shape swept (session 13), which pricing U chunks in flight for them keeps. Otherwise U
 	 * chunks are in flight. */
 	regs_kept |= f->raw_streams;
+	/* Except f32 rows kept in registers by one block a row, of up to 4096 elements, and such
+	 * 16-bit rows in launches of fewer blocks than SMs: there U counts. softmax f32 4095x2047
+	 * W = 64 ran U = 8 in 0.89x the time of U = 1, rmsnorm f32 8191x1023 W = 64, U = 4 (all 4
+	 * packs at once) 0.86x the W = 32, U = 1 pick, the f32 norms and softmax from U = 1-2 to 4
+	 * 0.94-1.01x, bf16 64x4096 0.79-1.00x; 16-bit rows of many blocks ran U = 4 1.03-1.12x the
+	 * time of U = 1-2 (bench/NOTES.md session 25). */
+	if (l->storage == RR_STORAGE_REGS && !f->raw_streams && l->blocks_per_row == 1 &&
+	    l->rows_per_group == 1 && req->cols <= KEPT_IN_FLIGHT_COLS &&
+	    (elem >= 4 || f->groups <= sms))
+		regs_kept = 0;
 	double depth = regs_kept ? f->chunks_per_worker : fmin(l->unroll, f->chunks_per_worker);
 	f->serial_steps = !regs_kept && grid_one_wave(req, l, f)
 	                      ? load_trips(r)
@@ -914,12 +949,20 @@ int rr__online_stream(const rr__plan_request *req, const rr_layout *layout)
 int rr__plain_stream(const rr__plan_request *req, const rr_layout *layout)
 {
 	int64_t packs;
-	if (!one_pass_reader(req, layout, &packs) || req->kernel->analysis.online_rewrites > 0)
+	return one_pass_reader(req, layout, &packs) && plain_kernel(req) &&
+	       req->cols >= PLAIN_STREAM_COLS;
+}
+
+int rr__plain_flat(const rr__plan_request *req, const rr_layout *layout)
+{
+	if (req->target->kind != RR_TARGET_GPU || !plain_kernel(req) ||
+	    layout->blocks_per_row != 1 || layout->storage == RR_STORAGE_GRID ||
+	    layout->workers_per_row < 1 || layout->vec < 1 || req->cols >= PLAIN_STREAM_COLS)
 		return 0;
-	for (int k = 0; k < req->kernel->n_inputs; k++)
-		if (req->kernel->inputs[k].kind == RR_KIND_COL)
-			return 0;
-	return req->cols >= PLAIN_STREAM_COLS;
+	int64_t span = (int64_t)layout->workers_per_row * layout->vec;
+	int64_t packs = (req->cols + span - 1) / span;
+	return packs > 4 && packs <= 8 &&
+	       (layout->rows_per_group == 1 || req->cols <= PLAIN_FLAT_ROWS_COLS);
 }
 
 int rr__plain_stream_deep(const rr__plan_request *req, const rr_layout *layout)

@@ -272,8 +272,9 @@ static int uncoalesced(const rr__plan_request *req, const rr_layout *l)
  * together: such a row is flat (every load issued before any is used, cuda_emit.c), one trip
  * to memory instead of one per 4 chunks, and the launch waits on its trips (cost.c,
  * few_group_trips); to one-pass online reductions (cost.c, rr__online_stream); and to plain
- * streams of 16 packs a worker or more (cost.c, rr__plain_stream_deep). Elsewhere U stays 1, 2
- * or 4, what the model was fitted with. */
+ * streams of 16 packs a worker or more (cost.c, rr__plain_stream_deep), and to plain reductions
+ * of shorter rows in 5-8 packs a worker, the whole row in flight (cost.c, rr__plain_flat).
+ * Elsewhere U stays 1, 2 or 4, what the model was fitted with. */
 #define WHOLE_ROW_UNROLL 8
 
 static int whole_row_wanted(const rr__plan_request *req, const rr_layout *l)
@@ -297,7 +298,8 @@ static rr_status consider(const rr__plan_request *req, const rr_layout *fixed, i
 	    l.storage != RR_STORAGE_GRID)
 		return RR_OK;
 	if (!fixed->unroll && l.unroll == WHOLE_ROW_UNROLL && !whole_row_wanted(req, &l) &&
-	    !rr__online_stream(req, &l) && !rr__plain_stream_deep(req, &l))
+	    !rr__online_stream(req, &l) && !rr__plain_stream_deep(req, &l) &&
+	    !rr__plain_flat(req, &l))
 		return RR_OK;
 	out->considered++;
 	canonical_shape(req, fixed, kept, &l);
