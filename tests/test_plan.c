@@ -284,9 +284,11 @@ static void test_features(const rr__target *gpu, const rr__target *cpu)
 	 * layernorm's three phases, and a head's guarded code runs in each (257 elements of bf16:
 	 * every row but one in eight has a head under V = 8). 17 rows: W = 128, V = 1 (3
 	 * elements a worker, no head) is cheaper than W = 32, V = 8 (16 and a head); at 17 * 1024
-	 * rows, several waves, the terms are not counted. */
-	rr_layout narrow = {128, 1, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS};
-	rr_layout packed = {32, 8, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS};
+	 * rows, several waves, the terms are not counted. Both load their rows at once (U covers
+	 * the packs), as the planner's tiny plans do: a launch of fewer blocks than SMs waits on
+	 * each further step of rows kept in registers (gpu_features). */
+	rr_layout narrow = {128, 1, 4, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS};
+	rr_layout packed = {32, 8, 2, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS};
 	rr__cost_coeffs h200;
 	CHECK(rr__cost_coeffs_for(gpu, &h200) == RR_OK);
 	req = (rr__plan_request){k, RR_BF16, 17, 257, gpu, NULL, &h200};
@@ -752,10 +754,13 @@ static void test_tiny_flat_choices(const rr__target *gpu)
 				       d ? "bf16" : "f32", (long long)tiny[s][0],
 				       (long long)tiny[s][1], show(&l), (long long)chunks);
 			}
-		/* Many rows: U = 8 is not offered (the model was fitted with U of 1, 2 and 4). */
+		/* Many rows: U = 8 is not offered (the model was fitted with U of 1, 2 and 4), but
+		 * to plain reductions whose workers read their row in 5-8 packs (rr__plain_flat).
+		 */
 		rr__plan_request many = {kernel, RR_F32, 65536, 1024, gpu, NULL, NULL};
 		rr_layout l = choose(&many, NULL);
-		CHECKF(l.unroll <= 4, "%s 65536x1024: %s", builtins[k], show(&l));
+		CHECKF(l.unroll <= 4 || rr__plain_flat(&many, &l), "%s 65536x1024: %s", builtins[k],
+		       show(&l));
 		rr_kernel_free(kernel);
 	}
 }
@@ -886,6 +891,49 @@ static void test_plain_stream_choices(const rr__target *gpu)
 	CHECKF(!rr__plain_stream(&narrow, &l), "sum f32 8192x1023 is below the plain-stream rows");
 	rr_kernel_free(sum);
 	rr_kernel_free(ce);
+	rr_kernel_free(rms);
+}
+
+/* Session 25 (bench/NOTES.md): sum's rows of 5-8 packs a worker are offered U = 8 (all in
+ * flight: bf16 16384x512 W = 8, U = 8 0.95x the W = 16, U = 2 pick); sum's blocks of rows whose
+ * warp accesses touch 16 lines are priced as kernels that write rows (W = 2 at 131072x64 ran
+ * 1.14-1.26x the time of W = 4-8); f32 rows kept in registers by one block a row count U packs
+ * in flight (rmsnorm f32 8191x1023: W = 64, U = 4 0.86x the W = 32, U = 1 pick), 16-bit ones in
+ * launches of many blocks keep their plans (rmsnorm bf16 4096x4096 re-read 1.11x). */
+static void test_flat_reads(const rr__target *gpu)
+{
+	rr_kernel *sum = builtin("sum");
+	rr__plan_request req = {sum, RR_BF16, 16384, 512, gpu, NULL, NULL};
+	rr_layout l = choose(&req, NULL);
+	CHECKF(l.unroll == 8 && rr__plain_flat(&req, &l), "sum bf16 16384x512: %s", show(&l));
+	for (int d = 0; d < 2; d++) {
+		rr__plan_request scattered = {sum, d ? RR_BF16 : RR_F32, 131072, 64, gpu, NULL,
+		                              NULL};
+		l = choose(&scattered, NULL);
+		CHECKF(l.workers_per_row >= 4, "sum %s 131072x64: %s", d ? "bf16" : "f32",
+		       show(&l));
+	}
+	rr__plan_request wide = {sum, RR_BF16, 32768, 1024, gpu, NULL, NULL};
+	rr_layout several = {16, 8, 8, 8, 1, RR_STORAGE_REGS, RR_GRID_ROWS};
+	CHECKF(!rr__plain_flat(&wide, &several), "sum bf16 32768x1024 R = 8 is past the flat rows");
+	rr_kernel_free(sum);
+	static const char *const kept[] = {"rmsnorm", "softmax"};
+	for (int k = 0; k < 2; k++) {
+		rr_kernel *kernel = builtin(kept[k]);
+		rr__plan_request f32 = {kernel, RR_F32, 8191, 1023, gpu, NULL, NULL};
+		l = choose(&f32, NULL);
+		CHECKF(l.rows_per_group == 1 && l.storage == RR_STORAGE_REGS && l.unroll >= 2,
+		       "%s f32 8191x1023: %s", kept[k], show(&l));
+		rr__plan_request bf16 = {kernel, RR_BF16, 4096, 4096, gpu, NULL, NULL};
+		l = choose(&bf16, NULL);
+		CHECKF(l.storage == RR_STORAGE_REGS, "%s bf16 4096x4096: %s", kept[k], show(&l));
+		rr_kernel_free(kernel);
+	}
+	rr_kernel *rms = builtin("rmsnorm");
+	rr__plan_request f32 = {rms, RR_F32, 8191, 1023, gpu, NULL, NULL};
+	l = choose(&f32, NULL);
+	CHECKF((int64_t)l.workers_per_row * l.vec * l.unroll >= 1023, "rmsnorm f32 8191x1023: %s",
+	       show(&l));
 	rr_kernel_free(rms);
 }
 
@@ -1118,5 +1166,6 @@ int main(void)
 	test_mailbox_cluster_choices(&gpu);
 	test_plain_stream_choices(&gpu);
 	test_short_row_blocks(&gpu);
+	test_flat_reads(&gpu);
 	return rr_test_finish("test_plan");
 }
