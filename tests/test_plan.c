@@ -929,6 +929,19 @@ static void test_flat_reads(const rr__target *gpu)
 		CHECKF(l.storage == RR_STORAGE_REGS, "%s bf16 4096x4096: %s", kept[k], show(&l));
 		rr_kernel_free(kernel);
 	}
+	/* Headed 16-bit rows over the grid, two rounds: one block an SM (layernorm bf16 16x128257
+	 * C = 8 0.63x the time of C = 16, whose headed entry's registers loop its row groups). */
+	rr_kernel *ln = builtin("layernorm");
+	static const int64_t few[][2] = {{16, 128257}, {4, 500001}};
+	for (int s = 0; s < 2; s++) {
+		rr__plan_request headed = {ln, RR_BF16, few[s][0], few[s][1], gpu, NULL, NULL};
+		l = choose(&headed, NULL);
+		CHECKF(l.storage == RR_STORAGE_GRID &&
+		           few[s][0] * l.blocks_per_row <= gpu->multiprocessors,
+		       "layernorm bf16 %lldx%lld: %s", (long long)few[s][0], (long long)few[s][1],
+		       show(&l));
+	}
+	rr_kernel_free(ln);
 	rr_kernel *rms = builtin("rmsnorm");
 	rr__plan_request f32 = {rms, RR_F32, 8191, 1023, gpu, NULL, NULL};
 	l = choose(&f32, NULL);

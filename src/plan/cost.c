@@ -787,6 +787,8 @@ static double gpu_measured_factor(const rr__cost_coeffs *k, const rr__plan_reque
 	return factor;
 }
 
+/* Headed 16-bit S=grid kernels of two rounds with more blocks than SMs (features_of). */
+#define GPU_GRID_HEADED_16BIT_FACTOR 1.3
 /* A mailbox cluster of fewer than six blocks an SM, and one of six or more (features_of). */
 #define GPU_MAILBOX_FEW_BLOCKS_FACTOR 1.06
 #define GPU_MAILBOX_MANY_BLOCKS_FACTOR 0.94
@@ -873,6 +875,15 @@ static void features_of(const rr__plan_request *req, const rr__realisation *r,
 		features->predicted_us *= gpu_measured_factor(k, req, layout, features);
 	if (gpu && features->raw_streams && raw_stream_starved(r, features))
 		features->predicted_us *= K(gpu_staged_lone_factor);
+	/* The headed entry of a 16-bit S=grid kernel of two rounds keeps more than the model counts
+	 * (ptxas: 111-135 registers at W = 256-512 where the aligned entry takes 74-80), so past
+	 * one block an SM its row groups do not all fit at once and loop: layernorm bf16 16x128257
+	 * and 16x100003 ran C = 8 in 0.63x the time of C = 16, 4x500001 C = 32 0.62x C = 64,
+	 * 3x1000001 0.90x; aligned 16x131072 level (bench/NOTES.md session 25). */
+	if (gpu && layout->storage == RR_STORAGE_GRID && features->rounds >= 2 &&
+	    r->head_slots > 0 && rr_dtype_size(req->dtype) < 4 &&
+	    grid_one_block_keeps(req, layout, features))
+		features->predicted_us *= GPU_GRID_HEADED_16BIT_FACTOR;
 	/* Mailbox clusters streaming raw keeps, in kernels of two rounds or more: with blocks of
 	 * 32 KB, six an SM, the H200 ran layernorm bf16 at 131072 with C = 8, W = 256 in
 	 * 0.87-0.89x the time of C = 4 (three blocks of 64 KB an SM), and at 65536 one block's
