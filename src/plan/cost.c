@@ -97,15 +97,16 @@ static void common_features(const rr__plan_request *req, const rr__realisation *
 
 /* ---------------------------------------------------------------- GPU */
 
-/* Rows outside these lengths are never "odd" to the model: tiny rows have their own terms, and
- * past a warp's 12 one-element chunks the V = 1 plans need block-wide trees (W = 64-128 at
- * 383-1023 elements measured up to 1.24x slower than the headed plans, session 11). */
 /* Blocks of several rows of a plain reduction are offered U = 8 on rows of at most this many
  * elements (rr__plain_flat). */
 #define PLAIN_FLAT_ROWS_COLS 512
-/* Rows kept in registers by one block a row, up to this many elements, have U packs a worker in
- * flight, not all of them (gpu_features). */
+/* f32 rows kept in registers by one block a row, up to this many elements, have U packs a worker
+ * in flight, not all of them, as have 16-bit ones in launches of fewer blocks than SMs
+ * (gpu_features). */
 #define KEPT_IN_FLIGHT_COLS 4096
+/* Rows outside these lengths are never "odd" to the model: tiny rows have their own terms, and
+ * past a warp's 12 one-element chunks the V = 1 plans need block-wide trees (W = 64-128 at
+ * 383-1023 elements measured up to 1.24x slower than the headed plans, session 11). */
 #define ODD_ROW_MIN_ELEMENTS 96
 #define ODD_ROW_MAX_ELEMENTS 384
 

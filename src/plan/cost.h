@@ -95,14 +95,15 @@ int rr__online_stream(const rr__plan_request *req, const rr_layout *layout);
  * pack-count factors chose (bench/NOTES.md session 24). */
 int rr__plain_stream(const rr__plan_request *req, const rr_layout *layout);
 
-/* A plain stream of 16 packs a worker or more: the planner offers it U = 8 (8 packs in flight;
- * at 8 packs, W = 512, U = 8 ran sum bf16 512x32003 1.19x the time of U = 4). */
 /* Whether `layout` reads a row of a plain reduction (as rr__plain_stream) in 5-8 packs a
  * worker, one row a block on rows shorter than 4096 elements or several on rows of at most 512:
  * the planner offers it U = 8, every pack of the row in flight at once (sum f32 8191x1023
  * W = 32: U = 8 0.97x the time of U = 4; bf16 16384x512 W = 8, U = 8 0.95x the W = 16, U = 2
  * pick; bench/NOTES.md session 25). */
 int rr__plain_flat(const rr__plan_request *req, const rr_layout *layout);
+
+/* A plain stream of 16 packs a worker or more: the planner offers it U = 8 (8 packs in flight;
+ * at 8 packs, W = 512, U = 8 ran sum bf16 512x32003 1.19x the time of U = 4). */
 int rr__plain_stream_deep(const rr__plan_request *req, const rr_layout *layout);
 
 #endif
