@@ -21,48 +21,47 @@ for want in 'rr_softmax_vec(' 'rr_softmax_scalar(' 'W=256,V=4,U=2,R=1,C=1,S=regs
 	fi
 done
 
+# emits DTYPE PATTERN WHAT CASE...: each CASE "kernel shape layout yes|no" says whether the source
+# emitted for that plan holds a line matching PATTERN (grep's basic expressions).
+emits() {
+	local dtype=$1 pattern=$2 what=$3 got
+	shift 3
+	for c in "$@"; do
+		set -- $c
+		if ! "$ROWREDUCE" emit --kernel "$1" --shape "$2" --dtype "$dtype" --backend cuda \
+			--arch sm_90 --layout "$3" >"$out/case.cu" 2>"$out/err"; then
+			cat "$out/err"
+			got=error
+		else
+			grep -q -- "$pattern" "$out/case.cu" && got=yes || got=no
+		fi
+		if [ "$got" != "$4" ]; then
+			echo "FAIL: $1 $2 $3: $what '$got', want '$4'"
+			exit 1
+		fi
+	done
+}
+
 # A grid of one block a row (R = 1, C = 1, G=rows) has no block past the last row: a block's
 # first row is read without a test against the row count, so its loads wait for nothing else
 # (the tiny launches' critical path); blocks of several rows, clusters and persistent grids test
 # every row.
-first() { # kernel shape layout -> "yes" when the block's first row is unguarded
-	"$ROWREDUCE" emit --kernel "$1" --shape "$2" --dtype f32 --backend cuda --arch sm_90 \
-		--layout "$3" >"$out/first.cu" 2>"$out/err" || { cat "$out/err"; echo error; return; }
-	grep -qF 'rr_row<VEC, HEADED, N>(a, rows, group, true,' "$out/first.cu" && echo yes || echo no
-}
-for c in "sum 3x3 W=4,V=1,U=1,R=1,C=1,S=regs,G=rows yes" \
+emits f32 'rr_row<VEC, HEADED, N>(a, rows, group, true,' "unguarded first row" \
+	"sum 3x3 W=4,V=1,U=1,R=1,C=1,S=regs,G=rows yes" \
 	"rmsnorm 1024x4096 W=256,V=4,U=4,R=1,C=1,S=regs,G=rows yes" \
 	"sum 3x3 W=4,V=1,U=1,R=2,C=1,S=regs,G=rows no" \
 	"rmsnorm 1024x4096 W=256,V=4,U=4,R=1,C=1,S=regs,G=persistent no" \
-	"rmsnorm 64x65536 W=512,V=4,U=4,R=1,C=2,S=cluster,G=rows no"; do
-	set -- $c
-	got=$(first "$1" "$2" "$3")
-	if [ "$got" != "$4" ]; then
-		echo "FAIL: $1 $2 $3: unguarded first row '$got', want '$4'"
-		exit 1
-	fi
-done
+	"rmsnorm 64x65536 W=512,V=4,U=4,R=1,C=2,S=cluster,G=rows no"
 
 # Flat rows: a block of one row whose workers own at most U packs issues every load of a
 # phase before any use (one list of loads per phase, the head kept in registers, the col
 # inputs with round 1); a block of two rows, or more packs than U, keeps the chunk groups.
-flat() { # kernel shape layout -> "yes" when the source is a flat row's
-	"$ROWREDUCE" emit --kernel "$1" --shape "$2" --dtype bf16 --backend cuda --arch sm_90 \
-		--layout "$3" >"$out/flat.cu" 2>"$out/err" || { cat "$out/err"; echo error; return; }
-	grep -q '^ \* loads    flat' "$out/flat.cu" && echo yes || echo no
-}
-for c in "rmsnorm 1x129 W=16,V=8,U=2,R=1,C=1,S=regs,G=rows yes" \
+emits bf16 '^ \* loads    flat' "flat row" \
+	"rmsnorm 1x129 W=16,V=8,U=2,R=1,C=1,S=regs,G=rows yes" \
 	"rmsnorm 1x129 W=16,V=8,U=2,R=2,C=1,S=regs,G=rows no" \
 	"rmsnorm 1x129 W=16,V=8,U=1,R=1,C=1,S=regs,G=rows no" \
 	"layernorm 3x3 W=1,V=4,U=1,R=1,C=1,S=regs,G=rows yes" \
-	"softmax 1x129 W=16,V=8,U=2,R=1,C=1,S=smem,G=rows no"; do
-	set -- $c
-	got=$(flat "$1" "$2" "$3")
-	if [ "$got" != "$4" ]; then
-		echo "FAIL: $1 $2 $3: flat row '$got', want '$4'"
-		exit 1
-	fi
-done
+	"softmax 1x129 W=16,V=8,U=2,R=1,C=1,S=smem,G=rows no"
 "$ROWREDUCE" emit --kernel layernorm --shape 1x129 --dtype bf16 --backend cuda --arch sm_90 \
 	--layout W=8,V=8,U=3,R=1,C=1,S=regs,G=rows >"$out/flat.cu"
 # round 1 loads x and, before its tree, the output phase's w and b; the head's x is kept
