@@ -1167,8 +1167,9 @@ static int prefetch_in_output(const emitter *em)
  * streamed stores: in launches past the caches it fetches the first eighth of the next row, a
  * line every eight lines (prefetch_lead, device/cpu_row.h), so that fetching overlaps the pass.
  * Two threads, rows 16 bytes into a line, from DRAM (bench/NOTES.md, session 25): rmsnorm f32
- * 4096x4096 0.93-0.96 of the time, 16384x1024 0.90-0.93, layernorm 0.95-0.97 and 0.86-0.89,
- * 256x65536 level; a quarter or half of the row, or every round fetching, level or slower.
+ * 4096x4096 0.93-0.99 of the time, 16384x1024 0.89-0.97, layernorm 0.94-0.98 and 0.87-0.89,
+ * 256x65536, 1024x4096 (in L3) and rows in cache level; a quarter or half of the row, or every
+ * round fetching, level or slower.
  * Left out: bf16 rows (level), add_layernorm, whose round 1 reads two rows and writes h
  * (level). */
 static int prefetch_lead_in_round(const emitter *em, int round)
