@@ -500,6 +500,79 @@ static void test_output_prefetch(rr_device *device)
 	CHECK(compared >= 3 * 8 * 2);
 }
 
+/* Round 1 of rmsnorm and layernorm f32 fetches the first eighth of the next row in launches
+ * that stream (c_emit.c, prefetch_lead_in_round): the source calls prefetch_lead for the row
+ * input in the packs of round 1's pass and nowhere after it (not in later rounds, not in the
+ * output phase); bf16, add_layernorm (two row inputs) and the kernels without that output
+ * phase (sum, softmax, cross_entropy) not at all;
+ * streamed outputs equal the plain ones (odd and even lengths, rows aligned, 16 bytes in and
+ * one element in, re-read and kept rows). */
+static void test_round_lead(rr_device *device)
+{
+	static const rr_dtype dtypes[] = {RR_F32, RR_BF16};
+	static const rr_layout layouts[] = {{.workers_per_row = 16,
+	                                     .vec = 1,
+	                                     .unroll = 1,
+	                                     .rows_per_group = 1,
+	                                     .storage = RR_STORAGE_REREAD},
+	                                    {.workers_per_row = 32,
+	                                     .vec = 1,
+	                                     .unroll = 2,
+	                                     .rows_per_group = 2,
+	                                     .storage = RR_STORAGE_REGS}};
+	const char *const *names = rr_builtin_names();
+	const int64_t rows = 5, lengths[2] = {1001, 1023};
+	int compared = 0, leading = 0;
+	for (int k = 0; names[k]; k++) {
+		rr_kernel *kernel = NULL;
+		CHECK(rr_kernel_load_builtin(names[k], &kernel) == RR_OK);
+		const int norm = !strcmp(names[k], "rmsnorm") || !strcmp(names[k], "layernorm") ||
+		                 !strcmp(names[k], "add_layernorm");
+		const int leads = norm && strcmp(names[k], "add_layernorm") != 0;
+		for (int c = 0; kernel && c < 2 * 2 * 2; c++) {
+			const rr_dtype dtype = dtypes[c % 2];
+			const int64_t cols = lengths[c / 2 % 2];
+			rr_program *program = NULL;
+			CHECKF(rr_program_build(device, kernel, dtype, rows, cols,
+			                        norm ? &layouts[c / 4] : NULL, &program) == RR_OK,
+			       "%s: %s", names[k], rr_last_error());
+			if (!program)
+				continue;
+			const char *source = rr_program_source(program);
+			const char *round1 = strstr(source, "/* round 1:");
+			const char *after = round1 ? strstr(round1, "/* round 2:") : NULL;
+			if (!after && round1)
+				after = strstr(round1, "/* output phase");
+			const int want = leads && dtype == RR_F32;
+			for (int i = 0; round1 && i < kernel->n_inputs; i++) {
+				char call[64];
+				snprintf(call, sizeof call, "prefetch_lead(in%d, N, h, i);", i);
+				const char *at = strstr(source, call);
+				const int row = kernel->inputs[i].kind == RR_KIND_ROW;
+				CHECKF((at != NULL) == (want && row), "%s %s %lld: input %d's lead",
+				       names[k], rr_dtype_name(dtype), (long long)cols, i);
+				CHECKF(!at || (at > round1 && after && at < after),
+				       "%s %s: the lead outside round 1's pass", names[k],
+				       rr_dtype_name(dtype));
+				const char *last = at;
+				while (last && strstr(last + 1, call))
+					last = strstr(last + 1, call);
+				CHECKF(!last || last < after, "%s %s: a lead after round 1",
+				       names[k], rr_dtype_name(dtype));
+				leading += at != NULL;
+			}
+			const int offsets[3] = {0, (int)(16 / rr_dtype_size(dtype)), 1};
+			for (int o = 0; norm && o < 3; o++)
+				compare_streamed(program, kernel, dtype, rows, cols, offsets[o],
+				                 &compared);
+			rr_program_free(program);
+		}
+		rr_kernel_free(kernel);
+	}
+	CHECK(compared >= 3 * 8 * 3);
+	CHECKF(leading == (1 + 1) * 4, "%d leads", leading);
+}
+
 /* Streaming stays on unless two row outputs and a row input sit within RR_CPU_ALIAS_BYTES of
  * each other modulo 4 KiB (NumPy's arrays 16 bytes apart), either way round and across a page
  * boundary; one output near an input, or two outputs near each other alone, keep it. */
@@ -868,6 +941,7 @@ int main(void)
 		test_early_outputs(device);
 		test_streaming_stores(device);
 		test_output_prefetch(device);
+		test_round_lead(device);
 		test_outputs_alias();
 		test_arguments(device);
 		test_conversions(device);

@@ -44,6 +44,8 @@ typedef struct emitter {
 	int split_unkept;
 	int prefetch; /* emitting a pass that prefetches the next row (prefetch_in_split,
 	               * prefetch_in_output) */
+	int lead;     /* emitting round 1's pass that fetches the next row's first eighth
+	               * (prefetch_lead_in_round) */
 	int64_t split_max_n;
 	/* The row output whose complete packs hold the cache between the split's sum pass and
 	 * the output phase (cache_output_of), or -1. */
@@ -642,6 +644,12 @@ static void emit_pack(emitter *em, int depth, int round, int guarded)
 				     "__builtin_prefetch(in%d + prefetch_ahead(N, stream) + i); /* "
 				     "a row on */",
 				     k);
+		for (int k = 0; em->lead && !guarded && k < kernel->n_inputs; k++)
+			if (kernel->inputs[k].kind == RR_KIND_ROW)
+				line(em, depth + 1,
+				     "prefetch_lead(in%d, N, h, i); /* the next row's first "
+				     "eighth */",
+				     k);
 		/* Outputs written early (round 1, ordinary stores: plan_early_outputs) are read for
 		 * ownership from memory there; the output phase fetches that row's lines for
 		 * writing with its inputs. Two threads, add_layernorm f32 from DRAM
@@ -1088,7 +1096,22 @@ static void emit_round_pass(emitter *em, int round, const char *declare)
 		if (partner >= 0)
 			line(em, 1, "vf part%d[BLOCKS];", partner);
 	}
-	emit_traversal(em, round);
+	if (em->lead) { /* in a copy of the pass of its own: launches in cache run it without */
+		const int indent = em->indent, lead = em->lead;
+		line(em, 1, "if (stream) { /* past the caches: the next row's first eighth too */");
+		em->indent = indent + 1;
+		emit_traversal(em, round);
+		em->indent = indent;
+		line(em, 1, "} else {");
+		em->indent = indent + 1;
+		em->lead = 0;
+		emit_traversal(em, round);
+		em->lead = lead;
+		em->indent = indent;
+		line(em, 1, "}");
+	} else {
+		emit_traversal(em, round);
+	}
 	if (em->tree_steps > 0)
 		emit_tree(em, round);
 	for (int round_id = 0; round_id < kernel->n_nodes; round_id++) {
@@ -1137,6 +1160,29 @@ static int prefetch_in_split(const emitter *em, int round)
 static int prefetch_in_output(const emitter *em)
 {
 	return em->layout->vec == 1 && (em->dtype == RR_F32 || em->dtype == RR_BF16);
+}
+
+/* Round 1 of an f32 kernel whose output phase prefetches the next row (prefetch_in_output)
+ * reads its one row input from cache while the memory idles but for the previous row's
+ * streamed stores: in launches past the caches it fetches the first eighth of the next row, a
+ * line every eight lines (prefetch_lead, device/cpu_row.h), so that fetching overlaps the pass.
+ * Two threads, rows 16 bytes into a line, from DRAM (bench/NOTES.md, session 25): rmsnorm f32
+ * 4096x4096 0.93-0.99 of the time, 16384x1024 0.89-0.97, layernorm 0.94-0.98 and 0.87-0.89,
+ * 256x65536, 1024x4096 (in L3) and rows in cache level; a quarter or half of the row, or every
+ * round fetching, level or slower.
+ * Left out: bf16 rows (level), add_layernorm, whose round 1 reads two rows and writes h
+ * (level). */
+static int prefetch_lead_in_round(const emitter *em, int round)
+{
+	int row_inputs = 0, row_outputs = 0, early = 0;
+	for (int k = 0; k < em->kernel->n_inputs; k++)
+		row_inputs += em->kernel->inputs[k].kind == RR_KIND_ROW;
+	for (int j = 0; j < em->kernel->n_outputs; j++) {
+		row_outputs += em->kernel->outputs[j].kind == RR_KIND_ROW;
+		early += em->early[j];
+	}
+	return round == 1 && row_inputs == 1 && row_outputs > 0 && !early && em->cached < 0 &&
+	       em->dtype == RR_F32 && prefetch_in_output(em);
 }
 
 /* A kernel of one round and no row outputs (sum) reads each row once and nothing else: its
@@ -1197,8 +1243,10 @@ static void emit_round(emitter *em, int round)
 		emit_split_round(em, round);
 	} else {
 		em->prefetch = prefetch_in_single_pass(em, round);
+		em->lead = prefetch_lead_in_round(em, round);
 		emit_round_pass(em, round, "const float ");
 		em->prefetch = 0;
+		em->lead = 0;
 	}
 	emit_scalars(em, round);
 }

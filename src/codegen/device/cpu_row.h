@@ -70,6 +70,19 @@ static inline int64_t prefetch_ahead(int64_t N, int stream)
 	return stream && row_bytes < 8192 ? 2 * N : N;
 }
 
+/* Round 1 of a kernel whose output phase prefetches the next row (c_emit.c's
+ * prefetch_lead_in_round) reads its row from cache while the memory would idle: in launches
+ * past the caches (its copy of the pass for them) it fetches the first eighth of the row the
+ * output phase fetches, a line every eight lines of its own row (i - h steps by whole
+ * vectors), the rest left to the output phase. */
+#define LEAD_SHIFT 3
+#define LEAD_MASK ((((int64_t)64 / (int64_t)sizeof(io_t)) << LEAD_SHIFT) - 1)
+static inline void prefetch_lead(const io_t *p, int64_t N, int64_t h, int64_t i)
+{
+	if (((i - h) & LEAD_MASK) == 0)
+		__builtin_prefetch(p + prefetch_ahead(N, 1) + h + ((i - h) >> LEAD_SHIFT));
+}
+
 /* The kept inputs' slots, and the split's cache where it runs (rr__c_scratch_floats). */
 int64_t rr_cpu_scratch_floats(int64_t N)
 {
