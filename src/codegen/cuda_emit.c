@@ -547,11 +547,16 @@ static void emit_shared(rr__cu_emitter *em, const char **red, const char **cl, c
 }
 
 /* Whether every block's first row group is a row: one block a row, a grid of as many blocks as
- * rows (rr__cuda_launch_shape_of; the host simulation launches fewer). */
+ * rows (rr__cuda_launch_shape_of; the host simulation launches fewer). Not where the register
+ * cap was raised for rows in flight (realise.c, rows_in_flight_blocks): the first row's own
+ * copy of the row code took layernorm bf16 at 8192 columns past that cap (95 registers where
+ * the loop alone fits 64), and those launches are not the tiny ones the copy is for. */
 static int first_row_unguarded(const rr__cu_emitter *em)
 {
-	return em->C == 1 && em->geo->rows_per_group == 1 && !em->geo->persistent &&
-	       !rr__cu_grid(em);
+	const rr__realisation *g = em->geo;
+	return em->C == 1 && g->rows_per_group == 1 && !g->persistent && !rr__cu_grid(em) &&
+	       g->min_blocks == g->min_blocks_capped &&
+	       g->min_blocks_head == g->min_blocks_head_capped;
 }
 
 static void emit_main(rr__cu_emitter *em)
