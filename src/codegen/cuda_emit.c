@@ -546,6 +546,10 @@ static void emit_shared(rr__cu_emitter *em, const char **red, const char **cl, c
 	rr__buf_append(em->out, "\n", 1);
 }
 
+/* Rows up to this many elements get the first row's own copy (first_row_unguarded): past it a
+ * launch's time is its bytes, and the copy doubles the row code NVRTC compiles. */
+#define FIRST_ROW_COPY_COLS 4096
+
 /* Whether every block's first row group is a row: one block a row, a grid of as many blocks as
  * rows (rr__cuda_launch_shape_of; the host simulation launches fewer). Not where the register
  * cap was raised for rows in flight (realise.c, rows_in_flight_blocks): the first row's own
@@ -555,7 +559,7 @@ static int first_row_unguarded(const rr__cu_emitter *em)
 {
 	const rr__realisation *g = em->geo;
 	return em->C == 1 && g->rows_per_group == 1 && !g->persistent && !rr__cu_grid(em) &&
-	       g->min_blocks == g->min_blocks_capped &&
+	       em->n <= FIRST_ROW_COPY_COLS && g->min_blocks == g->min_blocks_capped &&
 	       g->min_blocks_head == g->min_blocks_head_capped;
 }
 
