@@ -765,6 +765,31 @@ static void test_tiny_flat_choices(const rr__target *gpu)
 	}
 }
 
+/* Launches of a few rows shorter than a warp: each level of the in-warp tree waits on a shuffle
+ * in every round, so fewer workers with several packs each win where one element a worker lost
+ * (the H200, session 26: 3x3 at W = 1 0.84-0.92x the time of W = 4, 1x17 and 8x31 at W = 4-8
+ * 0.90-0.98x that of W = 32). Fails on the model before (W = 4 at 3x3, W = 32 at 1x17). */
+static void test_few_short_row_workers(const rr__target *gpu)
+{
+	static const int64_t shapes[][2] = {{3, 3}, {1, 17}, {8, 31}, {100, 10}};
+	for (int k = 0; k < 6; k++) {
+		rr_kernel *kernel = builtin(builtins[k]);
+		for (int d = 0; d < 2; d++)
+			for (int s = 0; s < 4; s++) {
+				rr__plan_request req = {kernel,       d ? RR_BF16 : RR_F32,
+				                        shapes[s][0], shapes[s][1],
+				                        gpu,          NULL,
+				                        NULL};
+				rr_layout l = choose(&req, NULL);
+				CHECKF(2 * l.workers_per_row <= shapes[s][1],
+				       "%s %s %lldx%lld: %s (a worker of one element)", builtins[k],
+				       d ? "bf16" : "f32", (long long)shapes[s][0],
+				       (long long)shapes[s][1], show(&l));
+			}
+		rr_kernel_free(kernel);
+	}
+}
+
 /* The choices the H200 measured in session 13 (bench/NOTES.md): f32 rows of 65536-262144
  * elements, which no block keeps in shared memory, over a cluster of blocks of at least 512
  * workers keeping their segment in registers and looping over rows (0.72-0.87x the time of the
@@ -1172,6 +1197,7 @@ int main(void)
 	test_odd_row_choices(&gpu);
 	test_short_row_choices(&gpu);
 	test_tiny_flat_choices(&gpu);
+	test_few_short_row_workers(&gpu);
 	test_two_round_registers(&gpu);
 	test_few_group_readers(&gpu);
 	test_wide_cluster_choices(&gpu);

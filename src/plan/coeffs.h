@@ -67,6 +67,7 @@
 	X(gpu_scattered_access_eff, 0.75, G,                                                       \
 	  "bandwidth efficiency of a warp access over 16 lines (several rows)")                    \
 	X(gpu_trip_us, 0.1, G, "one launch wave: a trip to memory after the first (not flat)")     \
+	X(gpu_wave_level_us, 0.04, G, "one launch wave: a level of the in-warp tree in one round") \
 	X(cpu_bandwidth_per_thread, 8.0e9, C, "B/s of memory per thread")                          \
 	X(cpu_pack_ns, 0.4, C, "one vector operation on up to 32 bytes")                           \
 	X(cpu_ilp_u2, 0.9, C, "pack time factor with 2 or 3 chunks per iteration")                 \

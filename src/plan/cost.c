@@ -571,6 +571,13 @@ static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
 		    fmax(f->chunks_per_worker * l->vec, f->row_share * l->rows_per_group / 128);
 		f->latency_us += phases * (per_worker * K(gpu_element_phase_us) +
 		                           (r->head_slots > 0 ? K(gpu_head_phase_us) : 0));
+		/* ... and on each level of its in-warp tree, in every round: a shuffle, its
+		 * partner's value and the combination, one after another (the H200 ran 3x3 at W =
+		 * 1, U = 3 in 0.85-0.89x the time of W = 4, V = 1, one element a worker: rmsnorm,
+		 * softmax, layernorm, f32 and bf16; W = 2 between them; bench/NOTES.md session 26).
+		 */
+		f->latency_us +=
+		    f->rounds * log2_of(fmin(l->workers_per_row, warp)) * K(gpu_wave_level_us);
 		/* Outside the memory/latency overlap: a launch this small waits on each trip. */
 		f->trips_us = (few_group_trips(r, io, f) - 1) * K(gpu_trip_us);
 	}
