@@ -790,6 +790,25 @@ static void test_few_short_row_workers(const rr__target *gpu)
 	}
 }
 
+/* add_layernorm f32 over 1000 rows of 50265: one block keeps h = x + r (201 KB) in shared memory,
+ * 0.76x the time of the C = 4 cluster picked before (the H200, session 26); on 64 such rows a
+ * cluster still spreads the rows over the device. Fails on the model before. */
+static void test_block_kept_f32_rows(const rr__target *gpu)
+{
+	rr_kernel *kernel = builtin("add_layernorm");
+	rr__plan_request req = {kernel, RR_F32, 1000, 50265, gpu, NULL, NULL};
+	rr_layout l = choose(&req, NULL);
+	CHECKF(l.blocks_per_row == 1 && l.storage == RR_STORAGE_SMEM, "add_layernorm f32 %s",
+	       show(&l));
+	rr_kernel_free(kernel);
+	kernel = builtin("sum");
+	rr__plan_request few = {kernel, RR_F32, 64, 50257, gpu, NULL, NULL};
+	l = choose(&few, NULL);
+	CHECKF(l.blocks_per_row > 1 || l.storage == RR_STORAGE_GRID, "sum f32 64x50257: %s",
+	       show(&l));
+	rr_kernel_free(kernel);
+}
+
 /* The choices the H200 measured in session 13 (bench/NOTES.md): f32 rows of 65536-262144
  * elements, which no block keeps in shared memory, over a cluster of blocks of at least 512
  * workers keeping their segment in registers and looping over rows (0.72-0.87x the time of the
@@ -1198,6 +1217,7 @@ int main(void)
 	test_short_row_choices(&gpu);
 	test_tiny_flat_choices(&gpu);
 	test_few_short_row_workers(&gpu);
+	test_block_kept_f32_rows(&gpu);
 	test_two_round_registers(&gpu);
 	test_few_group_readers(&gpu);
 	test_wide_cluster_choices(&gpu);

@@ -88,6 +88,7 @@ static void common_features(const rr__plan_request *req, const rr__realisation *
 	f->groups = ceil_div(M, l->rows_per_group) * l->blocks_per_row;
 	f->rounds = req->kernel->analysis.rounds > 0 ? req->kernel->analysis.rounds : 1;
 	f->kept_inputs = io->kept;
+	f->kept_values = r->kept_values > 0 ? r->kept_values : io->kept;
 	f->passes = io->kept > 0 && r->keep == RR_KEEP_NONE ? io->max_passes : 1;
 	f->minimal_bytes = (io->row_inputs + io->row_outputs) * M * N * elem +
 	                   io->col_inputs * N * elem + io->index_inputs * M * 8.0 +
@@ -767,7 +768,17 @@ static double gpu_measured_factor(const rr__cost_coeffs *k, const rr__plan_reque
 	if (l->rows_per_group > 1 && !f->few_groups && f->threads_per_group > 256 &&
 	    req->cols <= ROW_BLOCK_COLS)
 		factor *= 1 + GPU_ROW_BLOCK_FACTOR * log2_of(f->threads_per_group / 256);
-	if (l->blocks_per_row > 1 && req->cols <= 32768)
+	/* Wider f32 rows too, where one block keeps every value the kernel keeps in shared
+	 * memory: add_layernorm f32 1000x50265 (h = x + r, 201 KB) ran C = 4 in registers in 1.31x
+	 * the time of the block's 282 µs, layernorm f32 1.63x; in bf16 the clusters ran level with
+	 * the block (add_layernorm C = 2 162 µs against 165; bench/NOTES.md session 26). Only on
+	 * rows enough for four blocks an SM: on fewer, a cluster is what spreads them over the
+	 * device. */
+	double sms = req->target->multiprocessors > 0 ? req->target->multiprocessors : 1;
+	int block_holds_f32_row =
+	    rr_dtype_size(req->dtype) >= 4 && f->rows >= 4 * sms &&
+	    fmax(1, f->kept_values) * (double)req->cols * 4 <= (double)req->target->smem_per_group;
+	if (l->blocks_per_row > 1 && (req->cols <= 32768 || block_holds_f32_row))
 		factor *= K(gpu_cluster_short_row_factor);
 	/* A cluster a row against clusters that loop over rows: 1.04-1.18x the time on the H200
 	 * (softmax, rmsnorm, layernorm f32 at 65536-262144, W = 512 in registers and W = 1024 in

@@ -55,6 +55,7 @@ typedef struct rr__plan_features {
 	double bandwidth_efficiency; /* fraction of the device bandwidth the layout can reach */
 	int rounds;                  /* reduction rounds */
 	int kept_inputs;             /* row inputs read in more than one phase */
+	int kept_values;             /* values a keeping layout keeps (h = x + r: one) */
 	int passes;                  /* passes over the row inputs in device memory (reread > 1) */
 	int barriers;                /* shared-memory or cluster stages per row */
 	double memory_us;            /* bytes over the reachable bandwidth */
