@@ -589,7 +589,14 @@ static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
 	 * H200 measured W <= 32, V = 1 plans 0.68-0.97x the best headed ones on rows of 127-321
 	 * elements and f32 norms of 1023, headed ones ahead on softmax f32 and bf16 at 1023
 	 * (bench/NOTES.md 2026-12-01 session 11). */
-	if (!f->few_groups && r->head_slots > 0 && odd_rows(req, io, l->vec))
+	/* The same head in a plain reduction's f32 rows (sum): W = 16-32, V = 1, U = 8 ran 0.77x
+	 * (65535x127) and 0.87x (32767x255) the time of the V = 4 picks on the H200. Not the
+	 * one-element packs' access width (odd_scalar_stretch): with it 12345x321 moved to V = 1
+	 * and ran 1.08x; nor 16-bit rows, whose V = 1 plans ran 1.02-1.16x (bench/NOTES.md
+	 * session 25). */
+	int plain_head = plain_kernel(req) && elem >= 4 && req->cols >= ODD_ROW_MIN_ELEMENTS &&
+	                 req->cols <= ODD_ROW_MAX_ELEMENTS && req->cols % l->vec != 0;
+	if (!f->few_groups && r->head_slots > 0 && (odd_rows(req, io, l->vec) || plain_head))
 		f->head_us =
 		    f->rows * (f->rounds + 1) * K(gpu_head_row_cycles) / (sms * GPU_CYCLES_PER_US);
 	f->launch_us = K(gpu_launch_us) + (l->storage == RR_STORAGE_GRID ? K(gpu_grid_launch_us)
