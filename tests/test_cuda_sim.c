@@ -7,6 +7,7 @@
  * without a C++ compiler. */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -42,7 +43,7 @@ static struct {
 	pthread_barrier_t block[MAX_RANKS];
 	pthread_barrier_t warp[MAX_RANKS][MAX_THREADS / 32];
 	pthread_barrier_t cluster;
-	float exchange[MAX_RANKS][MAX_THREADS];
+	float exchange[2][MAX_RANKS][MAX_THREADS]; /* a shuffle's values, two slots in turn */
 	float *cl[MAX_RANKS];
 	unsigned long long *mbar[MAX_RANKS];
 	pthread_mutex_t mail_lock; /* every mbarrier operation, and a push's store with it */
@@ -50,21 +51,24 @@ static struct {
 } sim = {.mail_lock = PTHREAD_MUTEX_INITIALIZER, .mail_done = PTHREAD_COND_INITIALIZER};
 
 static _Thread_local int my_rank, my_thread;
+static _Thread_local unsigned my_shuffles; /* this launch's shuffles so far */
 
 static void hook_sync_block(void)
 {
 	pthread_barrier_wait(&sim.block[my_rank]);
 }
 
+/* One barrier a shuffle: the lanes write slot k % 2 of the exchange, meet, read their partner.
+ * A lane writes that slot again only at shuffle k + 2, after the barrier of shuffle k + 1,
+ * which every lane of the warp reaches only after its read of shuffle k. */
 static float hook_shfl_xor(float value, int offset)
 {
 	pthread_barrier_t *warp = &sim.warp[my_rank][my_thread / 32];
-	sim.exchange[my_rank][my_thread] = value;
+	float(*slot)[MAX_THREADS] = sim.exchange[my_shuffles++ & 1u];
+	slot[my_rank][my_thread] = value;
 	pthread_barrier_wait(warp);
 	int lane = my_thread % 32;
-	float other = sim.exchange[my_rank][my_thread - lane + (lane ^ offset)];
-	pthread_barrier_wait(warp);
-	return other;
+	return slot[my_rank][my_thread - lane + (lane ^ offset)];
 }
 
 static void hook_cluster_sync(void)
@@ -179,14 +183,77 @@ typedef struct sim_thread {
 	void **params;
 } sim_thread;
 
-static void *sim_thread_main(void *arg)
+static void sim_thread_run(const sim_thread *t)
 {
-	sim_thread *t = arg;
 	my_rank = t->rank;
 	my_thread = t->thread;
+	my_shuffles = 0;
 	t->module->set_ids[t->rank]((unsigned)t->thread, t->block, t->grid);
 	t->module->entry[t->rank](t->vec, t->params);
-	return NULL;
+}
+
+/* The simulated threads: OS threads started once and reused by every launch (starting and
+ * ending up to a thousand a launch, under the sanitizers, took a third of this test's time).
+ * Worker i runs task i of a launch when go[i] is posted; the last to finish posts done. */
+static struct {
+	int count, stop;
+	pthread_t ids[MAX_RANKS * MAX_THREADS];
+	sem_t go[MAX_RANKS * MAX_THREADS];
+	sim_thread task[MAX_RANKS * MAX_THREADS];
+	atomic_int running;
+	sem_t done;
+} pool;
+
+static void *pool_worker(void *arg)
+{
+	int i = (int)(intptr_t)arg;
+	for (;;) {
+		while (sem_wait(&pool.go[i]) != 0)
+			;
+		if (pool.stop)
+			return NULL;
+		sim_thread_run(&pool.task[i]);
+		if (atomic_fetch_sub(&pool.running, 1) == 1)
+			sem_post(&pool.done);
+	}
+}
+
+/* Runs pool.task[0 .. n - 1], one worker each, and returns when all have returned. */
+static void pool_run(int n)
+{
+	if (pool.count == 0)
+		sem_init(&pool.done, 0, 0);
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 256 << 10);
+	for (; pool.count < n; pool.count++) {
+		sem_init(&pool.go[pool.count], 0, 0);
+		if (pthread_create(&pool.ids[pool.count], &attr, pool_worker,
+		                   (void *)(intptr_t)pool.count) != 0) {
+			fprintf(stderr, "cannot start simulated thread %d\n", pool.count);
+			abort();
+		}
+	}
+	pthread_attr_destroy(&attr);
+	atomic_store(&pool.running, n);
+	for (int i = 0; i < n; i++)
+		sem_post(&pool.go[i]);
+	while (sem_wait(&pool.done) != 0)
+		;
+}
+
+static void pool_stop(void)
+{
+	pool.stop = 1;
+	for (int i = 0; i < pool.count; i++)
+		sem_post(&pool.go[i]);
+	for (int i = 0; i < pool.count; i++) {
+		pthread_join(pool.ids[i], NULL);
+		sem_destroy(&pool.go[i]);
+	}
+	if (pool.count > 0)
+		sem_destroy(&pool.done);
+	pool.count = 0;
 }
 
 /* Seconds one simulated launch may take before it counts as hung (the longest takes a few). */
@@ -200,11 +267,6 @@ static void sim_launch(const sim_module *m, const rr__realisation *g, int vec, i
 	int64_t groups = (rows + g->rows_per_group - 1) / g->rows_per_group;
 	int clusters = groups > 1 ? 2 : 1;
 	int ranks = g->blocks_per_row, threads = g->threads;
-	static sim_thread args[MAX_RANKS * MAX_THREADS];
-	static pthread_t ids[MAX_RANKS * MAX_THREADS];
-	pthread_attr_t attr;
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, 256 << 10);
 	sim.threads = threads;
 	sim.ranks = ranks;
 	for (int r = 0; r < ranks; r++) {
@@ -226,22 +288,15 @@ static void sim_launch(const sim_module *m, const rr__realisation *g, int vec, i
 		int started = 0;
 		for (int r = 0; r < ranks; r++)
 			for (int t = 0; t < threads; t++, started++) {
-				args[started] = (sim_thread){m,
-				                             r,
-				                             t,
-				                             (unsigned)(q * ranks + r),
-				                             (unsigned)(clusters * ranks),
-				                             vec,
-				                             params};
-				if (pthread_create(&ids[started], &attr, sim_thread_main,
-				                   &args[started]) != 0) {
-					fprintf(stderr, "cannot start simulated thread %d\n",
-					        started);
-					abort();
-				}
+				pool.task[started] = (sim_thread){m,
+				                                  r,
+				                                  t,
+				                                  (unsigned)(q * ranks + r),
+				                                  (unsigned)(clusters * ranks),
+				                                  vec,
+				                                  params};
 			}
-		for (int i = 0; i < started; i++)
-			pthread_join(ids[i], NULL);
+		pool_run(started);
 		for (int r = 0; r < ranks; r++) {
 			pthread_barrier_destroy(&sim.block[r]);
 			for (int w = 0; w * 32 < threads; w++)
@@ -249,7 +304,6 @@ static void sim_launch(const sim_module *m, const rr__realisation *g, int vec, i
 		}
 		pthread_barrier_destroy(&sim.cluster);
 	}
-	pthread_attr_destroy(&attr);
 	alarm(0);
 }
 
@@ -257,6 +311,40 @@ static void sim_launch(const sim_module *m, const rr__realisation *g, int vec, i
 
 static char cache_dir[1024];
 static int full_grid; /* RR_SIM_FULL=1: also the GPU test's whole grid (minutes) */
+
+/* The host compile of a simulated source. -O0: the simulated kernels' time is the threads'
+ * barriers, not their arithmetic, and -O0 compiles in half the time of -O1 (a few hundred
+ * sources: most of CI's time for this test); the results are the same bits (IEEE f32 on SSE,
+ * no contraction). Part of the cache key. */
+#define SIM_CXX "c++ -std=c++17 -O0 -w -ffp-contract=off -fPIC"
+
+/* `-include PRELUDE` where the system headers of tests/cuda_sim.h (math.h, string.h: C++'s
+ * <cmath>, half of a source's compile) were precompiled for this run, or "" where they could
+ * not be: then each source parses them as text, into the same code. */
+static char prelude_option[1200];
+static char prelude_header[1100], prelude_gch[1200];
+
+static void prelude_remove(void)
+{
+	unlink(prelude_gch);
+	unlink(prelude_header);
+}
+
+static void prelude_prepare(void)
+{
+	static const char text[] = "#include <math.h>\n#include <string.h>\n";
+	char command[3000];
+	snprintf(prelude_header, sizeof prelude_header, "%s/prelude.%d.h", cache_dir,
+	         (int)getpid());
+	snprintf(prelude_gch, sizeof prelude_gch, "%s.gch", prelude_header);
+	if (rr__write_file_atomic(prelude_header, text, sizeof text - 1) != RR_OK)
+		return;
+	atexit(prelude_remove);
+	snprintf(command, sizeof command, SIM_CXX " -x c++-header -o '%s' '%s' > /dev/null 2>&1",
+	         prelude_gch, prelude_header);
+	if (system(command) == 0)
+		snprintf(prelude_option, sizeof prelude_option, "-include '%s'", prelude_header);
+}
 
 static int copy_file(const char *from, const char *to)
 {
@@ -289,6 +377,7 @@ static int sim_load(const char *source, int ranks, int grid, sim_module *m)
 		return -1;
 	}
 	rr__buf keyed = {0};
+	rr__buf_printf(&keyed, "%s\n", SIM_CXX);
 	rr__buf_append(&keyed, header_text, header_size);
 	rr__buf_append(&keyed, text.data, text.length);
 	free(header_text);
@@ -302,12 +391,15 @@ static int sim_load(const char *source, int ranks, int grid, sim_module *m)
 			rr__buf_free(&text);
 			return -1;
 		}
-		snprintf(
-		    command, sizeof command,
-		    "c++ -std=c++17 -O1 -w -ffp-contract=off -fPIC -shared -Wl,-Bsymbolic -o '%s' "
-		    "'%s'",
-		    tmp, cpp);
-		if (system(command) != 0 || rename(tmp, so) != 0) {
+		snprintf(command, sizeof command, SIM_CXX " %s -shared -Wl,-Bsymbolic -o '%s' '%s'",
+		         prelude_option, tmp, cpp);
+		int failed = system(command) != 0;
+		if (failed && prelude_option[0]) { /* again with the headers as text */
+			snprintf(command, sizeof command,
+			         SIM_CXX " -shared -Wl,-Bsymbolic -o '%s' '%s'", tmp, cpp);
+			failed = system(command) != 0;
+		}
+		if (failed || rename(tmp, so) != 0) {
 			fprintf(stderr, "simulation compile failed: %s\n", command);
 			rr__buf_free(&text);
 			return -1;
@@ -989,6 +1081,7 @@ int main(void)
 	const char *base = getenv("RR_CACHE_DIR");
 	snprintf(cache_dir, sizeof cache_dir, "%s/cuda-sim", base && base[0] ? base : "/tmp");
 	CHECK(rr__mkdir_p(cache_dir) == RR_OK);
+	prelude_prepare();
 	rr_device device = cuda_target_device();
 	const char *const *names = rr_builtin_names();
 	int simulated = 0;
@@ -1021,5 +1114,6 @@ int main(void)
 	if (full_grid)
 		simulate_full_grid(&device);
 	bitwise_sums(&device);
+	pool_stop();
 	return rr_test_finish("test_cuda_sim");
 }
