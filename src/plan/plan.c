@@ -303,8 +303,8 @@ static rr_status consider(const rr__plan_request *req, const rr_layout *fixed, i
 		return RR_OK;
 	out->considered++;
 	canonical_shape(req, fixed, kept, &l);
-	rr__illegal reason = rr__layout_check(req->kernel, req->cols, req->dtype, &l, req->target,
-	                                      detail, sizeof detail);
+	rr__illegal reason = rr__layout_check_with(req->kernel, req->facts, req->cols, req->dtype,
+	                                           &l, req->target, detail, sizeof detail);
 	if (reason != RR_LEGAL) {
 		if (out->rejected++ == 0)
 			snprintf(out->first_rejection, sizeof out->first_rejection, "%s", detail);
@@ -456,8 +456,8 @@ static rr_status check_requested(const rr__plan_request *req, const rr_layout *r
                                  rr_layout *out)
 {
 	char detail[512];
-	rr__illegal reason = rr__layout_check(req->kernel, req->cols, req->dtype, requested,
-	                                      req->target, detail, sizeof detail);
+	rr__illegal reason = rr__layout_check_with(req->kernel, req->facts, req->cols, req->dtype,
+	                                           requested, req->target, detail, sizeof detail);
 	if (reason != RR_LEGAL) {
 		char text[128];
 		rr_layout_format(requested, text, sizeof text);
