@@ -574,7 +574,7 @@ static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
 		                           (r->head_slots > 0 ? K(gpu_head_phase_us) : 0));
 		/* ... and on each level of its in-warp tree, in every round: a shuffle, its
 		 * partner's value and the combination, one after another (the H200 ran 3x3 at W =
-		 * 1, U = 3 in 0.85-0.89x the time of W = 4, V = 1, one element a worker: rmsnorm,
+		 * 1, U = 3 in 0.83-0.89x the time of W = 4, V = 1, one element a worker: rmsnorm,
 		 * softmax, layernorm, f32 and bf16; W = 2 between them; bench/NOTES.md session 26).
 		 */
 		f->latency_us +=
