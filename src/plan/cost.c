@@ -252,10 +252,15 @@ static int plain_kernel(const rr__plan_request *req)
  * head (its length is not a multiple of the pack), the row is long enough for a head to matter
  * (the H200 sweeps below measured 127-1023 elements), and the kernel writes rows (sum and
  * cross_entropy kept their vector plans' lead on odd rows, bench/NOTES.md session 7). */
+static int odd_length(const rr__plan_request *req, int vec)
+{
+	return req->cols >= ODD_ROW_MIN_ELEMENTS && req->cols <= ODD_ROW_MAX_ELEMENTS &&
+	       req->cols % vec != 0;
+}
+
 static int odd_rows(const rr__plan_request *req, const io_facts *io, int vec)
 {
-	return io->row_outputs > 0 && req->cols >= ODD_ROW_MIN_ELEMENTS &&
-	       req->cols <= ODD_ROW_MAX_ELEMENTS && req->cols % vec != 0;
+	return io->row_outputs > 0 && odd_length(req, vec);
 }
 
 /* The access width the bandwidth efficiency is priced at. On odd rows (above) every plan of
@@ -400,10 +405,10 @@ static double few_group_trips(const rr__realisation *r, const io_facts *io,
 	return per_phase * phases;
 }
 
-/* Whether one block keeps `elements` of each kept row input in shared memory (as f32). */
-static int block_keeps(const rr__plan_request *req, const rr__plan_features *f, double elements)
+/* Whether one block keeps `elements` of each of `kept` rows in shared memory (as f32). */
+static int block_keeps(const rr__plan_request *req, int kept, double elements)
 {
-	return fmax(1, f->kept_inputs) * elements * 4 <= (double)req->target->smem_per_group;
+	return fmax(1, kept) * elements * 4 <= (double)req->target->smem_per_group;
 }
 
 /* A cluster whose blocks keep their segment in registers, up to 16 packs a worker at W >= 512,
@@ -424,7 +429,8 @@ static int cluster_kept_in_registers(const rr__plan_request *req, const rr__real
 	return l->storage == RR_STORAGE_CLUSTER &&
 	       (f->rounds < 2 || l->blocks_per_row <= 4 || l->unroll <= 2) &&
 	       r->keep == RR_KEEP_REGS && l->workers_per_row >= 512 && f->chunks_per_worker <= 16 &&
-	       req->target->smem_per_group > 0 && !block_keeps(req, f, (double)req->cols);
+	       req->target->smem_per_group > 0 &&
+	       !block_keeps(req, f->kept_inputs, (double)req->cols);
 }
 
 /* The cache lines one warp access of a group of several rows touches: warp / W rows, each run of
@@ -594,8 +600,7 @@ static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
 	 * one-element packs' access width (odd_scalar_stretch): with it 12345x321 moved to V = 1
 	 * and ran 1.08x; nor 16-bit rows, whose V = 1 plans ran 1.02-1.16x (bench/NOTES.md
 	 * session 25). */
-	int plain_head = plain_kernel(req) && elem >= 4 && req->cols >= ODD_ROW_MIN_ELEMENTS &&
-	                 req->cols <= ODD_ROW_MAX_ELEMENTS && req->cols % l->vec != 0;
+	int plain_head = plain_kernel(req) && elem >= 4 && odd_length(req, l->vec);
 	if (!f->few_groups && r->head_slots > 0 && (odd_rows(req, io, l->vec) || plain_head))
 		f->head_us =
 		    f->rows * (f->rounds + 1) * K(gpu_head_row_cycles) / (sms * GPU_CYCLES_PER_US);
@@ -737,7 +742,7 @@ static int grid_one_block_keeps(const rr__plan_request *req, const rr_layout *l,
 		C *= 2;
 	int64_t segment =
 	    rr__block_segment(req->cols, (int)C, l->vec, (int)rr_dtype_size(req->dtype));
-	return block_keeps(req, f, (double)segment);
+	return block_keeps(req, f->kept_inputs, (double)segment);
 }
 
 /* Corrections the second round of H200 sweeps measured and the terms above do not capture
@@ -782,9 +787,8 @@ static double gpu_measured_factor(const rr__cost_coeffs *k, const rr__plan_reque
 	 * rows enough for four blocks an SM: on fewer, a cluster is what spreads them over the
 	 * device. */
 	double sms = req->target->multiprocessors > 0 ? req->target->multiprocessors : 1;
-	int block_holds_f32_row =
-	    rr_dtype_size(req->dtype) >= 4 && f->rows >= 4 * sms &&
-	    fmax(1, f->kept_values) * (double)req->cols * 4 <= (double)req->target->smem_per_group;
+	int block_holds_f32_row = rr_dtype_size(req->dtype) >= 4 && f->rows >= 4 * sms &&
+	                          block_keeps(req, f->kept_values, (double)req->cols);
 	if (l->blocks_per_row > 1 && (req->cols <= 32768 || block_holds_f32_row))
 		factor *= K(gpu_cluster_short_row_factor);
 	/* A cluster a row against clusters that loop over rows: 1.04-1.18x the time on the H200
