@@ -375,6 +375,30 @@ static int vec_for(int v, rr_dtype dtype)
 	return v == 0 ? full : v < 0 ? full / 2 : v;
 }
 
+/* S=grid keeps a 16-bit segment as stored (raw, filled by asynchronous copies), so a block of
+ * 65536 bf16 elements keeps its 128 KiB on sm_90; the same segment in f32 (256 KiB) is over
+ * the limit and re-read. Every row of a few-row launch then fits the device at once (H200:
+ * layernorm bf16 4x2097152 at C = 32 and 64 in 17-19 µs, bench/NOTES.md session 27). */
+static void test_grid_raw_keep(const rr__target *sm90)
+{
+	rr_kernel *kernel = NULL;
+	CHECK(rr_kernel_load_builtin("layernorm", &kernel) == RR_OK);
+	if (!kernel)
+		return;
+	const rr_layout l = {1024, 8, 1, 1, 32, RR_STORAGE_GRID, RR_GRID_PERSISTENT};
+	rr__realisation r;
+	CHECK(rr__realise(kernel, RR_BF16, 2097152, &l, sm90, &r) == RR_OK);
+	CHECKF(r.keep == RR_KEEP_SMEM && r.keep_raw && r.segment == 65536 &&
+	           r.dynamic_smem >= 65536 * 2 && r.dynamic_smem < 65536 * 4,
+	       "bf16 segment: keep %d raw %d segment %lld, %lld bytes", (int)r.keep, r.keep_raw,
+	       (long long)r.segment, (long long)r.dynamic_smem);
+	const rr_layout l32 = {1024, 4, 1, 1, 32, RR_STORAGE_GRID, RR_GRID_PERSISTENT};
+	CHECK(rr__realise(kernel, RR_F32, 2097152, &l32, sm90, &r) == RR_OK);
+	CHECKF(r.keep == RR_KEEP_NONE && r.dynamic_smem == 0, "f32 segment: keep %d, %lld bytes",
+	       (int)r.keep, (long long)r.dynamic_smem);
+	rr_kernel_free(kernel);
+}
+
 int main(void)
 {
 	const char *root = getenv("RR_SOURCE_DIR");
@@ -412,6 +436,7 @@ int main(void)
 			}
 		rr_kernel_free(kernel);
 	}
+	test_grid_raw_keep(&devices[1].target);
 	printf("%d plans checked against their realisation\n", checked);
 	CHECK(checked > 300);
 	return rr_test_finish("test_realise");

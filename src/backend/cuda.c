@@ -25,8 +25,12 @@ typedef struct cuda_module {
 	CUfunction head; /* NULL when the plan has only the scalar entry */
 	CUfunction scalar;
 	int64_t resident_groups; /* groups resident at once: the persistent grid's size */
-	int resident_clusters;   /* the driver's count for a cluster plan; -1 when not asked */
-	CUdeviceptr workspace;   /* S=grid: resident_groups × the record's bytes per group */
+	/* S=grid: the groups resident at once of the scalar, vec and head entries, each by its
+	 * own registers (the persistent grid of the entry launched) */
+	int64_t entry_groups[3];
+	int resident_clusters; /* the driver's count for a cluster plan; -1 when not asked */
+	/* S=grid: resident_groups (the most of any entry) × the record's bytes per group */
+	CUdeviceptr workspace;
 } cuda_module;
 
 static cuda_device *impl_of(rr_device *device)
@@ -240,38 +244,42 @@ static void size_persistent_grid(rr_device *device, const rr__realisation *g, cu
 		m->resident_groups = 1;
 }
 
-/* S=grid: how many row groups of C blocks are resident at once (by the driver's occupancy of
- * the compiled entries, the smaller of the two), refused when not even one is; then the
- * program's workspace, that many groups of the record's bytes, zeroed once (a group's barrier
- * counts every arrival and waits for the next multiple of C, so it never needs a reset). One
- * program's launches share it: they must not run
+/* S=grid: how many row groups of C blocks are resident at once, for each compiled entry by
+ * its own occupancy (the driver's; an entry of fewer registers may hold more groups: the vec
+ * entry of layernorm bf16 at W = 512 fits two blocks an SM where the scalar entry fits one),
+ * refused when one entry fits not even one group; then the program's workspace, the most
+ * groups of any entry times the record's bytes, zeroed once (a group's barrier counts every
+ * arrival and waits for the next multiple of C, so it never needs a reset, whichever entry
+ * and grid size arrive at it). One program's launches share it: they must not run
  * concurrently on different streams. */
 static rr_status prepare_grid_split(rr_device *device, const rr__realisation *g, cuda_module *m)
 {
 	cuda_device *cu = impl_of(device);
 	const rr__cuda_driver *d = cu->driver;
 	CUfunction functions[3] = {m->scalar, m->vec, m->head};
-	int per_sm = 1 << 30;
+	m->resident_groups = 0;
 	for (int i = 0; i < 3; i++) {
 		int fit = 0;
+		m->entry_groups[i] = 0;
 		if (!functions[i])
 			continue;
 		if (d->cuOccupancyMaxActiveBlocksPerMultiprocessor(
 		        &fit, functions[i], g->threads, (size_t)g->dynamic_smem) != RR_CUDA_SUCCESS)
 			fit = 0;
-		per_sm = fit < per_sm ? fit : per_sm;
+		int64_t blocks = (int64_t)fit * device->target.multiprocessors;
+		if (blocks < g->blocks_per_row)
+			return rr__fail(
+			    RR_ERR_ILLEGAL_LAYOUT,
+			    "S=grid with C = %d blocks per row: all of a row's blocks must be "
+			    "resident at once, but this kernel fits %d block(s) per SM "
+			    "(registers, %d threads, %lld bytes of dynamic shared memory) on %d "
+			    "SMs; use a smaller C or W",
+			    g->blocks_per_row, fit, g->threads, (long long)g->dynamic_smem,
+			    device->target.multiprocessors);
+		m->entry_groups[i] = blocks / g->blocks_per_row;
+		if (m->entry_groups[i] > m->resident_groups)
+			m->resident_groups = m->entry_groups[i];
 	}
-	int64_t blocks = (int64_t)per_sm * device->target.multiprocessors;
-	if (blocks < g->blocks_per_row)
-		return rr__fail(
-		    RR_ERR_ILLEGAL_LAYOUT,
-		    "S=grid with C = %d blocks per row: all of a row's blocks must be "
-		    "resident at once, but this kernel fits %d block(s) per SM "
-		    "(registers, %d threads, %lld bytes of dynamic shared memory) on %d "
-		    "SMs; use a smaller C or W",
-		    g->blocks_per_row, per_sm, g->threads, (long long)g->dynamic_smem,
-		    device->target.multiprocessors);
-	m->resident_groups = blocks / g->blocks_per_row;
 	size_t bytes = (size_t)(m->resident_groups * g->workspace_per_group);
 	void *zeros = calloc(1, bytes);
 	if (!zeros)
@@ -377,8 +385,16 @@ static rr_status cuda_launch(rr_device *device, rr_program *program, int64_t row
 	/* The base pointers are the caller's: their phases pick the entry (each row's head
 	 * aligns its body; arrays at different phases take the scalar entry). */
 	int vec = rr__realisation_vec_allowed(kernel, g, inputs, outputs);
+	CUfunction f = vec == RR_ENTRY_VEC && m->vec ? m->vec
+	               : vec && m->head              ? m->head
+	                                             : m->scalar;
+	int64_t resident = m->resident_groups;
+	if (g->grid_split)
+		resident = f == m->vec    ? m->entry_groups[1]
+		           : f == m->head ? m->entry_groups[2]
+		                          : m->entry_groups[0];
 	rr__cuda_launch_shape shape = {0};
-	rr_status status = rr__cuda_launch_shape_of(g, rows, m->resident_groups, vec, &shape);
+	rr_status status = rr__cuda_launch_shape_of(g, rows, resident, vec, &shape);
 	if (status != RR_OK)
 		return status;
 	CUdeviceptr pointers[2 * RR_MAX_IO];
@@ -403,9 +419,6 @@ static rr_status cuda_launch(rr_device *device, rr_program *program, int64_t row
 	CUdeviceptr workspace = m->workspace;
 	if (shape.cooperative)
 		params[n++] = &workspace;
-	CUfunction f = vec == RR_ENTRY_VEC && m->vec ? m->vec
-	               : vec && m->head              ? m->head
-	                                             : m->scalar;
 	rr__cu_launch_attribute cluster = {.id = RR_CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION};
 	cluster.value.cluster_dim.x = (unsigned)shape.cluster;
 	cluster.value.cluster_dim.y = cluster.value.cluster_dim.z = 1;

@@ -465,13 +465,15 @@ int rr__reduction_slots(const rr_kernel *kernel, short *slot_of)
 }
 
 /* Whether kept values may be kept raw (rr__realisation.keep_raw): row inputs as stored, in
- * packs of one 16-byte asynchronous copy, on sm_80 or later, in groups of one row; not in
- * S=grid segments nor blocks of many rows, whose raw keeps have not run on a GPU (their plans
- * stay as measured before). */
+ * packs of one 16-byte asynchronous copy, on sm_80 or later, in groups of one row; not in blocks
+ * of many rows, whose raw keeps have not run on a GPU (their plans stay as measured before).
+ * S=grid segments keep raw too: a bf16 block of 65536 elements keeps its 128 KiB where f32
+ * (256 KiB) re-read, so the four rows of layernorm bf16 4x2097152 fit the H200 at once (C = 32
+ * and 64: 17.3-19.2 µs against 36.9 for one row at a time; bench/NOTES.md session 27). */
 static int raw_keep_allowed(const rr__kernel_facts *f, const rr__realisation *r,
                             const rr__target *target)
 {
-	return f->kept_raw && r->pack_bytes == 16 && target->cc_major >= 8 && !r->grid_split &&
+	return f->kept_raw && r->pack_bytes == 16 && target->cc_major >= 8 &&
 	       r->rows_per_group == 1;
 }
 
