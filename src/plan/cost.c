@@ -205,12 +205,25 @@ static void gpu_occupancy(const rr__plan_request *req, const rr__realisation *r,
 	    (f->rounds >= 2 ? 2 : 1) * (r->kept_values > 0 ? r->kept_values : io->kept);
 	double regs = 24 + in_flight * fmax(1, l->vec * elem / 4) * fmax(1, io->row_inputs) +
 	              (l->workers_per_row > warp ? 4 : 0) + (in_regs ? per_slot * f->slots : 0);
+	/* S=grid's residency decides whether a few rows run at once or one after another (a row
+	 * group of C blocks at a time: layernorm bf16 4x2097152 at W = 512, C = 128 ran 36.9 µs
+	 * where ptxas gave 72 registers and one block an SM, against 17.3-19.2 µs for plans that
+	 * hold all four rows). Its entries convert every loaded pack to f32 and keep U packs of
+	 * each row and col input in flight: ptxas gave 36-87 registers to W = 256-1024, U = 1-4
+	 * (six built-ins, bf16 and f32, C = 32 and 128), about 32 + U·V·inputs / 2 in 16-bit and
+	 * U·V·inputs · 3/4 in f32 (bench/NOTES.md session 27). */
+	if (l->storage == RR_STORAGE_GRID && f->rounds >= 2) {
+		double inputs = io->row_inputs + io->col_inputs;
+		regs = fmax(regs, 32 + in_flight * l->vec * inputs * (elem >= 4 ? 0.75 : 0.5));
+	}
 	f->registers_per_thread = fmin(255, fmax(32, 8 * ceil(regs / 8)));
 	f->smem_per_group = (double)r->smem_bytes;
 	/* A raw keep the model does not price as streaming (staged_whole) is priced as the f32
-	 * keep it replaced, shared memory included, until the H200 has measured it. */
+	 * keep it replaced, shared memory included, until the H200 has measured it: S=grid's
+	 * segments of two rounds were (above; 64 KB blocks of bf16 two an SM). One round (rmsnorm,
+	 * softmax) priced so moved eight few-row picks, four 0.83-0.93x, four 1.01-1.44x. */
 	f->raw_streams = staged_whole(r, io);
-	if (r->keep_raw && !f->raw_streams)
+	if (r->keep_raw && !f->raw_streams && (l->storage != RR_STORAGE_GRID || f->rounds < 2))
 		f->smem_per_group += (double)r->dynamic_smem * (4.0 / r->elem_bytes - 1);
 	double T = f->threads_per_group;
 	double fit = fmin(floor(GPU_THREADS_PER_SM / T), GPU_GROUPS_PER_SM);
@@ -817,6 +830,8 @@ static double gpu_measured_factor(const rr__cost_coeffs *k, const rr__plan_reque
 	return factor;
 }
 
+/* A wave of S=grid row groups after the first, per round (rr__cost_features). */
+#define GPU_GRID_WAVE_ROUND_US 3.0
 /* Headed 16-bit S=grid kernels of two rounds with more blocks than SMs (features_of). */
 #define GPU_GRID_HEADED_16BIT_FACTOR 1.3
 /* A mailbox cluster of fewer than six blocks an SM, and one of six or more (features_of). */
@@ -870,6 +885,15 @@ static void features_of(const rr__plan_request *req, const rr__realisation *r,
 	features->predicted_us = features->launch_us + slow + overlap * fast +
 	                         K(tree_weight) * features->tree_us + features->head_us +
 	                         features->trips_us;
+	/* S=grid rows of two rounds or more in waves of row groups: each wave after the first
+	 * loads, meets at every round's barrier and stores before the next starts, ~3 µs a round
+	 * that neither term above sees (H200: layernorm bf16 4x2097152 in four waves 37.6 µs, in
+	 * one 17.7; add_layernorm f32 3x2097152 in three 54.6, in one 41.0; bench/NOTES.md
+	 * session 27). */
+	if (gpu && layout->storage == RR_STORAGE_GRID && features->rounds >= 2 &&
+	    features->waves > 1)
+		features->predicted_us +=
+		    (ceil(features->waves) - 1) * features->rounds * GPU_GRID_WAVE_ROUND_US;
 	/* A launch in a single wave of an online reduction without row outputs (cross-entropy)
 	 * over short rows, whose workers load in several dependent steps (U chunks at a time),
 	 * has no other group to hide a step behind: each step after the first waits outside the
