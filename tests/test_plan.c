@@ -810,13 +810,14 @@ static void test_block_kept_f32_rows(const rr__target *gpu)
 /* A few rows over the grid in a kernel of two rounds: the H200 ran the C = 128 picks of four
  * rows of 2097152 one row group at a time (their entries took 69-100 registers: one block an
  * SM), 1.25-2.1x the time of C = 32-64 plans that hold two or all four rows at once (layernorm
- * bf16 37.6 µs against 17.7, f32 50.2 against 37.6, add_layernorm f32 71.6 against 57.3;
- * bench/NOTES.md session 27). Fails on the model before (C = 128 each). */
+ * bf16 37.6 µs against 17.7, f32 50.2 against 37.6, add_layernorm f32 71.6 against 57.3, bf16
+ * 51.7 against 33.4; bench/NOTES.md session 27). Fails on the model before (C = 128 each). */
 static void test_grid_two_round_waves(const rr__target *gpu)
 {
-	static const char *const names[] = {"layernorm", "layernorm", "add_layernorm"};
-	static const rr_dtype dtypes[] = {RR_BF16, RR_F32, RR_F32};
-	for (int i = 0; i < 3; i++) {
+	static const char *const names[] = {"layernorm", "layernorm", "add_layernorm",
+	                                    "add_layernorm"};
+	static const rr_dtype dtypes[] = {RR_BF16, RR_F32, RR_F32, RR_BF16};
+	for (int i = 0; i < 4; i++) {
 		rr_kernel *kernel = builtin(names[i]);
 		rr__plan_request req = {kernel, dtypes[i], 4, 2097152, gpu, NULL, NULL};
 		rr_layout l = choose(&req, NULL);

@@ -295,9 +295,11 @@ static void check_cost(const char *label, const rr_kernel *kernel, const rr__rea
 	           f.chunks_per_worker == (double)r->chunks && f.slots == (double)r->slots &&
 	           f.kept_inputs == r->kept_inputs && f.access_bytes == r->pack_bytes,
 	       "%s: the cost model's geometry differs from the record", label);
-	/* a raw keep the model does not take as streaming is priced at the f32 keep's size */
+	/* a raw keep the model does not take as streaming is priced at the f32 keep's size, but
+	 * in S=grid segments of two rounds or more at its own (measured, session 27) */
 	double priced = (double)r->smem_bytes;
-	if (r->keep_raw && !rr__cost_raw_streams(&req, r))
+	int grid_rounds = r->grid_split && kernel->analysis.rounds >= 2;
+	if (r->keep_raw && !rr__cost_raw_streams(&req, r) && !grid_rounds)
 		priced += (double)r->dynamic_smem * (4.0 / r->elem_bytes - 1);
 	if (target->kind == RR_TARGET_GPU)
 		CHECKF(

@@ -213,8 +213,12 @@ static void gpu_occupancy(const rr__plan_request *req, const rr__realisation *r,
 	 * (six built-ins, bf16 and f32, C = 32 and 128), about 32 + U·V·inputs / 2 in 16-bit and
 	 * U·V·inputs · 3/4 in f32 (bench/NOTES.md session 27). */
 	if (l->storage == RR_STORAGE_GRID && f->rounds >= 2) {
+		/* a segment of at most four packs a worker has them all in flight: add_layernorm
+		 * bf16 at W = 512, U = 2, C = 128 (four packs) took 100 registers, at C = 64
+		 * (eight) 56 */
+		double packs = f->chunks_per_worker <= 4 ? f->chunks_per_worker : in_flight;
 		double inputs = io->row_inputs + io->col_inputs;
-		regs = fmax(regs, 32 + in_flight * l->vec * inputs * (elem >= 4 ? 0.75 : 0.5));
+		regs = fmax(regs, 32 + packs * l->vec * inputs * (elem >= 4 ? 0.75 : 0.5));
 	}
 	f->registers_per_thread = fmin(255, fmax(32, 8 * ceil(regs / 8)));
 	f->smem_per_group = (double)r->smem_bytes;
