@@ -309,8 +309,8 @@ static void test_aligned_stores(void)
 				float *p = row + SLACK + offset;
 				rr_aligner a = rr_aligner_begin(p, stream);
 				for (int c = 0; c < count; c++) {
-					vf v = rr_vsplat(
-					    0.0f); /* every lane set below (gcc 13 asks) */
+					/* every lane is set below; gcc 13 asks for a start */
+					vf v = rr_vsplat(0.0f);
 					for (int l = 0; l < L; l++)
 						v[l] = (float)(c * L + l + 1);
 					rr_store_aligned(&a, p, (int64_t)c * L, stream, v);

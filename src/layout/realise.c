@@ -469,7 +469,8 @@ int rr__reduction_slots(const rr_kernel *kernel, short *slot_of)
  * of many rows, whose raw keeps have not run on a GPU (their plans stay as measured before).
  * S=grid segments keep raw too: a bf16 block of 65536 elements keeps its 128 KiB where f32
  * (256 KiB) re-read, so the four rows of layernorm bf16 4x2097152 fit the H200 at once (C = 32
- * and 64: 17.3-19.2 µs against 36.9 for one row at a time; bench/NOTES.md session 27). */
+ * and 64: 17.3-19.2 µs against 36.9 for one row at a time; f32 segments copied so ran level:
+ * layernorm f32 4x2097152 49.9 against 50.1; bench/NOTES.md session 27). */
 static int raw_keep_allowed(const rr__kernel_facts *f, const rr__realisation *r,
                             const rr__target *target)
 {

@@ -210,8 +210,8 @@ static void gpu_occupancy(const rr__plan_request *req, const rr__realisation *r,
 	 * where ptxas gave 72 registers and one block an SM, against 17.3-19.2 µs for plans that
 	 * hold all four rows). Its entries convert every loaded pack to f32 and keep U packs of
 	 * each row and col input in flight: ptxas gave 36-87 registers to W = 256-1024, U = 1-4
-	 * (six built-ins, bf16 and f32, C = 32 and 128), about 32 + U·V·inputs / 2 in 16-bit and
-	 * U·V·inputs · 3/4 in f32 (bench/NOTES.md session 27). */
+	 * (six built-ins, bf16 and f32, C = 32 and 128), about 32 + U·V·inputs times 1/2 in
+	 * 16-bit and 3/4 in f32 (bench/NOTES.md session 27). */
 	if (l->storage == RR_STORAGE_GRID && f->rounds >= 2) {
 		/* a segment of at most four packs a worker has them all in flight: add_layernorm
 		 * bf16 at W = 512, U = 2, C = 128 (four packs) took 100 registers, at C = 64
