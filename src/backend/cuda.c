@@ -25,8 +25,8 @@ typedef struct cuda_module {
 	CUfunction head; /* NULL when the plan has only the scalar entry */
 	CUfunction scalar;
 	int64_t resident_groups; /* groups resident at once: the persistent grid's size */
-	/* S=grid: the groups resident at once of the scalar, vec and head entries, each by its
-	 * own registers (the persistent grid of the entry launched) */
+	/* S=grid: the groups resident at once of each entry (by RR_ENTRY_*), each by its own
+	 * registers (the persistent grid of the entry launched) */
 	int64_t entry_groups[3];
 	int resident_clusters; /* the driver's count for a cluster plan; -1 when not asked */
 	/* S=grid: resident_groups (the most of any entry) × the record's bytes per group */
@@ -256,7 +256,8 @@ static rr_status prepare_grid_split(rr_device *device, const rr__realisation *g,
 {
 	cuda_device *cu = impl_of(device);
 	const rr__cuda_driver *d = cu->driver;
-	CUfunction functions[3] = {m->scalar, m->vec, m->head};
+	CUfunction functions[3] = {
+	    [RR_ENTRY_SCALAR] = m->scalar, [RR_ENTRY_VEC] = m->vec, [RR_ENTRY_HEAD] = m->head};
 	m->resident_groups = 0;
 	for (int i = 0; i < 3; i++) {
 		int fit = 0;
@@ -385,14 +386,13 @@ static rr_status cuda_launch(rr_device *device, rr_program *program, int64_t row
 	/* The base pointers are the caller's: their phases pick the entry (each row's head
 	 * aligns its body; arrays at different phases take the scalar entry). */
 	int vec = rr__realisation_vec_allowed(kernel, g, inputs, outputs);
-	CUfunction f = vec == RR_ENTRY_VEC && m->vec ? m->vec
-	               : vec && m->head              ? m->head
-	                                             : m->scalar;
-	int64_t resident = m->resident_groups;
-	if (g->grid_split)
-		resident = f == m->vec    ? m->entry_groups[1]
-		           : f == m->head ? m->entry_groups[2]
-		                          : m->entry_groups[0];
+	int entry = vec == RR_ENTRY_VEC && m->vec ? RR_ENTRY_VEC
+	            : vec && m->head              ? RR_ENTRY_HEAD
+	                                          : RR_ENTRY_SCALAR;
+	CUfunction f = entry == RR_ENTRY_VEC    ? m->vec
+	               : entry == RR_ENTRY_HEAD ? m->head
+	                                        : m->scalar;
+	int64_t resident = g->grid_split ? m->entry_groups[entry] : m->resident_groups;
 	rr__cuda_launch_shape shape = {0};
 	rr_status status = rr__cuda_launch_shape_of(g, rows, resident, vec, &shape);
 	if (status != RR_OK)

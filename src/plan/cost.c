@@ -184,6 +184,13 @@ static int raw_stream_starved(const rr__realisation *r, const rr__plan_features 
 	return l->workers_per_row >= 1024 && r->segment * r->elem_bytes <= 65536;
 }
 
+/* An S=grid launch of a kernel of two rounds or more: priced by the registers its entries take
+ * (gpu_occupancy), its raw keeps at their size and its waves of row groups (features_of). */
+static int grid_rounds(const rr_layout *l, const rr__plan_features *f)
+{
+	return l->storage == RR_STORAGE_GRID && f->rounds >= 2;
+}
+
 static void gpu_occupancy(const rr__plan_request *req, const rr__realisation *r, const io_facts *io,
                           rr__plan_features *f)
 {
@@ -212,7 +219,7 @@ static void gpu_occupancy(const rr__plan_request *req, const rr__realisation *r,
 	 * each row and col input in flight: ptxas gave 36-87 registers to W = 256-1024, U = 1-4
 	 * (six built-ins, bf16 and f32, C = 32 and 128), about 32 + U·V·inputs times 1/2 in
 	 * 16-bit and 3/4 in f32 (bench/NOTES.md session 27). */
-	if (l->storage == RR_STORAGE_GRID && f->rounds >= 2) {
+	if (grid_rounds(l, f)) {
 		/* a segment of at most four packs a worker has them all in flight: add_layernorm
 		 * bf16 at W = 512, U = 2, C = 128 (four packs) took 100 registers, at C = 64
 		 * (eight) 56 */
@@ -227,7 +234,7 @@ static void gpu_occupancy(const rr__plan_request *req, const rr__realisation *r,
 	 * segments of two rounds were (above; 64 KB blocks of bf16 two an SM). One round (rmsnorm,
 	 * softmax) priced so moved eight few-row picks, four 0.83-0.93x, four 1.01-1.44x. */
 	f->raw_streams = staged_whole(r, io);
-	if (r->keep_raw && !f->raw_streams && (l->storage != RR_STORAGE_GRID || f->rounds < 2))
+	if (r->keep_raw && !f->raw_streams && !grid_rounds(l, f))
 		f->smem_per_group += (double)r->dynamic_smem * (4.0 / r->elem_bytes - 1);
 	double T = f->threads_per_group;
 	double fit = fmin(floor(GPU_THREADS_PER_SM / T), GPU_GROUPS_PER_SM);
@@ -829,7 +836,7 @@ static double gpu_measured_factor(const rr__cost_coeffs *k, const rr__plan_reque
 	 * where one block an SM could still keep its segment of the row on chip: otherwise more
 	 * blocks are what keeps it there (add_layernorm f32 7x777777: C = 64 59.6 µs, C = 16
 	 * re-reading 66.7). */
-	if (l->storage == RR_STORAGE_GRID && f->rounds >= 2 && grid_one_block_keeps(req, l, f))
+	if (grid_rounds(l, f) && grid_one_block_keeps(req, l, f))
 		factor *= K(gpu_grid_shared_sm_factor);
 	return factor;
 }
@@ -894,8 +901,7 @@ static void features_of(const rr__plan_request *req, const rr__realisation *r,
 	 * that neither term above sees (H200: layernorm bf16 4x2097152 in four waves 37.6 µs, in
 	 * one 17.7; add_layernorm f32 3x2097152 in three 54.6, in one 41.0; bench/NOTES.md
 	 * session 27). */
-	if (gpu && layout->storage == RR_STORAGE_GRID && features->rounds >= 2 &&
-	    features->waves > 1)
+	if (gpu && grid_rounds(layout, features) && features->waves > 1)
 		features->predicted_us +=
 		    (ceil(features->waves) - 1) * features->rounds * GPU_GRID_WAVE_ROUND_US;
 	/* A launch in a single wave of an online reduction without row outputs (cross-entropy)
