@@ -166,8 +166,8 @@ static const struct {
                  "\tws[32 + blockIdx.x] = out[blockIdx.x];\n"
                  "\trr_grid_sync(reinterpret_cast<unsigned *>(ws));\n"
                  "\tfloat m = 0.0f, z = 0.0f;\n"
-                 "\trr_grid_online(m, z, ws + 32, ws + 32 + C);\n"
-                 "\tout[blockIdx.x] = rr_grid_reduce<0>(ws + 32) + m + z;\n"
+                 "\trr_grid_online(m, z, ws + 32, ws + 32 + C, 0);\n"
+                 "\tout[blockIdx.x] = rr_grid_reduce<0>(ws + 32, 2) + m + z;\n"
                  "}\n"},
     {"io_bf16.cuh", IO16_USE},
     {"io_f16.cuh", IO16_USE},

@@ -41,7 +41,8 @@ static void write_partial(rr__cu_emitter *em, int depth, const char *name, int s
 }
 
 /* After the block's tree: thread 0 writes the block's partials of `round`, the group meets at
- * its barrier, and every warp combines the C partials (every thread gets the row's value). */
+ * its barrier, and warp 0 combines the C partials for the block (every thread gets the row's
+ * value through shared memory). */
 void rr__cu_emit_grid_stage(rr__cu_emitter *em, int round)
 {
 	const rr_kernel *kernel = em->kernel;
@@ -60,14 +61,15 @@ void rr__cu_emit_grid_stage(rr__cu_emitter *em, int round)
 			rr__cu_line(
 			    em, 1,
 			    "rr_grid_online(m%d, z%d, cl + WS_HEAD + (parity * RED_SLOTS + %d) "
-			    "* C, cl + WS_HEAD + (parity * RED_SLOTS + %d) * C);",
-			    id, partner, slot, slot + 1);
+			    "* C, cl + WS_HEAD + (parity * RED_SLOTS + %d) * C, parity * RED_SLOTS "
+			    "+ %d);",
+			    id, partner, slot, slot + 1, slot);
 		else
 			rr__cu_line(
 			    em, 1,
 			    "acc%d = rr_grid_reduce<%d>(cl + WS_HEAD + (parity * RED_SLOTS + "
-			    "%d) * C);",
-			    id, (int)kernel->nodes[id].reduce, slot);
+			    "%d) * C, parity * RED_SLOTS + %d);",
+			    id, (int)kernel->nodes[id].reduce, slot, slot);
 	}
 }
 

@@ -98,16 +98,21 @@ for stage in "$@"; do
 		bash bench/lab/${SWEEPS:-sweeps}.sh "$RR" /tmp/sweeps 2>&1 | tee "$OUT/sweeps.txt"
 		;;
 	memcheck)
-		log "compute-sanitizer memcheck on a subset"
-		for spec in softmax:33x4103:bf16:auto rmsnorm:17x257:f32:auto layernorm:5x65536:f32:W=1024,V=4,U=2,R=1,C=1,S=smem,G=rows \
-			add_layernorm:3x131072:bf16:W=512,V=8,U=2,R=1,C=4,S=cluster,G=rows cross_entropy:100x1000:f16:auto \
-			sum:1000x64:f32:W=8,V=4,U=1,R=8,C=1,S=regs,G=persistent; do
+		# SAN_TOOLS: the compute-sanitizer tools (memcheck racecheck ...); SAN_SPECS:
+		# "kernel:MxN:dtype:plan ..." (plan auto = the planner's), else a subset of layouts.
+		log "compute-sanitizer ${SAN_TOOLS:-memcheck}"
+		specs=${SAN_SPECS:-"softmax:33x4103:bf16:auto rmsnorm:17x257:f32:auto
+			layernorm:5x65536:f32:W=1024,V=4,U=2,R=1,C=1,S=smem,G=rows
+			add_layernorm:3x131072:bf16:W=512,V=8,U=2,R=1,C=4,S=cluster,G=rows cross_entropy:100x1000:f16:auto
+			sum:1000x64:f32:W=8,V=4,U=1,R=8,C=1,S=regs,G=persistent"}
+		for tool in ${SAN_TOOLS:-memcheck}; do for spec in $specs; do
 			IFS=: read -r k shape dt plan <<<"$spec"
 			args=(--backend cuda --kernel "$k" --shape "$shape" --dtype "$dt" --repeat 1)
 			[ "$plan" = auto ] || args+=(--layout "$plan")
-			timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 "$RR" run "${args[@]}" >"$OUT/memcheck-$k.log" 2>&1
-			echo "$k $shape $dt $plan: exit $? ($(grep -E 'ERROR SUMMARY' "$OUT/memcheck-$k.log" | tail -1))"
-		done | tee "$OUT/memcheck.txt"
+			log="$OUT/$tool-$k-$shape-$dt.log"
+			timeout 150 compute-sanitizer --tool "$tool" --error-exitcode 9 "$RR" run "${args[@]}" >"$log" 2>&1
+			echo "$tool $k $shape $dt $plan: exit $? ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1))"
+		done; done | tee "$OUT/sanitizer.txt"
 		;;
 	bench-f32)
 		log "bench large f32 + peers (same session)"

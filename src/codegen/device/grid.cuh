@@ -1,11 +1,12 @@
 /* A row split over the grid (S=grid) in generated CUDA C: the C blocks of a row group are
  * co-resident blocks of a cooperative launch; each round they write their partials to the
- * program's workspace, meet at a per-group barrier, and every warp combines the C partials in
- * one fixed tree. src/codegen/cuda_emit_grid.c prints the section "grid" for S=grid plans. */
+ * program's workspace, meet at a per-group barrier, and warp 0 of each block combines the C
+ * partials in one fixed tree for its block. src/codegen/cuda_emit_grid.c prints the section "grid" for S=grid plans. */
 //@ stand-in
 /* What the emitted source defines before this file (the plan's C, online.cuh), in a simple
  * form: here only so that the file compiles on its own. */
 constexpr int C = 64;
+constexpr int RED_SLOTS = 2;
 __device__ __forceinline__ void rr_online_combine(float &m, float &z, float m2, float z2)
 {
 	m = fmaxf(m, m2);
@@ -45,36 +46,55 @@ __device__ __forceinline__ float rr_grid_op(float a, float b)
 {
 	return OP == 0 ? a + b : OP == 1 ? fmaxf(a, b) : fminf(a, b);
 }
-/* The C partials at p[0..C) in the fixed tree: lane l (of every warp) takes block l, then
- * l + 32, l + 64, ... in order, then the butterfly xor 16 ... 1 over min(C, 32) lanes (lanes
- * past C repeat the first C), so every thread gets the same bits. */
+/* The C partials at p[0..C) in the fixed tree: lane l of warp 0 takes block l, then l + 32,
+ * l + 64, ... in order, then the butterfly xor 16 ... 1 over min(C, 32) lanes (lanes past C
+ * repeat the first C); thread 0 leaves the result at rr_grid_value[at] (at: the partial's
+ * [parity][slot]) for the whole block. Only warp 0 loads the partials: with every warp of every
+ * block loading them, the C partials were an L2 hot spot that every block waited on. */
 constexpr int RR_GRID_LANES = C < 32 ? C : 32;
+__shared__ float rr_grid_value[2 * RED_SLOTS]; /* [parity][slot] */
 template <int OP>
-__device__ __forceinline__ float rr_grid_reduce(const float *p)
+__device__ __forceinline__ float rr_grid_reduce(const float *p, const int at)
 {
-	const int lane = (int)(threadIdx.x & (RR_GRID_LANES - 1));
-	float v = __ldcg(p + lane);
-	#pragma unroll 1
-	for (int r = lane + 32; r < C; r += 32)
-		v = rr_grid_op<OP>(v, __ldcg(p + r));
-	#pragma unroll
-	for (int off = RR_GRID_LANES / 2; off >= 1; off /= 2)
-		v = rr_grid_op<OP>(v, __shfl_xor_sync(0xffffffffu, v, off));
-	return v;
-}
-/* An online (max, sum) pair: maxima at pm[0..C), sums at pz[0..C), in the same tree. */
-__device__ __forceinline__ void rr_grid_online(float &m, float &z, const float *pm, const float *pz)
-{
-	const int lane = (int)(threadIdx.x & (RR_GRID_LANES - 1));
-	m = __ldcg(pm + lane);
-	z = __ldcg(pz + lane);
-	#pragma unroll 1
-	for (int r = lane + 32; r < C; r += 32)
-		rr_online_combine(m, z, __ldcg(pm + r), __ldcg(pz + r));
-	#pragma unroll
-	for (int off = RR_GRID_LANES / 2; off >= 1; off /= 2) {
-		const float m2 = __shfl_xor_sync(0xffffffffu, m, off);
-		const float z2 = __shfl_xor_sync(0xffffffffu, z, off);
-		rr_online_combine(m, z, m2, z2);
+	if (threadIdx.x < 32) {
+		const int lane = (int)(threadIdx.x & (RR_GRID_LANES - 1));
+		float v = __ldcg(p + lane);
+		#pragma unroll 1
+		for (int r = lane + 32; r < C; r += 32)
+			v = rr_grid_op<OP>(v, __ldcg(p + r));
+		#pragma unroll
+		for (int off = RR_GRID_LANES / 2; off >= 1; off /= 2)
+			v = rr_grid_op<OP>(v, __shfl_xor_sync(0xffffffffu, v, off));
+		if (threadIdx.x == 0)
+			rr_grid_value[at] = v;
 	}
+	__syncthreads();
+	return rr_grid_value[at];
+}
+/* An online (max, sum) pair: maxima at pm[0..C), sums at pz[0..C), in the same tree, left at
+ * rr_grid_value[at] and [at + 1]. */
+__device__ __forceinline__ void rr_grid_online(float &m, float &z, const float *pm, const float *pz,
+                                               const int at)
+{
+	if (threadIdx.x < 32) {
+		const int lane = (int)(threadIdx.x & (RR_GRID_LANES - 1));
+		m = __ldcg(pm + lane);
+		z = __ldcg(pz + lane);
+		#pragma unroll 1
+		for (int r = lane + 32; r < C; r += 32)
+			rr_online_combine(m, z, __ldcg(pm + r), __ldcg(pz + r));
+		#pragma unroll
+		for (int off = RR_GRID_LANES / 2; off >= 1; off /= 2) {
+			const float m2 = __shfl_xor_sync(0xffffffffu, m, off);
+			const float z2 = __shfl_xor_sync(0xffffffffu, z, off);
+			rr_online_combine(m, z, m2, z2);
+		}
+		if (threadIdx.x == 0) {
+			rr_grid_value[at] = m;
+			rr_grid_value[at + 1] = z;
+		}
+	}
+	__syncthreads();
+	m = rr_grid_value[at];
+	z = rr_grid_value[at + 1];
 }
