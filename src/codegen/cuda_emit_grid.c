@@ -14,6 +14,13 @@ int rr__cu_grid(const rr__cu_emitter *em)
 	return em->geo->grid_split;
 }
 
+/* Whether warp 0 alone combines a row's C partials after the barrier (grid.cuh). */
+static int grid_one_warp(const rr__cu_emitter *em)
+{
+	(void)em;
+	return 1;
+}
+
 void rr__cu_emit_grid_constants(rr__cu_emitter *em)
 {
 	if (!rr__cu_grid(em))
@@ -25,6 +32,9 @@ void rr__cu_emit_grid_constants(rr__cu_emitter *em)
 	            "constexpr int WS_GROUP = %lld;  /* workspace words per row group: barrier, "
 	            "then [parity][slot][block] partials */",
 	            (long long)(em->geo->workspace_per_group / 4));
+	rr__cu_line(em, 0,
+	            "constexpr bool RR_GRID_ONE_WARP = %s;  /* warp 0 alone combines the partials */",
+	            grid_one_warp(em) ? "true" : "false");
 }
 
 void rr__cu_emit_grid_helpers(rr__cu_emitter *em)

@@ -109,10 +109,11 @@ for stage in "$@"; do
 			IFS=: read -r k shape dt plan <<<"$spec"
 			args=(--backend cuda --kernel "$k" --shape "$shape" --dtype "$dt" --repeat 1)
 			[ "$plan" = auto ] || args+=(--layout "$plan")
-			log="$OUT/$tool-$k-$shape-$dt.log"
+			mkdir -p /tmp/san; log="/tmp/san/$tool-$k-$shape-$dt.log"
 			timeout 150 compute-sanitizer --tool "$tool" --error-exitcode 9 "$RR" run "${args[@]}" >"$log" 2>&1
 			echo "$tool $k $shape $dt $plan: exit $? ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1))"
 		done; done | tee "$OUT/sanitizer.txt"
+		tar czf "$OUT/sanitizer-logs.tgz" -C /tmp san # a call returns only eight files
 		;;
 	bench-f32)
 		log "bench large f32 + peers (same session)"
@@ -175,14 +176,16 @@ for stage in "$@"; do
 		# its .rr-commit) against this tree, on AB_SHAPES x AB_KERNELS, f32 and bf16, L2 cold
 		# (AB_L2=hot: one buffer set, for tiny shapes whose cold rotation validates 2^18 sets).
 		# Each run is cut at AB_RUN_LIMIT seconds (110): a cut run has no results.json. AB_LIST
-		# (a file of "kernel dtype shape" lines) measures just those rows instead.
-		log "A/B: reference build .base ($(cat .base/.rr-commit)) against this tree"
-		(cd .base && cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DRR_STATIC_DEPS=$STATIC \
+		# (a file of "kernel dtype shape" lines) measures just those rows instead. AB_BASE:
+		# another reference tree than .base (its table ab-<AB_BASE without .base->.md).
+		B=${AB_BASE:-.base}
+		log "A/B: reference build $B ($(cat $B/.rr-commit)) against this tree"
+		(cd $B && cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DRR_STATIC_DEPS=$STATIC \
 			-DRR_GIT_COMMIT="$(cat .rr-commit)" -DCMAKE_PREFIX_PATH="$OLDPWD/.deps" >"$OUT/build-base.log" 2>&1 &&
 			cmake --build build-gpu -j 16 --target rowreduce_cli >>"$OUT/build-base.log" 2>&1) ||
 			{ tail -20 "$OUT/build-base.log"; exit 1; }
-		base=$PWD/.base/build-gpu/rowreduce
-		mkdir -p /tmp/ab
+		base=$PWD/$B/build-gpu/rowreduce
+		rm -rf /tmp/ab; mkdir -p /tmp/ab
 		i=0 order=()
 		for r in $(seq "${AB_REPEAT:-1}"); do order+=(A B B A); done
 		for side in "${order[@]}"; do
@@ -209,9 +212,10 @@ for stage in "$@"; do
 				--out /tmp/ab/$i-$side >/dev/null 2>/tmp/ab/$i-$side.err || { echo "run $i ($side) failed"; tail -3 /tmp/ab/$i-$side.err; }
 		done
 		files=(); i=0; for side in "${order[@]}"; do i=$((i + 1)); files+=(/tmp/ab/$i-$side/results.json); done
-		python3 tools/gpu/ab.py "${files[@]}" | tee "$OUT/ab.md"
+		tag=${B#.}; tag=${tag#base}; tag=${tag#-}
+		python3 tools/gpu/ab.py "${files[@]}" | tee "$OUT/ab${tag:+-$tag}.md"
 		# one archive, the runs' progress logs inside it: a call returns only eight files
-		tar czf "$OUT/ab-runs.tgz" -C /tmp ab
+		tar czf "$OUT/ab${tag:+-$tag}-runs.tgz" -C /tmp ab
 		;;
 	plans)
 		# One workload under several plans (PLAN_SPECS: "kernel:dtype:MxN:plan ...", or

@@ -7,6 +7,7 @@
  * form: here only so that the file compiles on its own. */
 constexpr int C = 64;
 constexpr int RED_SLOTS = 2;
+constexpr bool RR_GRID_ONE_WARP = true;
 __device__ __forceinline__ void rr_online_combine(float &m, float &z, float m2, float z2)
 {
 	m = fmaxf(m, m2);
@@ -46,53 +47,70 @@ __device__ __forceinline__ float rr_grid_op(float a, float b)
 {
 	return OP == 0 ? a + b : OP == 1 ? fmaxf(a, b) : fminf(a, b);
 }
-/* The C partials at p[0..C) in the fixed tree: lane l of warp 0 takes block l, then l + 32,
- * l + 64, ... in order, then the butterfly xor 16 ... 1 over min(C, 32) lanes (lanes past C
- * repeat the first C); thread 0 leaves the result at rr_grid_value[at] (at: the partial's
- * [parity][slot]) for the whole block. Only warp 0 loads the partials: with every warp of every
- * block loading them, the C partials were an L2 hot spot that every block waited on. */
+/* The C partials at p[0..C) in the fixed tree: lane l takes block l, then l + 32, l + 64, ...
+ * in order (its loads issued together: one wait on L2, not C / 32 in turn), then the butterfly
+ * xor 16 ... 1 over min(C, 32) lanes (lanes past C repeat the first C), so every thread that
+ * combines gets the same bits. RR_GRID_ONE_WARP: warp 0 alone loads and combines, and thread 0
+ * hands the result to the block at rr_grid_value[at] (at: the partial's [parity][slot]);
+ * otherwise every warp does. */
 constexpr int RR_GRID_LANES = C < 32 ? C : 32;
+constexpr int RR_GRID_LOADS = C < 32 ? 1 : C / 32; /* partials a lane loads (C: a power of 2) */
 __shared__ float rr_grid_value[2 * RED_SLOTS]; /* [parity][slot] */
 template <int OP>
 __device__ __forceinline__ float rr_grid_reduce(const float *p, const int at)
 {
-	if (threadIdx.x < 32) {
+	float v = 0.0f;
+	if (!RR_GRID_ONE_WARP || threadIdx.x < 32) {
 		const int lane = (int)(threadIdx.x & (RR_GRID_LANES - 1));
-		float v = __ldcg(p + lane);
-		#pragma unroll 1
-		for (int r = lane + 32; r < C; r += 32)
-			v = rr_grid_op<OP>(v, __ldcg(p + r));
+		float part[RR_GRID_LOADS];
+		#pragma unroll
+		for (int k = 0; k < RR_GRID_LOADS; k++)
+			part[k] = __ldcg(p + lane + 32 * k);
+		v = part[0];
+		#pragma unroll
+		for (int k = 1; k < RR_GRID_LOADS; k++)
+			v = rr_grid_op<OP>(v, part[k]);
 		#pragma unroll
 		for (int off = RR_GRID_LANES / 2; off >= 1; off /= 2)
 			v = rr_grid_op<OP>(v, __shfl_xor_sync(0xffffffffu, v, off));
-		if (threadIdx.x == 0)
-			rr_grid_value[at] = v;
 	}
+	if (!RR_GRID_ONE_WARP)
+		return v;
+	if (threadIdx.x == 0)
+		rr_grid_value[at] = v;
 	__syncthreads();
 	return rr_grid_value[at];
 }
-/* An online (max, sum) pair: maxima at pm[0..C), sums at pz[0..C), in the same tree, left at
- * rr_grid_value[at] and [at + 1]. */
+/* An online (max, sum) pair: maxima at pm[0..C), sums at pz[0..C), in the same tree (handed
+ * over at rr_grid_value[at] and [at + 1]). */
 __device__ __forceinline__ void rr_grid_online(float &m, float &z, const float *pm, const float *pz,
                                                const int at)
 {
-	if (threadIdx.x < 32) {
+	if (!RR_GRID_ONE_WARP || threadIdx.x < 32) {
 		const int lane = (int)(threadIdx.x & (RR_GRID_LANES - 1));
-		m = __ldcg(pm + lane);
-		z = __ldcg(pz + lane);
-		#pragma unroll 1
-		for (int r = lane + 32; r < C; r += 32)
-			rr_online_combine(m, z, __ldcg(pm + r), __ldcg(pz + r));
+		float pmk[RR_GRID_LOADS], pzk[RR_GRID_LOADS];
+		#pragma unroll
+		for (int k = 0; k < RR_GRID_LOADS; k++) {
+			pmk[k] = __ldcg(pm + lane + 32 * k);
+			pzk[k] = __ldcg(pz + lane + 32 * k);
+		}
+		m = pmk[0];
+		z = pzk[0];
+		#pragma unroll
+		for (int k = 1; k < RR_GRID_LOADS; k++)
+			rr_online_combine(m, z, pmk[k], pzk[k]);
 		#pragma unroll
 		for (int off = RR_GRID_LANES / 2; off >= 1; off /= 2) {
 			const float m2 = __shfl_xor_sync(0xffffffffu, m, off);
 			const float z2 = __shfl_xor_sync(0xffffffffu, z, off);
 			rr_online_combine(m, z, m2, z2);
 		}
-		if (threadIdx.x == 0) {
-			rr_grid_value[at] = m;
-			rr_grid_value[at + 1] = z;
-		}
+	}
+	if (!RR_GRID_ONE_WARP)
+		return;
+	if (threadIdx.x == 0) {
+		rr_grid_value[at] = m;
+		rr_grid_value[at + 1] = z;
 	}
 	__syncthreads();
 	m = rr_grid_value[at];
