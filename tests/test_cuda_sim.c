@@ -494,6 +494,8 @@ static const plan plans[] = {
     {31, 32, 1, 1, 1, 4, RR_STORAGE_GRID, RR_GRID_PERSISTENT, 4},       /* grid, empty blocks */
     {4103, 64, 0, 2, 1, 16, RR_STORAGE_GRID, RR_GRID_PERSISTENT, 2},    /* grid, C = 16 */
     {4103, 32, 0, 1, 1, 64, RR_STORAGE_GRID, RR_GRID_PERSISTENT, 2},    /* grid, C > 32 lanes */
+    {4103, 64, 0, 1, 1, 64, RR_STORAGE_GRID, RR_GRID_PERSISTENT, 3},    /* grid, warp 0 combines */
+    {4103, 64, 0, 1, 1, 32, RR_STORAGE_GRID, RR_GRID_PERSISTENT, 2},    /* grid, C = 32, two warps */
     {4103, 32, 0, 1, 1, 16, RR_STORAGE_CLUSTER, RR_GRID_ROWS, 2},       /* a cluster of 16 */
     {4099, 4, 2, 1, 1, 8, RR_STORAGE_CLUSTER, RR_GRID_PERSISTENT, 3},   /* more ranks than lanes */
     {120011, 64, 4, 1, 1, 2, RR_STORAGE_GRID, RR_GRID_PERSISTENT, 3},   /* grid, re-read */
