@@ -48,15 +48,13 @@ __device__ __forceinline__ float rr_grid_op(float a, float b)
 	return OP == 0 ? a + b : OP == 1 ? fmaxf(a, b) : fminf(a, b);
 }
 /* The C partials at p[0..C) in the fixed tree: lane l takes block l, then l + 32, l + 64, ...
- * in order (from four loads a lane on, issued together: one wait on L2, not C / 32 in turn; at
- * two, one after the other ran level or faster on the H200), then the butterfly
+ * in order (its loads issued together: one wait on L2, not C / 32 in turn), then the butterfly
  * xor 16 ... 1 over min(C, 32) lanes (lanes past C repeat the first C), so every thread that
  * combines gets the same bits. RR_GRID_ONE_WARP: warp 0 alone loads and combines, and thread 0
  * hands the result to the block at rr_grid_value[at] (at: the partial's [parity][slot]);
  * otherwise every warp does. */
 constexpr int RR_GRID_LANES = C < 32 ? C : 32;
 constexpr int RR_GRID_LOADS = C < 32 ? 1 : C / 32; /* partials a lane loads (C: a power of 2) */
-constexpr int RR_GRID_AHEAD = RR_GRID_LOADS >= 4 ? RR_GRID_LOADS : 1; /* of them issued at once */
 __shared__ float rr_grid_value[2 * RED_SLOTS]; /* [parity][slot] */
 template <int OP>
 __device__ __forceinline__ float rr_grid_reduce(const float *p, const int at)
@@ -64,17 +62,14 @@ __device__ __forceinline__ float rr_grid_reduce(const float *p, const int at)
 	float v = 0.0f;
 	if (!RR_GRID_ONE_WARP || threadIdx.x < 32) {
 		const int lane = (int)(threadIdx.x & (RR_GRID_LANES - 1));
-		float part[RR_GRID_AHEAD];
+		float part[RR_GRID_LOADS];
 		#pragma unroll
-		for (int k = 0; k < RR_GRID_AHEAD; k++)
+		for (int k = 0; k < RR_GRID_LOADS; k++)
 			part[k] = __ldcg(p + lane + 32 * k);
 		v = part[0];
 		#pragma unroll
-		for (int k = 1; k < RR_GRID_AHEAD; k++)
+		for (int k = 1; k < RR_GRID_LOADS; k++)
 			v = rr_grid_op<OP>(v, part[k]);
-		#pragma unroll 1
-		for (int k = RR_GRID_AHEAD; k < RR_GRID_LOADS; k++)
-			v = rr_grid_op<OP>(v, __ldcg(p + lane + 32 * k));
 		#pragma unroll
 		for (int off = RR_GRID_LANES / 2; off >= 1; off /= 2)
 			v = rr_grid_op<OP>(v, __shfl_xor_sync(0xffffffffu, v, off));
@@ -93,20 +88,17 @@ __device__ __forceinline__ void rr_grid_online(float &m, float &z, const float *
 {
 	if (!RR_GRID_ONE_WARP || threadIdx.x < 32) {
 		const int lane = (int)(threadIdx.x & (RR_GRID_LANES - 1));
-		float pmk[RR_GRID_AHEAD], pzk[RR_GRID_AHEAD];
+		float pmk[RR_GRID_LOADS], pzk[RR_GRID_LOADS];
 		#pragma unroll
-		for (int k = 0; k < RR_GRID_AHEAD; k++) {
+		for (int k = 0; k < RR_GRID_LOADS; k++) {
 			pmk[k] = __ldcg(pm + lane + 32 * k);
 			pzk[k] = __ldcg(pz + lane + 32 * k);
 		}
 		m = pmk[0];
 		z = pzk[0];
 		#pragma unroll
-		for (int k = 1; k < RR_GRID_AHEAD; k++)
+		for (int k = 1; k < RR_GRID_LOADS; k++)
 			rr_online_combine(m, z, pmk[k], pzk[k]);
-		#pragma unroll 1
-		for (int k = RR_GRID_AHEAD; k < RR_GRID_LOADS; k++)
-			rr_online_combine(m, z, __ldcg(pm + lane + 32 * k), __ldcg(pz + lane + 32 * k));
 		#pragma unroll
 		for (int off = RR_GRID_LANES / 2; off >= 1; off /= 2) {
 			const float m2 = __shfl_xor_sync(0xffffffffu, m, off);
