@@ -31,17 +31,6 @@ static int grid_one_warp(const rr__cu_emitter *em)
 	return em->C >= 64 || (em->C >= 32 && row_outputs == 0);
 }
 
-int rr__cu_grid_last_combines(const rr__cu_emitter *em)
-{
-	if (!rr__cu_grid(em) || em->phases > em->rounds)
-		return 0;
-	const rr_kernel *kernel = em->kernel;
-	for (int j = 0; j < kernel->n_outputs; j++)
-		if (kernel->outputs[j].kind == RR_KIND_ROW)
-			return 0;
-	return 1;
-}
-
 void rr__cu_emit_grid_constants(rr__cu_emitter *em)
 {
 	if (!rr__cu_grid(em))
@@ -53,10 +42,9 @@ void rr__cu_emit_grid_constants(rr__cu_emitter *em)
 	            "constexpr int WS_GROUP = %lld;  /* workspace words per row group: barrier, "
 	            "then [parity][slot][block] partials */",
 	            (long long)(em->geo->workspace_per_group / 4));
-	rr__cu_line(
-	    em, 0,
-	    "constexpr bool RR_GRID_ONE_WARP = %s;  /* warp 0 alone combines the partials */",
-	    grid_one_warp(em) ? "true" : "false");
+	rr__cu_line(em, 0,
+	            "constexpr bool RR_GRID_ONE_WARP = %s;  /* warp 0 alone combines the partials */",
+	            grid_one_warp(em) ? "true" : "false");
 }
 
 void rr__cu_emit_grid_helpers(rr__cu_emitter *em)
@@ -83,17 +71,7 @@ void rr__cu_emit_grid_stage(rr__cu_emitter *em, int round)
 	rr__cu_line(em, 1, "if (threadIdx.x == 0) {");
 	rr__cu_for_each_partial(em, round, 2, write_partial);
 	rr__cu_line(em, 1, "}");
-	int last = rr__cu_grid_last_combines(em) && round == em->rounds;
-	int depth = last ? 2 : 1;
-	if (last) {
-		rr__cu_line(
-		    em, 1,
-		    "const bool rr_owner = rr_grid_arrive(reinterpret_cast<unsigned *>(cl), "
-		    "row + (long long)(gridDim.x / C) < rows);");
-		rr__cu_line(em, 1, "if (rr_owner) {");
-	} else {
-		rr__cu_line(em, 1, "rr_grid_sync(reinterpret_cast<unsigned *>(cl));");
-	}
+	rr__cu_line(em, 1, "rr_grid_sync(reinterpret_cast<unsigned *>(cl));");
 	for (int id = 0; id < kernel->n_nodes; id++) {
 		if (!rr__reduced_in(kernel, id, round))
 			continue;
@@ -101,20 +79,18 @@ void rr__cu_emit_grid_stage(rr__cu_emitter *em, int round)
 		int slot = em->red_slot[id];
 		if (partner >= 0)
 			rr__cu_line(
-			    em, depth,
+			    em, 1,
 			    "rr_grid_online(m%d, z%d, cl + WS_HEAD + (parity * RED_SLOTS + %d) "
 			    "* C, cl + WS_HEAD + (parity * RED_SLOTS + %d) * C, parity * RED_SLOTS "
 			    "+ %d);",
 			    id, partner, slot, slot + 1, slot);
 		else
 			rr__cu_line(
-			    em, depth,
+			    em, 1,
 			    "acc%d = rr_grid_reduce<%d>(cl + WS_HEAD + (parity * RED_SLOTS + "
 			    "%d) * C, parity * RED_SLOTS + %d);",
 			    id, (int)kernel->nodes[id].reduce, slot, slot);
 	}
-	if (last)
-		rr__cu_line(em, 1, "}");
 }
 
 void rr__cu_emit_grid_main_prologue(rr__cu_emitter *em)
