@@ -18,10 +18,10 @@ int rr__cu_grid(const rr__cu_emitter *em)
  * value to its block through shared memory, where every warp loading them made the C partials
  * an L2 hot spot. On the H200 (bench/NOTES.md session 28, ABBA against every warp combining):
  * C = 128 0.80-0.94x the time (sum, cross_entropy, rmsnorm, add_layernorm on 2-4 rows of 2-4
- * M), C = 64 0.91-0.98x but 1.02 for layernorm; at C = 32 cross_entropy 0.95-0.98x where
- * softmax and layernorm, whose every thread waits for the value before its output phase, took
- * 1.03-1.07x; C = 8-16 1.00-1.02x. So from 64 blocks a row, and from 32 where only row
- * scalars (sum, a loss) are written after the barrier. */
+ * M), C = 64 0.90-0.99x but 1.02 for layernorm; at C = 32 cross_entropy and sum 0.95-0.99x
+ * where softmax and layernorm, whose every thread waits for the value before its output
+ * phase, took 1.01-1.07x; C = 8-16 0.99-1.02x. So from 64 blocks a row, and from 32 where
+ * only row scalars (sum, a loss) are written after the barrier. */
 static int grid_one_warp(const rr__cu_emitter *em)
 {
 	const rr_kernel *kernel = em->kernel;

@@ -1,7 +1,8 @@
 /* A row split over the grid (S=grid) in generated CUDA C: the C blocks of a row group are
  * co-resident blocks of a cooperative launch; each round they write their partials to the
- * program's workspace, meet at a per-group barrier, and warp 0 of each block combines the C
- * partials in one fixed tree for its block. src/codegen/cuda_emit_grid.c prints the section "grid" for S=grid plans. */
+ * program's workspace, meet at a per-group barrier, and combine the C partials in one fixed
+ * tree (every warp, or warp 0 for its block: RR_GRID_ONE_WARP). src/codegen/cuda_emit_grid.c
+ * prints the section "grid" for S=grid plans. */
 //@ stand-in
 /* What the emitted source defines before this file (the plan's C, online.cuh), in a simple
  * form: here only so that the file compiles on its own. */
