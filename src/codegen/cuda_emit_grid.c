@@ -24,11 +24,8 @@ int rr__cu_grid(const rr__cu_emitter *em)
  * only row scalars (sum, a loss) are written after the barrier. */
 static int grid_one_warp(const rr__cu_emitter *em)
 {
-	const rr_kernel *kernel = em->kernel;
-	int row_outputs = 0;
-	for (int j = 0; j < kernel->n_outputs; j++)
-		row_outputs += kernel->outputs[j].kind == RR_KIND_ROW;
-	return em->C >= 64 || (em->C >= 32 && row_outputs == 0);
+	int output_phase = em->phases > em->rounds; /* row outputs after the last round */
+	return em->C >= 64 || (em->C >= 32 && !output_phase);
 }
 
 void rr__cu_emit_grid_constants(rr__cu_emitter *em)
