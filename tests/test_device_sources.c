@@ -168,6 +168,8 @@ static const struct {
                  "\tfloat m = 0.0f, z = 0.0f;\n"
                  "\trr_grid_online(m, z, ws + 32, ws + 32 + C, 0);\n"
                  "\tout[blockIdx.x] = rr_grid_reduce<0>(ws + 32, 2) + m + z;\n"
+                 "\tif (rr_grid_arrive(reinterpret_cast<unsigned *>(ws), blockIdx.x > 1))\n"
+                 "\t\tout[0] = 0.0f;\n"
                  "}\n"},
     {"io_bf16.cuh", IO16_USE},
     {"io_f16.cuh", IO16_USE},

@@ -28,6 +28,12 @@ static int grid_one_warp(const rr__cu_emitter *em)
 	return em->C >= 64 || (em->C >= 32 && !output_phase);
 }
 
+int rr__cu_grid_last_combines(const rr__cu_emitter *em)
+{
+	return rr__cu_grid(em) &&
+	       em->phases == em->rounds; /* no row outputs after the last round */
+}
+
 void rr__cu_emit_grid_constants(rr__cu_emitter *em)
 {
 	if (!rr__cu_grid(em))
@@ -39,9 +45,10 @@ void rr__cu_emit_grid_constants(rr__cu_emitter *em)
 	            "constexpr int WS_GROUP = %lld;  /* workspace words per row group: barrier, "
 	            "then [parity][slot][block] partials */",
 	            (long long)(em->geo->workspace_per_group / 4));
-	rr__cu_line(em, 0,
-	            "constexpr bool RR_GRID_ONE_WARP = %s;  /* warp 0 alone combines the partials */",
-	            grid_one_warp(em) ? "true" : "false");
+	rr__cu_line(
+	    em, 0,
+	    "constexpr bool RR_GRID_ONE_WARP = %s;  /* warp 0 alone combines the partials */",
+	    grid_one_warp(em) ? "true" : "false");
 }
 
 void rr__cu_emit_grid_helpers(rr__cu_emitter *em)
@@ -68,7 +75,17 @@ void rr__cu_emit_grid_stage(rr__cu_emitter *em, int round)
 	rr__cu_line(em, 1, "if (threadIdx.x == 0) {");
 	rr__cu_for_each_partial(em, round, 2, write_partial);
 	rr__cu_line(em, 1, "}");
-	rr__cu_line(em, 1, "rr_grid_sync(reinterpret_cast<unsigned *>(cl));");
+	int last = rr__cu_grid_last_combines(em) && round == em->rounds;
+	int depth = last ? 2 : 1;
+	if (last) {
+		rr__cu_line(
+		    em, 1,
+		    "const bool rr_owner = rr_grid_arrive(reinterpret_cast<unsigned *>(cl), "
+		    "row + (long long)(gridDim.x / C) < rows);");
+		rr__cu_line(em, 1, "if (rr_owner) {");
+	} else {
+		rr__cu_line(em, 1, "rr_grid_sync(reinterpret_cast<unsigned *>(cl));");
+	}
 	for (int id = 0; id < kernel->n_nodes; id++) {
 		if (!rr__reduced_in(kernel, id, round))
 			continue;
@@ -76,18 +93,20 @@ void rr__cu_emit_grid_stage(rr__cu_emitter *em, int round)
 		int slot = em->red_slot[id];
 		if (partner >= 0)
 			rr__cu_line(
-			    em, 1,
+			    em, depth,
 			    "rr_grid_online(m%d, z%d, cl + WS_HEAD + (parity * RED_SLOTS + %d) "
 			    "* C, cl + WS_HEAD + (parity * RED_SLOTS + %d) * C, parity * RED_SLOTS "
 			    "+ %d);",
 			    id, partner, slot, slot + 1, slot);
 		else
 			rr__cu_line(
-			    em, 1,
+			    em, depth,
 			    "acc%d = rr_grid_reduce<%d>(cl + WS_HEAD + (parity * RED_SLOTS + "
 			    "%d) * C, parity * RED_SLOTS + %d);",
 			    id, (int)kernel->nodes[id].reduce, slot, slot);
 	}
+	if (last)
+		rr__cu_line(em, 1, "}");
 }
 
 void rr__cu_emit_grid_main_prologue(rr__cu_emitter *em)

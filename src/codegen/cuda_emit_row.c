@@ -1081,7 +1081,10 @@ static void emit_rowscalar_outputs(rr__cu_emitter *em)
 		any |= kernel->outputs[j].kind == RR_KIND_ROWSCALAR;
 	if (!any)
 		return;
-	rr__cu_line(em, 1, "if (live && worker == 0%s) {", em->C > 1 ? " && seg_begin == 0" : "");
+	rr__cu_line(em, 1, "if (live && worker == 0%s) {",
+	            rr__cu_grid_last_combines(em) ? " && rr_owner"
+	            : em->C > 1                   ? " && seg_begin == 0"
+	                                          : "");
 	for (int j = 0; j < kernel->n_outputs; j++) {
 		if (kernel->outputs[j].kind != RR_KIND_ROWSCALAR)
 			continue;

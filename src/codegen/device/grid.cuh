@@ -43,6 +43,40 @@ __device__ __forceinline__ void rr_grid_sync(unsigned *bar)
 	rr_sim_grid_sync(); /* host simulation (tests) */
 #endif
 }
+/* The last round of a kernel whose rows yield only scalars (sum, a loss): a block adds its
+ * arrival to the same count as rr_grid_sync (acquire and release at gpu scope) and learns from
+ * it whether it is the last of the group's C blocks to arrive; that block alone combines the
+ * partials and writes the row's scalars, with no wait on L2 but its own atomic. The others
+ * leave at once unless they have another row after this one (`wait`): running ahead, a block
+ * would write the partials of the row after that one to the slot of this row's parity while
+ * the last block may still be reading it. Needs what rr_grid_sync needs. */
+__shared__ int rr_grid_last;
+__device__ __forceinline__ bool rr_grid_arrive(unsigned *bar, const bool wait)
+{
+#if defined(__CUDA_ARCH__)
+	__syncthreads();
+	if (threadIdx.x == 0) {
+		unsigned old, now;
+		asm volatile("atom.add.acq_rel.gpu.global.u32 %0, [%1], 1;" : "=r"(old) : "l"(bar) : "memory");
+		const unsigned target = (old & ~(unsigned)(C - 1)) + (unsigned)C;
+		const bool last = old + 1 == target;
+		if (wait && !last) {
+			do {
+				__nanosleep(32);
+				asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(now) : "l"(bar) : "memory");
+			} while ((int)(now - target) < 0);
+		}
+		rr_grid_last = last;
+	}
+	__syncthreads();
+	return rr_grid_last != 0;
+#else
+	(void)bar;
+	(void)wait;
+	rr_sim_grid_sync(); /* host simulation (tests): every block meets; the last rank owns */
+	return blockIdx.x % C == C - 1;
+#endif
+}
 template <int OP> /* 0 sum, 1 max, 2 min */
 __device__ __forceinline__ float rr_grid_op(float a, float b)
 {
