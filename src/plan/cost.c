@@ -218,8 +218,11 @@ static void gpu_occupancy(const rr__plan_request *req, const rr__realisation *r,
 	 * hold all four rows). Its entries convert every loaded pack to f32 and keep U packs of
 	 * each row and col input in flight: ptxas gave 36-87 registers to W = 256-1024, U = 1-4
 	 * (six built-ins, bf16 and f32, C = 32 and 128), about 32 + U·V·inputs times 1/2 in
-	 * 16-bit and 3/4 in f32 (bench/NOTES.md session 27). */
-	if (grid_rounds(l, f)) {
+	 * 16-bit and 3/4 in f32 (bench/NOTES.md session 27). One round as well as two: the four
+	 * picks it moved on the H200 now hold all their rows at once and ran 0.79-0.98x the time
+	 * (softmax f32 3x2097152 26.0 -> 20.5 µs, rmsnorm bf16 4x2097152 15.1 -> 14.2; session
+	 * 29). */
+	if (l->storage == RR_STORAGE_GRID) {
 		/* a segment of at most four packs a worker has them all in flight: add_layernorm
 		 * bf16 at W = 512, U = 2, C = 128 (four packs) took 100 registers, at C = 64
 		 * (eight) 56 */
@@ -896,14 +899,14 @@ static void features_of(const rr__plan_request *req, const rr__realisation *r,
 	features->predicted_us = features->launch_us + slow + overlap * fast +
 	                         K(tree_weight) * features->tree_us + features->head_us +
 	                         features->trips_us;
-	/* S=grid rows of two rounds or more in waves of row groups: each wave after the first
+	/* S=grid rows in waves of row groups: each wave after the first
 	 * loads, meets at every round's barrier and stores before the next starts, ~3 µs a round
 	 * that neither term above sees (H200: layernorm bf16 4x2097152 in four waves 37.6 µs, in
 	 * one 17.7; add_layernorm f32 3x2097152 in three 54.6, in one 41.0; bench/NOTES.md
-	 * session 27). */
-	if (gpu && grid_rounds(layout, features) && features->waves > 1)
-		features->predicted_us +=
-		    (ceil(features->waves) - 1) * features->rounds * GPU_GRID_WAVE_ROUND_US;
+	 * session 27). One-round kernels are charged one round's wait (session 29). */
+	if (gpu && layout->storage == RR_STORAGE_GRID && features->waves > 1)
+		features->predicted_us += (ceil(features->waves) - 1) * fmax(1, features->rounds) *
+		                          GPU_GRID_WAVE_ROUND_US;
 	/* A launch in a single wave of an online reduction without row outputs (cross-entropy)
 	 * over short rows, whose workers load in several dependent steps (U chunks at a time),
 	 * has no other group to hide a step behind: each step after the first waits outside the
