@@ -560,8 +560,8 @@ static void test_cpu_kept_16bit(const rr__target *cpu)
 }
 
 /* S=grid where the other modes cannot fill the device: a few rows of millions of elements (M
- * rows × at most 8 cluster blocks <= 132 SMs); never with M unknown, for many rows, or on
- * the CPU. */
+ * rows × at most 8 cluster blocks <= 132 SMs), or rows whose kept values a cluster cannot
+ * hold; never with M unknown, for many rows that a cluster keeps, or on the CPU. */
 static void test_grid_choice(const rr__target *gpu, const rr__target *cpu)
 {
 	static const char *const names[] = {"sum", "softmax", "rmsnorm", "layernorm"};
@@ -589,10 +589,22 @@ static void test_grid_choice(const rr__target *gpu, const rr__target *cpu)
 		req.cols = 1048576;
 		l = choose(&req, NULL);
 		CHECKF(l.storage == RR_STORAGE_GRID, "%s 16x1048576: %s", names[k], show(&l));
-		req.rows = 17; /* 17 x 8 > 132: no grid */
+		/* 17 x 8 > 132: S=grid only where a cluster's shared memory cannot keep the row's
+		 * values (4 MiB of f32 against 8 blocks' smem); sum keeps nothing */
+		req.rows = 17;
 		req.cols = 1048576;
 		l = choose(&req, NULL);
-		CHECKF(l.storage != RR_STORAGE_GRID, "%s 17x1048576: %s", names[k], show(&l));
+		CHECKF((l.storage == RR_STORAGE_GRID) == (k > 0), "%s 17x1048576: %s", names[k],
+		       show(&l));
+		req.rows = 64;
+		req.cols = 524288;
+		l = choose(&req, NULL);
+		CHECKF((l.storage == RR_STORAGE_GRID) == (k > 0), "%s 64x524288: %s", names[k],
+		       show(&l));
+		req.rows = 256; /* 1 MiB of f32 a row: a cluster keeps it */
+		req.cols = 262144;
+		l = choose(&req, NULL);
+		CHECKF(l.storage != RR_STORAGE_GRID, "%s 256x262144: %s", names[k], show(&l));
 		req.rows = 2;
 		req.cols = 4000037;
 		req.target = cpu;

@@ -177,10 +177,20 @@ static int grid_wanted(const rr__plan_request *req)
 	if (!rr__plan_offers_grid())
 		return 0;
 	int most = planned_cluster(t);
+	if (t->kind != RR_TARGET_GPU || req->rows <= 0 || t->multiprocessors <= 0)
+		return 0;
 	/* Without clusters (most = 1) the rule of the first measurement stays: under half. */
-	return t->kind == RR_TARGET_GPU && req->rows > 0 && t->multiprocessors > 0 &&
-	       (most > 1 ? req->rows * most <= t->multiprocessors
-	                 : 2 * req->rows * most < t->multiprocessors);
+	if (most > 1 ? req->rows * most <= t->multiprocessors
+	             : 2 * req->rows * most < t->multiprocessors)
+		return 1;
+	/* Rows whose kept values (f32) exceed what a cluster's shared memory holds, in any number:
+	 * a cluster would re-read them, S=grid's groups of more blocks keep them. H200, 64x524288
+	 * (bench/NOTES.md session 29): add_layernorm f32 re-read over 8-block clusters 297.8 µs,
+	 * S=grid C = 16 182.8; bf16 123.8 against 108.9 at C = 32; layernorm f32 126.6 against
+	 * 109.0. */
+	int phases[RR_MAX_IO];
+	return most > 1 && rr__layout_kept_inputs(req->kernel, phases) > 0 &&
+	       (double)req->cols * 4 > (double)most * (double)t->smem_per_group;
 }
 
 /* C > 1 on a target with clusters, for one row per group, when each block gets a chunk; with
