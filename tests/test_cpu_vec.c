@@ -331,27 +331,33 @@ static void test_aligned_stores(void)
 			}
 }
 
-/* rr_store_bf16_run: 1 to 4 vectors at each element offset from a 64-byte boundary leave
+/* rr_store_bf16_run: 1 to 5 vectors at each element offset from a 64-byte boundary leave
  * exactly rr_store_bf16's bits and nothing else, streamed or not, with and without a subnormal
- * lane in one of them (the one test for all). */
+ * or a NaN lane in one of them (the one test for all; odd counts end with a vector alone), and
+ * the values are ties (k * (1 + 2^-8)) so that the rounding is tested too. */
 static void test_bf16_runs(void)
 {
-	enum { SLACK = 32 };
-	_Alignas(64) uint16_t row[SLACK + 5 * L + SLACK];
+	enum { SLACK = 32, MOST = 5 };
+	_Alignas(64) uint16_t row[SLACK + (MOST + 1) * L + SLACK];
 	for (int offset = 0; offset < L; offset++)
-		for (int count = 1; count <= 4; count++)
-			for (int variant = 0; variant < 4; variant++) {
-				const int stream = variant & 1, subnormal = variant >> 1;
+		for (int count = 1; count <= MOST; count++)
+			for (int variant = 0; variant < 6; variant++) {
+				const int stream = variant & 1, special = variant >> 1;
 				for (size_t k = 0; k < sizeof row / sizeof row[0]; k++)
 					row[k] = 0xdead;
-				uint16_t *p = row + SLACK + offset, want[4 * L];
-				vf v[4];
+				uint16_t *p = row + SLACK + offset, want[MOST * L];
+				vf v[MOST];
 				for (int c = 0; c < count; c++) {
 					for (int l = 0; l < L; l++)
 						v[c][l] = (float)(c * L + l + 1) * 1.00390625f;
-					if (subnormal && c == count - 1)
+					if (special == 1 && c == count - 1)
 						/* 0x80105564: bf16 0x8010 */
 						v[c][offset % L] = -1.5e-39f;
+					if (special == 2 && c == (offset + count) % count) {
+						const uint32_t signalling =
+						    0xff800001u; /* bf16 0xffc0 */
+						memcpy(&v[c][(offset + 3) % L], &signalling, 4);
+					}
 					rr_store_bf16(want + c * L, v[c]);
 				}
 				rr_store_bf16_run(p, v, count, stream);
@@ -359,19 +365,51 @@ static void test_bf16_runs(void)
 				_mm_sfence();
 #endif
 				int wrong = 0;
-				for (int k = -SLACK - offset; k < 5 * L + SLACK - offset; k++)
+				for (int k = -SLACK - offset; k < (MOST + 1) * L + SLACK - offset;
+				     k++)
 					wrong +=
 					    p[k] != (k >= 0 && k < count * L ? want[k] : 0xdead);
-				CHECKF(wrong == 0,
-				       "bf16 run at offset %d, %d vectors, stream %d, subnormal "
-				       "%d: %d wrong",
-				       offset, count, stream, subnormal, wrong);
+				CHECKF(
+				    wrong == 0,
+				    "bf16 run at offset %d, %d vectors, stream %d, special %d: %d "
+				    "wrong",
+				    offset, count, stream, special, wrong);
 			}
 	_Alignas(64) uint16_t one[L];
 	vf tiny = rr_vsplat(1.0f);
 	tiny[3] = -1.5e-39f;
 	rr_store_bf16_run(one, &tiny, 1, 0);
 	CHECKF(one[3] == 0x8010 && one[2] == 0x3f80, "subnormal lane stored as 0x%04x", one[3]);
+}
+
+/* rr_store_bf16_run over the rounding's edges (ties to even both ways, carries into the
+ * exponent, overflow to infinity, subnormals, and NaNs where `nans` says): the bits of the
+ * scalar conversion, two vectors at a time, every edge in every lane. */
+static void test_bf16_run_edges(void)
+{
+	static const uint32_t edges[] = {
+	    0x00000000, 0x80000000, 0x3f808000, 0x3f818000, 0x3f807fff, 0x3f808001, 0x7f7fffff,
+	    0x7f7f8000, 0xff7f8000, 0x7f800000, 0xff800000, 0x00008000, 0x00018000, 0x807fffff,
+	    0x7f800001, 0x7fc00000, 0xffffffff, 0x7fff8000, 0x4b7fffff, 0xc0ff8000};
+	enum { EDGES = sizeof edges / sizeof edges[0], FINITE = 14 };
+	for (int nans = 0; nans <= 1; nans++)
+		for (int start = 0; start < EDGES; start++) {
+			vf v[2];
+			uint32_t bits[2 * L];
+			for (int k = 0; k < 2 * L; k++) {
+				bits[k] = edges[(start + k) % (nans ? EDGES : FINITE)];
+				memcpy(&v[k / L][k % L], &bits[k], 4);
+			}
+			_Alignas(64) uint16_t got[2 * L];
+			rr_store_bf16_run(got, v, 2, 0);
+			for (int k = 0; k < 2 * L; k++) {
+				float value;
+				memcpy(&value, &bits[k], 4);
+				CHECKF(got[k] == rr__f32_to_bf16(value),
+				       "bf16 run of 0x%08x: 0x%04x, want 0x%04x", (unsigned)bits[k],
+				       got[k], rr__f32_to_bf16(value));
+			}
+		}
 }
 
 /* rr_load_bf16: every 16-bit pattern, L at a time, is the f32 with those bits on top. */
@@ -479,6 +517,7 @@ int main(void)
 	test_f16_runs();
 	test_aligned_stores();
 	test_bf16_runs();
+	test_bf16_run_edges();
 	test_bf16_store();
 	test_exp();
 	test_exp_nonpos();
