@@ -602,8 +602,8 @@ static inline void rr_store_bf16_run(uint16_t *p, const vf *v, int count, int st
 	 * permute narrow both to 32 bytes, stored at once (a 32-byte streaming store where p
 	 * allows); where no lane of the run is NaN (one branch) the rounding skips the NaN blend.
 	 * With the load's one shuffle (rr_load_bf16) 6 of the 10 vector operations of a vector
-	 * stored alone. Two threads, 6 ABBA rounds of `rowreduce bench` (bench/notes-cpu-s29.md):
-	 * the bf16 rows of >= 64 MiB in 0.66-0.96 of the time (medians; faster in every round:
+	 * stored alone. Two threads, 6 ABBA rounds of `rowreduce bench` (bench/NOTES.md, session
+	 * 29): the bf16 rows of >= 64 MiB in 0.66-0.96 of the time (medians; faster in every round:
 	 * softmax and rmsnorm 16384x1024, rmsnorm and layernorm 256x65536). */
 	__m256 nan = _mm256_setzero_ps();
 	for (int k = 0; k + 1 < count; k += 2)
