@@ -325,15 +325,16 @@ static inline vf rr_vexp_nonpos_bf16(vf x)
  * relative truncation 1.05e-7); where rr_vfma rounds once, ln 2 in one part (|k ln 2 - k
  * ln2_f32| = 1.9e-9 |k|); no per-vector range test: x is clamped to -87, so 127 + k >= 1 and
  * 2^k is a normal float made from t's low bits, multiplied in exactly (NaN stays: the clamp
- * keeps it, the product carries it). Two multiply-adds and the test's compare, mask move and
- * branch fewer; the multiply-adds bound the row (bench/NOTES.md, session 29b).
+ * keeps it, the product carries it). 7 multiply-adds and a multiply where rr_vexp_nonpos has 9
+ * and a compare, a mask move and a branch: the FMA pipes bound the row (session 29b's notes).
  * Relative error (float64, every 7th float of [-87, -0], tests/test_cpu_vec.c): under
- * 1.8e-7 + 1.9e-9 |k| with fused multiply-add (|k| <= |x| / ln 2 + 1/2: 2e-7 near x = 0 where
- * the sum's weight is, 4e-7 at -87), 2.5e-7 without. The term 1 is exact, so log(s) is off by
- * at most the terms' weighted error: under 1.8e-7 min(1, log(s)) + 1.9e-9 (log2(N) + 2), below
- * one f32 unit (2.4e-7) of a loss of 2 or more at N <= 2^16; the f32 sum's own roundings over
- * a long row are larger. Below -87 (and at -inf) the result is exp(-87) ~ 1.65e-38, not 0:
- * beside the term 1 no f32 sum holds it. exp(-0) == 1 exactly. */
+ * 1.8e-7 + 1.9e-9 |k| with fused multiply-add (|k| <= |x| / ln 2 + 1/2; 1.8e-7 near x = 0
+ * where the sum's weight is, 4.2e-7 at -87), 2.5e-7 without. The term 1 is exact, so log(s)
+ * is off by at most the terms' weighted error, and terms with |k| >= K weigh at most
+ * N 2^(0.5 - K): under 1.8e-7 min(1, log(s)) + 1.9e-9 (log2(N) + 2.5), 2.15e-7 at N = 2^16,
+ * below one f32 unit (2.4e-7) of a loss of 2 or more; the f32 sum's own roundings over a long
+ * row are larger. Below -87 (and at -inf) the result is exp(-87) ~ 1.65e-38, not 0: beside
+ * the term 1 no f32 sum holds it. exp(-0) == 1 exactly. */
 static inline vf rr_vexp_nonpos_summed(vf x)
 {
 	const vf xc = rr_vmax_acc(x, rr_vsplat(-87.0f)); /* -87 where x is below, x where NaN */
