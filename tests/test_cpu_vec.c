@@ -190,6 +190,68 @@ static void test_exp_nonpos_bf16(void)
 	}
 }
 
+/* rr_vexp_nonpos_summed within its relative bound on [-87, -0] (every 7th float, all lanes
+ * mixed), exact at -0, NaN kept, and below -87 (and -inf) at most exp(-87) with the bound.
+ * The bound: 1.8e-7 + 1.9e-9 |k| where rr_vfma rounds once (ln 2 in one part), 2.5e-7 where
+ * it does not (two parts). */
+static double exp_summed_bound(double x)
+{
+#if (defined(__AVX512F__) && L == 16) || (defined(__FMA__) && (L == 8 || L == 4))
+	return 1.8e-7 + 1.9e-9 * fabs(nearbyint(x / M_LN2));
+#else
+	(void)x;
+	return 2.5e-7;
+#endif
+}
+
+static void test_exp_nonpos_summed(void)
+{
+	double worst = 0, worst_near = 0; /* of error / bound; error for x >= -1 */
+	float at = 0;
+	const uint32_t hi = bits_of(87.0f);
+	for (uint64_t b = 0; b <= hi; b += 7u * L) {
+		vf x;
+		for (int l = 0; l < L; l++) {
+			uint64_t bits = b + (uint64_t)l * 7u;
+			x[l] = from_bits((uint32_t)(bits > hi ? hi : bits) | 0x80000000u);
+		}
+		vf y = rr_vexp_nonpos_summed(x);
+		for (int l = 0; l < L; l++) {
+			double want = exp((double)x[l]), e = fabs((double)y[l] - want) / want;
+			if (!(e / exp_summed_bound(x[l]) <= worst)) {
+				worst = e / exp_summed_bound(x[l]);
+				at = x[l];
+			}
+			if (x[l] >= -1.0f && e > worst_near)
+				worst_near = e;
+		}
+	}
+	printf("exp_nonpos_summed [-87, 0]: worst relative error %.3g of its bound (at %.9g), "
+	       "on [-1, 0] %.3g\n",
+	       worst, (double)at, worst_near);
+	CHECKF(worst <= 1, "exp_nonpos_summed: relative error %.3g of the bound at %.9g", worst,
+	       (double)at);
+	const double floor = exp(-87.0) * (1 + exp_summed_bound(-87.0));
+	const float edges[] = {-0.0f, 0.0f, -INFINITY, NAN, -87.0001f, -88.0f, -103.0f, -1e30f};
+	for (size_t k = 0; k < sizeof edges / sizeof edges[0]; k++) {
+		vf x = rr_vsplat(-1.0f);
+		x[k % L] = edges[k];
+		const vf y = rr_vexp_nonpos_summed(x);
+		const float got = y[k % L];
+		if (isnan(edges[k]))
+			CHECKF(isnan(got), "exp_nonpos_summed(NaN) = %.9g", (double)got);
+		else if (edges[k] == 0)
+			CHECKF(got == 1.0f, "exp_nonpos_summed(%g) = %.9g", (double)edges[k],
+			       (double)got);
+		else
+			CHECKF(got >= 0 && got <= floor, "exp_nonpos_summed(%g) = %.9g, over %.9g",
+			       (double)edges[k], (double)got, floor);
+		CHECKF(fabs((double)y[(k + 1) % L] - exp(-1.0)) <= exp_summed_bound(-1) * exp(-1.0),
+		       "exp_nonpos_summed(-1) beside %g: %.9g", (double)edges[k],
+		       (double)y[(k + 1) % L]);
+	}
+}
+
 static void test_log(void)
 {
 	float at = 0;
@@ -522,6 +584,7 @@ int main(void)
 	test_exp();
 	test_exp_nonpos();
 	test_exp_nonpos_bf16();
+	test_exp_nonpos_summed();
 	test_log();
 	test_tanh();
 	test_max_min();

@@ -452,6 +452,23 @@ static int exp_of_nonpositive(const rr_kernel *kernel, int id)
 	return max->op == RR_OP_REDUCE && max->reduce == RR_REDUCE_MAX && max->a == diff->a;
 }
 
+/* Whether elem node id, exp(x - m) as above, is only added into sums and is no output: a sum
+ * that holds exp(0) = 1 takes rr_vexp_nonpos_summed, whose relative error (under 2e-7) moves
+ * the sum's logarithm by under one f32 unit of a loss of 2 or more (device/cpu_vec.h). */
+static int exp_summed_only(const rr_kernel *kernel, int id)
+{
+	for (int j = 0; j < kernel->n_outputs; j++)
+		if (kernel->outputs[j].node == id)
+			return 0;
+	for (int j = 0; j < kernel->n_nodes; j++) {
+		const rr__node *user = &kernel->nodes[j];
+		if ((user->a == id || user->b == id) &&
+		    (user->op != RR_OP_REDUCE || user->reduce != RR_REDUCE_SUM))
+			return 0;
+	}
+	return 1;
+}
+
 /* The output written in round 1 whose value is node id (plan_early_outputs), or -1. */
 static int early_output_of(const emitter *em, int id)
 {
@@ -553,7 +570,10 @@ static void emit_element(emitter *em, int depth, int round, int guarded)
 		rr__buf_printf(em->out, "const vf e%d = ", id);
 		if (exp_of_nonpositive(kernel, id))
 			rr__buf_printf(em->out, "rr_vexp_nonpos%s(e%d)",
-			               em->dtype == RR_BF16 ? "_bf16" : "", kernel->nodes[id].a);
+			               em->dtype == RR_BF16          ? "_bf16"
+			               : exp_summed_only(kernel, id) ? "_summed"
+			                                             : "",
+			               kernel->nodes[id].a);
 		else
 			rr__emit_rhs(em->out, kernel, id, "", RR_FLAVOR_C_VEC);
 		rr__buf_printf(em->out, ";\n");

@@ -9,6 +9,9 @@
  *             -inf -> 0, NaN -> NaN, exp(0) == 1 exactly
  *   rr_vexp_nonpos_bf16  relative error <= 1e-5 where exp(x) >= 2^-125, for x <= 0 (results
  *             rounded to bf16); 0 and NaN as rr_vexp
+ *   rr_vexp_nonpos_summed  relative error <= 1.8e-7 + 1.9e-9 |k| (k = round(x / ln 2); 2.5e-7
+ *             without FMA) for -87 <= x <= 0, exp(-87) below (terms of a sum that holds
+ *             exp(0) = 1); NaN -> NaN, exp(-0) == 1
  *   rr_vlog   <= 2 ULP over all positive floats (subnormals too); 0 -> -inf, x < 0 -> NaN
  *   rr_vtanh  <= 3 ULP over [-10, 10] (and +-1 beyond); tanh(+-0) == +-0, NaN -> NaN
  * NaN: rr_vmax/rr_vmin return the other operand when one is NaN (as fmaxf/fminf; NaN only when
@@ -314,6 +317,42 @@ static inline vf rr_vexp_nonpos_bf16(vf x)
 	}
 	return result;
 #endif
+}
+
+/* exp(x) for x <= 0 or NaN whose result is only added into a sum of exponentials that holds
+ * exp(0) = 1 exactly (cross_entropy's s = sum(exp(x - max(x))), the emitter's exp_summed_only).
+ * rr_vexp_nonpos's form, three cuts: P of degree 3 (a Lawson minimax on |r| <= ln 2 / 2,
+ * relative truncation 1.05e-7); where rr_vfma rounds once, ln 2 in one part (|k ln 2 - k
+ * ln2_f32| = 1.9e-9 |k|); no per-vector range test: x is clamped to -87, so 127 + k >= 1 and
+ * 2^k is a normal float made from t's low bits, multiplied in exactly (NaN stays: the clamp
+ * keeps it, the product carries it). 7 multiply-adds and a multiply where rr_vexp_nonpos has 9
+ * and a compare, a mask move and a branch: the FMA pipes bound the row (session 29b's notes).
+ * Relative error (float64, every 7th float of [-87, -0], tests/test_cpu_vec.c): under
+ * 1.8e-7 + 1.9e-9 |k| with fused multiply-add (|k| <= |x| / ln 2 + 1/2; 1.8e-7 near x = 0
+ * where the sum's weight is, 4.2e-7 at -87), 2.5e-7 without. The term 1 is exact, so log(s)
+ * is off by at most the terms' weighted error, and terms with |k| >= K weigh at most
+ * N 2^(0.5 - K): under 1.8e-7 min(1, log(s)) + 1.9e-9 (log2(N) + 2.5), 2.15e-7 at N = 2^16,
+ * below one f32 unit (2.4e-7) of a loss of 2 or more; the f32 sum's own roundings over a long
+ * row are larger. Below -87 (and at -inf) the result is exp(-87) ~ 1.65e-38, not 0: beside
+ * the term 1 no f32 sum holds it. exp(-0) == 1 exactly. */
+static inline vf rr_vexp_nonpos_summed(vf x)
+{
+	const vf xc = rr_vmax_acc(x, rr_vsplat(-87.0f)); /* -87 where x is below, x where NaN */
+	/* t = x log2(e) + 1.5 * 2^23 + 127: 127 + k in its low bits */
+	const vf t = rr_vfma(xc, rr_vsplat(1.442695041f), rr_vsplat(12583039.0f));
+	const vf k = t - 12583039.0f;
+#if (defined(__AVX512F__) && L == 16) || (defined(__FMA__) && (L == 8 || L == 4))
+	const vf r = rr_vfma(k, rr_vsplat(-6.931471825e-01f), xc);
+#else /* k ln 2 rounded apart would be off by up to 4e-6: ln 2 in two parts, as rr_vexp */
+	const vf r =
+	    rr_vfma(k, rr_vsplat(-3.194618330e-05f), rr_vfma(k, rr_vsplat(-6.931152344e-01f), xc));
+#endif
+	vf p = rr_vfma(rr_vsplat(8.312521502e-03f), r, rr_vsplat(4.189015925e-02f));
+	p = rr_vfma(p, r, rr_vsplat(1.666711420e-01f));
+	p = rr_vfma(p, r, rr_vsplat(4.999923110e-01f));
+	p = rr_vfma(p, r, rr_vsplat(1.0f));
+	p = rr_vfma(p, r, rr_vsplat(1.0f));
+	return p * (vf)((vu)t << 23); /* 2^k */
 }
 
 /* log(x) = e ln 2 + log(1 + f), 1 + f in [sqrt(1/2), sqrt(2)); with s = f / (2 + f) and
