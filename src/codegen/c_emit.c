@@ -43,7 +43,7 @@ typedef struct emitter {
 	 * not kept: its branch re-reads the row in cache and keeps nothing. */
 	int split_unkept;
 	int prefetch; /* emitting a pass that prefetches the next row (prefetch_in_split,
-	               * prefetch_in_output) */
+	               * prefetch_in_output; PREFETCH_SHORT_ROWS) */
 	int lead;     /* emitting round 1's pass that fetches the next row's first eighth
 	               * (prefetch_lead_in_round) */
 	int64_t split_max_n;
@@ -60,6 +60,9 @@ typedef struct emitter {
 	 * early[j] for output j; the output phase neither computes nor stores them again. */
 	unsigned char early[RR_MAX_IO];
 } emitter;
+
+/* em->prefetch where only rows under 16384 elements prefetch (f32's single pass, below). */
+#define PREFETCH_SHORT_ROWS 2
 
 static void line(emitter *em, int depth, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -661,8 +664,10 @@ static void emit_pack(emitter *em, int depth, int round, int guarded)
 		for (int k = 0; em->prefetch && !guarded && k < kernel->n_inputs; k++)
 			if (kernel->inputs[k].kind == RR_KIND_ROW)
 				line(em, depth + 1,
-				     "__builtin_prefetch(in%d + prefetch_ahead(N, stream) + i); /* "
+				     "%s__builtin_prefetch(in%d + prefetch_ahead(N, stream) + i); "
+				     "/* "
 				     "a row on */",
+				     em->prefetch == PREFETCH_SHORT_ROWS ? "if (N < 16384) " : "",
 				     k);
 		for (int k = 0; em->lead && !guarded && k < kernel->n_inputs; k++)
 			if (kernel->inputs[k].kind == RR_KIND_ROW)
@@ -1211,7 +1216,11 @@ static int prefetch_lead_in_round(const emitter *em, int round)
  * NOTES.md, session 18; one thread, rows 16 bytes into a line) sum f32 1024x4096 and
  * 4096x4096 ran 0.91-0.94 of the time, bf16 1024x1024 ... 4096x4096 0.81-0.83, rows in L2
  * (64x4096) 0.97. (Round 1 of the norms and softmax does not take it: their later passes or
- * the split's sum pass prefetch already.) */
+ * the split's sum pass prefetch already.) On the AMD EPYC host (two threads from DRAM, ABBA,
+ * bench/NOTES.md session 29) f32 rows of 16384 elements and more ran faster without it in
+ * every round (sum f32 64x262144 0.67-0.71 of the time, 256x65536 0.65-0.91, 1024x16384
+ * 0.89-0.93; 512x32768 0.79-1.05; 16384x1024 and 4096x4096 0.84-1.30, level), while bf16 rows
+ * ran 1.2-1.9x slower without it: f32 rows from 16384 elements on skip it (a test of N). */
 static int prefetch_in_single_pass(const emitter *em, int round)
 {
 	for (int j = 0; j < em->kernel->n_outputs; j++)
@@ -1263,6 +1272,8 @@ static void emit_round(emitter *em, int round)
 		emit_split_round(em, round);
 	} else {
 		em->prefetch = prefetch_in_single_pass(em, round);
+		if (em->prefetch && em->dtype == RR_F32)
+			em->prefetch = PREFETCH_SHORT_ROWS;
 		em->lead = prefetch_lead_in_round(em, round);
 		emit_round_pass(em, round, "const float ");
 		em->prefetch = 0;
