@@ -1226,7 +1226,9 @@ static int prefetch_in_single_pass(const emitter *em, int round)
 	for (int j = 0; j < em->kernel->n_outputs; j++)
 		if (em->kernel->outputs[j].kind == RR_KIND_ROW)
 			return 0;
-	return em->layout->vec == 1 && em->rounds == 1 && round == 1;
+	if (em->layout->vec != 1 || em->rounds != 1 || round != 1)
+		return 0;
+	return em->dtype == RR_F32 ? PREFETCH_SHORT_ROWS : 1;
 }
 
 /* A round with an online (max, sum) pair on rows up to SPLIT_MAX_N elements (in cache): the
@@ -1272,8 +1274,6 @@ static void emit_round(emitter *em, int round)
 		emit_split_round(em, round);
 	} else {
 		em->prefetch = prefetch_in_single_pass(em, round);
-		if (em->prefetch && em->dtype == RR_F32)
-			em->prefetch = PREFETCH_SHORT_ROWS;
 		em->lead = prefetch_lead_in_round(em, round);
 		emit_round_pass(em, round, "const float ");
 		em->prefetch = 0;

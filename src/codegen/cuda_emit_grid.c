@@ -22,16 +22,19 @@ int rr__cu_grid(const rr__cu_emitter *em)
  * where softmax and layernorm, whose every thread waits for the value before its output
  * phase, took 1.01-1.07x; C = 8-16 0.99-1.02x. So from 64 blocks a row, and from 32 where
  * only row scalars (sum, a loss) are written after the barrier. */
+static int output_phase(const rr__cu_emitter *em)
+{
+	return em->phases > em->rounds; /* row outputs after the last round */
+}
+
 static int grid_one_warp(const rr__cu_emitter *em)
 {
-	int output_phase = em->phases > em->rounds; /* row outputs after the last round */
-	return em->C >= 64 || (em->C >= 32 && !output_phase);
+	return em->C >= 64 || (em->C >= 32 && !output_phase(em));
 }
 
 int rr__cu_grid_last_combines(const rr__cu_emitter *em)
 {
-	return rr__cu_grid(em) &&
-	       em->phases == em->rounds; /* no row outputs after the last round */
+	return rr__cu_grid(em) && !output_phase(em);
 }
 
 void rr__cu_emit_grid_constants(rr__cu_emitter *em)
