@@ -195,6 +195,19 @@ static void emit_header(rr__cu_emitter *em)
 			rr__emit_comment_expr(em->out, kernel, "  kept: ", id);
 	rr__emit_comment_kernel_text(em->out, kernel);
 }
+/* Chunks an iteration of the vector entry with a head. Half of U where the head's bounds and
+ * guarded tails take registers beside what the kernel keeps (the norms: 80-135 registers at
+ * W = 64-1024). A plain one-round reduction without row outputs (sum, a loss) holds only its
+ * loads and accumulators there: up to 16 values of a worker in flight, as many as U = 4 packs
+ * of f32 (ptxas: sum f32 2x4000037 at W = 1024 36 -> 40 registers, one block an SM either
+ * way); 32 (bf16 at U = 4, f32 at U = 8) took 66-74 and halved the blocks an SM. */
+static int head_unroll(const rr__cu_emitter *em)
+{
+	int half = em->U > 1 ? em->U / 2 : 1;
+	if (em->rounds == 1 && em->phases == em->rounds && em->U * em->V <= 16)
+		return em->U;
+	return half;
+}
 
 /* ---------------------------------------------------------------- prelude */
 
@@ -244,7 +257,7 @@ static void emit_constants(rr__cu_emitter *em)
 		rr__cu_line(em, 0,
 		            "constexpr int U_HEAD = %d;  /* U of the vector entry with a head (the "
 		            "order of a worker's adds does not depend on U) */",
-		            em->U > 1 ? em->U / 2 : 1);
+		            head_unroll(em));
 	}
 	rr__cu_line(em, 0,
 	            "constexpr int WARPS = %d;  /* warps per row in the shared-memory stage */",

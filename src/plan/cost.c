@@ -563,8 +563,17 @@ static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
 	if (io->kept > 0 && r->keep == RR_KEEP_SMEM && !f->raw_streams)
 		staged = io->max_passes * io->kept * f->rows * (double)req->cols * 4;
 	f->memory_us = f->dram_bytes / (K(gpu_bandwidth) * f->bandwidth_efficiency) * 1e6 +
-	               f->cache_bytes / (K(gpu_cache_bandwidth) * fmax(active, 0.05)) * 1e6 +
-	               staged / (K(gpu_smem_bandwidth) * fmax(active, 0.05)) * 1e6;
+	               f->cache_bytes / (K(gpu_cache_bandwidth) * fmax(active, 0.05)) * 1e6;
+	/* A cluster of three blocks or more an SM hides that traffic behind the other blocks'
+	 * loads: add_layernorm bf16 (h = x + r kept as f32) on 4-8-block clusters of W = 256, 64
+	 * KB a block, three an SM, ran 0.77x the time of W = 512 keeping the same segments in
+	 * registers, one block an SM (1024x65536 155.2 against 200.8 µs, 512x131072 156.6 against
+	 * 204.7; bench/NOTES.md session 30), where the staged term had priced them 1.2x. */
+	double staged_us = staged / (K(gpu_smem_bandwidth) * fmax(active, 0.05)) * 1e6;
+	if (l->storage == RR_STORAGE_CLUSTER && f->groups_per_sm >= 3)
+		f->memory_us = fmax(f->memory_us, staged_us);
+	else
+		f->memory_us += staged_us;
 	/* Few bytes over few SMs: the efficiency product above collapses towards zero, but such
 	 * a launch is bounded by one SM's share of the bandwidth (each of its SMs' when it has
 	 * fewer groups than SMs, one group on each) plus a memory latency per serial step,
