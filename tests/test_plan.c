@@ -920,6 +920,35 @@ static void test_mailbox_cluster_choices(const rr__target *gpu)
 	rr_kernel_free(softmax);
 }
 
+/* A cluster of three blocks an SM keeping its segment in shared memory hides that traffic behind
+ * the other blocks' loads (cost.c): add_layernorm on 16-bit rows of 65536 and 131072 elements
+ * takes clusters of W = 256 keeping h = x + r in shared memory, three blocks an SM, which the
+ * H200 ran in 0.76-0.84x the time of W = 512 keeping them in registers (bench/NOTES.md session
+ * 30); on 1000x50265 (bf16 1.07x there) it keeps W = 512. */
+static void test_staged_cluster_choices(const rr__target *gpu)
+{
+	static const int64_t shapes[][2] = {{1024, 65536}, {512, 131072}, {1000, 50265}};
+	static const rr_dtype dtypes[] = {RR_BF16, RR_F16};
+	rr_kernel *kernel = builtin("add_layernorm");
+	for (int d = 0; d < 2; d++)
+		for (int s = 0; s < 3; s++) {
+			rr__plan_request req = {kernel, dtypes[d], shapes[s][0], shapes[s][1],
+			                        gpu,    NULL,      NULL};
+			rr_layout l = choose(&req, NULL);
+			rr__realisation r;
+			CHECK(rr__realise(kernel, dtypes[d], req.cols, &l, gpu, &r) == RR_OK);
+			rr__plan_features f;
+			rr__plan_features_compute(&req, &l, &f);
+			int staged = l.storage == RR_STORAGE_CLUSTER && l.workers_per_row == 256 &&
+			             r.keep == RR_KEEP_SMEM && f.groups_per_sm >= 3;
+			CHECKF(staged == (req.cols >= 65536),
+			       "add_layernorm %s %lldx%lld: %s (keep %d, %.0f an SM)",
+			       rr_dtype_name(dtypes[d]), (long long)req.rows, (long long)req.cols,
+			       show(&l), (int)r.keep, f.groups_per_sm);
+		}
+	rr_kernel_free(kernel);
+}
+
 /* One-pass online reductions (cross_entropy): on rows of 16384 elements or more the planner
  * streams 8 packs at a time over 16-32 packs a worker (the H200: 0.60-0.91 of the time of the
  * W = 512-1024, U = 4 picks before, bench/results/2026-12-02-h200-ab-ce-stream-s15); shorter
@@ -1279,6 +1308,7 @@ int main(void)
 	test_wide_cluster_choices(&gpu);
 	test_online_stream_choices(&gpu);
 	test_mailbox_cluster_choices(&gpu);
+	test_staged_cluster_choices(&gpu);
 	test_plain_stream_choices(&gpu);
 	test_short_row_blocks(&gpu);
 	test_flat_reads(&gpu);

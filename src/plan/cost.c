@@ -564,13 +564,15 @@ static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
 		staged = io->max_passes * io->kept * f->rows * (double)req->cols * 4;
 	f->memory_us = f->dram_bytes / (K(gpu_bandwidth) * f->bandwidth_efficiency) * 1e6 +
 	               f->cache_bytes / (K(gpu_cache_bandwidth) * fmax(active, 0.05)) * 1e6;
-	/* A cluster of three blocks or more an SM hides that traffic behind the other blocks'
-	 * loads: add_layernorm bf16 (h = x + r kept as f32) on 4-8-block clusters of W = 256, 64
-	 * KB a block, three an SM, ran 0.77x the time of W = 512 keeping the same segments in
-	 * registers, one block an SM (1024x65536 155.2 against 200.8 µs, 512x131072 156.6 against
-	 * 204.7; bench/NOTES.md session 30), where the staged term had priced them 1.2x. */
+	/* A cluster of three blocks or more an SM on rows of 65536 elements and more hides that
+	 * traffic behind the other blocks' loads: add_layernorm (h = x + r kept as f32) on
+	 * 4-8-block clusters of W = 256, 64 KB a block, three an SM, ran 0.76-0.84x the time of W =
+	 * 512 keeping the same segments in registers, one block an SM (bf16 1024x65536 201.4 ->
+	 * 157.3 µs, 512x131072 206.8 -> 160.1, 1024x131072 407.4 -> 310.5, f16 1024x65536 0.84),
+	 * where the staged term had priced them 1.2x. On 1000x50265 (C = 4 against 2, four blocks
+	 * an SM) bf16 ran 1.07x and f16 0.82x (bench/NOTES.md session 30): not there. */
 	double staged_us = staged / (K(gpu_smem_bandwidth) * fmax(active, 0.05)) * 1e6;
-	if (l->storage == RR_STORAGE_CLUSTER && f->groups_per_sm >= 3)
+	if (l->storage == RR_STORAGE_CLUSTER && f->groups_per_sm >= 3 && req->cols >= 65536)
 		f->memory_us = fmax(f->memory_us, staged_us);
 	else
 		f->memory_us += staged_us;
