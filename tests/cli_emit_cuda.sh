@@ -144,6 +144,18 @@ if [ "$(grep -c '^\* ' "$out/trace")" -ne 1 ] || ! grep -q 'W=32,V=4,U=1,R=1,C=1
 	echo "FAIL: RR_PLAN_TRACE with a complete layout did not trace that layout"
 	exit 1
 fi
+# xF: the measured corrections' product (an unclustered persistent grid's gpu_persistent_factor,
+# 1.10577 in the sm_90 coefficients; one group a row: none).
+for grid in persistent:x1.11 rows:x1.00; do
+	RR_PLAN_TRACE=1 "$ROWREDUCE" emit --kernel add_layernorm --shape 4096x32768 --dtype bf16 \
+		--backend cuda --arch sm_90 --layout "W=512,V=8,U=2,R=1,C=1,S=smem,G=${grid%%:*}" \
+		>/dev/null 2>"$out/trace"
+	if ! grep -q "^\* .* tree .* ${grid#*:}  eff " "$out/trace"; then
+		cat "$out/trace"
+		echo "FAIL: RR_PLAN_TRACE did not print the corrections' product ${grid#*:} for G=${grid%%:*}"
+		exit 1
+	fi
+done
 "$ROWREDUCE" emit --kernel rmsnorm --shape 16x1048576 --backend cuda --arch sm_90 \
 	>/dev/null 2>"$out/trace"
 if [ -s "$out/trace" ]; then

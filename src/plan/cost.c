@@ -930,6 +930,7 @@ static void features_of(const rr__plan_request *req, const rr__realisation *r,
 	    layout->blocks_per_row == 1 && req->cols <= SINGLE_WAVE_STEP_COLS &&
 	    req->kernel->analysis.online_rewrites > 0 && io.row_outputs == 0)
 		features->predicted_us += (features->serial_steps - 1) * GPU_SINGLE_WAVE_STEP_US;
+	features->additive_us = features->predicted_us;
 	/* More than 8 packs per worker is outside what the H200 sweeps measured (bench/NOTES.md);
 	 * the model's latency terms are not trusted there, so such layouts rank last unless
 	 * nothing else is legal. */

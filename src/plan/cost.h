@@ -64,6 +64,7 @@ typedef struct rr__plan_features {
 	double tree_us;              /* issue time of the cross-worker trees over all rows (GPU) */
 	double head_us;              /* issue time of the rows' heads past one wave (GPU) */
 	double trips_us;             /* a few groups' trips to memory after the first (GPU) */
+	double additive_us;          /* the terms' sum, before the measured corrections */
 	double predicted_us;         /* the model's total */
 } rr__plan_features;
 

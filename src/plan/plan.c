@@ -418,7 +418,8 @@ void rr__candidates_free(rr__candidates *candidates)
 }
 
 /* RR_PLAN_TRACE=K (default 12): the K cheapest candidates the planner kept (after its
- * preferences) and the parts of their predicted time on stderr, the chosen one marked `*` (a
+ * preferences) and the parts of their predicted time on stderr (xF: the product of the
+ * measured corrections applied to the terms' sum), the chosen one marked `*` (a
  * simpler plan within the tie tolerance may win over the cheapest; it is shown even when past
  * the K), for a person asking why the planner chose what it did. */
 static void trace_line(const rr__plan_request *req, const rr_layout *l, double cost, int chosen)
@@ -428,10 +429,11 @@ static void trace_line(const rr__plan_request *req, const rr_layout *l, double c
 	char text[128];
 	rr_layout_format(l, text, sizeof text);
 	fprintf(stderr,
-	        "%c %9.2f  %-44s mem %8.2f lat %8.2f launch %5.2f tree %6.2f  eff %.2f "
+	        "%c %9.2f  %-44s mem %8.2f lat %8.2f launch %5.2f tree %6.2f  x%.2f  eff %.2f "
 	        "waves %.2f passes %d regs %.0f groups/SM %.0f\n",
 	        chosen ? '*' : ' ', cost, text, f.memory_us, f.latency_us, f.launch_us, f.tree_us,
-	        f.bandwidth_efficiency, f.waves, f.passes, f.registers_per_thread, f.groups_per_sm);
+	        f.additive_us > 0 ? f.predicted_us / f.additive_us : 1, f.bandwidth_efficiency,
+	        f.waves, f.passes, f.registers_per_thread, f.groups_per_sm);
 }
 
 static void trace(const rr__plan_request *req, const rr__candidates *c, const double *costs,
