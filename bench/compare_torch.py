@@ -20,6 +20,7 @@ import hashlib
 import json
 import math
 import os
+import signal
 import socket
 import statistics
 import sys
@@ -554,8 +555,9 @@ def comparison_md(doc, timed):
                   "; ".join("%s (%s)" % kv for kv in sorted(doc["peers_missing"].items()))]
     left = doc["not_measured"]["configurations"]
     if left:
-        lines += ["", "Not measured (past the %g s time limit): %s" % (doc["not_measured"]["time_limit_s"],
-                                                                      "; ".join(left))]
+        why = ("stopped by %s" % doc["not_measured"]["signal"] if doc["not_measured"].get("signal")
+               else "past the %g s time limit" % doc["not_measured"]["time_limit_s"])
+        lines += ["", "Not measured (%s): %s" % (why, "; ".join(left))]
     return "\n".join(lines) + "\n"
 
 
@@ -637,6 +639,17 @@ def main():
     gen = torch.Generator(device=device)
     gen.manual_seed(args.seed)
     rows, notes, seen, skipped = [], {}, [], []
+    # SIGTERM or SIGINT (a `timeout` around the run, Ctrl-C): the configuration being measured
+    # finishes, the ones left are listed as not measured, and the folder is written as at the
+    # time limit, so a cut run keeps what it measured.
+    stop = {}
+
+    def on_signal(signum, _frame):
+        stop.setdefault("signal", signal.Signals(signum).name)
+        print("compare_torch.py: %s: finishing this configuration, then writing the results"
+              % stop["signal"], file=sys.stderr, flush=True)
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, on_signal)
     context = torch.cuda.stream(stream) if stream is not None else _null()
     with context, torch.no_grad():
         for op in args.ops.split(","):
@@ -644,7 +657,7 @@ def main():
                 dtype = DTYPES[dname]
                 elem = torch.tensor([], dtype=dtype).element_size()
                 for (m, n) in shapes:
-                    if args.time_limit > 0 and time.time() - t0 > args.time_limit:
+                    if stop or (args.time_limit > 0 and time.time() - t0 > args.time_limit):
                         skipped.append("%s %s %dx%d" % (op, dname, m, n))
                         continue
                     torch._dynamo.reset()
@@ -701,7 +714,8 @@ def main():
                                   "rowreduce median; ratio_per_round from round_p50_us"},
         "ceilings": {"requested": False, "copy": None, "read": None},
         "peers_measured": [s for s in seen if s != "rowreduce"], "peers_missing": notes,
-        "not_measured": {"time_limit_s": args.time_limit, "configurations": skipped},
+        "not_measured": {"time_limit_s": args.time_limit, "configurations": skipped,
+                         "signal": stop.get("signal")},
         "rows": rows,
         "summary": {"rows": len(rows), "measured": sum(r["state"] == "measured" for r in rows),
                     "invalid": sum(r["state"] == "invalid" for r in rows),

@@ -57,7 +57,13 @@ python3 -c 'import torch, rowreduce; print("torch", torch.__version__, "cuda", t
 	"rowreduce", rowreduce.version(), rowreduce.library_path())' || exit 1
 
 status=0
+# A `timeout` (or Ctrl-C) around this script signals the whole process group: compare_torch.py
+# finishes the configuration it is measuring and writes the folder with the rest listed as not
+# measured; this script waits for it, verifies and packs what there is, and runs no later stage.
+cut=
+trap 'cut=1; echo "python_h200.sh: cut by a signal: writing what was measured" >&2' TERM INT
 for stage in "$@"; do
+	[ -n "$cut" ] && { echo "python_h200.sh: stage $stage not run (cut)" >&2; continue; }
 	case $stage in
 	test)
 		log "tests/python"
@@ -82,8 +88,14 @@ for stage in "$@"; do
 		python3 bench/compare_torch.py "${what[@]}" --dtypes "${DTYPES:-f32,bf16}" --l2 cold \
 			--ops "${OPS:-sum,softmax,rmsnorm,layernorm,add_layernorm,cross_entropy}" \
 			--rounds "${ROUNDS:-4}" --samples "${SAMPLES:-3}" --sample-ms "${SAMPLE_MS:-10}" \
-			--time-limit "${TIME_LIMIT:-0}" --out "$d" 2>"$OUT/compare-$stage.err"
-		echo "exit $?"
+			--time-limit "${TIME_LIMIT:-0}" --out "$d" 2>"$OUT/compare-$stage.err" &
+		# in the background and waited for, so that a signal reaches the trap at once; wait
+		# returns early on a trapped signal, so wait again for the run to write its folder
+		pid=$!
+		wait $pid
+		rc=$?
+		while kill -0 $pid 2>/dev/null; do wait $pid; rc=$?; done
+		echo "exit $rc"
 		tail -3 "$OUT/compare-$stage.err"
 		build-py/rowreduce verify "$d" || status=1
 		;;
