@@ -62,6 +62,10 @@ typedef struct emitter {
 	/* Emitting the split's sum pass where the row's extrema say no exp(x - m) of the max node
 	 * `ranged` is under 2^-125 (words_max_input), or -1. */
 	int ranged;
+	/* Values round 1 computes that later passes read back from scratch (rr__c_derived_keeps):
+	 * held[id] is 1 + the node's scratch ordinal after the kept inputs, 0 for the others. */
+	unsigned char held[RR_MAX_NODES];
+	int n_held;
 } emitter;
 
 /* em->prefetch where only rows under 16384 elements prefetch (f32's single pass, below). */
@@ -144,6 +148,13 @@ static void emit_header(emitter *em, const int *offsets, int steps)
 			     " * early    %s written in round 1, read back from its row by the "
 			     "later passes",
 			     kernel->outputs[j].name);
+	for (int id = 0; id < kernel->n_nodes; id++)
+		if (em->held[id])
+			line(em, 0,
+			     " * storage  e%d (f32) kept in private slots after round 1, read back "
+			     "by "
+			     "the later passes",
+			     id);
 	if (em->split_max_n > 0)
 		line(em, 0, " * split    rows of N <= %lld: an online pair's max, then its sum%s",
 		     (long long)em->split_max_n,
@@ -209,8 +220,10 @@ static void emit_prelude(emitter *em)
 	     "#define HEAD_BYTES %d /* a row's head runs up to its first boundary of this */",
 	     em->r->access_bytes);
 	line(em, 0, "#define HS %d /* head elements per worker at most */", em->r->head_slots);
-	line(em, 0, "#define KEPT_INPUTS %d /* row inputs kept in private slots between rounds */",
-	     em->n_kept);
+	line(em, 0,
+	     "#define KEPT_INPUTS %d /* row inputs and values kept in private slots between "
+	     "rounds */",
+	     em->n_kept + em->n_held);
 	line(em, 0,
 	     "#define SPLIT_MAX_N %lld /* rows up to this run an online pair in two passes */",
 	     (long long)em->split_max_n);
@@ -278,7 +291,7 @@ static void emit_row_setup(emitter *em)
 		line(em, 1, "io_t *out%d = (io_t *)outputs[%d] + row%s; /* %s: %s */", j, j,
 		     io->kind == RR_KIND_ROW ? " * N" : "", io->name, rr_kind_name(io->kind));
 	}
-	if (em->n_kept > 0 || em->cached >= 0)
+	if (em->n_kept + em->n_held > 0 || em->cached >= 0)
 		line(em, 1, "const int64_t slots = slot_bound(N);");
 	int is_output, at = rr__head_reference(kernel, &is_output);
 	if (em->r->head_slots > 0 && at >= 0)
@@ -330,7 +343,7 @@ static int round_uses_slots(const emitter *em, int round)
 	for (int k = 0; k < em->kernel->n_inputs; k++)
 		if (input_kept(em, k) && em->read[round][k])
 			return 1;
-	return 0;
+	return em->n_held > 0 && !em->head;
 }
 
 /* The reduction the current pass accumulates for round reduction `id` (reduced_in): itself,
@@ -528,6 +541,14 @@ static void element_needs(emitter *em, int round, int from_cache)
 		element_needs_after_early(em, round);
 		return;
 	}
+	if (from_cache < 0 && round > 1 && em->n_held > 0 && !em->head) {
+		unsigned char stop[RR_MAX_NODES] = {0};
+		for (int id = 0; id < kernel->n_nodes; id++)
+			stop[id] = em->held[id] != 0;
+		rr__phase_roots(kernel, round, em->needed);
+		rr__mark_operands(kernel, em->needed, stop);
+		return;
+	}
 	if (from_cache < 0) {
 		rr__analysis_elem_needs(kernel, round, em->needed);
 		return;
@@ -564,6 +585,12 @@ static void emit_element(emitter *em, int depth, int round, int guarded)
 			     guarded ? "_tail" : "");
 			continue;
 		}
+		if (em->held[id] && round > 1 && !em->head) {
+			line(em, depth,
+			     "const vf e%d = load_kept(held%d, slot * W + b * L); /* kept */", id,
+			     id);
+			continue;
+		}
 		const int early = early_output_of(em, id);
 		if (early >= 0 && round > 1) {
 			line(em, depth,
@@ -595,6 +622,10 @@ static void emit_element(emitter *em, int depth, int round, int guarded)
 		if (id == em->cached && em->pass == 2 && !em->head)
 			line(em, depth, "store_kept(cache%s, slot * W + b * L, e%d);",
 			     guarded ? "_tail" : "", id);
+		if (em->held[id] && round == 1 && !em->head)
+			line(em, depth,
+			     "store_kept(held%d, slot * W + b * L, e%d); /* read back after */", id,
+			     id);
 	}
 	if (round > em->rounds) {
 		emit_outputs_of_element(em, depth, guarded);
@@ -729,6 +760,12 @@ static void emit_traversal_begin(emitter *em, int round)
 		if (input_kept(em, k) && em->read[round][k])
 			line(em, 2, "float *keep%d = scratch + (int64_t)%d * W * slots; /* %s */",
 			     k, em->kept[k], kernel->inputs[k].name);
+	for (int id = 0; id < kernel->n_nodes; id++)
+		if (em->held[id])
+			line(em, 2,
+			     "float *held%d = scratch + (int64_t)%d * W * slots; /* e%d */ "
+			     "(void)held%d;",
+			     id, em->n_kept + em->held[id] - 1, id, id);
 	if (round_uses_slots(em, round) && em->cached >= 0 &&
 	    (em->pass == 2 || round > em->rounds)) {
 		line(em, 2,
@@ -1524,6 +1561,41 @@ static void plan_early_outputs(emitter *em)
 	}
 }
 
+/* Whether node id is needed by a pass after round 1 where the nodes `stop` are read back. */
+static int needed_after_round_one(const rr_kernel *kernel, int id, const unsigned char *stop)
+{
+	unsigned char mark[RR_MAX_NODES];
+	for (int phase = 2; phase <= kernel->analysis.rounds + 1; phase++) {
+		rr__phase_roots(kernel, phase, mark);
+		rr__mark_operands(kernel, mark, stop);
+		if (mark[id])
+			return 1;
+	}
+	return 0;
+}
+
+int rr__c_derived_keeps(const rr_kernel *kernel, const rr__realisation *r, unsigned char *held)
+{
+	int count = 0;
+	memset(held, 0, (size_t)kernel->n_nodes);
+	if (r->dtype == RR_F32 || r->head_slots > 0 || r->keep != RR_KEEP_NONE ||
+	    !kernel->analysis.level || kernel->analysis.online_rewrites > 0 ||
+	    rr__c_cached_node(kernel) >= 0 || kernel->analysis.rounds < 1)
+		return 0;
+	unsigned char first[RR_MAX_NODES], stop[RR_MAX_NODES] = {0};
+	rr__analysis_elem_needs(kernel, 1, first);
+	/* users before operands: a value read back spares its operands' reads after round 1 */
+	for (int id = kernel->n_nodes - 1; id >= 0 && count < RR_MAX_IO; id--) {
+		const rr__node *node = &kernel->nodes[id];
+		if (!first[id] || node->shape != RR_SHAPE_ELEM || node->op == RR_OP_INPUT ||
+		    node->op == RR_OP_CONST || !needed_after_round_one(kernel, id, stop))
+			continue;
+		stop[id] = 1;
+		held[id] = (unsigned char)++count;
+	}
+	return count;
+}
+
 /* The row output that may hold the split's cache for the complete packs (the last chunk's
  * stay in scratch, so nothing is written past the row): in f32 with V = 1 a worker's slot
  * s * W + worker is its element h + s * W + worker, and the output phase reads each element's
@@ -1566,7 +1638,9 @@ int64_t rr__c_split_max_cols(const rr_kernel *kernel, rr_dtype dtype)
 
 int64_t rr__c_scratch_floats(const rr_kernel *kernel, const rr__realisation *r)
 {
+	unsigned char held[RR_MAX_NODES];
 	int64_t kept = r->keep != RR_KEEP_NONE ? r->kept_values : 0;
+	kept += rr__c_derived_keeps(kernel, r, held);
 	if (r->cols <= rr__c_split_max_cols(kernel, r->dtype) && rr__c_cached_node(kernel) >= 0)
 		kept++;
 	return kept * r->layout.workers_per_row * r->slots;
@@ -1608,6 +1682,7 @@ rr_status rr__c_emit(const rr__emit_request *request, rr__buf *out)
 	em->cache_output = cache_output_of(em);
 	plan_storage(em, r);
 	plan_early_outputs(em);
+	em->n_held = rr__c_derived_keeps(kernel, r, em->held);
 	emit_header(em, r->tree_offsets, r->n_tree_offsets);
 	em->tree_offsets = r->tree_offsets;
 	em->tree_steps = r->n_tree_offsets;

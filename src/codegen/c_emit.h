@@ -45,8 +45,17 @@ int64_t rr__c_split_max_cols(const rr_kernel *kernel, rr_dtype dtype);
 /* The exp(e - m) node of an online pair that the output phase needs, kept in scratch by the
  * split so that it is evaluated once per element; -1 when there is none. */
 int rr__c_cached_node(const rr_kernel *kernel);
+/* Values of 16-bit rows that round 1 computes and later passes need (add_layernorm's
+ * h = x + r), kept as f32 in private slots after round 1 and read back there instead of
+ * loading, converting and computing them again from their operands: where the realisation
+ * keeps no row input (S=reread), has no head and no online pair. held[id] (n_nodes entries) is
+ * set to 1 + the value's ordinal after the kept inputs, 0 elsewhere; returns their count.
+ * f32 rows have plan_early_outputs for h instead. One thread, in cache (NOTES-s30-cpu.md):
+ * add_layernorm bf16 0.84-0.87 of the time at 1024 and 4096 columns, 0.93 at 65536. */
+int rr__c_derived_keeps(const rr_kernel *kernel, const rr__realisation *r, unsigned char *held);
 /* Floats of private scratch one CPU thread needs for a realisation of `kernel`: the kept
- * values' slots of W workers, and the split's cache at rows up to rr__c_split_max_cols. */
+ * values' slots of W workers (rr__c_derived_keeps' too), and the split's cache at rows up to
+ * rr__c_split_max_cols. */
 int64_t rr__c_scratch_floats(const rr_kernel *kernel, const rr__realisation *r);
 
 #endif
