@@ -1593,6 +1593,10 @@ int rr__c_derived_keeps(const rr_kernel *kernel, const rr__realisation *r, unsig
 		stop[id] = 1;
 		held[id] = (unsigned char)++count;
 	}
+	if ((int64_t)count * (int64_t)sizeof(float) * r->cols > RR_CPU_HELD_BYTES) {
+		memset(held, 0, (size_t)kernel->n_nodes);
+		return 0;
+	}
 	return count;
 }
 

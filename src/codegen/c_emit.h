@@ -48,10 +48,15 @@ int rr__c_cached_node(const rr_kernel *kernel);
 /* Values of 16-bit rows that round 1 computes and later passes need (add_layernorm's
  * h = x + r), kept as f32 in private slots after round 1 and read back there instead of
  * loading, converting and computing them again from their operands: where the realisation
- * keeps no row input (S=reread), has no head and no online pair. held[id] (n_nodes entries) is
- * set to 1 + the value's ordinal after the kept inputs, 0 elsewhere; returns their count.
- * f32 rows have plan_early_outputs for h instead. One thread, in cache (NOTES-s30-cpu.md):
- * add_layernorm bf16 0.84-0.87 of the time at 1024 and 4096 columns, 0.93 at 65536. */
+ * keeps no row input (S=reread), has no head and no online pair, and the kept values of a row
+ * take at most RR_CPU_HELD_BYTES. held[id] (n_nodes entries) is set to 1 + the value's ordinal
+ * after the kept inputs, 0 elsewhere; returns their count. f32 rows have plan_early_outputs
+ * for h instead. add_layernorm bf16, one thread in cache: 0.84-0.87 of the time at 1024 and
+ * 4096 columns, 0.93 at 65536; two threads from DRAM, calls of the two builds alternated
+ * (NOTES-s30-cpu.md): 4096x4096 0.88-0.94, 16384x1024 0.97, but 2048x8192 1.03, 1024x16384
+ * 0.995, 256x65536 1.02 (the f32 row beside the 16-bit ones no longer in the first caches):
+ * 16 KiB, N <= 4096 for one value. */
+#define RR_CPU_HELD_BYTES (16 * 1024)
 int rr__c_derived_keeps(const rr_kernel *kernel, const rr__realisation *r, unsigned char *held);
 /* Floats of private scratch one CPU thread needs for a realisation of `kernel`: the kept
  * values' slots of W workers (rr__c_derived_keeps' too), and the split's cache at rows up to
