@@ -229,7 +229,8 @@ static void test_exp_nonpos_bf16_ranged(void)
 }
 
 /* rr_bf16_extrema against the float comparisons: random rows of 0 to 100 values and of 1000
- * (every length class of the vector loop and its scalar end) drawn from ordinary values,
+ * (every length class of the vector loop and its scalar ends), starting at every element of a
+ * 32-byte span (the scalar lead to the aligned loads), drawn from ordinary values,
  * zeros, infinities, subnormals and NaNs of both signs. Where it answers, *max is the largest
  * value that is no NaN (+0 over -0) and *min the smallest (-0 under +0), or a NaN where a
  * negative NaN is present; it declines exactly where a positive NaN is or every value is NaN. */
@@ -241,7 +242,8 @@ static void test_bf16_extrema(void)
 	uint64_t state = 0x9e3779b97f4a7c15ull;
 	int wrong = 0;
 	for (int trial = 0; trial < 20000; trial++) {
-		uint16_t row[1000];
+		_Alignas(32) uint16_t buffer[1016];
+		uint16_t *row = buffer + trial % 16; /* every start within 32 bytes */
 		const int n = trial % 5 == 4 ? 1000 : trial % 101;
 		/* how often specials appear: never, rarely, often; NaNs only in some trials */
 		const int odds = trial % 3 == 0 ? 0 : trial % 3 == 1 ? 50 : 4;

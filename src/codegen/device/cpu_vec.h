@@ -591,13 +591,23 @@ static inline int rr_bf16_extrema(const uint16_t *p, int64_t n, float *max, floa
 	uint16_t umax = 0, umin = 0xffff;
 	int64_t k = 0;
 #if defined(__AVX2__)
+	/* the elements before the first 32-byte boundary one by one, so that no load below splits
+	 * a line (rows 16 bytes into a line, one thread in cache: softmax bf16 0.96-0.99 of the
+	 * time with split loads, 0.92-0.95 without) */
+	const int64_t lead = (int64_t)((32 - (uintptr_t)p % 32) % 32 / sizeof *p);
+	for (; k < lead && k < n; k++) {
+		const int16_t s = (int16_t)p[k];
+		smax = s > smax ? s : smax;
+		umax = p[k] > umax ? p[k] : umax;
+		umin = p[k] < umin ? p[k] : umin;
+	}
 	/* two of each: a 32-element step asks two loads and six operations */
 	__m256i smax0 = _mm256_set1_epi16(INT16_MIN), smax1 = smax0;
 	__m256i umax0 = _mm256_setzero_si256(), umax1 = umax0;
 	__m256i umin0 = _mm256_set1_epi16(-1), umin1 = umin0;
 	for (; k + 32 <= n; k += 32) {
-		const __m256i v0 = _mm256_loadu_si256((const __m256i *)(const void *)(p + k));
-		const __m256i v1 = _mm256_loadu_si256((const __m256i *)(const void *)(p + k + 16));
+		const __m256i v0 = _mm256_load_si256((const __m256i *)(const void *)(p + k));
+		const __m256i v1 = _mm256_load_si256((const __m256i *)(const void *)(p + k + 16));
 		smax0 = _mm256_max_epi16(smax0, v0);
 		smax1 = _mm256_max_epi16(smax1, v1);
 		umax0 = _mm256_max_epu16(umax0, v0);
