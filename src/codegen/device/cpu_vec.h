@@ -591,42 +591,46 @@ static inline int rr_bf16_extrema(const uint16_t *p, int64_t n, float *max, floa
 	uint16_t umax = 0, umin = 0xffff;
 	int64_t k = 0;
 #if defined(__AVX2__)
-	/* the elements before the first 32-byte boundary one by one, so that no load below splits
-	 * a line (rows 16 bytes into a line, one thread in cache: softmax bf16 0.96-0.99 of the
-	 * time with split loads, 0.92-0.95 without) */
-	const int64_t lead = (int64_t)((32 - (uintptr_t)p % 32) % 32 / sizeof *p);
-	for (; k < lead && k < n; k++) {
-		const int16_t s = (int16_t)p[k];
-		smax = s > smax ? s : smax;
-		umax = p[k] > umax ? p[k] : umax;
-		umin = p[k] < umin ? p[k] : umin;
-	}
-	/* two of each: a 32-element step asks two loads and six operations */
-	__m256i smax0 = _mm256_set1_epi16(INT16_MIN), smax1 = smax0;
-	__m256i umax0 = _mm256_setzero_si256(), umax1 = umax0;
-	__m256i umin0 = _mm256_set1_epi16(-1), umin1 = umin0;
-	for (; k + 32 <= n; k += 32) {
-		const __m256i v0 = _mm256_load_si256((const __m256i *)(const void *)(p + k));
-		const __m256i v1 = _mm256_load_si256((const __m256i *)(const void *)(p + k + 16));
-		smax0 = _mm256_max_epi16(smax0, v0);
-		smax1 = _mm256_max_epi16(smax1, v1);
-		umax0 = _mm256_max_epu16(umax0, v0);
-		umax1 = _mm256_max_epu16(umax1, v1);
-		umin0 = _mm256_min_epu16(umin0, v0);
-		umin1 = _mm256_min_epu16(umin1, v1);
-	}
-	smax0 = _mm256_max_epi16(smax0, smax1);
-	umax0 = _mm256_max_epu16(umax0, umax1);
-	umin0 = _mm256_min_epu16(umin0, umin1);
-	int16_t smax_lanes[16];
-	uint16_t umax_lanes[16], umin_lanes[16];
-	memcpy(smax_lanes, &smax0, sizeof smax_lanes);
-	memcpy(umax_lanes, &umax0, sizeof umax_lanes);
-	memcpy(umin_lanes, &umin0, sizeof umin_lanes);
-	for (int l = 0; l < 16; l++) {
-		smax = smax_lanes[l] > smax ? smax_lanes[l] : smax;
-		umax = umax_lanes[l] > umax ? umax_lanes[l] : umax;
-		umin = umin_lanes[l] < umin ? umin_lanes[l] : umin;
+	if (n >= 16) {
+		/* Maxima and minima may see an element twice: the first 16 elements, then aligned
+		 * loads from the row's first 32-byte boundary (no load splits a line: rows 16 bytes
+		 * into one split every other), then the last 16 elements; no element one by one. */
+		__m256i smax0 = _mm256_loadu_si256((const __m256i *)(const void *)p);
+		__m256i umax0 = smax0, umin0 = smax0, smax1 = smax0, umax1 = smax0, umin1 = smax0;
+		k = (int64_t)((32 - (uintptr_t)p % 32) % 32 / sizeof *p);
+		for (; k + 32 <= n; k += 32) {
+			const __m256i v0 =
+			    _mm256_load_si256((const __m256i *)(const void *)(p + k));
+			const __m256i v1 =
+			    _mm256_load_si256((const __m256i *)(const void *)(p + k + 16));
+			smax0 = _mm256_max_epi16(smax0, v0);
+			smax1 = _mm256_max_epi16(smax1, v1);
+			umax0 = _mm256_max_epu16(umax0, v0);
+			umax1 = _mm256_max_epu16(umax1, v1);
+			umin0 = _mm256_min_epu16(umin0, v0);
+			umin1 = _mm256_min_epu16(umin1, v1);
+		}
+		const __m256i last = _mm256_loadu_si256(
+		    (const __m256i *)(const void *)(p + (k + 16 <= n ? k : n - 16)));
+		const __m256i tail =
+		    _mm256_loadu_si256((const __m256i *)(const void *)(p + n - 16));
+		smax0 =
+		    _mm256_max_epi16(_mm256_max_epi16(smax0, smax1), _mm256_max_epi16(last, tail));
+		umax0 =
+		    _mm256_max_epu16(_mm256_max_epu16(umax0, umax1), _mm256_max_epu16(last, tail));
+		umin0 =
+		    _mm256_min_epu16(_mm256_min_epu16(umin0, umin1), _mm256_min_epu16(last, tail));
+		int16_t smax_lanes[16];
+		uint16_t umax_lanes[16], umin_lanes[16];
+		memcpy(smax_lanes, &smax0, sizeof smax_lanes);
+		memcpy(umax_lanes, &umax0, sizeof umax_lanes);
+		memcpy(umin_lanes, &umin0, sizeof umin_lanes);
+		for (int l = 0; l < 16; l++) {
+			smax = smax_lanes[l] > smax ? smax_lanes[l] : smax;
+			umax = umax_lanes[l] > umax ? umax_lanes[l] : umax;
+			umin = umin_lanes[l] < umin ? umin_lanes[l] : umin;
+		}
+		k = n;
 	}
 #endif
 	for (; k < n; k++) {
