@@ -327,6 +327,83 @@ static void test_early_outputs(rr_device *device)
 	rr_kernel_free(kernels[1]);
 }
 
+/* 16-bit rows keep the values round 1 computes (h = x + r) as f32 in scratch and read them back
+ * in the later passes (c_emit.c, rr__c_derived_keeps): every output validates where h is the
+ * kernel's only row output and where the output phase reads it back (add_layernorm), bf16 and
+ * f16, with and without a guarded last chunk, rows aligned or not; and with h written over x in
+ * place (the passes after round 1 read neither x nor r). The source says which values are kept. */
+static void test_held_values(rr_device *device)
+{
+	static const char text[] = "kernel residual_sum\n  in x : row\n  in r : row\n"
+	                           "  out h : row\n  out s : rowscalar\n  h = x + r\n"
+	                           "  s = sum(h)\n";
+	static const rr_layout layouts[] = {{.workers_per_row = 16,
+	                                     .vec = 1,
+	                                     .unroll = 1,
+	                                     .rows_per_group = 1,
+	                                     .storage = RR_STORAGE_REREAD},
+	                                    {.workers_per_row = 32,
+	                                     .vec = 1,
+	                                     .unroll = 3,
+	                                     .rows_per_group = 2,
+	                                     .storage = RR_STORAGE_REREAD}};
+	static const rr_dtype dtypes[] = {RR_BF16, RR_F16};
+	const int64_t rows = 5, lengths[2] = {1001, 1024};
+	rr_kernel *kernels[2] = {NULL, NULL};
+	CHECK(rr_kernel_load_string(text, strlen(text), "<residual_sum>", &kernels[0]) == RR_OK);
+	CHECK(rr_kernel_load_builtin("add_layernorm", &kernels[1]) == RR_OK);
+	for (int k = 0; k < 2; k++) {
+		for (int c = 0; kernels[k] && c < 8; c++) {
+			const int64_t cols = lengths[c % 2];
+			const rr_dtype dtype = dtypes[c / 4];
+			rr_program *program = NULL;
+			CHECKF(rr_program_build(device, kernels[k], dtype, rows, cols,
+			                        &layouts[c / 2 % 2], &program) == RR_OK,
+			       "%s: %s", rr_kernel_name(kernels[k]), rr_last_error());
+			if (!program)
+				continue;
+			CHECKF(strstr(rr_program_source(program), " * storage  e") != NULL &&
+			           strstr(rr_program_source(program), "kept in private slots after "
+			                                              "round 1") != NULL,
+			       "%s %s: no value kept after round 1", rr_kernel_name(kernels[k]),
+			       rr_dtype_name(dtype));
+			for (int offset = 0; offset <= 4; offset += 4)
+				validate_view(program, kernels[k], dtype, rows, cols, offset,
+				              offset);
+			rr_program_free(program);
+		}
+	}
+	/* add_layernorm bf16 with h written over x */
+	rr_program *program = NULL;
+	const int64_t cols = 1001;
+	CHECK(kernels[1] && rr_program_build(device, kernels[1], RR_BF16, rows, cols, &layouts[0],
+	                                     &program) == RR_OK);
+	rr__host_inputs inputs;
+	if (program &&
+	    rr__inputs_make(kernels[1], rows, cols, RR_BF16, 9u, NULL, &inputs) == RR_OK) {
+		rr_arg args[RR_MAX_IO];
+		uint16_t *x = malloc((size_t)(rows * cols) * sizeof *x);
+		uint16_t *y = malloc((size_t)(rows * cols) * sizeof *y);
+		memcpy(x, inputs.owned[0], (size_t)(rows * cols) * sizeof *x);
+		for (int k = 0; k < inputs.count; k++)
+			args[k] = inputs.args[k];
+		args[0].data = x;
+		void *outputs[2] = {y, x};
+		rr__poison(y, RR_BF16, rows * cols);
+		CHECK(rr_program_launch(program, rows, args, outputs, NULL) == RR_OK);
+		rr__validation report;
+		CHECKF(rr__validate_outputs(kernels[1], rows, cols, RR_BF16, &inputs, outputs, NULL,
+		                            &report) == RR_OK,
+		       "add_layernorm bf16 with h over x: %s", rr_last_error());
+		free(x);
+		free(y);
+		rr__inputs_free(&inputs);
+	}
+	rr_program_free(program);
+	rr_kernel_free(kernels[0]);
+	rr_kernel_free(kernels[1]);
+}
+
 /* Runs `program` on `inputs` (arrays `offset` elements into their buffers, outputs alike) into
  * fresh poisoned outputs, each `out_bytes[j]` long; RR_STREAM_BYTES set to `bound` (NULL:
  * unset) for the launch. */
@@ -939,6 +1016,7 @@ int main(void)
 		test_aligned_extrema(device);
 		test_split_limit(device);
 		test_early_outputs(device);
+		test_held_values(device);
 		test_streaming_stores(device);
 		test_output_prefetch(device);
 		test_round_lead(device);

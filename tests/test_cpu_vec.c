@@ -190,6 +190,106 @@ static void test_exp_nonpos_bf16(void)
 	}
 }
 
+/* rr_vexp_nonpos_bf16_ranged is rr_vexp_nonpos_bf16 bit for bit on [-86.5, -0] (every 7th
+ * float, lanes mixed, the ends exactly) and on every quiet NaN whose low 16 bits are zero (the
+ * NaNs of x - m for bf16 x and m), in every lane beside ordinary values. */
+static void test_exp_nonpos_bf16_ranged(void)
+{
+	long mismatches = 0;
+	float first = 0;
+	const uint32_t hi = bits_of(86.5f);
+	for (uint64_t b = 0; b <= hi + 7u * L; b += 7u * L) {
+		vf x;
+		for (int l = 0; l < L; l++) {
+			uint64_t bits = b + (uint64_t)l * 7u;
+			x[l] = from_bits((uint32_t)(bits > hi ? hi : bits) | 0x80000000u);
+		}
+		x[(b / 7u) % L] = (b / (7u * L)) % 2 ? 0.0f : -86.5f;
+		const vf want = rr_vexp_nonpos_bf16(x), got = rr_vexp_nonpos_bf16_ranged(x);
+		for (int l = 0; l < L; l++)
+			if (bits_of(want[l]) != bits_of(got[l]) && mismatches++ == 0)
+				first = x[l];
+	}
+	CHECKF(mismatches == 0, "exp_nonpos_bf16_ranged differs %ld times, first at %.9g",
+	       mismatches, (double)first);
+	int nan_mismatches = 0;
+	for (uint32_t top = 0x7fc0; top <= 0xffff; top++) {
+		if ((top & 0x7fc0) != 0x7fc0)
+			continue;
+		for (int lane = 0; lane < L; lane++) {
+			vf x = rr_vsplat(-0.75f);
+			x[lane] = from_bits(top << 16);
+			const vf want = rr_vexp_nonpos_bf16(x), got = rr_vexp_nonpos_bf16_ranged(x);
+			for (int l = 0; l < L; l++)
+				nan_mismatches += bits_of(want[l]) != bits_of(got[l]);
+		}
+	}
+	CHECKF(nan_mismatches == 0, "exp_nonpos_bf16_ranged: %d lanes differ beside NaNs",
+	       nan_mismatches);
+}
+
+/* rr_bf16_extrema against the float comparisons: random rows of 0 to 100 values and of 1000
+ * (every length class of the vector loop and its scalar ends), starting at every element of a
+ * 32-byte span (the scalar lead to the aligned loads), drawn from ordinary values,
+ * zeros, infinities, subnormals and NaNs of both signs. Where it answers, *max is the largest
+ * value that is no NaN (+0 over -0) and *min the smallest (-0 under +0), or a NaN where a
+ * negative NaN is present; it declines exactly where a positive NaN is or every value is NaN. */
+static void test_bf16_extrema(void)
+{
+	static const uint16_t specials[] = {0x0000, 0x8000, 0x7f80, 0xff80, 0x0001, 0x8001,
+	                                    0x7f7f, 0xff7f, 0x7fc0, 0xffc0, 0x7f81, 0xffff,
+	                                    0x3f80, 0xbf80, 0x42ad, 0xc2ad};
+	uint64_t state = 0x9e3779b97f4a7c15ull;
+	int wrong = 0;
+	for (int trial = 0; trial < 20000; trial++) {
+		_Alignas(32) uint16_t buffer[1016];
+		uint16_t *row = buffer + trial % 16; /* every start within 32 bytes */
+		const int n = trial % 5 == 4 ? 1000 : trial % 101;
+		/* how often specials appear: never, rarely, often; NaNs only in some trials */
+		const int odds = trial % 3 == 0 ? 0 : trial % 3 == 1 ? 50 : 4;
+		const int nans = trial % 7 < 3;
+		for (int k = 0; k < n; k++) {
+			state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+			uint16_t v = (uint16_t)(state >> 20);
+			if (odds && (state >> 40) % (uint64_t)odds == 0)
+				v = specials[(state >> 50) % (nans ? 16 : 8)];
+			else if ((v & 0x7f80) == 0x7f80) /* ordinary values: no NaN, no infinity */
+				v ^= 0x0100;
+			row[k] = v;
+		}
+		int pos_nan = 0, neg_nan = 0, values = 0;
+		float want_max = -INFINITY, want_min = INFINITY;
+		for (int k = 0; k < n; k++) {
+			const float f = rr__bf16_to_float(row[k]);
+			if (isnan(f)) {
+				pos_nan |= !signbit(f), neg_nan |= signbit(f) != 0;
+				continue;
+			}
+			values++;
+			if (f > want_max || (f == 0 && want_max == 0 && !signbit(f)))
+				want_max = f;
+			if (f < want_min || (f == 0 && want_min == 0 && signbit(f)))
+				want_min = f;
+		}
+		float got_max = 0, got_min = 0;
+		const int answered = rr_bf16_extrema(row, n, &got_max, &got_min);
+		const int want_answer = !pos_nan && values > 0;
+		int ok = answered == want_answer;
+		if (ok && answered) {
+			ok = bits_of(got_max) == bits_of(want_max) &&
+			     (neg_nan ? isnan(got_min) : bits_of(got_min) == bits_of(want_min));
+		}
+		if (!ok && wrong++ < 5)
+			CHECKF(
+			    0,
+			    "bf16 extrema of %d values (trial %d): answered %d max %g min %g, want "
+			    "%d %g %g",
+			    n, trial, answered, (double)got_max, (double)got_min, want_answer,
+			    (double)want_max, (double)want_min);
+	}
+	CHECK(wrong == 0);
+}
+
 /* rr_vexp_nonpos_summed within its relative bound on [-87, -0] (every 7th float, all lanes
  * mixed), exact at -0, NaN kept, and below -87 (and -inf) at most exp(-87) with the bound.
  * The bound: 1.8e-7 + 1.9e-9 |k| where rr_vfma rounds once (ln 2 in one part), 2.5e-7 where
@@ -584,6 +684,8 @@ int main(void)
 	test_exp();
 	test_exp_nonpos();
 	test_exp_nonpos_bf16();
+	test_exp_nonpos_bf16_ranged();
+	test_bf16_extrema();
 	test_exp_nonpos_summed();
 	test_log();
 	test_tanh();

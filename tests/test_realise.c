@@ -215,8 +215,11 @@ static void check_c_source(const char *label, const char *src, const rr_kernel *
 	long long cached = number_after(src, "#define CACHED_VALUES ");
 	CHECKF(W == r->layout.workers_per_row && R == r->rows_per_group, "%s: W %lld R %lld", label,
 	       W, R);
-	CHECKF(kept == (r->keep != RR_KEEP_NONE ? r->kept_values : 0),
-	       "%s: KEPT_INPUTS %lld, record %d", label, kept, r->kept_values);
+	/* and the values 16-bit rows keep after round 1 (rr__c_derived_keeps) */
+	unsigned char held[RR_MAX_NODES];
+	const int derived = rr__c_derived_keeps(kernel, r, held);
+	CHECKF(kept == (r->keep != RR_KEEP_NONE ? r->kept_values : 0) + derived,
+	       "%s: KEPT_INPUTS %lld, record %d, derived %d", label, kept, r->kept_values, derived);
 	CHECKF(count_of(src, "kept in private slots after round") == kept, "%s: kept comments",
 	       label);
 	/* The generated rr_cpu_scratch_floats is (KEPT_INPUTS + CACHED_VALUES where N <=

@@ -59,6 +59,13 @@ typedef struct emitter {
 	/* Row outputs written in round 1 and read back by the later passes (plan_early_outputs):
 	 * early[j] for output j; the output phase neither computes nor stores them again. */
 	unsigned char early[RR_MAX_IO];
+	/* Emitting the split's sum pass where the row's extrema say no exp(x - m) of the max node
+	 * `ranged` is under 2^-125 (words_max_input), or -1. */
+	int ranged;
+	/* Values round 1 computes that later passes read back from scratch (rr__c_derived_keeps):
+	 * held[id] is 1 + the node's scratch ordinal after the kept inputs, 0 for the others. */
+	unsigned char held[RR_MAX_NODES];
+	int n_held;
 } emitter;
 
 /* em->prefetch where only rows under 16384 elements prefetch (f32's single pass, below). */
@@ -141,6 +148,13 @@ static void emit_header(emitter *em, const int *offsets, int steps)
 			     " * early    %s written in round 1, read back from its row by the "
 			     "later passes",
 			     kernel->outputs[j].name);
+	for (int id = 0; id < kernel->n_nodes; id++)
+		if (em->held[id])
+			line(em, 0,
+			     " * storage  e%d (f32) kept in private slots after round 1, read back "
+			     "by "
+			     "the later passes",
+			     id);
 	if (em->split_max_n > 0)
 		line(em, 0, " * split    rows of N <= %lld: an online pair's max, then its sum%s",
 		     (long long)em->split_max_n,
@@ -206,8 +220,10 @@ static void emit_prelude(emitter *em)
 	     "#define HEAD_BYTES %d /* a row's head runs up to its first boundary of this */",
 	     em->r->access_bytes);
 	line(em, 0, "#define HS %d /* head elements per worker at most */", em->r->head_slots);
-	line(em, 0, "#define KEPT_INPUTS %d /* row inputs kept in private slots between rounds */",
-	     em->n_kept);
+	line(em, 0,
+	     "#define KEPT_INPUTS %d /* row inputs and values kept in private slots between "
+	     "rounds */",
+	     em->n_kept + em->n_held);
 	line(em, 0,
 	     "#define SPLIT_MAX_N %lld /* rows up to this run an online pair in two passes */",
 	     (long long)em->split_max_n);
@@ -275,7 +291,7 @@ static void emit_row_setup(emitter *em)
 		line(em, 1, "io_t *out%d = (io_t *)outputs[%d] + row%s; /* %s: %s */", j, j,
 		     io->kind == RR_KIND_ROW ? " * N" : "", io->name, rr_kind_name(io->kind));
 	}
-	if (em->n_kept > 0 || em->cached >= 0)
+	if (em->n_kept + em->n_held > 0 || em->cached >= 0)
 		line(em, 1, "const int64_t slots = slot_bound(N);");
 	int is_output, at = rr__head_reference(kernel, &is_output);
 	if (em->r->head_slots > 0 && at >= 0)
@@ -327,7 +343,7 @@ static int round_uses_slots(const emitter *em, int round)
 	for (int k = 0; k < em->kernel->n_inputs; k++)
 		if (input_kept(em, k) && em->read[round][k])
 			return 1;
-	return 0;
+	return em->n_held > 0 && !em->head;
 }
 
 /* The reduction the current pass accumulates for round reduction `id` (reduced_in): itself,
@@ -525,6 +541,14 @@ static void element_needs(emitter *em, int round, int from_cache)
 		element_needs_after_early(em, round);
 		return;
 	}
+	if (from_cache < 0 && round > 1 && em->n_held > 0 && !em->head) {
+		unsigned char stop[RR_MAX_NODES] = {0};
+		for (int id = 0; id < kernel->n_nodes; id++)
+			stop[id] = em->held[id] != 0;
+		rr__phase_roots(kernel, round, em->needed);
+		rr__mark_operands(kernel, em->needed, stop);
+		return;
+	}
 	if (from_cache < 0) {
 		rr__analysis_elem_needs(kernel, round, em->needed);
 		return;
@@ -561,6 +585,12 @@ static void emit_element(emitter *em, int depth, int round, int guarded)
 			     guarded ? "_tail" : "");
 			continue;
 		}
+		if (em->held[id] && round > 1 && !em->head) {
+			line(em, depth,
+			     "const vf e%d = load_kept(held%d, slot * W + b * L); /* kept */", id,
+			     id);
+			continue;
+		}
 		const int early = early_output_of(em, id);
 		if (early >= 0 && round > 1) {
 			line(em, depth,
@@ -573,7 +603,10 @@ static void emit_element(emitter *em, int depth, int round, int guarded)
 		rr__buf_printf(em->out, "const vf e%d = ", id);
 		if (exp_of_nonpositive(kernel, id))
 			rr__buf_printf(em->out, "rr_vexp_nonpos%s(e%d)",
-			               em->dtype == RR_BF16          ? "_bf16"
+			               em->dtype == RR_BF16 && em->ranged >= 0 &&
+			                       kernel->nodes[kernel->nodes[id].a].b == em->ranged
+			                   ? "_bf16_ranged"
+			               : em->dtype == RR_BF16        ? "_bf16"
 			               : exp_summed_only(kernel, id) ? "_summed"
 			                                             : "",
 			               kernel->nodes[id].a);
@@ -589,6 +622,10 @@ static void emit_element(emitter *em, int depth, int round, int guarded)
 		if (id == em->cached && em->pass == 2 && !em->head)
 			line(em, depth, "store_kept(cache%s, slot * W + b * L, e%d);",
 			     guarded ? "_tail" : "", id);
+		if (em->held[id] && round == 1 && !em->head)
+			line(em, depth,
+			     "store_kept(held%d, slot * W + b * L, e%d); /* read back after */", id,
+			     id);
 	}
 	if (round > em->rounds) {
 		emit_outputs_of_element(em, depth, guarded);
@@ -723,6 +760,12 @@ static void emit_traversal_begin(emitter *em, int round)
 		if (input_kept(em, k) && em->read[round][k])
 			line(em, 2, "float *keep%d = scratch + (int64_t)%d * W * slots; /* %s */",
 			     k, em->kept[k], kernel->inputs[k].name);
+	for (int id = 0; id < kernel->n_nodes; id++)
+		if (em->held[id])
+			line(em, 2,
+			     "float *held%d = scratch + (int64_t)%d * W * slots; /* e%d */ "
+			     "(void)held%d;",
+			     id, em->n_kept + em->held[id] - 1, id, id);
 	if (round_uses_slots(em, round) && em->cached >= 0 &&
 	    (em->pass == 2 || round > em->rounds)) {
 		line(em, 2,
@@ -1231,6 +1274,107 @@ static int prefetch_in_single_pass(const emitter *em, int round)
 	return em->dtype == RR_F32 ? PREFETCH_SHORT_ROWS : 1;
 }
 
+/* Whether every user of max node `max_id` is x - m (m the max, x its operand) whose every user
+ * is exp(x - m) (exp_of_nonpositive), and neither is an output: then the sign of a zero maximum
+ * changes no result (exp(+-0) == 1 bit for bit, and x - m differs only for x = -0). */
+static int max_feeds_exp_only(const rr_kernel *kernel, int max_id)
+{
+	for (int j = 0; j < kernel->n_outputs; j++)
+		if (kernel->outputs[j].node == max_id)
+			return 0;
+	for (int d = 0; d < kernel->n_nodes; d++) {
+		const rr__node *diff = &kernel->nodes[d];
+		if (diff->a != max_id && diff->b != max_id)
+			continue;
+		if (diff->op != RR_OP_SUB || diff->b != max_id ||
+		    diff->a != kernel->nodes[max_id].a)
+			return 0;
+		for (int j = 0; j < kernel->n_outputs; j++)
+			if (kernel->outputs[j].node == d)
+				return 0;
+		for (int e = 0; e < kernel->n_nodes; e++)
+			if ((kernel->nodes[e].a == d || kernel->nodes[e].b == d) &&
+			    !exp_of_nonpositive(kernel, e))
+				return 0;
+	}
+	return 1;
+}
+
+/* The row input whose maximum the split's max pass of `round` takes from its bits instead
+ * (rr_bf16_extrema, device/cpu_vec.h, with the row's minimum beside it), or -1; *max_id the
+ * max node. bf16 rows whose pass reduces only the max of a row input it does not keep, the max
+ * feeding only exp(x - m) (max_feeds_exp_only: the integers order +0 above -0, the float maxima
+ * either way). Then the sum pass knows from the minimum whether any x - m is under -86.5, and
+ * where none is it takes rr_vexp_nonpos_bf16_ranged, without the rare-lane test a vector. One
+ * thread, in cache, softmax bf16 32x4096: 0.95 of the time, the same output bits
+ * (NOTES-s30-cpu.md). */
+static int words_max_input(emitter *em, int round, int *max_id)
+{
+	const rr_kernel *kernel = em->kernel;
+	int input = -1, found = 0;
+	if (em->dtype != RR_BF16)
+		return -1;
+	em->pass = 1;
+	for (int id = 0; id < kernel->n_nodes; id++) {
+		if (!rr__reduced_in(kernel, id, round) || pass_reduction(em, id) < 0)
+			continue;
+		const rr__node *operand = &kernel->nodes[kernel->nodes[id].a];
+		found++;
+		if (kernel->nodes[id].reduce == RR_REDUCE_MAX && operand->op == RR_OP_INPUT &&
+		    kernel->inputs[operand->input].kind == RR_KIND_ROW &&
+		    !input_kept(em, operand->input) && max_feeds_exp_only(kernel, id)) {
+			input = operand->input;
+			*max_id = id;
+		}
+	}
+	em->pass = 0;
+	return found == 1 ? input : -1;
+}
+
+/* The split's max pass (em->pass 1), from the row's bits where words_max_input says so: the
+ * float pass stays for rows the integers cannot tell (a positive NaN) and targets without the
+ * vector form (RR_BF16_EXTREMA); ranged<m> says whether the sum pass may leave out exp's test. */
+static void emit_max_pass(emitter *em, int round, int words, int max_id)
+{
+	if (words < 0) {
+		emit_round_pass(em, round, "");
+		return;
+	}
+	const int indent = em->indent;
+	line(em, 1, "float lo%d; /* the row's least value */", max_id);
+	line(em, 1, "if (RR_BF16_EXTREMA && rr_bf16_extrema(in%d, N, &s%d, &lo%d))", words, max_id,
+	     max_id);
+	line(em, 2, "ranged%d = lo%d - s%d >= -86.5f; /* every x - m, rounded, at least this */",
+	     max_id, max_id, max_id);
+	line(em, 1, "else {");
+	em->indent = indent + 1;
+	emit_round_pass(em, round, "");
+	em->indent = indent;
+	line(em, 1, "}");
+}
+
+/* The split's sum pass (em->pass 2), in two copies where the max pass may find the row in
+ * range (emit_max_pass): exp without its rare-lane test in the first. */
+static void emit_sum_pass(emitter *em, int round, int words, int max_id)
+{
+	if (words < 0) {
+		emit_round_pass(em, round, "");
+		return;
+	}
+	const int indent = em->indent;
+	line(em, 1, "if (ranged%d) { /* no exp(x - m) under 2^-125 in the row */", max_id);
+	em->indent = indent + 1;
+	em->ranged = max_id;
+	emit_round_pass(em, round, "");
+	em->ranged = -1;
+	em->indent = indent;
+	line(em, 1, "} else {");
+	em->indent = indent + 1;
+	emit_round_pass(em, round, "");
+	em->indent = indent;
+	line(em, 1, "}");
+}
+
 /* A round with an online (max, sum) pair on rows up to SPLIT_MAX_N elements (in cache): the
  * max first, then the sum of exp(e - m) with the row's max (no per-pack rescale, one exp per
  * element, kept for the output phase when it needs it); longer rows in the plan's one online
@@ -1247,13 +1391,21 @@ static void emit_split_round(emitter *em, int round)
 				rr__buf_printf(em->out, ", s%d", partner);
 		}
 	rr__buf_printf(em->out, ";\n");
+	int max_id = -1;
+	const int words = words_max_input(em, round, &max_id);
 	line(em, 1, "if (N <= SPLIT_MAX_N) { /* the max, then the sum of exp(e - m) */");
 	em->indent = 1;
+	if (words >= 0)
+		line(em, 1, "int ranged%d = 0; /* no x - s%d under -86.5 (emit_max_pass) */",
+		     max_id, max_id);
 	for (em->pass = 1; em->pass <= 2; em->pass++) {
 		line(em, 1, "{");
 		em->indent = 2;
 		em->prefetch = em->pass == 2 && prefetch_in_split(em, round);
-		emit_round_pass(em, round, "");
+		if (em->pass == 1)
+			emit_max_pass(em, round, words, max_id);
+		else
+			emit_sum_pass(em, round, words, max_id);
 		em->prefetch = 0;
 		em->indent = 1;
 		line(em, 1, "}");
@@ -1409,6 +1561,45 @@ static void plan_early_outputs(emitter *em)
 	}
 }
 
+/* Whether node id is needed by a pass after round 1 where the nodes `stop` are read back. */
+static int needed_after_round_one(const rr_kernel *kernel, int id, const unsigned char *stop)
+{
+	unsigned char mark[RR_MAX_NODES];
+	for (int phase = 2; phase <= kernel->analysis.rounds + 1; phase++) {
+		rr__phase_roots(kernel, phase, mark);
+		rr__mark_operands(kernel, mark, stop);
+		if (mark[id])
+			return 1;
+	}
+	return 0;
+}
+
+int rr__c_derived_keeps(const rr_kernel *kernel, const rr__realisation *r, unsigned char *held)
+{
+	int count = 0;
+	memset(held, 0, (size_t)kernel->n_nodes);
+	if (r->dtype == RR_F32 || r->head_slots > 0 || r->keep != RR_KEEP_NONE ||
+	    !kernel->analysis.level || kernel->analysis.online_rewrites > 0 ||
+	    rr__c_cached_node(kernel) >= 0 || kernel->analysis.rounds < 1)
+		return 0;
+	unsigned char first[RR_MAX_NODES], stop[RR_MAX_NODES] = {0};
+	rr__analysis_elem_needs(kernel, 1, first);
+	/* users before operands: a value read back spares its operands' reads after round 1 */
+	for (int id = kernel->n_nodes - 1; id >= 0 && count < RR_MAX_IO; id--) {
+		const rr__node *node = &kernel->nodes[id];
+		if (!first[id] || node->shape != RR_SHAPE_ELEM || node->op == RR_OP_INPUT ||
+		    node->op == RR_OP_CONST || !needed_after_round_one(kernel, id, stop))
+			continue;
+		stop[id] = 1;
+		held[id] = (unsigned char)++count;
+	}
+	if ((int64_t)count * (int64_t)sizeof(float) * r->cols > RR_CPU_HELD_BYTES) {
+		memset(held, 0, (size_t)kernel->n_nodes);
+		return 0;
+	}
+	return count;
+}
+
 /* The row output that may hold the split's cache for the complete packs (the last chunk's
  * stay in scratch, so nothing is written past the row): in f32 with V = 1 a worker's slot
  * s * W + worker is its element h + s * W + worker, and the output phase reads each element's
@@ -1451,7 +1642,9 @@ int64_t rr__c_split_max_cols(const rr_kernel *kernel, rr_dtype dtype)
 
 int64_t rr__c_scratch_floats(const rr_kernel *kernel, const rr__realisation *r)
 {
+	unsigned char held[RR_MAX_NODES];
 	int64_t kept = r->keep != RR_KEEP_NONE ? r->kept_values : 0;
+	kept += rr__c_derived_keeps(kernel, r, held);
 	if (r->cols <= rr__c_split_max_cols(kernel, r->dtype) && rr__c_cached_node(kernel) >= 0)
 		kept++;
 	return kept * r->layout.workers_per_row * r->slots;
@@ -1487,11 +1680,13 @@ rr_status rr__c_emit(const rr__emit_request *request, rr__buf *out)
 	for (int round = 1; round <= em->rounds + 1; round++)
 		rr__analysis_inputs_read(kernel, round, em->read[round]);
 	em->r = r;
+	em->ranged = -1;
 	em->cached = rr__c_cached_node(kernel);
 	em->split_max_n = rr__c_split_max_cols(kernel, em->dtype);
 	em->cache_output = cache_output_of(em);
 	plan_storage(em, r);
 	plan_early_outputs(em);
+	em->n_held = rr__c_derived_keeps(kernel, r, em->held);
 	emit_header(em, r->tree_offsets, r->n_tree_offsets);
 	em->tree_offsets = r->tree_offsets;
 	em->tree_steps = r->n_tree_offsets;

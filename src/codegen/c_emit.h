@@ -45,8 +45,22 @@ int64_t rr__c_split_max_cols(const rr_kernel *kernel, rr_dtype dtype);
 /* The exp(e - m) node of an online pair that the output phase needs, kept in scratch by the
  * split so that it is evaluated once per element; -1 when there is none. */
 int rr__c_cached_node(const rr_kernel *kernel);
+/* Values of 16-bit rows that round 1 computes and later passes need (add_layernorm's
+ * h = x + r), kept as f32 in private slots after round 1 and read back there instead of
+ * loading, converting and computing them again from their operands: where the realisation
+ * keeps no row input (S=reread), has no head and no online pair, and the kept values of a row
+ * take at most RR_CPU_HELD_BYTES. held[id] (n_nodes entries) is set to 1 + the value's ordinal
+ * after the kept inputs, 0 elsewhere; returns their count. f32 rows have plan_early_outputs
+ * for h instead. add_layernorm bf16 (NOTES-s30-cpu.md): one thread in cache 0.85 of the time
+ * at 1024 and 4096 columns (0.93 at 65536), two threads in cache (1024x1024, 64x4096)
+ * 0.87-0.89; two threads from DRAM level (16384x1024 0.98, 4096x4096 1.005, 2048x8192 0.98,
+ * 1024x16384 1.00). The bound keeps the f32 row in the first-level cache beside the 16-bit
+ * ones (16 KiB: N <= 4096 for one value); longer rows keep their code, no gain shown there. */
+#define RR_CPU_HELD_BYTES (16 * 1024)
+int rr__c_derived_keeps(const rr_kernel *kernel, const rr__realisation *r, unsigned char *held);
 /* Floats of private scratch one CPU thread needs for a realisation of `kernel`: the kept
- * values' slots of W workers, and the split's cache at rows up to rr__c_split_max_cols. */
+ * values' slots of W workers (rr__c_derived_keeps' too), and the split's cache at rows up to
+ * rr__c_split_max_cols. */
 int64_t rr__c_scratch_floats(const rr_kernel *kernel, const rr__realisation *r);
 
 #endif

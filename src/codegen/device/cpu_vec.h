@@ -9,6 +9,8 @@
  *             -inf -> 0, NaN -> NaN, exp(0) == 1 exactly
  *   rr_vexp_nonpos_bf16  relative error <= 1e-5 where exp(x) >= 2^-125, for x <= 0 (results
  *             rounded to bf16); 0 and NaN as rr_vexp
+ *   rr_vexp_nonpos_bf16_ranged  rr_vexp_nonpos_bf16 bit for bit on -86.5 <= x <= 0 and quiet
+ *             NaNs whose low 16 bits are zero (no rare-lane test)
  *   rr_vexp_nonpos_summed  relative error <= 1.8e-7 + 1.9e-9 |k| (k = round(x / ln 2); 2.5e-7
  *             without FMA) for -87 <= x <= 0, exp(-87) below (terms of a sum that holds
  *             exp(0) = 1); NaN -> NaN, exp(-0) == 1
@@ -286,8 +288,13 @@ static inline vf rr_vexp_nonpos(vf x)
  * exp(-0) == 1 exactly, -inf -> 0, NaN -> NaN; under 2^-125 0, or gradual with AVX-512, as
  * rr_vexp_nonpos. The exponential is 40 % of softmax bf16 64x4096 in cache; one thread
  * (bench/NOTES.md, session 20): 0.85 of the time, 129 of 262144 outputs one bf16 unit away from
- * rr_vexp_nonpos's. */
-static inline vf rr_vexp_nonpos_bf16(vf x)
+ * rr_vexp_nonpos's. This is its form without the rare-lane test (rr_vexp_nonpos_bf16 adds it),
+ * bit for bit rr_vexp_nonpos_bf16 where that test finds nothing to fix: -86.5 <= x <= 0, and a
+ * quiet NaN whose low 16 bits are zero (the NaN of x - m for bf16 values x and m: t and p are
+ * that NaN and t << 23 is 0, so the sum is p). Softmax over bf16 rows takes it where the row's
+ * extrema (rr_bf16_extrema) say that no x - m is under -86.5: the compare, mask move and branch
+ * a vector of its sum pass (one thread, in cache: 0.95 of the time; NOTES-s30-cpu.md). */
+static inline vf rr_vexp_nonpos_bf16_ranged(vf x)
 {
 #if defined(__AVX512F__) && L == 16
 	const __m512 xc = _mm512_max_ps(_mm512_set1_ps(-110.0f), (__m512)x);
@@ -310,13 +317,20 @@ static inline vf rr_vexp_nonpos_bf16(vf x)
 #if defined(__AVX512F__) && L == 16
 	return (vf)_mm512_scalef_ps((__m512)p, (__m512)k);
 #else
-	vf result = (vf)((vu)p + ((vu)t << 23));
+	return (vf)((vu)p + ((vu)t << 23));
+#endif
+}
+
+static inline vf rr_vexp_nonpos_bf16(vf x)
+{
+	vf result = rr_vexp_nonpos_bf16_ranged(x);
+#if !(defined(__AVX512F__) && L == 16) /* vscalefps needs no fix-up */
 	if (__builtin_expect(rr_vany_below(x, -86.5f), 0)) {
 		result = rr_vselect(x < -86.5f, rr_vsplat(0.0f), result);
 		result = rr_vselect(x != x, x, result);
 	}
-	return result;
 #endif
+	return result;
 }
 
 /* exp(x) for x <= 0 or NaN whose result is only added into a sum of exponentials that holds
@@ -552,6 +566,90 @@ static inline vf rr_load_bf16(const uint16_t *p)
 	memcpy(&h, p, L * sizeof(uint16_t));
 	return (vf)(__builtin_convertvector(h, vu) << 16);
 #endif
+}
+
+/* The largest and smallest of the n bf16 values at p, read as integers, 16 a vector operation
+ * each: as signed 16-bit integers the non-negative values are in order and every negative one
+ * is below them; as unsigned ones the negative values are in reverse order above every
+ * non-negative one. So the signed maximum is the largest value where one is non-negative, the
+ * unsigned minimum the largest where all are negative, and the unsigned maximum the smallest
+ * where one is negative (the unsigned minimum where none is). A NaN lies above the infinity of
+ * its sign in these orders: returns 0 (max and min unset) where a positive NaN is present or
+ * every value is a NaN; a negative NaN can make *min a NaN. Otherwise *max is the largest value
+ * that is no NaN (+0 where both zeros are, as the float maximum may not be) and *min is the
+ * smallest or a NaN. Three operations a 16 values where a float maximum takes four (softmax
+ * bf16's max pass: rr_vexp_nonpos_bf16_ranged). RR_BF16_EXTREMA: the target has the vector
+ * form (AVX2); elsewhere the loop is scalar and the emitted kernels keep their float pass. */
+#if defined(__AVX2__)
+#define RR_BF16_EXTREMA 1
+#else
+#define RR_BF16_EXTREMA 0
+#endif
+static inline int rr_bf16_extrema(const uint16_t *p, int64_t n, float *max, float *min)
+{
+	int16_t smax = INT16_MIN;
+	uint16_t umax = 0, umin = 0xffff;
+	int64_t k = 0;
+#if defined(__AVX2__)
+	if (n >= 16) {
+		/* Maxima and minima may see an element twice: the first 16 elements, then aligned
+		 * loads from the row's first 32-byte boundary (no load splits a line: rows 16 bytes
+		 * into one split every other), then the last 16 elements; no element one by one. */
+		__m256i smax0 = _mm256_loadu_si256((const __m256i *)(const void *)p);
+		__m256i umax0 = smax0, umin0 = smax0, smax1 = smax0, umax1 = smax0, umin1 = smax0;
+		k = (int64_t)((32 - (uintptr_t)p % 32) % 32 / sizeof *p);
+		for (; k + 32 <= n; k += 32) {
+			const __m256i v0 =
+			    _mm256_load_si256((const __m256i *)(const void *)(p + k));
+			const __m256i v1 =
+			    _mm256_load_si256((const __m256i *)(const void *)(p + k + 16));
+			smax0 = _mm256_max_epi16(smax0, v0);
+			smax1 = _mm256_max_epi16(smax1, v1);
+			umax0 = _mm256_max_epu16(umax0, v0);
+			umax1 = _mm256_max_epu16(umax1, v1);
+			umin0 = _mm256_min_epu16(umin0, v0);
+			umin1 = _mm256_min_epu16(umin1, v1);
+		}
+		const __m256i last = _mm256_loadu_si256(
+		    (const __m256i *)(const void *)(p + (k + 16 <= n ? k : n - 16)));
+		const __m256i tail =
+		    _mm256_loadu_si256((const __m256i *)(const void *)(p + n - 16));
+		smax0 =
+		    _mm256_max_epi16(_mm256_max_epi16(smax0, smax1), _mm256_max_epi16(last, tail));
+		umax0 =
+		    _mm256_max_epu16(_mm256_max_epu16(umax0, umax1), _mm256_max_epu16(last, tail));
+		umin0 =
+		    _mm256_min_epu16(_mm256_min_epu16(umin0, umin1), _mm256_min_epu16(last, tail));
+		int16_t smax_lanes[16];
+		uint16_t umax_lanes[16], umin_lanes[16];
+		memcpy(smax_lanes, &smax0, sizeof smax_lanes);
+		memcpy(umax_lanes, &umax0, sizeof umax_lanes);
+		memcpy(umin_lanes, &umin0, sizeof umin_lanes);
+		for (int l = 0; l < 16; l++) {
+			smax = smax_lanes[l] > smax ? smax_lanes[l] : smax;
+			umax = umax_lanes[l] > umax ? umax_lanes[l] : umax;
+			umin = umin_lanes[l] < umin ? umin_lanes[l] : umin;
+		}
+		k = n;
+	}
+#endif
+	for (; k < n; k++) {
+		const int16_t s = (int16_t)p[k];
+		smax = s > smax ? s : smax;
+		umax = p[k] > umax ? p[k] : umax;
+		umin = p[k] < umin ? p[k] : umin;
+	}
+	if (smax >= 0) { /* a non-negative value, or a positive NaN */
+		if (smax > 0x7f80)
+			return 0;
+		*max = rr__bf16_to_float((uint16_t)smax);
+	} else { /* every value negative */
+		if (umin > 0xff80)
+			return 0;
+		*max = rr__bf16_to_float(umin);
+	}
+	*min = rr__bf16_to_float(umax >= 0x8000 ? umax : umin);
+	return 1;
 }
 
 static inline vh rr_bf16_bits_generic(vf v)
