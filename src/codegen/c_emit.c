@@ -1307,7 +1307,7 @@ static int max_feeds_exp_only(const rr_kernel *kernel, int max_id)
  * either way). Then the sum pass knows from the minimum whether any x - m is under -86.5, and
  * where none is it takes rr_vexp_nonpos_bf16_ranged, without the rare-lane test a vector. One
  * thread, in cache, softmax bf16 32x4096: 0.95 of the time, the same output bits
- * (NOTES-s30-cpu.md). */
+ * (bench/NOTES.md, session 30). */
 static int words_max_input(emitter *em, int round, int *max_id)
 {
 	const rr_kernel *kernel = em->kernel;

@@ -51,8 +51,8 @@ int rr__c_cached_node(const rr_kernel *kernel);
  * keeps no row input (S=reread), has no head and no online pair, and the kept values of a row
  * take at most RR_CPU_HELD_BYTES. held[id] (n_nodes entries) is set to 1 + the value's ordinal
  * after the kept inputs, 0 elsewhere; returns their count. f32 rows have plan_early_outputs
- * for h instead. add_layernorm bf16 (NOTES-s30-cpu.md): one thread in cache 0.85 of the time
- * at 1024 and 4096 columns (0.93 at 65536), two threads in cache (1024x1024, 64x4096)
+ * for h instead. add_layernorm bf16 (bench/NOTES.md, session 30): one thread in cache 0.85 of the
+ * time at 1024 and 4096 columns (0.93 at 65536), two threads in cache (1024x1024, 64x4096)
  * 0.87-0.89; two threads from DRAM level (16384x1024 0.98, 4096x4096 1.005, 2048x8192 0.98,
  * 1024x16384 1.00). The bound keeps the f32 row in the first-level cache beside the 16-bit
  * ones (16 KiB: N <= 4096 for one value); longer rows keep their code, no gain shown there. */

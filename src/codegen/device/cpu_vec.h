@@ -293,7 +293,7 @@ static inline vf rr_vexp_nonpos(vf x)
  * quiet NaN whose low 16 bits are zero (the NaN of x - m for bf16 values x and m: t and p are
  * that NaN and t << 23 is 0, so the sum is p). Softmax over bf16 rows takes it where the row's
  * extrema (rr_bf16_extrema) say that no x - m is under -86.5: the compare, mask move and branch
- * a vector of its sum pass (one thread, in cache: 0.95 of the time; NOTES-s30-cpu.md). */
+ * a vector of its sum pass (one thread, in cache: 0.95 of the time; bench/NOTES.md, session 30). */
 static inline vf rr_vexp_nonpos_bf16_ranged(vf x)
 {
 #if defined(__AVX512F__) && L == 16
