@@ -949,6 +949,55 @@ static void test_staged_cluster_choices(const rr__target *gpu)
 	rr_kernel_free(kernel);
 }
 
+/* One-round 16-bit S=grid raw keeps priced as streaming where the rows fill three segments of
+ * 32768 elements an SM (2^24 elements or more on the H200's 132): softmax and rmsnorm bf16 at
+ * 64x524288 and 16x2097152 take W <= 512, U <= 2 (0.82-0.94x the time of the W = 1024 picks,
+ * bench/NOTES.md session 31); the few-row shapes where such plans ran 1.05-1.34x keep theirs. */
+static void test_grid_raw_stream_choices(const rr__target *gpu)
+{
+	static const int64_t shapes[][2] = {{64, 524288}, {16, 2097152}, {2, 4000037}, {4, 1048576}};
+	static const char *const names[] = {"softmax", "rmsnorm"};
+	for (int k = 0; k < 2; k++) {
+		rr_kernel *kernel = builtin(names[k]);
+		for (int s = 0; s < 4; s++) {
+			rr__plan_request req = {kernel, RR_BF16, shapes[s][0], shapes[s][1],
+			                        gpu,    NULL,    NULL};
+			rr_layout l = choose(&req, NULL);
+			rr__plan_features f;
+			rr__plan_features_compute(&req, &l, &f);
+			int big = s < 2;
+			CHECKF(l.storage == RR_STORAGE_GRID && f.raw_streams == big &&
+			           (!big || (l.workers_per_row <= 512 && l.unroll <= 2)),
+			       "%s bf16 %lldx%lld: %s (streams %d)", names[k], (long long)req.rows,
+			       (long long)req.cols, show(&l), f.raw_streams);
+		}
+		rr_kernel_free(kernel);
+	}
+}
+
+/* A block of one row and at most 128 workers is not priced as wasted by fewer than four packs a
+ * worker: layernorm and add_layernorm f32 at 8191x1023 take W = 128, V = 4 (two packs), which
+ * the H200 ran in 0.84x the time of the W = 32 pick before (bench/NOTES.md session 31); wider
+ * groups keep the factor (layernorm f32 16384x4096 stays at four packs or more). */
+static void test_narrow_block_few_packs(const rr__target *gpu)
+{
+	static const char *const names[] = {"layernorm", "add_layernorm"};
+	for (int k = 0; k < 2; k++) {
+		rr_kernel *kernel = builtin(names[k]);
+		rr__plan_request req = {kernel, RR_F32, 8191, 1023, gpu, NULL, NULL};
+		rr_layout l = choose(&req, NULL);
+		CHECKF(l.workers_per_row == 128 && l.vec == 4 && l.blocks_per_row == 1,
+		       "%s f32 8191x1023: %s", names[k], show(&l));
+		req.rows = 16384;
+		req.cols = 4096;
+		l = choose(&req, NULL);
+		int64_t span = (int64_t)l.workers_per_row * l.vec;
+		CHECKF(l.workers_per_row <= 128 || (req.cols + span - 1) / span >= 4,
+		       "%s f32 16384x4096: %s", names[k], show(&l));
+		rr_kernel_free(kernel);
+	}
+}
+
 /* One-pass online reductions (cross_entropy): on rows of 16384 elements or more the planner
  * streams 8 packs at a time over 16-32 packs a worker (the H200: 0.60-0.91 of the time of the
  * W = 512-1024, U = 4 picks before, bench/results/2026-12-02-h200-ab-ce-stream-s15); shorter
@@ -1309,6 +1358,8 @@ int main(void)
 	test_online_stream_choices(&gpu);
 	test_mailbox_cluster_choices(&gpu);
 	test_staged_cluster_choices(&gpu);
+	test_grid_raw_stream_choices(&gpu);
+	test_narrow_block_few_packs(&gpu);
 	test_plain_stream_choices(&gpu);
 	test_short_row_blocks(&gpu);
 	test_flat_reads(&gpu);

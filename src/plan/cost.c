@@ -236,7 +236,21 @@ static void gpu_occupancy(const rr__plan_request *req, const rr__realisation *r,
 	 * keep it replaced, shared memory included, until the H200 has measured it: S=grid's
 	 * segments of two rounds were (above; 64 KB blocks of bf16 two an SM). One round (rmsnorm,
 	 * softmax) priced so moved eight few-row picks, four 0.83-0.93x, four 1.01-1.44x. */
-	f->raw_streams = staged_whole(r, io);
+	/* One-round 16-bit S=grid launches keeping their segment raw copy it all asynchronously
+	 * before the first read-back (emit_stage), as staged_whole's blocks do: priced so, at the
+	 * keep's own size, where the rows hold three segments of 32768 elements (64 KB of bf16,
+	 * three blocks an SM) for every SM, the residency that price assumes. Measured on the H200
+	 * (bench/NOTES.md, session 31, A/B of the 31 picks it moved without the bound): the seven
+	 * of 2^24 elements or more ran 0.82-0.94x the time (softmax bf16 64x524288 52.7 -> 43.8
+	 * us); of the rest, eight ran 1.05-1.34x (rmsnorm bf16 2x4000037 17.2 -> 23.0), where
+	 * fewer, wider blocks with more packs in flight held. A bound on the plan's own grid
+	 * (rows x C) would draw picks to more blocks than were measured. */
+	double sms = t->multiprocessors > 0 ? t->multiprocessors : 1;
+	f->raw_streams =
+	    staged_whole(r, io) ||
+	    (l->storage == RR_STORAGE_GRID && r->keep_raw && f->rounds == 1 && io->kept > 0 &&
+	     r->elem_bytes < 4 && l->workers_per_row >= 256 && l->unroll <= 2 &&
+	     (double)req->rows * req->cols >= 3 * sms * 32768);
 	if (r->keep_raw && !f->raw_streams && !grid_rounds(l, f))
 		f->smem_per_group += (double)r->dynamic_smem * (4.0 / r->elem_bytes - 1);
 	double T = f->threads_per_group;
@@ -801,8 +815,13 @@ static double gpu_measured_factor(const rr__cost_coeffs *k, const rr__plan_reque
 	if (l->grid == RR_GRID_PERSISTENT && l->blocks_per_row == 1)
 		factor *= K(gpu_persistent_factor);
 	/* Both pack-count factors come from sweeps of launches of many waves; on fewer groups
-	 * than SMs the element terms of gpu_features count a worker's packs instead. */
-	if (!f->few_groups && f->chunks_per_worker < 4 && l->workers_per_row > 32 &&
+	 * than SMs the element terms of gpu_features count a worker's packs instead. A block of
+	 * one row and at most 128 workers is not wasted by fewer packs: on f32 rows of 1023 the
+	 * H200 ran W = 128, V = 4 (two packs a worker) in 21.0 us where layernorm's W = 32 pick
+	 * (eight) took 25.1, rmsnorm in 18.5-19.1 against W = 32's 21.0-22.3 (bench/NOTES.md,
+	 * session 31), while the factor priced them 1.6x. */
+	int narrow_block = l->blocks_per_row == 1 && l->workers_per_row <= 128;
+	if (!f->few_groups && f->chunks_per_worker < 4 && l->workers_per_row > 32 && !narrow_block &&
 	    req->cols >= (int64_t)l->workers_per_row * l->vec && !rr__plain_stream(req, l))
 		factor *= 1 + K(gpu_few_packs_factor) * (4 - f->chunks_per_worker);
 	if (l->rows_per_group > 1 && (l->rows_per_group > f->rows || f->rows <= 256))
