@@ -955,7 +955,8 @@ static void test_staged_cluster_choices(const rr__target *gpu)
  * bench/NOTES.md session 31); the few-row shapes where such plans ran 1.05-1.34x keep theirs. */
 static void test_grid_raw_stream_choices(const rr__target *gpu)
 {
-	static const int64_t shapes[][2] = {{64, 524288}, {16, 2097152}, {2, 4000037}, {4, 1048576}};
+	static const int64_t shapes[][2] = {
+	    {64, 524288}, {16, 2097152}, {2, 4000037}, {4, 1048576}};
 	static const char *const names[] = {"softmax", "rmsnorm"};
 	for (int k = 0; k < 2; k++) {
 		rr_kernel *kernel = builtin(names[k]);

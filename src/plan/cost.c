@@ -184,6 +184,26 @@ static int raw_stream_starved(const rr__realisation *r, const rr__plan_features 
 	return l->workers_per_row >= 1024 && r->segment * r->elem_bytes <= 65536;
 }
 
+/* Raw keeps priced as streaming, at their own size, with every pack in flight: staged_whole's
+ * blocks, and one-round 16-bit S=grid launches of W >= 256, U <= 2, which copy their segment
+ * asynchronously before the first read-back (emit_stage), where the rows hold three segments of
+ * 32768 elements (64 KB of bf16, three blocks an SM) for every SM, the residency that price
+ * assumes. Measured on the H200 (bench/NOTES.md, session 31, A/B of the 31 picks it moved
+ * without the bound): the seven of 2^24 elements or more ran 0.82-0.94x the time (softmax bf16
+ * 64x524288 52.7 -> 43.8 us); of the rest, eight ran 1.05-1.34x (rmsnorm bf16 2x4000037 17.2
+ * -> 23.0), where fewer, wider blocks with more packs in flight held. A bound on the plan's
+ * own grid (rows x C) would draw picks to more blocks than were measured. */
+static int raw_streams(const rr__plan_request *req, const rr__realisation *r, const io_facts *io)
+{
+	const rr_layout *l = &r->layout;
+	int rounds = req->kernel->analysis.rounds > 0 ? req->kernel->analysis.rounds : 1;
+	double sms = req->target->multiprocessors > 0 ? req->target->multiprocessors : 1;
+	return staged_whole(r, io) ||
+	       (l->storage == RR_STORAGE_GRID && r->keep_raw && rounds == 1 && io->kept > 0 &&
+	        r->elem_bytes < 4 && l->workers_per_row >= 256 && l->unroll <= 2 &&
+	        (double)req->rows * req->cols >= 3 * sms * 32768);
+}
+
 /* An S=grid launch of a kernel of two rounds or more: priced by the registers its entries take
  * (gpu_occupancy), its raw keeps at their size and its waves of row groups (features_of). */
 static int grid_rounds(const rr_layout *l, const rr__plan_features *f)
@@ -232,25 +252,12 @@ static void gpu_occupancy(const rr__plan_request *req, const rr__realisation *r,
 	}
 	f->registers_per_thread = fmin(255, fmax(32, 8 * ceil(regs / 8)));
 	f->smem_per_group = (double)r->smem_bytes;
-	/* A raw keep the model does not price as streaming (staged_whole) is priced as the f32
+	/* A raw keep the model does not price as streaming (raw_streams) is priced as the f32
 	 * keep it replaced, shared memory included, until the H200 has measured it: S=grid's
 	 * segments of two rounds were (above; 64 KB blocks of bf16 two an SM). One round (rmsnorm,
-	 * softmax) priced so moved eight few-row picks, four 0.83-0.93x, four 1.01-1.44x. */
-	/* One-round 16-bit S=grid launches keeping their segment raw copy it all asynchronously
-	 * before the first read-back (emit_stage), as staged_whole's blocks do: priced so, at the
-	 * keep's own size, where the rows hold three segments of 32768 elements (64 KB of bf16,
-	 * three blocks an SM) for every SM, the residency that price assumes. Measured on the H200
-	 * (bench/NOTES.md, session 31, A/B of the 31 picks it moved without the bound): the seven
-	 * of 2^24 elements or more ran 0.82-0.94x the time (softmax bf16 64x524288 52.7 -> 43.8
-	 * us); of the rest, eight ran 1.05-1.34x (rmsnorm bf16 2x4000037 17.2 -> 23.0), where
-	 * fewer, wider blocks with more packs in flight held. A bound on the plan's own grid
-	 * (rows x C) would draw picks to more blocks than were measured. */
-	double sms = t->multiprocessors > 0 ? t->multiprocessors : 1;
-	f->raw_streams =
-	    staged_whole(r, io) ||
-	    (l->storage == RR_STORAGE_GRID && r->keep_raw && f->rounds == 1 && io->kept > 0 &&
-	     r->elem_bytes < 4 && l->workers_per_row >= 256 && l->unroll <= 2 &&
-	     (double)req->rows * req->cols >= 3 * sms * 32768);
+	 * softmax) priced at its size without streaming moved eight few-row picks, four
+	 * 0.83-0.93x, four 1.01-1.44x (session 29). */
+	f->raw_streams = raw_streams(req, r, io);
 	if (r->keep_raw && !f->raw_streams && !grid_rounds(l, f))
 		f->smem_per_group += (double)r->dynamic_smem * (4.0 / r->elem_bytes - 1);
 	double T = f->threads_per_group;
@@ -821,8 +828,9 @@ static double gpu_measured_factor(const rr__cost_coeffs *k, const rr__plan_reque
 	 * (eight) took 25.1, rmsnorm in 18.5-19.1 against W = 32's 21.0-22.3 (bench/NOTES.md,
 	 * session 31), while the factor priced them 1.6x. */
 	int narrow_block = l->blocks_per_row == 1 && l->workers_per_row <= 128;
-	if (!f->few_groups && f->chunks_per_worker < 4 && l->workers_per_row > 32 && !narrow_block &&
-	    req->cols >= (int64_t)l->workers_per_row * l->vec && !rr__plain_stream(req, l))
+	if (!f->few_groups && f->chunks_per_worker < 4 && l->workers_per_row > 32 &&
+	    !narrow_block && req->cols >= (int64_t)l->workers_per_row * l->vec &&
+	    !rr__plain_stream(req, l))
 		factor *= 1 + K(gpu_few_packs_factor) * (4 - f->chunks_per_worker);
 	if (l->rows_per_group > 1 && (l->rows_per_group > f->rows || f->rows <= 256))
 		factor *= K(gpu_few_rows_factor);
@@ -1085,7 +1093,7 @@ int rr__cost_raw_streams(const rr__plan_request *req, const rr__realisation *r)
 {
 	io_facts io;
 	io_facts_of(req->kernel, r, &io);
-	return staged_whole(r, &io);
+	return raw_streams(req, r, &io);
 }
 
 double rr__cost_resident_groups(const rr__plan_request *req, const rr_layout *layout)
