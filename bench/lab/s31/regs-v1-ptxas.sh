@@ -1,5 +1,6 @@
 #!/bin/bash
-RR=/work/main/build/rowreduce
+# from the repository root after a build; writes the .cu files in the current folder
+RR=${RR:-build/rowreduce}
 for k in rmsnorm layernorm softmax add_layernorm; do for d in bf16 f32; do for s in 65535x127 32767x255; do for W in 16 32; do for U in 2 4; do for R in 2 4; do
  pl="W=$W,V=1,U=$U,R=$R,C=1,S=regs,G=rows"
  f=$k-$d-$s-$W-$U-$R.cu
