@@ -1,6 +1,8 @@
 #!/bin/bash
-# from the repository root after a build; writes the .cu files in the current folder
-RR=${RR:-build/rowreduce}
+# From the repository root after a build: the model's register estimate (RR_PLAN_TRACE) against
+# ptxas's for one-element-pack plans; the emitted .cu files go to a temporary folder.
+RR=$(realpath "${RR:-build/rowreduce}")
+cd "$(mktemp -d)" || exit 1
 for k in rmsnorm layernorm softmax add_layernorm; do for d in bf16 f32; do for s in 65535x127 32767x255; do for W in 16 32; do for U in 2 4; do for R in 2 4; do
  pl="W=$W,V=1,U=$U,R=$R,C=1,S=regs,G=rows"
  f=$k-$d-$s-$W-$U-$R.cu
