@@ -926,6 +926,14 @@ static int stores_aligned(const emitter *em, int round)
 	return round > em->rounds && em->layout->vec == 1 && em->cached < 0 && em->dtype == RR_F32;
 }
 
+/* Whether the output phase of `round` stores f32 rows through rr_store_aligned for its streamed
+ * stores alone (softmax included): a row 16 bytes off a 32-byte boundary is then stored in
+ * aligned 32-byte non-temporal stores (device/cpu_vec.h, rr_aligner). */
+static int streams_aligned(const emitter *em, int round)
+{
+	return round > em->rounds && em->layout->vec == 1 && em->dtype == RR_F32;
+}
+
 /* Whether the output phase of `round` stores 16-bit rows a loop iteration's vectors at a time
  * (V = 1: they are consecutive), through rr_store_bf16_run or rr_store_f16_run
  * (device/cpu_vec.h): one test for the lanes the instruction converts apart (subnormal for
@@ -1033,8 +1041,10 @@ static void emit_traversal(emitter *em, int round)
 	const char *u_text = unroll != em->layout->unroll ? "2" : "U";
 	if (output_from_cache_alone(em, round))
 		emit_in_row_lines(em, round);
-	em->aligned = stores_aligned(em, round);
-	emit_aligners(em, "rr_aligner aligned%d = rr_aligner_begin(out%d + h, stream);");
+	em->aligned = stores_aligned(em, round) || streams_aligned(em, round);
+	emit_aligners(em, stores_aligned(em, round)
+	                      ? "rr_aligner aligned%d = rr_aligner_begin(out%d + h, stream, 1);"
+	                      : "rr_aligner aligned%d = rr_aligner_begin(out%d + h, stream, 0);");
 	line(em, 2, "for (; chunk + %s <= chunks; chunk += %s) {", u_text, u_text);
 	for (int j = 0; j < em->kernel->n_outputs && em->runs; j++)
 		if (em->kernel->outputs[j].kind == RR_KIND_ROW)
