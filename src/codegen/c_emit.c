@@ -14,6 +14,14 @@
 #include "codegen/device_files.h"
 #include "codegen/expr.h"
 
+/* Rows the split takes from IN_ROW_MIN_N elements on keep its cache in their output row and
+ * store through the caches even in launches that stream (the row's stream is off): the sum
+ * pass writes the row, the output phase rewrites it in place, where streaming wrote a scratch
+ * copy, read it back and streamed the row. Two threads, rows from DRAM 16 bytes in, the
+ * planner's plans (bench/lab/s31-cpu/NOTES.md): softmax f32 256x65536 0.85 of the time,
+ * 1024x16384 0.96; 2048x8192 1.06 and 4096x4096 1.09 (streaming faster there). */
+#define IN_ROW_MIN_N 16384
+
 typedef struct emitter {
 	rr__buf *out;
 	const rr_kernel *kernel;
@@ -229,6 +237,11 @@ static void emit_prelude(emitter *em)
 	     (long long)em->split_max_n);
 	line(em, 0, "#define CACHED_VALUES %d /* values the split keeps for the output phase */",
 	     em->cached >= 0);
+	if (em->cache_output >= 0)
+		line(em, 0,
+		     "#define IN_ROW_MIN_N %d /* split rows from this length keep their cache in "
+		     "the row */",
+		     IN_ROW_MIN_N);
 	int row_inputs = 0;
 	for (int k = 0; k < em->kernel->n_inputs; k++)
 		row_inputs += em->kernel->inputs[k].kind == RR_KIND_ROW;
@@ -1500,6 +1513,10 @@ static void emit_row_function(emitter *em)
 	line(em, 1, "(void)scratch;");
 	line(em, 1, "(void)stream;");
 	emit_row_setup(em);
+	if (em->cache_output >= 0) {
+		line(em, 1, "if (N >= IN_ROW_MIN_N && N <= SPLIT_MAX_N) /* the cache in the row */");
+		line(em, 2, "stream = 0;");
+	}
 	emit_scalars(em, 0);
 	for (int round = 1; round <= em->rounds; round++)
 		emit_round(em, round);
