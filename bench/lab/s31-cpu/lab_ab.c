@@ -7,6 +7,9 @@
  * loss a row scalar, targets uniform in [0, N)).
  *   cc -O2 -o lab_ab lab_ab.c -ldl -lpthread -lm
  *   ./lab_ab A.so B.so KERNEL DTYPE(bf16|f32) M N REPS ROUNDS THREADS STREAM [SIGMA]
+ * LAB_OFFSET (bytes past a line) places every row array; LAB_OFFSET_B, in the paired mode, gives side
+ * B copies of the inputs and outputs of its own at that offset (the same .so twice: the cost of a
+ * placement). LAB_HUGE=1: arrays on huge pages (lab_alloc).
  * THREADS > 1 splits the rows into equal shares, one thread each (spawned per call). SIGMA < 0:
  * rows of sigma -SIGMA with special values put in by row (special_values): infinities, NaNs of
  * both signs and payloads, zeros of both signs, rows all -inf or all NaN, a row of one value. */
@@ -167,6 +170,7 @@ int main(int argc, char **argv)
 		n_index = 1;
 	const int64_t out_n = n_index ? M : M * N; /* the loss: one value a row */
 	const void *in[8] = {0};
+	const void *in_b[8] = {0}; /* LAB_OFFSET_B: side B's rows at another offset (paired mode) */
 	double params[8] = {0};
 	void *out[2][2];
 	/* LAB_OFFSET: bytes the row arrays start past a 64-byte line (NumPy's arrays: 16) */
@@ -191,6 +195,17 @@ int main(int argc, char **argv)
 			t[r] = (int64_t)(uniform() * (double)N) % N;
 		in[n_rows_in] = t;
 	}
+	const int offset_b = getenv("LAB_OFFSET_B") ? atoi(getenv("LAB_OFFSET_B")) : -1;
+	for (int k = 0; k < 8; k++)
+		in_b[k] = in[k];
+	for (int k = 0; k < n_rows_in && offset_b >= 0; k++) {
+		void *p = (char *)lab_alloc((size_t)(M * N) * es + 128) + offset_b;
+		memcpy(p, in[k], (size_t)(M * N) * es);
+		in_b[k] = p;
+	}
+	void *out_b[2] = {0};
+	for (int j = 0; j < n_out && offset_b >= 0; j++)
+		out_b[j] = (char *)lab_alloc((size_t)out_n * es + 128) + offset_b;
 	for (int b = 0; b < 2; b++)
 		for (int j = 0; j < n_out; j++)
 			out[b][j] = (char *)lab_alloc((size_t)out_n * es + 128) + offset;
@@ -216,8 +231,9 @@ int main(int argc, char **argv)
 				double t0 = now();
 				for (int u = 0; u < threads; u++) {
 					/* both into the same outputs: their placement is no difference */
-					c[u] = (call){fn[b], M * u / threads, M * (u + 1) / threads, N, in,
-					              params, out[0], scratch[u], stream};
+					c[u] = (call){fn[b], M * u / threads, M * (u + 1) / threads, N,
+					              b && offset_b >= 0 ? in_b : in, params,
+					              b && offset_b >= 0 ? out_b : out[0], scratch[u], stream};
 					pthread_create(&th[u], NULL, run_call, &c[u]);
 				}
 				for (int u = 0; u < threads; u++)
