@@ -518,17 +518,21 @@ static void test_long_rows_in_row(rr_device *device)
 	int compared = 0;
 	for (int c = 0; kernel && c < 3; c++) {
 		rr_program *program = NULL;
-		CHECKF(rr_program_build(device, kernel, RR_F32, 3, cols[c], NULL, &program) == RR_OK,
+		CHECKF(rr_program_build(device, kernel, RR_F32, 3, cols[c], NULL, &program) ==
+		           RR_OK,
 		       "softmax f32 3x%lld: %s", (long long)cols[c], rr_last_error());
 		if (!program)
 			continue;
-		CHECK(strstr(rr_program_source(program),
-		             "if (N >= IN_ROW_MIN_N && N <= SPLIT_MAX_N) /* the cache in the row */") !=
-		      NULL);
+		CHECK(
+		    strstr(
+		        rr_program_source(program),
+		        "if (N >= IN_ROW_MIN_N && N <= SPLIT_MAX_N) /* the cache in the row */") !=
+		    NULL);
 		CHECK(strstr(rr_program_source(program), "#define IN_ROW_MIN_N 16384") != NULL);
 		const int offsets[3] = {0, 4, 1};
 		for (int o = 0; o < 3; o++)
-			compare_streamed(program, kernel, RR_F32, 3, cols[c], offsets[o], &compared);
+			compare_streamed(program, kernel, RR_F32, 3, cols[c], offsets[o],
+			                 &compared);
 		rr_program_free(program);
 	}
 	CHECK(compared == 9);

@@ -490,7 +490,8 @@ static void test_aligned_stores(void)
 					wrong += p[k] != want;
 				}
 				CHECKF(wrong == 0,
-				       "offset %d, %d vectors, stream %d, rotate %d: %d elements wrong",
+				       "offset %d, %d vectors, stream %d, rotate %d: %d elements "
+				       "wrong",
 				       offset, count, stream, rotate, wrong);
 			}
 }

@@ -1514,7 +1514,8 @@ static void emit_row_function(emitter *em)
 	line(em, 1, "(void)stream;");
 	emit_row_setup(em);
 	if (em->cache_output >= 0) {
-		line(em, 1, "if (N >= IN_ROW_MIN_N && N <= SPLIT_MAX_N) /* the cache in the row */");
+		line(em, 1,
+		     "if (N >= IN_ROW_MIN_N && N <= SPLIT_MAX_N) /* the cache in the row */");
 		line(em, 2, "stream = 0;");
 	}
 	emit_scalars(em, 0);
