@@ -505,6 +505,40 @@ static void test_streaming_stores(rr_device *device)
 	CHECK(compared >= 6 * 3 * 3);
 }
 
+/* Softmax f32 rows from IN_ROW_MIN_N (16384) elements keep the split's cache in their output
+ * row even in launches that stream (c_emit.c): the source turns the row's stream off between
+ * IN_ROW_MIN_N and SPLIT_MAX_N, and the outputs streamed equal the plain ones, both validated
+ * against float64 (rows aligned, 16 bytes in and one element in; a guarded last chunk or not;
+ * and a row under the bound, which streams with its cache in scratch). */
+static void test_long_rows_in_row(rr_device *device)
+{
+	static const int64_t cols[] = {16384, 16389, 16383};
+	rr_kernel *kernel = NULL;
+	CHECK(rr_kernel_load_builtin("softmax", &kernel) == RR_OK);
+	int compared = 0;
+	for (int c = 0; kernel && c < 3; c++) {
+		rr_program *program = NULL;
+		CHECKF(rr_program_build(device, kernel, RR_F32, 3, cols[c], NULL, &program) ==
+		           RR_OK,
+		       "softmax f32 3x%lld: %s", (long long)cols[c], rr_last_error());
+		if (!program)
+			continue;
+		CHECK(
+		    strstr(
+		        rr_program_source(program),
+		        "if (N >= IN_ROW_MIN_N && N <= SPLIT_MAX_N) /* the cache in the row */") !=
+		    NULL);
+		CHECK(strstr(rr_program_source(program), "#define IN_ROW_MIN_N 16384") != NULL);
+		const int offsets[3] = {0, 4, 1};
+		for (int o = 0; o < 3; o++)
+			compare_streamed(program, kernel, RR_F32, 3, cols[c], offsets[o],
+			                 &compared);
+		rr_program_free(program);
+	}
+	CHECK(compared == 9);
+	rr_kernel_free(kernel);
+}
+
 /* In launches that stream, the output phase of the norms prefetches the next row of every row
  * input (c_emit.c, prefetch_in_output), f32 and bf16, re-read and kept rows alike, in a copy of
  * the phase of its own: the source has that copy with one prefetch a row input (and counts
@@ -1018,6 +1052,7 @@ int main(void)
 		test_early_outputs(device);
 		test_held_values(device);
 		test_streaming_stores(device);
+		test_long_rows_in_row(device);
 		test_output_prefetch(device);
 		test_round_lead(device);
 		test_outputs_alias();

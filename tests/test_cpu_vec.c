@@ -458,18 +458,20 @@ static void test_bf16_store(void)
 
 /* rr_store_aligned: whole vectors at every element offset from a 64-byte boundary, 1 to 5 of
  * them, leave exactly store_lanes's values (element k of vector c = c * L + k + 1) and nothing
- * outside [start, start + count * L); a launch that streams stores as store_lanes does. */
+ * outside [start, start + count * L), rotating or not, streamed (in aligned halves where the
+ * row is 16 bytes off a 32-byte vector) or not. */
 static void test_aligned_stores(void)
 {
 	enum { SLACK = 64 };
 	_Alignas(64) float row[SLACK + 6 * L + SLACK];
 	for (int offset = 0; offset < L; offset++)
 		for (int count = 1; count <= 5; count++)
-			for (int stream = 0; stream <= 1; stream++) {
+			for (int mode = 0; mode < 4; mode++) {
+				const int stream = mode & 1, rotate = mode >> 1;
 				for (size_t k = 0; k < sizeof row / sizeof row[0]; k++)
 					row[k] = -1.0f;
 				float *p = row + SLACK + offset;
-				rr_aligner a = rr_aligner_begin(p, stream);
+				rr_aligner a = rr_aligner_begin(p, stream, rotate);
 				for (int c = 0; c < count; c++) {
 					/* every lane is set below; gcc 13 asks for a start */
 					vf v = rr_vsplat(0.0f);
@@ -488,8 +490,9 @@ static void test_aligned_stores(void)
 					wrong += p[k] != want;
 				}
 				CHECKF(wrong == 0,
-				       "offset %d, %d vectors, stream %d: %d elements wrong",
-				       offset, count, stream, wrong);
+				       "offset %d, %d vectors, stream %d, rotate %d: %d elements "
+				       "wrong",
+				       offset, count, stream, rotate, wrong);
 			}
 }
 

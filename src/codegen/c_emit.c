@@ -14,6 +14,14 @@
 #include "codegen/device_files.h"
 #include "codegen/expr.h"
 
+/* Rows the split takes from IN_ROW_MIN_N elements on keep its cache in their output row and
+ * store through the caches even in launches that stream (the row's stream is off): the sum
+ * pass writes the row, the output phase rewrites it in place, where streaming wrote a scratch
+ * copy, read it back and streamed the row. Two threads, rows from DRAM 16 bytes in, the
+ * planner's plans (bench/lab/s31-cpu/NOTES.md): softmax f32 256x65536 0.85 of the time,
+ * 1024x16384 0.96; 2048x8192 1.06 and 4096x4096 1.09 (streaming faster there). */
+#define IN_ROW_MIN_N 16384
+
 typedef struct emitter {
 	rr__buf *out;
 	const rr_kernel *kernel;
@@ -229,6 +237,11 @@ static void emit_prelude(emitter *em)
 	     (long long)em->split_max_n);
 	line(em, 0, "#define CACHED_VALUES %d /* values the split keeps for the output phase */",
 	     em->cached >= 0);
+	if (em->cache_output >= 0)
+		line(em, 0,
+		     "#define IN_ROW_MIN_N %d /* split rows from this length keep their cache in "
+		     "the row */",
+		     IN_ROW_MIN_N);
 	int row_inputs = 0;
 	for (int k = 0; k < em->kernel->n_inputs; k++)
 		row_inputs += em->kernel->inputs[k].kind == RR_KIND_ROW;
@@ -926,6 +939,14 @@ static int stores_aligned(const emitter *em, int round)
 	return round > em->rounds && em->layout->vec == 1 && em->cached < 0 && em->dtype == RR_F32;
 }
 
+/* Whether the output phase of `round` stores f32 rows through rr_store_aligned for its streamed
+ * stores alone (softmax included): a row 16 bytes off a 32-byte boundary is then stored in
+ * aligned 32-byte non-temporal stores (device/cpu_vec.h, rr_aligner). */
+static int streams_aligned(const emitter *em, int round)
+{
+	return round > em->rounds && em->layout->vec == 1 && em->dtype == RR_F32;
+}
+
 /* Whether the output phase of `round` stores 16-bit rows a loop iteration's vectors at a time
  * (V = 1: they are consecutive), through rr_store_bf16_run or rr_store_f16_run
  * (device/cpu_vec.h): one test for the lanes the instruction converts apart (subnormal for
@@ -1033,8 +1054,10 @@ static void emit_traversal(emitter *em, int round)
 	const char *u_text = unroll != em->layout->unroll ? "2" : "U";
 	if (output_from_cache_alone(em, round))
 		emit_in_row_lines(em, round);
-	em->aligned = stores_aligned(em, round);
-	emit_aligners(em, "rr_aligner aligned%d = rr_aligner_begin(out%d + h, stream);");
+	em->aligned = stores_aligned(em, round) || streams_aligned(em, round);
+	emit_aligners(em, stores_aligned(em, round)
+	                      ? "rr_aligner aligned%d = rr_aligner_begin(out%d + h, stream, 1);"
+	                      : "rr_aligner aligned%d = rr_aligner_begin(out%d + h, stream, 0);");
 	line(em, 2, "for (; chunk + %s <= chunks; chunk += %s) {", u_text, u_text);
 	for (int j = 0; j < em->kernel->n_outputs && em->runs; j++)
 		if (em->kernel->outputs[j].kind == RR_KIND_ROW)
@@ -1490,6 +1513,11 @@ static void emit_row_function(emitter *em)
 	line(em, 1, "(void)scratch;");
 	line(em, 1, "(void)stream;");
 	emit_row_setup(em);
+	if (em->cache_output >= 0) {
+		line(em, 1,
+		     "if (N >= IN_ROW_MIN_N && N <= SPLIT_MAX_N) /* the cache in the row */");
+		line(em, 2, "stream = 0;");
+	}
 	emit_scalars(em, 0);
 	for (int round = 1; round <= em->rounds; round++)
 		emit_round(em, round);

@@ -1021,22 +1021,32 @@ static inline vf rr_vswap(vf v, int o)
  * -> 730-775; rmsnorm 64x4096 52-64 -> 46-60. Not for 32-byte vectors (bf16 on AVX-512, every
  * other store split): the rotation cost more than it saved (rmsnorm bf16 1024x1024 269-278 ->
  * 300). GCC only (a shuffle by a variable index); elsewhere and in launches that stream, the
- * stores of store_lanes. */
+ * stores of store_lanes; `rotate` 0 leaves those stores to store_lanes too.
+ * Streamed f32 rows of 32-byte vectors (AVX) 16 bytes past a vector boundary (NumPy's arrays)
+ * are stored as aligned 32-byte non-temporal stores instead, each the top half of the last
+ * vector and the bottom half of this one (one vperm2f128), the row's first and last halves as
+ * 16-byte ones: rr_stream_f32 stores each vector as two 16-byte halves there. Two threads,
+ * rows from DRAM 16 bytes in (bench/lab/s31-cpu/NOTES.md): softmax f32 16384x1024 0.88 of the
+ * time, 4096x4096 0.90; the same values at the same addresses, stored in other pieces. */
 typedef struct rr_aligner {
 	vf last, last_rotated; /* the last vector stored, and its lanes rotated up by shift */
 	vi rotate, low;        /* lane l takes lane (l - shift) mod L; lanes under shift */
 	int64_t shift;         /* elements the row's vectors start past a vector boundary */
 	int64_t last_i;        /* the last vector's first element, -1 before the first */
+	int halves;            /* streamed in aligned 32-byte spans across two vectors */
 } rr_aligner;
 
-static inline rr_aligner rr_aligner_begin(const io_t *p, int stream)
+static inline rr_aligner rr_aligner_begin(const io_t *p, int stream, int rotate)
 {
 	rr_aligner a;
 	memset(&a, 0, sizeof a);
 	a.last_i = -1;
+#if defined(__AVX__) && L == 8
+	a.halves = V == 1 && stream && sizeof(io_t) == sizeof(float) && (uintptr_t)p % 32 == 16;
+#endif
 #if defined(__GNUC__) && !defined(__clang__)
 	const uintptr_t offset = (uintptr_t)p % (L * sizeof(io_t));
-	if (V == 1 && L * sizeof(io_t) >= 64 && !stream && offset % sizeof(io_t) == 0)
+	if (V == 1 && L * sizeof(io_t) >= 64 && !stream && rotate && offset % sizeof(io_t) == 0)
 		a.shift = (int64_t)(offset / sizeof(io_t));
 	for (int l = 0; l < L; l++) {
 		a.rotate[l] = (int32_t)((l - a.shift) & (L - 1));
@@ -1045,12 +1055,26 @@ static inline rr_aligner rr_aligner_begin(const io_t *p, int stream)
 #else
 	(void)p;
 	(void)stream;
+	(void)rotate;
 #endif
 	return a;
 }
 
 static inline void rr_store_aligned(rr_aligner *a, io_t *p, int64_t i, int stream, vf v)
 {
+#if defined(__AVX__) && L == 8
+	if (a->halves) {
+		float *const q = (float *)(void *)p + i;
+		if (a->last_i >= 0)
+			_mm256_stream_ps(q - L / 2,
+			                 _mm256_permute2f128_ps((__m256)a->last, (__m256)v, 0x21));
+		else
+			_mm_stream_ps(q, _mm256_castps256_ps128((__m256)v));
+		a->last = v;
+		a->last_i = i;
+		return;
+	}
+#endif
 #if defined(__GNUC__) && !defined(__clang__)
 	if (a->shift != 0) {
 		const vf rotated = __builtin_shuffle(v, a->rotate);
@@ -1070,6 +1094,11 @@ static inline void rr_store_aligned(rr_aligner *a, io_t *p, int64_t i, int strea
 
 static inline void rr_aligner_end(const rr_aligner *a, io_t *p)
 {
+#if defined(__AVX__) && L == 8
+	if (a->halves && a->last_i >= 0)
+		_mm_stream_ps((float *)(void *)p + a->last_i + L / 2,
+		              _mm256_extractf128_ps((__m256)a->last, 1));
+#endif
 	if (a->shift != 0 && a->last_i >= 0)
 		store_packed(p + a->last_i, a->last);
 }
