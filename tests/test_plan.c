@@ -950,7 +950,7 @@ static void test_staged_cluster_choices(const rr__target *gpu)
 }
 
 /* One-round 16-bit S=grid raw keeps priced as streaming where the rows fill three segments of
- * 32768 elements an SM (2^24 elements or more on the H200's 132): softmax and rmsnorm bf16 at
+ * 32768 elements an SM (13 M elements or more on the H200's 132 SMs): softmax and rmsnorm bf16 at
  * 64x524288 and 16x2097152 take W <= 512, U <= 2 (0.82-0.94x the time of the W = 1024 picks,
  * bench/NOTES.md session 31); the few-row shapes where such plans ran 1.05-1.34x keep theirs. */
 static void test_grid_raw_stream_choices(const rr__target *gpu)
