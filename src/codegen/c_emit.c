@@ -18,7 +18,7 @@
  * store through the caches even in launches that stream (the row's stream is off): the sum
  * pass writes the row, the output phase rewrites it in place, where streaming wrote a scratch
  * copy, read it back and streamed the row. Two threads, rows from DRAM 16 bytes in, the
- * planner's plans (bench/lab/s31-cpu/NOTES.md): softmax f32 256x65536 0.85 of the time,
+ * planner's plans (bench/NOTES.md, session 31 CPU): softmax f32 256x65536 0.85 of the time,
  * 1024x16384 0.96; 2048x8192 1.06 and 4096x4096 1.09 (streaming faster there). */
 #define IN_ROW_MIN_N 16384
 

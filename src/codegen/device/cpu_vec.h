@@ -1026,7 +1026,7 @@ static inline vf rr_vswap(vf v, int o)
  * are stored as aligned 32-byte non-temporal stores instead, each the top half of the last
  * vector and the bottom half of this one (one vperm2f128), the row's first and last halves as
  * 16-byte ones: rr_stream_f32 stores each vector as two 16-byte halves there. Two threads,
- * rows from DRAM 16 bytes in (bench/lab/s31-cpu/NOTES.md): softmax f32 16384x1024 0.88 of the
+ * rows from DRAM 16 bytes in (bench/NOTES.md, session 31 CPU): softmax f32 16384x1024 0.88 of the
  * time, 4096x4096 0.90; the same values at the same addresses, stored in other pieces. */
 typedef struct rr_aligner {
 	vf last, last_rotated; /* the last vector stored, and its lanes rotated up by shift */
