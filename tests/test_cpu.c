@@ -539,6 +539,35 @@ static void test_long_rows_in_row(rr_device *device)
 	rr_kernel_free(kernel);
 }
 
+/* In launches that stream, a 16-bit output phase of several row outputs stores each in a loop
+ * of its own (c_emit.c, emit_run_loops; where it prefetches the next row: bf16):
+ * add_layernorm bf16, h kept (N <= 4096) or recomputed from x and r, an odd number of chunks
+ * and a guarded last one: the source has the loops and the streamed outputs equal the plain
+ * ones (rows aligned, 16 bytes in, 1 in). */
+static void test_run_loops_apart(rr_device *device)
+{
+	static const int64_t cols[] = {1024, 4099, 8195};
+	rr_kernel *kernel = NULL;
+	CHECK(rr_kernel_load_builtin("add_layernorm", &kernel) == RR_OK);
+	int compared = 0;
+	for (int c = 0; kernel && c < 3; c++) {
+		rr_program *program = NULL;
+		CHECKF(rr_program_build(device, kernel, RR_BF16, 5, cols[c], NULL, &program) ==
+		           RR_OK,
+		       "add_layernorm bf16 5x%lld: %s", (long long)cols[c], rr_last_error());
+		if (!program)
+			continue;
+		CHECK(strstr(rr_program_source(program), "for (chunk = run_start;") != NULL);
+		const int offsets[3] = {0, 8, 1};
+		for (int o = 0; o < 3; o++)
+			compare_streamed(program, kernel, RR_BF16, 5, cols[c], offsets[o],
+			                 &compared);
+		rr_program_free(program);
+	}
+	CHECK(compared == 3 * 3 * 2);
+	rr_kernel_free(kernel);
+}
+
 /* In launches that stream, the output phase of the norms prefetches the next row of every row
  * input (c_emit.c, prefetch_in_output), f32 and bf16, re-read and kept rows alike, in a copy of
  * the phase of its own: the source has that copy with one prefetch a row input (and counts
@@ -1053,6 +1082,7 @@ int main(void)
 		test_held_values(device);
 		test_streaming_stores(device);
 		test_long_rows_in_row(device);
+		test_run_loops_apart(device);
 		test_output_prefetch(device);
 		test_round_lead(device);
 		test_outputs_alias();

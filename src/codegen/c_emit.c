@@ -64,6 +64,7 @@ typedef struct emitter {
 	 * 1 a whole vector at q + k, 2 the lanes `valid` of one. */
 	int in_row;
 	int runs; /* emitting a 16-bit output phase's complete chunks through rr_store_*_run */
+	int run_only; /* with runs: the one row output this loop stores, or -1 for all of them */
 	/* Row outputs written in round 1 and read back by the later passes (plan_early_outputs):
 	 * early[j] for output j; the output phase neither computes nor stores them again. */
 	unsigned char early[RR_MAX_IO];
@@ -415,6 +416,8 @@ static void emit_outputs_of_element(emitter *em, int depth, int guarded)
 	const rr_kernel *kernel = em->kernel;
 	for (int j = 0; j < kernel->n_outputs; j++) {
 		if (kernel->outputs[j].kind != RR_KIND_ROW || em->early[j])
+			continue;
+		if (em->runs && !guarded && em->run_only >= 0 && j != em->run_only)
 			continue;
 		rr__emit_indent(em->out, depth + em->indent);
 		if (em->runs && !guarded)
@@ -1023,6 +1026,65 @@ static void emit_aligners(emitter *em, const char *fmt)
 			line(em, 2, fmt, j, j);
 }
 
+/* The loop over the complete chunks, `u_text` a loop iteration, storing row output `only`
+ * (-1: all of them; only with em->runs). */
+static void emit_chunk_loop(emitter *em, int round, const char *u_text, int only, int from_start)
+{
+	if (from_start)
+		line(em, 2, "for (chunk = run_start; chunk + %s <= chunks; chunk += %s) {", u_text,
+		     u_text);
+	else
+		line(em, 2, "for (; chunk + %s <= chunks; chunk += %s) {", u_text, u_text);
+	em->run_only = only;
+	for (int j = 0; j < em->kernel->n_outputs && em->runs; j++)
+		if (em->kernel->outputs[j].kind == RR_KIND_ROW && (only < 0 || j == only))
+			line(em, 3,
+			     "vf run%d[%s * BLOCKS]; /* the chunks' values, stored together */", j,
+			     u_text);
+	line(em, 3, "for (int u = 0; u < %s; u++) {", u_text);
+	line(em, 4, "const int64_t c = chunk + u;");
+	line(em, 4, "for (int b = 0; b < BLOCKS; b++) {");
+	emit_pack(em, 5, round, 0);
+	line(em, 4, "}");
+	line(em, 3, "}");
+	for (int j = 0; j < em->kernel->n_outputs && em->runs; j++)
+		if (em->kernel->outputs[j].kind == RR_KIND_ROW && (only < 0 || j == only))
+			line(em, 3,
+			     "rr_store_%s_run(out%d + h + chunk * W * V, run%d, %s * BLOCKS, "
+			     "stream);",
+			     em->dtype == RR_BF16 ? "bf16" : "f16", j, j, u_text);
+	em->run_only = -1;
+	line(em, 2, "}");
+}
+
+/* The output phase's complete chunks. Where 16-bit rows stream past the caches (the branch
+ * that prefetches the next row) and the phase writes several row outputs, one loop per
+ * output: interleaved, the runs of two outputs stream at a fraction of the speed of one
+ * (bench/lab/s31b-cpu: add_layernorm bf16 16384x1024, two threads from DRAM, 0.53 of the
+ * time with h in a loop of its own). A later loop recomputes only what its output needs (a
+ * kept h is a load) and prefetches nothing; every element gets the same value. */
+static void emit_run_loops(emitter *em, int round, const char *u_text)
+{
+	int outputs = 0;
+	for (int j = 0; j < em->kernel->n_outputs && em->runs; j++)
+		outputs += em->kernel->outputs[j].kind == RR_KIND_ROW && !em->early[j];
+	if (!em->runs || !em->prefetch || outputs < 2) {
+		emit_chunk_loop(em, round, u_text, -1, 0);
+		return;
+	}
+	line(em, 2,
+	     "const int64_t run_start = chunk; /* one loop per output: apart they stream */");
+	const int prefetch = em->prefetch;
+	for (int j = 0, first = 1; j < em->kernel->n_outputs; j++) {
+		if (em->kernel->outputs[j].kind != RR_KIND_ROW || em->early[j])
+			continue;
+		emit_chunk_loop(em, round, u_text, j, !first);
+		em->prefetch = 0;
+		first = 0;
+	}
+	em->prefetch = prefetch;
+}
+
 /* Every worker visits its private slots in slot order, L workers at a time as the lanes of
  * one vector: the chunks whose packs are all complete, U per iteration, then the last chunk
  * guarded. A worker's order is the plan's whichever block it sits in (the maxima of the
@@ -1058,26 +1120,8 @@ static void emit_traversal(emitter *em, int round)
 	emit_aligners(em, stores_aligned(em, round)
 	                      ? "rr_aligner aligned%d = rr_aligner_begin(out%d + h, stream, 1);"
 	                      : "rr_aligner aligned%d = rr_aligner_begin(out%d + h, stream, 0);");
-	line(em, 2, "for (; chunk + %s <= chunks; chunk += %s) {", u_text, u_text);
-	for (int j = 0; j < em->kernel->n_outputs && em->runs; j++)
-		if (em->kernel->outputs[j].kind == RR_KIND_ROW)
-			line(em, 3,
-			     "vf run%d[%s * BLOCKS]; /* the chunks' values, stored together */", j,
-			     u_text);
-	line(em, 3, "for (int u = 0; u < %s; u++) {", u_text);
-	line(em, 4, "const int64_t c = chunk + u;");
-	line(em, 4, "for (int b = 0; b < BLOCKS; b++) {");
-	emit_pack(em, 5, round, 0);
-	line(em, 4, "}");
-	line(em, 3, "}");
-	for (int j = 0; j < em->kernel->n_outputs && em->runs; j++)
-		if (em->kernel->outputs[j].kind == RR_KIND_ROW)
-			line(em, 3,
-			     "rr_store_%s_run(out%d + h + chunk * W * V, run%d, %s * BLOCKS, "
-			     "stream);",
-			     em->dtype == RR_BF16 ? "bf16" : "f16", j, j, u_text);
+	emit_run_loops(em, round, u_text);
 	em->runs = 0;
-	line(em, 2, "}");
 	if (unroll > 1) {
 		line(em, 2, "for (; chunk < chunks; chunk++) {");
 		line(em, 3, "const int64_t c = chunk;");
@@ -1709,6 +1753,7 @@ rr_status rr__c_emit(const rr__emit_request *request, rr__buf *out)
 		rr__analysis_inputs_read(kernel, round, em->read[round]);
 	em->r = r;
 	em->ranged = -1;
+	em->run_only = -1;
 	em->cached = rr__c_cached_node(kernel);
 	em->split_max_n = rr__c_split_max_cols(kernel, em->dtype);
 	em->cache_output = cache_output_of(em);
