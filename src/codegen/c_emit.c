@@ -63,7 +63,7 @@ typedef struct emitter {
 	/* Emitting the output phase over the cache in the output row in place (in_row_lines):
 	 * 1 a whole vector at q + k, 2 the lanes `valid` of one. */
 	int in_row;
-	int runs; /* emitting a 16-bit output phase's complete chunks through rr_store_*_run */
+	int runs;     /* emitting a 16-bit output phase's complete chunks through rr_store_*_run */
 	int run_only; /* with runs: the one row output this loop stores, or -1 for all of them */
 	/* Row outputs written in round 1 and read back by the later passes (plan_early_outputs):
 	 * early[j] for output j; the output phase neither computes nor stores them again. */
@@ -1060,8 +1060,8 @@ static void emit_chunk_loop(emitter *em, int round, const char *u_text, int only
 /* The output phase's complete chunks. Where 16-bit rows stream past the caches (the branch
  * that prefetches the next row) and the phase writes several row outputs, one loop per
  * output: interleaved, the runs of two outputs stream at a fraction of the speed of one
- * (bench/lab/s31b-cpu: add_layernorm bf16 16384x1024, two threads from DRAM, 0.53 of the
- * time with h in a loop of its own). A later loop recomputes only what its output needs (a
+ * (bench/NOTES.md, session 31b CPU: add_layernorm bf16 16384x1024, two threads from DRAM, 0.53-0.59
+ * of the time with h in a loop of its own). A later loop recomputes only what its output needs (a
  * kept h is a load) and prefetches nothing; every element gets the same value. */
 static void emit_run_loops(emitter *em, int round, const char *u_text)
 {
