@@ -1116,7 +1116,7 @@ static void emit_traversal(emitter *em, int round)
 	const char *u_text = unroll != em->layout->unroll ? "2" : "U";
 	if (output_from_cache_alone(em, round))
 		emit_in_row_lines(em, round);
-	em->aligned = stores_aligned(em, round) || streams_aligned(em, round);
+	em->aligned = streams_aligned(em, round); /* stores_aligned's rows among them */
 	emit_aligners(em, stores_aligned(em, round)
 	                      ? "rr_aligner aligned%d = rr_aligner_begin(out%d + h, stream, 1);"
 	                      : "rr_aligner aligned%d = rr_aligner_begin(out%d + h, stream, 0);");
