@@ -999,6 +999,43 @@ static void test_narrow_block_few_packs(const rr__target *gpu)
 	}
 }
 
+/* add_layernorm's two 16-bit row inputs: on 127-column rows the planner gives a row a warp
+ * (W = 16 ran 1.27-1.35x W = 32's time on the H200) while one-input kernels keep W = 16; at
+ * 4096x32768, where one block keeping h in f32 is alone on its SM, it takes a cluster of
+ * blocks keeping their halves in shared memory (0.88x the block's time), while f32 rows and
+ * one-input kernels there keep one block a row (bench/NOTES.md session 32). */
+static void test_pair_input_choices(const rr__target *gpu)
+{
+	rr_kernel *add = builtin("add_layernorm"), *ln = builtin("layernorm");
+	for (int d = 0; d < 2; d++) {
+		rr_dtype dt = d ? RR_F16 : RR_BF16;
+		rr__plan_request req = {add, dt, 65535, 127, gpu, NULL, NULL};
+		rr_layout l = choose(&req, NULL);
+		CHECKF(l.workers_per_row >= 32, "add_layernorm %s 65535x127: %s", d ? "f16" : "bf16",
+		       show(&l));
+		req.kernel = ln;
+		l = choose(&req, NULL);
+		CHECKF(l.workers_per_row == 16, "layernorm %s 65535x127: %s", d ? "f16" : "bf16",
+		       show(&l));
+		req.kernel = add;
+		req.rows = 4096;
+		req.cols = 32768;
+		l = choose(&req, NULL);
+		CHECKF(l.storage == RR_STORAGE_CLUSTER && l.blocks_per_row == 2 &&
+		           l.workers_per_row == 256,
+		       "add_layernorm %s 4096x32768: %s", d ? "f16" : "bf16", show(&l));
+		req.kernel = ln;
+		l = choose(&req, NULL);
+		CHECKF(l.blocks_per_row == 1, "layernorm %s 4096x32768: %s", d ? "f16" : "bf16",
+		       show(&l));
+	}
+	rr__plan_request req = {add, RR_F32, 4096, 32768, gpu, NULL, NULL};
+	rr_layout l = choose(&req, NULL);
+	CHECKF(l.blocks_per_row == 1, "add_layernorm f32 4096x32768: %s", show(&l));
+	rr_kernel_free(add);
+	rr_kernel_free(ln);
+}
+
 /* One-pass online reductions (cross_entropy): on rows of 16384 elements or more the planner
  * streams 8 packs at a time over 16-32 packs a worker (the H200: 0.60-0.91 of the time of the
  * W = 512-1024, U = 4 picks before, bench/results/2026-12-02-h200-ab-ce-stream-s15); shorter
@@ -1361,6 +1398,7 @@ int main(void)
 	test_staged_cluster_choices(&gpu);
 	test_grid_raw_stream_choices(&gpu);
 	test_narrow_block_few_packs(&gpu);
+	test_pair_input_choices(&gpu);
 	test_plain_stream_choices(&gpu);
 	test_short_row_blocks(&gpu);
 	test_flat_reads(&gpu);

@@ -804,6 +804,9 @@ static int grid_one_block_keeps(const rr__plan_request *req, const rr_layout *l,
 	return block_keeps(req, f->kept_inputs, (double)segment);
 }
 
+/* One-element 16-bit packs of two row inputs at fewer workers than a warp (gpu_measured_factor). */
+#define GPU_PAIR_HALF_WARP_FACTOR 1.35
+
 /* Corrections the second round of H200 sweeps measured and the terms above do not capture
  * (bench/NOTES.md, "sweeps after the first recorded run"); each factor is a coefficient, the
  * hand value first, now fitted per device class:
@@ -816,8 +819,10 @@ static int grid_one_block_keeps(const rr__plan_request *req, const rr_layout *l,
  * - a row one block can keep in shared memory runs faster there than over a cluster (rmsnorm
  *   f32 4096x32768: W = 1024 smem 271 µs, C = 2 cluster 392). */
 static double gpu_measured_factor(const rr__cost_coeffs *k, const rr__plan_request *req,
-                                  const rr_layout *l, const rr__plan_features *f)
+                                  const rr__realisation *r, const io_facts *io,
+                                  const rr__plan_features *f)
 {
+	const rr_layout *l = &r->layout;
 	double factor = 1;
 	if (l->grid == RR_GRID_PERSISTENT && l->blocks_per_row == 1)
 		factor *= K(gpu_persistent_factor);
@@ -854,8 +859,27 @@ static double gpu_measured_factor(const rr__cost_coeffs *k, const rr__plan_reque
 	double sms = req->target->multiprocessors > 0 ? req->target->multiprocessors : 1;
 	int block_holds_f32_row = rr_dtype_size(req->dtype) >= 4 && f->rows >= 4 * sms &&
 	                          block_keeps(req, f->kept_values, (double)req->cols);
-	if (l->blocks_per_row > 1 && (req->cols <= 32768 || block_holds_f32_row))
+	/* Not on 16-bit rows of two inputs whose f32 keep leaves one block alone on its SM: there
+	 * the H200 ran add_layernorm bf16 4096x32768 (h = x + r, 128 KB) over clusters of two
+	 * 256-thread blocks keeping their halves in shared memory, three an SM, in 0.88x the
+	 * block's time (293 against 334 us; the clusters keeping theirs in registers 0.93-1.01x), where
+	 * rmsnorm, layernorm, softmax and add_layernorm f32 at that shape ran their clusters
+	 * 1.06-1.17x the block's (bench/NOTES.md session 32). */
+	int lone_pair_block = rr_dtype_size(req->dtype) < 4 && io->row_inputs >= 2 &&
+	                      r->keep == RR_KEEP_SMEM &&
+	                      block_keeps(req, f->kept_values, (double)req->cols) &&
+	                      fmax(1, f->kept_values) * req->cols * 4 >
+	                          0.5 * (double)req->target->smem_per_group;
+	if (l->blocks_per_row > 1 && (req->cols <= 32768 || block_holds_f32_row) && !lone_pair_block)
 		factor *= K(gpu_cluster_short_row_factor);
+	/* One-element packs of 16-bit rows read two at a time (add_layernorm) at W < 32, two rows
+	 * a warp: the H200 ran W = 16 1.27-1.35x the time of W = 32 (bf16 and f16 65535x127,
+	 * 29.1-30.2 against 22.9 us; bf16 32767x255 32.0 against 23.8; session 32), where the
+	 * one-input kernels ran W = 16 faster at 127 columns (session 31). */
+	if (rr_dtype_size(req->dtype) < 4 && io->row_inputs >= 2 && l->vec == 1 &&
+	    l->workers_per_row >= 8 &&
+	    l->workers_per_row < (req->target->warp_size > 0 ? req->target->warp_size : 32))
+		factor *= GPU_PAIR_HALF_WARP_FACTOR;
 	/* A cluster a row against clusters that loop over rows: 1.04-1.18x the time on the H200
 	 * (softmax, rmsnorm, layernorm f32 at 65536-262144, W = 512 in registers and W = 1024 in
 	 * shared memory; bench/NOTES.md session 13). */
@@ -978,7 +1002,7 @@ static void features_of(const rr__plan_request *req, const rr__realisation *r,
 	             : 8192))
 		features->predicted_us *= K(cluster_narrow_factor);
 	if (gpu)
-		features->predicted_us *= gpu_measured_factor(k, req, layout, features);
+		features->predicted_us *= gpu_measured_factor(k, req, r, &io, features);
 	if (gpu && features->raw_streams && raw_stream_starved(r, features))
 		features->predicted_us *= K(gpu_staged_lone_factor);
 	/* The headed entry of a 16-bit S=grid kernel of two rounds keeps more than the model counts
