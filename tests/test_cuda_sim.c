@@ -798,6 +798,47 @@ static int simulate_odd_views(rr_device *device)
 	return simulated;
 }
 
+/* The head entry's U: all of U for 16-bit rows whose kept value combines two row inputs
+ * (add_layernorm) in blocks of whole rows, half of it otherwise (one-input kernels, f32,
+ * clusters, re-reads). The odd plans above simulate both. */
+static void check_head_unroll(rr_device *device)
+{
+	static const struct {
+		const char *kernel;
+		rr_dtype dtype;
+		plan pl;
+		int u_head;
+	} cases[] = {
+	    {"add_layernorm", RR_BF16, {1001, 64, 0, 2, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 3}, 2},
+	    {"add_layernorm", RR_F16, {32003, 512, 0, 2, 1, 1, RR_STORAGE_SMEM, RR_GRID_ROWS, 3}, 2},
+	    {"layernorm", RR_BF16, {1001, 64, 0, 2, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 3}, 1},
+	    {"add_layernorm", RR_F32, {1001, 64, 0, 2, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 3}, 1},
+	    {"add_layernorm", RR_BF16, {4099, 128, 0, 2, 1, 1, RR_STORAGE_REREAD, RR_GRID_ROWS, 3}, 1},
+	    {"add_layernorm", RR_BF16, {8191, 256, 0, 2, 1, 2, RR_STORAGE_CLUSTER, RR_GRID_ROWS, 3}, 1},
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		rr_kernel *kernel = NULL;
+		CHECK(rr_kernel_load_builtin(cases[c].kernel, &kernel) == RR_OK);
+		const plan *pl = &cases[c].pl;
+		int v = (int)(16 / rr_dtype_size(cases[c].dtype));
+		rr_layout l = {pl->W, v, pl->U, pl->R, pl->C, pl->storage, pl->grid};
+		rr_program *program = NULL;
+		if (!kernel || rr__program_emit_only(device, kernel, cases[c].dtype, pl->rows,
+		                                     pl->cols, &l, &program) != RR_OK) {
+			CHECKF(0, "%s %s N=%lld: emit: %s", cases[c].kernel,
+			       rr_dtype_name(cases[c].dtype), (long long)pl->cols, rr_last_error());
+			rr_kernel_free(kernel);
+			continue;
+		}
+		char want[64];
+		snprintf(want, sizeof want, "constexpr int U_HEAD = %d;", cases[c].u_head);
+		CHECKF(strstr(rr_program_source(program), want) != NULL, "%s %s N=%lld: want %s",
+		       cases[c].kernel, rr_dtype_name(cases[c].dtype), (long long)pl->cols, want);
+		rr_program_free(program);
+		rr_kernel_free(kernel);
+	}
+}
+
 /* Col inputs at every phase but the rows' (views 1 .. a - 1 elements in, a the access width
  * in elements) in plans whose rows have heads and whose N·size is not a multiple of the access
  * width: the head entry reads the complete packs of col inputs by the aligned blocks that
@@ -1105,6 +1146,7 @@ int main(void)
 	int custom = simulate_custom(&device);
 	CHECKF(custom >= 12, "only %d plans of the custom kernels were simulated", custom);
 	int odd = simulate_odd_views(&device);
+	check_head_unroll(&device);
 	CHECKF(odd >= 40, "only %d plans of odd rows were simulated", odd);
 	int cols = simulate_col_views(&device);
 	CHECKF(cols >= 30, "only %d plans with col inputs off the rows' phase were simulated",
