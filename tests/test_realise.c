@@ -319,9 +319,12 @@ static void check_launch(const char *label, const rr__realisation *r, long long 
 	CHECK(strcmp(s.entry, r->has_vec_entry ? r->entry_head : r->entry_scalar) == 0);
 	CHECK(rr__cuda_launch_shape_of(r, rows, 1 << 20, RR_ENTRY_VEC, &s) == RR_OK);
 	long long groups = (rows + r->rows_per_group - 1) / r->rows_per_group;
-	/* S=grid's blocks of a row are no cluster but a cooperative launch. */
+	/* S=grid's blocks of a row are no cluster but a cooperative launch, unless none of them
+	 * ever waits: one round, no output phase, no group looping. */
 	int cluster = r->grid_split ? 1 : r->blocks_per_row;
-	CHECKF(s.threads == r->threads && s.cluster == cluster && s.cooperative == r->grid_split &&
+	int waits = r->grid_split && (r->rounds > 1 || r->phases > 1);
+	CHECKF(s.threads == r->threads && s.cluster == cluster && s.cooperative == waits &&
+	           s.workspace == r->grid_split &&
 	           s.dynamic_smem == r->dynamic_smem && s.blocks == groups * r->blocks_per_row,
 	       "%s: launch %lld blocks of %d, cluster %d, %lld bytes", label, (long long)s.blocks,
 	       s.threads, s.cluster, (long long)s.dynamic_smem);
@@ -332,6 +335,9 @@ static void check_launch(const char *label, const rr__realisation *r, long long 
 	CHECK(rr__cuda_launch_shape_of(r, rows, 3, 0, &s) == RR_OK);
 	CHECK(s.blocks == (r->persistent && groups > 3 ? 3 : groups) * r->blocks_per_row);
 	CHECK(strcmp(s.entry, r->entry_scalar) == 0);
+	/* looping groups wait for the last block of the row before theirs */
+	CHECKF(s.cooperative == (waits || (r->grid_split && r->persistent && groups > 3)),
+	       "%s: cooperative %d on 3 resident groups", label, s.cooperative);
 }
 
 /* Plans, emits and checks one (kernel, dtype, shape, layout) on one target; 1 when it ran. */

@@ -158,7 +158,8 @@ rr_status rr__cuda_launch_shape_of(const rr__realisation *r, int64_t rows, int64
                                    int vec, rr__cuda_launch_shape *out)
 {
 	int64_t groups = (rows + r->rows_per_group - 1) / r->rows_per_group;
-	if (r->persistent && groups > resident_groups)
+	int loops = r->persistent && groups > resident_groups;
+	if (loops)
 		groups = resident_groups;
 	if (groups * r->blocks_per_row > 0x7fffffff)
 		return rr__fail(
@@ -169,7 +170,13 @@ rr_status rr__cuda_launch_shape_of(const rr__realisation *r, int64_t rows, int64
 	out->blocks = groups * r->blocks_per_row;
 	out->threads = r->threads;
 	out->cluster = r->grid_split ? 1 : r->blocks_per_row;
-	out->cooperative = r->grid_split;
+	out->workspace = r->grid_split;
+	/* S=grid of one round and no output phase (sum, a loss) meets only at its last block's
+	 * arrival (grid.cuh, rr_grid_arrive): where no group loops, no block waits for another,
+	 * so the launch needs no co-residency. Without the cooperative attribute the H200 ran
+	 * sum and cross_entropy on 1-16 rows in 0.93-0.96x the time in a CUDA graph, about
+	 * 0.2 us a launch (bench/results/2026-12-04-h200-plans-s32, ab4). */
+	out->cooperative = r->grid_split && !(r->rounds == 1 && r->phases == 1 && !loops);
 	out->dynamic_smem = r->dynamic_smem;
 	out->entry = vec == RR_ENTRY_VEC && r->has_aligned_entry ? r->entry_vec
 	             : vec && r->has_vec_entry                   ? r->entry_head
@@ -417,7 +424,7 @@ static rr_status cuda_launch(rr_device *device, rr_program *program, int64_t row
 	}
 	params[n++] = &row_count;
 	CUdeviceptr workspace = m->workspace;
-	if (shape.cooperative)
+	if (shape.workspace)
 		params[n++] = &workspace;
 	rr__cu_launch_attribute cluster = {.id = RR_CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION};
 	cluster.value.cluster_dim.x = (unsigned)shape.cluster;

@@ -14,7 +14,9 @@ typedef struct rr__cuda_launch_shape {
 	int64_t blocks;
 	int threads;
 	int cluster;     /* 1: no cluster */
-	int cooperative; /* S=grid: a cooperative launch (a row's blocks all resident) */
+	int workspace;   /* S=grid: the program's workspace is the kernel's last parameter */
+	int cooperative; /* S=grid whose blocks wait for one another: a cooperative launch (a
+	                  * row's blocks all resident); not where none waits (rr__cuda_launch_shape_of) */
 	int64_t dynamic_smem;
 	const char *entry; /* points into the realisation */
 } rr__cuda_launch_shape;
