@@ -872,8 +872,8 @@ static double gpu_measured_factor(const rr__cost_coeffs *k, const rr__plan_reque
 	                          0.5 * (double)req->target->smem_per_group;
 	if (l->blocks_per_row > 1 && (req->cols <= 32768 || block_holds_f32_row) && !lone_pair_block)
 		factor *= K(gpu_cluster_short_row_factor);
-	/* One-element packs of 16-bit rows read two at a time (add_layernorm) at W < 32, two rows
-	 * a warp: the H200 ran W = 16 1.27-1.35x the time of W = 32 (bf16 and f16 65535x127,
+	/* One-element packs of 16-bit rows read two at a time (add_layernorm) at 8 <= W < 32, two
+	 * rows or more a warp: the H200 ran W = 16 1.27-1.35x the time of W = 32 (bf16 and f16 65535x127,
 	 * 29.1-30.2 against 22.9 us; bf16 32767x255 32.0 against 23.8; session 32), where the
 	 * one-input kernels ran W = 16 faster at 127 columns (session 31). */
 	if (rr_dtype_size(req->dtype) < 4 && io->row_inputs >= 2 && l->vec == 1 &&
