@@ -981,6 +981,33 @@ static inline vi lanes_valid(int64_t i, int64_t N)
 	return valid;
 }
 
+/* A 16-bit col as f32 (the emitted widen_cols: its cols, once a thread and launch), and the
+ * L workers' element e of it, as load_lanes reads them from the col itself: the same values
+ * without the widening shuffle a vector (the output phase of layernorm bf16 reads w and b
+ * beside x). */
+static inline void widen_col(float *to, const io_t *from, int64_t N)
+{
+	int64_t i = 0;
+	for (; i + L <= N; i += L) {
+		const vf v = load_packed(from + i);
+		memcpy(to + i, &v, L * sizeof(float));
+	}
+	for (; i < N; i++)
+		to[i] = load_io(from, i);
+}
+
+static inline vf load_widened(const float *wide, int64_t i)
+{
+	vf v = {0};
+	if (V == 1) {
+		memcpy(&v, wide + i, L * sizeof(float));
+		return v;
+	}
+	for (int l = 0; l < L; l++)
+		v[l] = wide[i + (int64_t)l * V];
+	return v;
+}
+
 /* Private values kept between rounds: slot s of the L workers from lane 0's index k. */
 static inline vf load_kept(const float *keep, int64_t k)
 {
