@@ -661,12 +661,17 @@ static inline vh rr_bf16_bits_generic(vf v)
 }
 
 #if defined(__AVX2__) && L == 8
-/* The bf16 of each lane that is not NaN, rounded to nearest even, in its low 16 bits. */
+/* The bf16 of each lane that is not NaN, rounded to nearest even, in its low 16 bits:
+ * bits + 0x7fff + (bit 16), written bits + 0x8000 - (bit 16 clear), whose test is a compare
+ * where the bit's shift took one of the two vector pipes that shifts and shuffles share on
+ * Zen 3 (softmax bf16 from DRAM, two threads: 0.97-0.98 of the time; bench/NOTES.md, session
+ * 32). */
 static inline __m256i rr_bf16_rounded8(__m256i bits)
 {
-	const __m256i odd = _mm256_and_si256(_mm256_srli_epi32(bits, 16), _mm256_set1_epi32(1));
+	const __m256i even = _mm256_cmpeq_epi32(_mm256_and_si256(bits, _mm256_set1_epi32(0x10000)),
+	                                        _mm256_setzero_si256());
 	return _mm256_srli_epi32(
-	    _mm256_add_epi32(_mm256_add_epi32(bits, _mm256_set1_epi32(0x7fff)), odd), 16);
+	    _mm256_add_epi32(_mm256_add_epi32(bits, _mm256_set1_epi32(0x8000)), even), 16);
 }
 #endif
 
