@@ -172,9 +172,9 @@ static void test_exp_nonpos_bf16(void)
 			}
 		}
 	}
-	printf("exp_nonpos_bf16 [-86.5, 0]: worst relative error %.3g (at %.9g), bound 1e-5\n",
+	printf("exp_nonpos_bf16 [-86.5, 0]: worst relative error %.3g (at %.9g), bound 1.1e-4\n",
 	       worst, (double)at);
-	CHECKF(worst <= 1e-5, "exp_nonpos_bf16: relative error %.3g at %.9g", worst, (double)at);
+	CHECKF(worst <= 1.1e-4, "exp_nonpos_bf16: relative error %.3g at %.9g", worst, (double)at);
 	/* the edges exactly as rr_vexp_nonpos; under 2^-125 within the bound or 2 units of 2^-149
 	 */
 	const float edges[] = {-0.0f, 0.0f, -INFINITY, NAN, -200.0f, -86.6f, -103.0f};
@@ -184,7 +184,7 @@ static void test_exp_nonpos_bf16(void)
 		const float got = rr_vexp_nonpos_bf16(x)[k % L], want = rr_vexp_nonpos(x)[k % L];
 		const int same = bits_of(got) == bits_of(want) || (isnan(got) && isnan(want));
 		const int under = edges[k] < -86.5f && edges[k] >= -110.0f; /* NaN is not */
-		CHECKF(under ? fabs((double)got - want) <= 1e-5 * want + ldexp(2.0, -149) : same,
+		CHECKF(under ? fabs((double)got - want) <= 1.1e-4 * want + ldexp(2.0, -149) : same,
 		       "exp_nonpos_bf16(%g) = %.9g, rr_vexp_nonpos %.9g", (double)edges[k],
 		       (double)got, (double)want);
 	}

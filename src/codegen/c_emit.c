@@ -493,7 +493,7 @@ static void emit_accumulate(emitter *em, int depth, int id, int guarded)
 
 /* Whether elem node id is exp(x - m) with m the row's max of the same x: its argument is <= 0
  * or NaN for every element, so rr_vexp_nonpos computes it (bit for bit rr_vexp there), or for
- * bf16 rr_vexp_nonpos_bf16, whose error is ~1/400 of the bf16 rounding's (device/cpu_vec.h). */
+ * bf16 rr_vexp_nonpos_bf16, whose error is ~1/19 of the bf16 rounding's (device/cpu_vec.h). */
 static int exp_of_nonpositive(const rr_kernel *kernel, int id)
 {
 	const rr__node *node = &kernel->nodes[id];

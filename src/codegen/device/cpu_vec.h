@@ -7,8 +7,9 @@
  *   rr_vexp   <= 2 ULP where exp(x) >= 2^-125 (x >= -86.5), 0 below (with AVX-512 and 16
  *             lanes: gradual underflow below, within 2 units of 2^-149); +inf -> +inf,
  *             -inf -> 0, NaN -> NaN, exp(0) == 1 exactly
- *   rr_vexp_nonpos_bf16  relative error <= 1e-5 where exp(x) >= 2^-125, for x <= 0 (results
- *             rounded to bf16); 0 and NaN as rr_vexp
+ *   rr_vexp_nonpos_bf16  relative error <= 1.1e-4 where exp(x) >= 2^-125, for x <= 0 (results
+ *             rounded to bf16, whose own rounding is up to 2^-9 = 1.95e-3); 0 and NaN as
+ *             rr_vexp
  *   rr_vexp_nonpos_bf16_ranged  rr_vexp_nonpos_bf16 bit for bit on -86.5 <= x <= 0 and quiet
  *             NaNs whose low 16 bits are zero (no rare-lane test)
  *   rr_vexp_nonpos_summed  relative error <= 1.8e-7 + 1.9e-9 |k| (k = round(x / ln 2); 2.5e-7
@@ -282,15 +283,21 @@ static inline vf rr_vexp_nonpos(vf x)
 }
 
 /* rr_vexp_nonpos for values that are rounded to bf16 (8 significant bits: a rounding error of
- * up to 2^-9 of the value): ln 2 in one part with a fused multiply-add (|k| <= 159: r is off
- * by at most 3e-7) and P of degree 2 (a Lawson fit, relative truncation 5.3e-6), three
- * multiply-adds fewer than rr_vexp_nonpos; relative error under 1e-5 (tests/test_cpu_vec.c).
- * exp(-0) == 1 exactly, -inf -> 0, NaN -> NaN; under 2^-125 0, or gradual with AVX-512, as
- * rr_vexp_nonpos. The exponential is 40 % of softmax bf16 64x4096 in cache; one thread
- * (bench/NOTES.md, session 20): 0.85 of the time, 129 of 262144 outputs one bf16 unit away from
- * rr_vexp_nonpos's. This is its form without the rare-lane test (rr_vexp_nonpos_bf16 adds it),
- * bit for bit rr_vexp_nonpos_bf16 where that test finds nothing to fix: -86.5 <= x <= 0, and a
- * quiet NaN whose low 16 bits are zero (the NaN of x - m for bf16 values x and m: t and p are
+ * up to 2^-9 = 1.95e-3 of the value): ln 2 in one part with a fused multiply-add (|k| <= 159:
+ * r is off by at most 3e-7) and exp(r) = 1 + r P(r), P of degree 2 (a Lawson fit of the
+ * relative error on |r| <= ln 2 / 2, truncation 1.015e-4; exp(0) = 1 exactly), four
+ * multiply-adds fewer than rr_vexp_nonpos; relative error under 1.1e-4 (1.02e-4 measured over
+ * every 7th float of [-86.5, -0], with and without FMA: tests/test_cpu_vec.c), so a bf16
+ * result is within 0.5 + 0.03 units of exp(x). exp(-0) == 1 exactly, -inf -> 0, NaN -> NaN;
+ * under 2^-125 0, or gradual with AVX-512, as rr_vexp_nonpos. Session 20 fitted it one degree
+ * higher (error 1e-5, bench/NOTES.md: 0.85 of rr_vexp_nonpos's time); session 32 took the
+ * degree off: exp was 35 % of softmax bf16 from DRAM on two threads, and this form with the
+ * store's tie bit by a compare (rr_bf16_rounded8) runs softmax bf16 16384x1024, 4096x4096 and
+ * 256x65536 in 0.92-0.93 of the time, cross_entropy bf16 alike; 0.7 % of softmax's outputs
+ * one bf16 unit away from the degree-4 form's. This is its form without the rare-lane test
+ * (rr_vexp_nonpos_bf16 adds it), bit for bit rr_vexp_nonpos_bf16 where that test finds nothing
+ * to fix: -86.5 <= x <= 0, and a quiet NaN whose low 16 bits are zero (the NaN of x - m for
+ * bf16 values x and m: t and p are
  * that NaN and t << 23 is 0, so the sum is p). Softmax over bf16 rows takes it where the row's
  * extrema (rr_bf16_extrema) say that no x - m is under -86.5: the compare, mask move and branch
  * a vector of its sum pass (one thread, in cache: 0.95 of the time; bench/NOTES.md, session 30). */
@@ -310,9 +317,8 @@ static inline vf rr_vexp_nonpos_bf16_ranged(vf x)
 	    rr_vfma(k, rr_vsplat(-3.194618330e-05f), rr_vfma(k, rr_vsplat(-6.931152344e-01f), x));
 #endif
 #endif
-	vf p = rr_vfma(rr_vsplat(4.127766937e-02f), r, rr_vsplat(1.675353199e-01f));
-	p = rr_vfma(p, r, rr_vsplat(5.000512004e-01f));
-	p = rr_vfma(p, r, rr_vsplat(1.0f));
+	vf p = rr_vfma(rr_vsplat(1.651781946e-01f), r, rr_vsplat(5.041344762e-01f));
+	p = rr_vfma(p, r, rr_vsplat(1.000196218e+00f));
 	p = rr_vfma(p, r, rr_vsplat(1.0f));
 #if defined(__AVX512F__) && L == 16
 	return (vf)_mm512_scalef_ps((__m512)p, (__m512)k);
