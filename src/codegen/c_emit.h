@@ -29,7 +29,9 @@ typedef void (*rr__cpu_kernel_fn)(int64_t row_begin, int64_t row_end, int64_t N,
 typedef int64_t (*rr__cpu_scratch_fn)(int64_t N);
 
 /* Appends the C source of the request's kernel for its dtype under its layout (complete and
- * legal); what is kept and the tree are the realisation's. The source does not depend on N.
+ * legal); what is kept and the tree are the realisation's. The source runs at every N and
+ * depends on the realisation's N only through two bounds: the values held after round 1
+ * (RR_CPU_HELD_BYTES) and the widened cols (RR_CPU_WIDE_COL_BYTES).
  * RR_ERR_INVALID_ARG for a dtype other than f32/bf16/f16, RR_ERR_NOMEM when out grows no more. */
 rr_status rr__c_emit(const rr__emit_request *request, rr__buf *out);
 
