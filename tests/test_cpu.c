@@ -404,6 +404,51 @@ static void test_held_values(rr_device *device)
 	rr_kernel_free(kernels[1]);
 }
 
+/* 16-bit cols read as f32 from scratch (rr__c_wide_cols): layernorm (w, b) and rmsnorm (w) in
+ * bf16 and f16, at row lengths where their f32 cols take at most RR_CPU_WIDE_COL_BYTES (1024,
+ * a guarded last chunk at 1029, 8192 at the bound for two cols) and past it (8193 for
+ * layernorm: the cols read as before). The source widens exactly where the bound says, and
+ * f32 never does. 96 rows: several chunks a thread, so the launch's later calls read the cols
+ * their thread widened on its first (RR_CPU_COLS_READY); three launches on the same program
+ * with other inputs each (views 0, 1 and 3 elements in), so cols widened in one launch are
+ * never read in the next. Every output validated against float64. */
+static void test_widened_cols(rr_device *device)
+{
+	static const char *const names[] = {"layernorm", "rmsnorm"};
+	static const rr_dtype dtypes[] = {RR_BF16, RR_F16, RR_F32};
+	static const int64_t lengths[] = {1024, 1029, 8192, 8193};
+	const int64_t rows = 96;
+	for (int k = 0; k < 2; k++) {
+		rr_kernel *kernel = NULL;
+		CHECK(rr_kernel_load_builtin(names[k], &kernel) == RR_OK);
+		const int cols_in = k == 0 ? 2 : 1;
+		for (int c = 0; kernel && c < 12; c++) {
+			const int64_t cols = lengths[c % 4];
+			const rr_dtype dtype = dtypes[c / 4];
+			if (dtype == RR_F32 && cols > 1024)
+				continue;
+			rr_program *program = NULL;
+			CHECKF(rr_program_build(device, kernel, dtype, rows, cols, NULL,
+			                        &program) == RR_OK,
+			       "%s: %s", names[k], rr_last_error());
+			if (!program)
+				continue;
+			const int expect =
+			    dtype != RR_F32 && cols_in * 4 * cols <= RR_CPU_WIDE_COL_BYTES;
+			const char *src = rr_program_source(program);
+			CHECKF((strstr(src, "load_widened(colf") != NULL) == expect &&
+			           (strstr(src, "#define WIDE_COLS 0 ") == NULL) == expect,
+			       "%s %s N=%lld: cols widened %d, expected %d", names[k],
+			       rr_dtype_name(dtype), (long long)cols,
+			       strstr(src, "load_widened(colf") != NULL, expect);
+			for (int offset = 0; offset <= 3; offset += 1 + (offset == 1))
+				validate_view(program, kernel, dtype, rows, cols, offset, offset);
+			rr_program_free(program);
+		}
+		rr_kernel_free(kernel);
+	}
+}
+
 /* Runs `program` on `inputs` (arrays `offset` elements into their buffers, outputs alike) into
  * fresh poisoned outputs, each `out_bytes[j]` long; RR_STREAM_BYTES set to `bound` (NULL:
  * unset) for the launch. */
@@ -1080,6 +1125,7 @@ int main(void)
 		test_split_limit(device);
 		test_early_outputs(device);
 		test_held_values(device);
+		test_widened_cols(device);
 		test_streaming_stores(device);
 		test_long_rows_in_row(device);
 		test_run_loops_apart(device);

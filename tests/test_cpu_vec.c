@@ -172,9 +172,9 @@ static void test_exp_nonpos_bf16(void)
 			}
 		}
 	}
-	printf("exp_nonpos_bf16 [-86.5, 0]: worst relative error %.3g (at %.9g), bound 1e-5\n",
+	printf("exp_nonpos_bf16 [-86.5, 0]: worst relative error %.3g (at %.9g), bound 1.1e-4\n",
 	       worst, (double)at);
-	CHECKF(worst <= 1e-5, "exp_nonpos_bf16: relative error %.3g at %.9g", worst, (double)at);
+	CHECKF(worst <= 1.1e-4, "exp_nonpos_bf16: relative error %.3g at %.9g", worst, (double)at);
 	/* the edges exactly as rr_vexp_nonpos; under 2^-125 within the bound or 2 units of 2^-149
 	 */
 	const float edges[] = {-0.0f, 0.0f, -INFINITY, NAN, -200.0f, -86.6f, -103.0f};
@@ -184,7 +184,7 @@ static void test_exp_nonpos_bf16(void)
 		const float got = rr_vexp_nonpos_bf16(x)[k % L], want = rr_vexp_nonpos(x)[k % L];
 		const int same = bits_of(got) == bits_of(want) || (isnan(got) && isnan(want));
 		const int under = edges[k] < -86.5f && edges[k] >= -110.0f; /* NaN is not */
-		CHECKF(under ? fabs((double)got - want) <= 1e-5 * want + ldexp(2.0, -149) : same,
+		CHECKF(under ? fabs((double)got - want) <= 1.1e-4 * want + ldexp(2.0, -149) : same,
 		       "exp_nonpos_bf16(%g) = %.9g, rr_vexp_nonpos %.9g", (double)edges[k],
 		       (double)got, (double)want);
 	}
@@ -577,6 +577,36 @@ static void test_bf16_run_edges(void)
 		}
 }
 
+/* rr_store_bf16_run's rounding for every bf16 (every top half, NaNs apart) with the low
+ * halves where rounding to nearest even decides: 0, a tie, one either side of it and all ones,
+ * beside an odd and an even top half: the scalar conversion's bits, two vectors at a time. */
+static void test_bf16_run_sweep(void)
+{
+	static const uint32_t lows[] = {0x0000, 0x7fff, 0x8000, 0x8001, 0xffff};
+	int wrong = 0;
+	for (uint32_t top = 0; top < 0x10000u; top += 2 * L)
+		for (size_t w = 0; w < sizeof lows / sizeof lows[0]; w++) {
+			vf v[2];
+			uint32_t bits[2 * L];
+			for (int k = 0; k < 2 * L; k++) {
+				bits[k] = (top + (uint32_t)k) << 16 | lows[(w + (size_t)k) % 5];
+				if ((bits[k] & 0x7f800000u) == 0x7f800000u && (bits[k] & 0x7fffffu))
+					bits[k] = 0x3f808000u; /* NaNs: test_bf16_run_edges */
+				memcpy(&v[k / L][k % L], &bits[k], 4);
+			}
+			_Alignas(64) uint16_t got[2 * L];
+			rr_store_bf16_run(got, v, 2, 0);
+			for (int k = 0; k < 2 * L; k++) {
+				float value;
+				memcpy(&value, &bits[k], 4);
+				if (got[k] != rr__f32_to_bf16(value) && wrong++ < 5)
+					CHECKF(0, "bf16 run of 0x%08x: 0x%04x, want 0x%04x",
+					       (unsigned)bits[k], got[k], rr__f32_to_bf16(value));
+			}
+		}
+	CHECK(wrong == 0);
+}
+
 /* rr_load_bf16: every 16-bit pattern, L at a time, is the f32 with those bits on top. */
 static void test_bf16_load(void)
 {
@@ -683,6 +713,7 @@ int main(void)
 	test_aligned_stores();
 	test_bf16_runs();
 	test_bf16_run_edges();
+	test_bf16_run_sweep();
 	test_bf16_store();
 	test_exp();
 	test_exp_nonpos();

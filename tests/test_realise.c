@@ -223,7 +223,7 @@ static void check_c_source(const char *label, const char *src, const rr_kernel *
 	CHECKF(count_of(src, "kept in private slots after round") == kept, "%s: kept comments",
 	       label);
 	/* The generated rr_cpu_scratch_floats is (KEPT_INPUTS + CACHED_VALUES where N <=
-	 * SPLIT_MAX_N) * W * slot_bound(N). */
+	 * SPLIT_MAX_N) * W * slot_bound(N), plus WIDE_COLS cols of N floats. */
 	CHECKF(split == rr__c_split_max_cols(kernel, r->dtype) &&
 	           cached == (rr__c_cached_node(kernel) >= 0) && (split > 0 || cached == 0),
 	       "%s: SPLIT_MAX_N %lld, CACHED_VALUES %lld", label, split, cached);
@@ -231,6 +231,11 @@ static void check_c_source(const char *label, const char *src, const rr_kernel *
 	long long slots =
 	    r->cols / span * r->layout.vec + (rest < r->layout.vec ? rest : r->layout.vec);
 	long long floats = (kept + (r->cols <= split ? cached : 0)) * W * slots;
+	/* and the 16-bit cols widened to f32 (rr__c_wide_cols), from a 64-byte boundary */
+	long long wide = number_after(src, "#define WIDE_COLS ");
+	CHECKF(wide == rr__c_wide_cols(kernel, r, NULL), "%s: WIDE_COLS %lld", label, wide);
+	if (wide > 0)
+		floats = (floats + 15) / 16 * 16 + wide * ((r->cols + 15) / 16 * 16);
 	CHECKF(rr__cpu_scratch_floats(kernel, r) == floats, "%s: CPU scratch %lld, source %lld",
 	       label, (long long)rr__cpu_scratch_floats(kernel, r), floats);
 	char tree[256] = "";

@@ -538,14 +538,21 @@ typedef struct cpu_task {
 	const double *params;
 	void *const *outputs;
 	int stream;
+	/* called[t]: thread t ran a chunk of this launch, so the cols the kernel widened into
+	 * its scratch then still hold (RR_CPU_COLS_READY); each thread writes its own entry. */
+	unsigned char called[CPU_MAX_THREADS];
 } cpu_task;
 
 static void run_rows(void *context, int thread, int64_t begin, int64_t end, float *scratch)
 {
-	(void)thread;
-	const cpu_task *task = context;
+	cpu_task *task = context;
+	int flags = task->stream;
+	if (thread >= 0 && thread < CPU_MAX_THREADS) {
+		flags |= task->called[thread] ? RR_CPU_COLS_READY : 0;
+		task->called[thread] = 1;
+	}
 	task->kernel(begin, end, task->cols, task->inputs, task->params, task->outputs, scratch,
-	             task->stream);
+	             flags);
 }
 
 static int launch_threads(const cpu_impl *impl, int64_t rows)

@@ -75,6 +75,10 @@ typedef struct emitter {
 	 * held[id] is 1 + the node's scratch ordinal after the kept inputs, 0 for the others. */
 	unsigned char held[RR_MAX_NODES];
 	int n_held;
+	/* 16-bit cols read as f32 from scratch (rr__c_wide_cols): wide[k] is 1 + input k's
+	 * ordinal among them, 0 for the other inputs. */
+	int wide[RR_MAX_IO];
+	int n_wide;
 } emitter;
 
 /* em->prefetch where only rows under 16384 elements prefetch (f32's single pass, below). */
@@ -164,6 +168,11 @@ static void emit_header(emitter *em, const int *offsets, int steps)
 			     "by "
 			     "the later passes",
 			     id);
+	for (int k = 0; k < kernel->n_inputs; k++)
+		if (em->wide[k])
+			line(em, 0,
+			     " * cols     %s widened to f32 in scratch once a thread and launch",
+			     kernel->inputs[k].name);
 	if (em->split_max_n > 0)
 		line(em, 0, " * split    rows of N <= %lld: an online pair's max, then its sum%s",
 		     (long long)em->split_max_n,
@@ -247,6 +256,7 @@ static void emit_prelude(emitter *em)
 	for (int k = 0; k < em->kernel->n_inputs; k++)
 		row_inputs += em->kernel->inputs[k].kind == RR_KIND_ROW;
 	line(em, 0, "#define ROW_INPUTS %d /* row inputs (prefetch_ahead) */", row_inputs);
+	line(em, 0, "#define WIDE_COLS %d /* 16-bit cols read as f32 from scratch */", em->n_wide);
 	line(em, 0, "#define CHAINS 4 /* accumulators per block of the split's max pass */\n");
 	line(em, 0, "#define TREE_STEPS %d", em->tree_steps);
 	if (em->tree_steps > 0) {
@@ -279,6 +289,11 @@ static void emit_row_setup(emitter *em)
 		case RR_KIND_COL:
 			line(em, 1, "const io_t *in%d = (const io_t *)inputs[%d]; /* %s: col */", k,
 			     k, io->name);
+			if (em->wide[k])
+				line(em, 1,
+				     "const float *colf%d = scratch + wide_cols_at(N) + %d * "
+				     "wide_col_stride(N); /* %s as f32 */",
+				     k, em->wide[k] - 1, io->name);
 			break;
 		case RR_KIND_INDEX:
 			line(em, 1,
@@ -393,6 +408,10 @@ static void emit_load(emitter *em, int depth, int id, int round, int guarded)
 		     name);
 		return;
 	}
+	if (em->wide[k] && !guarded) {
+		line(em, depth, "const vf e%d = load_widened(colf%d, i); /* %s */", id, k, name);
+		return;
+	}
 	line(em, depth, "const vf e%d = load_lanes%s(in%d, i%s); /* %s */", id,
 	     guarded ? "_guarded" : "", k, guarded ? ", N" : "", name);
 	if (input_kept(em, k))
@@ -474,7 +493,7 @@ static void emit_accumulate(emitter *em, int depth, int id, int guarded)
 
 /* Whether elem node id is exp(x - m) with m the row's max of the same x: its argument is <= 0
  * or NaN for every element, so rr_vexp_nonpos computes it (bit for bit rr_vexp there), or for
- * bf16 rr_vexp_nonpos_bf16, whose error is ~1/400 of the bf16 rounding's (device/cpu_vec.h). */
+ * bf16 rr_vexp_nonpos_bf16, whose error is ~1/19 of the bf16 rounding's (device/cpu_vec.h). */
 static int exp_of_nonpositive(const rr_kernel *kernel, int id)
 {
 	const rr__node *node = &kernel->nodes[id];
@@ -1567,6 +1586,18 @@ static void emit_row_function(emitter *em)
 		emit_round(em, round);
 	emit_outputs(em);
 	line(em, 0, "}\n");
+	line(em, 0, "/* The 16-bit cols as f32 at `to`, wide_col_stride(N) floats apart. */");
+	line(em, 0, "static void widen_cols(int64_t N, const void *const *inputs, float *to)\n{");
+	line(em, 1, "(void)N;");
+	line(em, 1, "(void)inputs;");
+	line(em, 1, "(void)to;");
+	for (int k = 0; k < em->kernel->n_inputs; k++)
+		if (em->wide[k])
+			line(em, 1,
+			     "widen_col(to + %d * wide_col_stride(N), (const io_t *)inputs[%d], "
+			     "N); /* %s */",
+			     em->wide[k] - 1, k, em->kernel->inputs[k].name);
+	line(em, 0, "}\n");
 	rr__device_emit(em->out, "cpu_row.h", "entry");
 }
 
@@ -1719,7 +1750,25 @@ int64_t rr__c_scratch_floats(const rr_kernel *kernel, const rr__realisation *r)
 	kept += rr__c_derived_keeps(kernel, r, held);
 	if (r->cols <= rr__c_split_max_cols(kernel, r->dtype) && rr__c_cached_node(kernel) >= 0)
 		kept++;
-	return kept * r->layout.workers_per_row * r->slots;
+	const int64_t floats = kept * r->layout.workers_per_row * r->slots;
+	const int wide = rr__c_wide_cols(kernel, r, NULL);
+	return wide > 0 ? (floats + 15) / 16 * 16 + wide * ((r->cols + 15) / 16 * 16) : floats;
+}
+
+int rr__c_wide_cols(const rr_kernel *kernel, const rr__realisation *r, int *wide)
+{
+	int count = 0;
+	for (int k = 0; k < kernel->n_inputs; k++)
+		count += r->dtype != RR_F32 && kernel->inputs[k].kind == RR_KIND_COL &&
+		         kernel->inputs[k].node >= 0;
+	if ((int64_t)count * (int64_t)sizeof(float) * r->cols > RR_CPU_WIDE_COL_BYTES)
+		count = 0;
+	for (int k = 0, ordinal = 0; wide && k < kernel->n_inputs; k++)
+		wide[k] = count > 0 && kernel->inputs[k].kind == RR_KIND_COL &&
+		                  kernel->inputs[k].node >= 0
+		              ? ++ordinal
+		              : 0;
+	return count;
 }
 
 rr_status rr__c_emit(const rr__emit_request *request, rr__buf *out)
@@ -1760,6 +1809,7 @@ rr_status rr__c_emit(const rr__emit_request *request, rr__buf *out)
 	plan_storage(em, r);
 	plan_early_outputs(em);
 	em->n_held = rr__c_derived_keeps(kernel, r, em->held);
+	em->n_wide = rr__c_wide_cols(kernel, r, em->wide);
 	emit_header(em, r->tree_offsets, r->n_tree_offsets);
 	em->tree_offsets = r->tree_offsets;
 	em->tree_steps = r->n_tree_offsets;

@@ -16,9 +16,12 @@
  * col arrays in the dtype, rowscalar in the dtype, index int64; NULL for params); params[k] is
  * the value of input k when it is a param; outputs[j] follow the kernel's outputs. scratch holds
  * rr_cpu_scratch_floats(N) floats private to the calling thread (NULL when that is 0). stream
- * nonzero: the launch moves more bytes than stay in cache, so the complete, aligned packs of
+ * bit 0 (1): the launch moves more bytes than stay in cache, so the complete, aligned packs of
  * row outputs are written with non-temporal stores (never read before they are written); the
- * values written are the same either way. */
+ * values written are the same either way. Bit 1 (RR_CPU_COLS_READY): this thread has called
+ * the kernel earlier in the same launch with the same inputs and scratch, so the cols it
+ * widened into scratch then (rr__c_wide_cols) still hold; without it they are widened again. */
+#define RR_CPU_COLS_READY 2
 typedef void (*rr__cpu_kernel_fn)(int64_t row_begin, int64_t row_end, int64_t N,
                                   const void *const *inputs, const double *params,
                                   void *const *outputs, float *scratch, int stream);
@@ -26,7 +29,9 @@ typedef void (*rr__cpu_kernel_fn)(int64_t row_begin, int64_t row_end, int64_t N,
 typedef int64_t (*rr__cpu_scratch_fn)(int64_t N);
 
 /* Appends the C source of the request's kernel for its dtype under its layout (complete and
- * legal); what is kept and the tree are the realisation's. The source does not depend on N.
+ * legal); what is kept and the tree are the realisation's. The source runs at every N and
+ * depends on the realisation's N only through two bounds: the values held after round 1
+ * (RR_CPU_HELD_BYTES) and the widened cols (RR_CPU_WIDE_COL_BYTES).
  * RR_ERR_INVALID_ARG for a dtype other than f32/bf16/f16, RR_ERR_NOMEM when out grows no more. */
 rr_status rr__c_emit(const rr__emit_request *request, rr__buf *out);
 
@@ -59,8 +64,20 @@ int rr__c_cached_node(const rr_kernel *kernel);
 #define RR_CPU_HELD_BYTES (16 * 1024)
 int rr__c_derived_keeps(const rr_kernel *kernel, const rr__realisation *r, unsigned char *held);
 /* Floats of private scratch one CPU thread needs for a realisation of `kernel`: the kept
- * values' slots of W workers (rr__c_derived_keeps' too), and the split's cache at rows up to
- * rr__c_split_max_cols. */
+ * values' slots of W workers (rr__c_derived_keeps' too), the split's cache at rows up to
+ * rr__c_split_max_cols, and the widened cols (rr__c_wide_cols: from a 64-byte boundary, each
+ * col's N floats rounded up to 16). */
 int64_t rr__c_scratch_floats(const rr_kernel *kernel, const rr__realisation *r);
+/* The cols of a 16-bit kernel that it reads as f32 from the thread's scratch, widened there
+ * once a thread and launch (RR_CPU_COLS_READY) instead of by a shuffle at each load: where the
+ * realisation's rows widen to at most RR_CPU_WIDE_COL_BYTES of f32 cols (the emitted source
+ * then widens them at every N it is called with). Same values, so the same output bits. wide
+ * (n_inputs entries, or NULL) gets 1 + the col's ordinal among them, 0 for other inputs;
+ * returns their count (0 for f32 and past the bound). Two threads, rows from DRAM 16 bytes
+ * in, the time against a shuffle at each load (bench/NOTES.md, session 32 CPU): layernorm bf16
+ * 16384x1024 0.91-0.96, 4096x4096 0.92-0.94, 2048x8192 0.94, 1024x16384 0.98, 256x65536 1.08
+ * (its f32 cols 512 KiB): hence the bound. */
+#define RR_CPU_WIDE_COL_BYTES (64 * 1024)
+int rr__c_wide_cols(const rr_kernel *kernel, const rr__realisation *r, int *wide);
 
 #endif

@@ -19,12 +19,14 @@
 #define SPLIT_MAX_N 0
 #define CACHED_VALUES 0
 #define ROW_INPUTS 1
+#define WIDE_COLS 0
 typedef float io_t;
 #if defined(__SSE__)
 #include <xmmintrin.h> /* _mm_sfence; the emitted source has it from cpu_vec.h's types */
 #endif
 void one_row(int64_t row, int64_t N, const void *const *inputs, const double *params,
 	     void *const *outputs, float *scratch, int stream);
+void widen_cols(int64_t N, const void *const *inputs, float *to);
 //@ slots
 /* Private slots per worker: floor(N / (W * V)) * V + min(N % (W * V), V) (the body of N - h
  * elements needs no more than a row of N; the head takes none). */
@@ -83,17 +85,37 @@ static inline void prefetch_lead(const io_t *p, int64_t N, int64_t h, int64_t i)
 		__builtin_prefetch(p + prefetch_ahead(N, 1) + h + ((i - h) >> LEAD_SHIFT));
 }
 
-/* The kept inputs' slots, and the split's cache where it runs (rr__c_scratch_floats). */
+/* Floats of scratch before the widened cols: the kept slots and the split's cache, up to a
+ * line; and from one widened col to the next (N up to a line). */
+static inline int64_t wide_cols_at(int64_t N)
+{
+	const int64_t cached = N <= SPLIT_MAX_N ? CACHED_VALUES : 0;
+	return (((int64_t)KEPT_INPUTS + cached) * W * slot_bound(N) + 15) / 16 * 16;
+}
+
+static inline int64_t wide_col_stride(int64_t N)
+{
+	return (N + 15) / 16 * 16;
+}
+
+/* The kept inputs' slots, the split's cache where it runs, and the 16-bit cols as f32
+ * (rr__c_scratch_floats). */
 int64_t rr_cpu_scratch_floats(int64_t N)
 {
 	const int64_t cached = N <= SPLIT_MAX_N ? CACHED_VALUES : 0;
-	return ((int64_t)KEPT_INPUTS + cached) * W * slot_bound(N);
+	const int64_t kept = ((int64_t)KEPT_INPUTS + cached) * W * slot_bound(N);
+	return WIDE_COLS > 0 ? wide_cols_at(N) + (int64_t)WIDE_COLS * wide_col_stride(N) : kept;
 }
 
 //@ entry
 void rr_cpu_kernel(int64_t row_begin, int64_t row_end, int64_t N, const void *const *inputs,
 		   const double *params, void *const *outputs, float *scratch, int stream)
 {
+	/* A 16-bit kernel's cols as f32 in scratch, once a thread and launch: the caller sets
+	 * RR_CPU_COLS_READY (2) in stream on the calls after the thread's first. */
+	if (WIDE_COLS > 0 && !(stream & 2))
+		widen_cols(N, inputs, scratch + wide_cols_at(N));
+	stream &= 1;
 	/* groups of R rows; the grouping never changes a row's arithmetic */
 	for (int64_t group = row_begin; group < row_end; group += R)
 		for (int64_t row = group; row < group + R && row < row_end; row++)

@@ -7,8 +7,9 @@
  *   rr_vexp   <= 2 ULP where exp(x) >= 2^-125 (x >= -86.5), 0 below (with AVX-512 and 16
  *             lanes: gradual underflow below, within 2 units of 2^-149); +inf -> +inf,
  *             -inf -> 0, NaN -> NaN, exp(0) == 1 exactly
- *   rr_vexp_nonpos_bf16  relative error <= 1e-5 where exp(x) >= 2^-125, for x <= 0 (results
- *             rounded to bf16); 0 and NaN as rr_vexp
+ *   rr_vexp_nonpos_bf16  relative error <= 1.1e-4 where exp(x) >= 2^-125, for x <= 0 (results
+ *             rounded to bf16, whose own rounding is up to 2^-9 = 1.95e-3); 0 and NaN as
+ *             rr_vexp
  *   rr_vexp_nonpos_bf16_ranged  rr_vexp_nonpos_bf16 bit for bit on -86.5 <= x <= 0 and quiet
  *             NaNs whose low 16 bits are zero (no rare-lane test)
  *   rr_vexp_nonpos_summed  relative error <= 1.8e-7 + 1.9e-9 |k| (k = round(x / ln 2); 2.5e-7
@@ -282,15 +283,21 @@ static inline vf rr_vexp_nonpos(vf x)
 }
 
 /* rr_vexp_nonpos for values that are rounded to bf16 (8 significant bits: a rounding error of
- * up to 2^-9 of the value): ln 2 in one part with a fused multiply-add (|k| <= 159: r is off
- * by at most 3e-7) and P of degree 2 (a Lawson fit, relative truncation 5.3e-6), three
- * multiply-adds fewer than rr_vexp_nonpos; relative error under 1e-5 (tests/test_cpu_vec.c).
- * exp(-0) == 1 exactly, -inf -> 0, NaN -> NaN; under 2^-125 0, or gradual with AVX-512, as
- * rr_vexp_nonpos. The exponential is 40 % of softmax bf16 64x4096 in cache; one thread
- * (bench/NOTES.md, session 20): 0.85 of the time, 129 of 262144 outputs one bf16 unit away from
- * rr_vexp_nonpos's. This is its form without the rare-lane test (rr_vexp_nonpos_bf16 adds it),
- * bit for bit rr_vexp_nonpos_bf16 where that test finds nothing to fix: -86.5 <= x <= 0, and a
- * quiet NaN whose low 16 bits are zero (the NaN of x - m for bf16 values x and m: t and p are
+ * up to 2^-9 = 1.95e-3 of the value): ln 2 in one part with a fused multiply-add (|k| <= 159:
+ * r is off by at most 3e-7) and exp(r) = 1 + r P(r), P of degree 2 (a Lawson fit of the
+ * relative error on |r| <= ln 2 / 2, truncation 1.015e-4; exp(0) = 1 exactly), four
+ * multiply-adds fewer than rr_vexp_nonpos; relative error under 1.1e-4 (1.02e-4 measured over
+ * every 7th float of [-86.5, -0], with and without FMA: tests/test_cpu_vec.c), so a bf16
+ * result is within 0.5 + 0.03 units of exp(x). exp(-0) == 1 exactly, -inf -> 0, NaN -> NaN;
+ * under 2^-125 0, or gradual with AVX-512, as rr_vexp_nonpos. Session 20 fitted it one degree
+ * higher (error 1e-5, bench/NOTES.md: 0.85 of rr_vexp_nonpos's time); session 32 took the
+ * degree off: exp was 35 % of softmax bf16 from DRAM on two threads, and this form with the
+ * store's tie bit by a compare (rr_bf16_rounded8) runs softmax bf16 16384x1024, 4096x4096 and
+ * 256x65536 in 0.92-0.93 of the time, cross_entropy bf16 alike; 0.7 % of softmax's outputs
+ * one bf16 unit away from the degree-4 form's. This is its form without the rare-lane test
+ * (rr_vexp_nonpos_bf16 adds it), bit for bit rr_vexp_nonpos_bf16 where that test finds nothing
+ * to fix: -86.5 <= x <= 0, and a quiet NaN whose low 16 bits are zero (the NaN of x - m for
+ * bf16 values x and m: t and p are
  * that NaN and t << 23 is 0, so the sum is p). Softmax over bf16 rows takes it where the row's
  * extrema (rr_bf16_extrema) say that no x - m is under -86.5: the compare, mask move and branch
  * a vector of its sum pass (one thread, in cache: 0.95 of the time; bench/NOTES.md, session 30). */
@@ -310,9 +317,8 @@ static inline vf rr_vexp_nonpos_bf16_ranged(vf x)
 	    rr_vfma(k, rr_vsplat(-3.194618330e-05f), rr_vfma(k, rr_vsplat(-6.931152344e-01f), x));
 #endif
 #endif
-	vf p = rr_vfma(rr_vsplat(4.127766937e-02f), r, rr_vsplat(1.675353199e-01f));
-	p = rr_vfma(p, r, rr_vsplat(5.000512004e-01f));
-	p = rr_vfma(p, r, rr_vsplat(1.0f));
+	vf p = rr_vfma(rr_vsplat(1.651781946e-01f), r, rr_vsplat(5.041344762e-01f));
+	p = rr_vfma(p, r, rr_vsplat(1.000196218e+00f));
 	p = rr_vfma(p, r, rr_vsplat(1.0f));
 #if defined(__AVX512F__) && L == 16
 	return (vf)_mm512_scalef_ps((__m512)p, (__m512)k);
@@ -661,12 +667,17 @@ static inline vh rr_bf16_bits_generic(vf v)
 }
 
 #if defined(__AVX2__) && L == 8
-/* The bf16 of each lane that is not NaN, rounded to nearest even, in its low 16 bits. */
+/* The bf16 of each lane that is not NaN, rounded to nearest even, in its low 16 bits:
+ * bits + 0x7fff + (bit 16), written bits + 0x8000 - (bit 16 clear), whose test is a compare
+ * where the bit's shift took one of the two vector pipes that shifts and shuffles share on
+ * Zen 3 (softmax bf16 from DRAM, two threads: 0.97-0.98 of the time; bench/NOTES.md, session
+ * 32). */
 static inline __m256i rr_bf16_rounded8(__m256i bits)
 {
-	const __m256i odd = _mm256_and_si256(_mm256_srli_epi32(bits, 16), _mm256_set1_epi32(1));
+	const __m256i even = _mm256_cmpeq_epi32(_mm256_and_si256(bits, _mm256_set1_epi32(0x10000)),
+	                                        _mm256_setzero_si256());
 	return _mm256_srli_epi32(
-	    _mm256_add_epi32(_mm256_add_epi32(bits, _mm256_set1_epi32(0x7fff)), odd), 16);
+	    _mm256_add_epi32(_mm256_add_epi32(bits, _mm256_set1_epi32(0x8000)), even), 16);
 }
 #endif
 
@@ -979,6 +990,33 @@ static inline vi lanes_valid(int64_t i, int64_t N)
 	for (int l = 0; l < L; l++)
 		valid[l] = i + (int64_t)l * V < N ? -1 : 0;
 	return valid;
+}
+
+/* A 16-bit col as f32 (the emitted widen_cols: its cols, once a thread and launch), and the
+ * L workers' element e of it, as load_lanes reads them from the col itself: the same values
+ * without the widening shuffle a vector (the output phase of layernorm bf16 reads w and b
+ * beside x). */
+static inline void widen_col(float *to, const io_t *from, int64_t N)
+{
+	int64_t i = 0;
+	for (; i + L <= N; i += L) {
+		const vf v = load_packed(from + i);
+		memcpy(to + i, &v, L * sizeof(float));
+	}
+	for (; i < N; i++)
+		to[i] = load_io(from, i);
+}
+
+static inline vf load_widened(const float *wide, int64_t i)
+{
+	vf v = {0};
+	if (V == 1) {
+		memcpy(&v, wide + i, L * sizeof(float));
+		return v;
+	}
+	for (int l = 0; l < L; l++)
+		v[l] = wide[i + (int64_t)l * V];
+	return v;
 }
 
 /* Private values kept between rounds: slot s of the L workers from lane 0's index k. */
