@@ -2,25 +2,6 @@
 # Session 30 (cpu): the Release build of main's b6f321a (A) against this branch's (B), alternated
 # A B B A ..., ROUNDS rounds, each run the same `rowreduce bench` command; then tools/gpu/ab.py
 # (e2e medians, per-round ratios).   usage: abba.sh A_BUILD B_BUILD OUT ROUNDS
-set -e
-A=$1 B=$2 OUT=$3 ROUNDS=${4:-4}
-mkdir -p "$OUT"
-run() {
-	"$1/rowreduce" bench --backend cpu --no-ceilings --kernels softmax,layernorm,add_layernorm \
-		--dtypes bf16,f32 --shapes 16384x1024,4096x4096,256x65536 --samples 5 \
-		--sample-ms 20 --warmup-ms 100 --out "$2" > "$2.log" 2>&1
-}
-files=()
-n=0
-for ((r = 1; r <= ROUNDS; r++)); do
-	if ((r % 2)); then order="A B"; else order="B A"; fi
-	for side in $order; do
-		n=$((n + 1))
-		dir="$OUT/$n-$side"
-		echo "$(date +%T) load $(cut -d' ' -f1 /proc/loadavg) run $dir"
-		if [ "$side" = A ]; then run "$A" "$dir"; else run "$B" "$dir"; fi
-		files+=("$dir/results.json")
-	done
-done
-python3 "$(dirname "$0")/../../../tools/gpu/ab.py" "${files[@]}" > "$OUT/ab.md"
-cat "$OUT/ab.md"
+# (session 32's ../s32-cpu/abba.sh with session 30's kernels, dtypes and shapes)
+exec "$(dirname "$0")/../s32-cpu/abba.sh" "$1" "$2" "$3" "${4:-4}" softmax,layernorm,add_layernorm \
+	bf16,f32 16384x1024,4096x4096,256x65536

@@ -1,4 +1,4 @@
-/* Lab driver (session 30, cpu; session 31 added cross_entropy): two builds of one emitted kernel (shared objects compiled from
+/* Lab driver (session 30, cpu; session 31 added cross_entropy; session 32 LAB_SCRATCH_PAGES): two builds of one emitted kernel (shared objects compiled from
  * `rowreduce emit` output with the backend's flags) called alternately on the same rows; the
  * minimum time of a call over `reps` calls, per round, and whether their outputs agree bit for
  * bit (both are timed writing the same output arrays, whose placement would otherwise differ:
@@ -212,7 +212,10 @@ int main(int argc, char **argv)
 	int64_t sc = sf[0](N) > sf[1](N) ? sf[0](N) : sf[1](N);
 	float *scratch[16];
 	for (int t = 0; t < threads; t++)
-		scratch[t] = aligned_alloc(64, (size_t)(sc + 16) * 4);
+		/* LAB_SCRATCH_PAGES (session 32): as the pool places it, pages of its own, one spare */
+		scratch[t] = getenv("LAB_SCRATCH_PAGES")
+		                 ? aligned_alloc(4096, (size_t)((sc + 1023) / 1024 + 1) * 4096)
+		                 : aligned_alloc(64, (size_t)(sc + 16) * 4);
 	double best[2] = {1e30, 1e30};
 	/* LAB_PAIRED: calls alternate A B B A ..., reps pairs a round; the median over all pairs
 	 * of B/A, its quartiles, and the fraction of pairs with B faster: a slow spell of the VM
