@@ -839,6 +839,50 @@ static void check_head_unroll(rr_device *device)
 	}
 }
 
+/* The aligned body of fewer than 16 chunks is unrolled whole (unroll_aligned in
+ * cuda_emit_row.c) in blocks of whole 16-bit rows at U >= 8 and for kernels with an online
+ * pair, and in blocks of several f32 rows; f32 rows one a block, clusters and S=grid
+ * segments keep the loop of one iteration at a time (their picks ran slower unrolled). */
+static void check_aligned_unroll(rr_device *device)
+{
+	static const struct {
+		const char *kernel;
+		rr_dtype dtype;
+		plan pl;
+		int unrolled;
+	} cases[] = {
+	    {"sum", RR_BF16, {32000, 256, 0, 8, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 512}, 1},
+	    {"cross_entropy", RR_BF16, {4096, 64, 0, 4, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 1024}, 1},
+	    {"cross_entropy", RR_F32, {320, 16, 0, 4, 8, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 12344}, 1},
+	    {"sum", RR_BF16, {4000, 64, 0, 2, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 3000}, 0},
+	    {"cross_entropy", RR_F32, {32000, 256, 0, 8, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 512}, 0},
+	    {"cross_entropy", RR_BF16, {1000000, 256, 0, 4, 1, 64, RR_STORAGE_GRID, RR_GRID_PERSISTENT, 6}, 0},
+	    {"layernorm", RR_BF16, {131072, 256, 0, 2, 1, 8, RR_STORAGE_CLUSTER, RR_GRID_PERSISTENT, 512}, 0},
+	};
+	static const char *const unrolled = "#pragma unroll (FULL / UL <= 4 && FULL < 16 ? 4 : 1)";
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		rr_kernel *kernel = NULL;
+		CHECK(rr_kernel_load_builtin(cases[c].kernel, &kernel) == RR_OK);
+		const plan *pl = &cases[c].pl;
+		int v = (int)(16 / rr_dtype_size(cases[c].dtype));
+		rr_layout l = {pl->W, v, pl->U, pl->R, pl->C, pl->storage, pl->grid};
+		rr_program *program = NULL;
+		if (!kernel || rr__program_emit_only(device, kernel, cases[c].dtype, pl->rows,
+		                                     pl->cols, &l, &program) != RR_OK) {
+			CHECKF(0, "%s %s N=%lld: emit: %s", cases[c].kernel,
+			       rr_dtype_name(cases[c].dtype), (long long)pl->cols, rr_last_error());
+			rr_kernel_free(kernel);
+			continue;
+		}
+		int has = strstr(rr_program_source(program), unrolled) != NULL;
+		CHECKF(has == cases[c].unrolled, "%s %s %lldx%lld: the aligned body %s", cases[c].kernel,
+		       rr_dtype_name(cases[c].dtype), (long long)pl->rows, (long long)pl->cols,
+		       has ? "is unrolled" : "is not unrolled");
+		rr_program_free(program);
+		rr_kernel_free(kernel);
+	}
+}
+
 /* Col inputs at every phase but the rows' (views 1 .. a - 1 elements in, a the access width
  * in elements) in plans whose rows have heads and whose N·size is not a multiple of the access
  * width: the head entry reads the complete packs of col inputs by the aligned blocks that
@@ -1147,6 +1191,7 @@ int main(void)
 	CHECKF(custom >= 12, "only %d plans of the custom kernels were simulated", custom);
 	int odd = simulate_odd_views(&device);
 	check_head_unroll(&device);
+	check_aligned_unroll(&device);
 	CHECKF(odd >= 40, "only %d plans of odd rows were simulated", odd);
 	int cols = simulate_col_views(&device);
 	CHECKF(cols >= 30, "only %d plans with col inputs off the rows' phase were simulated",

@@ -589,6 +589,26 @@ static void emit_stage(rr__cu_emitter *em, int d, int phase, const char *bound)
 	rr__cu_line(em, d, "}");
 }
 
+/* Whether the aligned body of fewer than 16 chunks is unrolled whole like the headed one:
+ * blocks of whole rows (C = 1) of 16-bit elements or of several f32 rows, where the loop is
+ * U >= 8 chunks an iteration or the kernel has an online pair, whose exponentials a pack
+ * overlap the next loads (bench/NOTES.md session 33, three A/Bs: bf16 2048x32000 0.47-0.50
+ * of the time, cross_entropy 0.47-1.00 over 14 shapes). Not: sum at U <= 4 (0.96-1.08),
+ * f32 rows one a block (1.00-1.05), clusters (layernorm bf16 C = 8 1.13) and S=grid segments
+ * (0.66-1.39: the registers it takes or frees move the blocks an SM that those plans count
+ * on being resident). */
+static int unroll_aligned(const rr__cu_emitter *em)
+{
+	if (rr__cu_grid(em) || em->C != 1 || (em->dtype == RR_F32 && em->R == 1))
+		return 0;
+	if (em->U >= 8)
+		return 1;
+	for (int id = 0; id < em->kernel->n_nodes; id++)
+		if (em->kernel->analysis.online_partner[id] >= 0)
+			return 1;
+	return 0;
+}
+
 /* The body's complete chunks, `bound` of them (a constant: FULL, or FULL - 1 when the head
  * took up to a pack's worth): U packs' loads issued together, then their values in slot
  * order. A constant bound lets the compiler drop the guards as it did before the head. */
@@ -602,11 +622,15 @@ static void emit_full_chunks(rr__cu_emitter *em, int d, int phase, const char *b
 	 * flight and a wide row streams without exhausting registers. */
 	int indexes_regs = (em->geo->keep == RR_KEEP_REGS && em->geo->kept_values > 0) || em->flat;
 	emit_stage(em, d, phase, bound);
-	/* The headed body of a few chunks unrolled whole, so that ptxas issues every chunk's loads
-	 * before the first use (a loop of one iteration at a time made a trip to memory per
-	 * iteration: S=grid segments of one row, bench/NOTES.md session 10). */
-	if (!indexes_regs && strcmp(bound, "(FULL - 1)") == 0 && batch_headed(em))
+	/* A body of a few chunks unrolled whole, so that ptxas issues every chunk's loads before
+	 * the first use (a loop of one iteration at a time made a trip to memory per iteration:
+	 * S=grid segments of one row, bench/NOTES.md session 10): the headed body at up to four
+	 * iterations, the aligned one where unroll_aligned says. */
+	int headed = strcmp(bound, "(FULL - 1)") == 0;
+	if (!indexes_regs && batch_headed(em) && headed)
 		rr__cu_line(em, d, "#pragma unroll ((FULL - 1) / UL <= 4 ? 4 : 1)");
+	else if (!indexes_regs && batch_headed(em) && unroll_aligned(em))
+		rr__cu_line(em, d, "#pragma unroll (FULL / UL <= 4 && FULL < 16 ? 4 : 1)");
 	else
 		rr__cu_line(em, d, indexes_regs ? "#pragma unroll" : "#pragma unroll 1");
 	rr__cu_line(em, d, "for (int c0 = 0; c0 < %s; c0 += UL) {", bound);
