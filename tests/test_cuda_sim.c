@@ -798,6 +798,27 @@ static int simulate_odd_views(rr_device *device)
 	return simulated;
 }
 
+/* The source of one built-in under one plan of 16-byte packs (emitted, not compiled), or
+ * NULL after a failed check. The caller frees it. */
+static char *emitted_source(rr_device *device, const char *name, rr_dtype dtype, const plan *pl)
+{
+	rr_kernel *kernel = NULL;
+	CHECK(rr_kernel_load_builtin(name, &kernel) == RR_OK);
+	int v = (int)(16 / rr_dtype_size(dtype));
+	rr_layout l = {pl->W, v, pl->U, pl->R, pl->C, pl->storage, pl->grid};
+	rr_program *program = NULL;
+	char *source = NULL;
+	if (kernel &&
+	    rr__program_emit_only(device, kernel, dtype, pl->rows, pl->cols, &l, &program) == RR_OK)
+		source = strdup(rr_program_source(program));
+	else
+		CHECKF(0, "%s %s %lldx%lld: emit: %s", name, rr_dtype_name(dtype),
+		       (long long)pl->rows, (long long)pl->cols, rr_last_error());
+	rr_program_free(program);
+	rr_kernel_free(kernel);
+	return source;
+}
+
 /* The head entry's U: all of U for 16-bit rows whose kept value combines two row inputs
  * (add_layernorm) in blocks of whole rows, half of it otherwise (one-input kernels, f32,
  * clusters, re-reads). The odd plans above simulate both. */
@@ -817,25 +838,14 @@ static void check_head_unroll(rr_device *device)
 	    {"add_layernorm", RR_BF16, {8191, 256, 0, 2, 1, 2, RR_STORAGE_CLUSTER, RR_GRID_ROWS, 3}, 1},
 	};
 	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-		rr_kernel *kernel = NULL;
-		CHECK(rr_kernel_load_builtin(cases[c].kernel, &kernel) == RR_OK);
-		const plan *pl = &cases[c].pl;
-		int v = (int)(16 / rr_dtype_size(cases[c].dtype));
-		rr_layout l = {pl->W, v, pl->U, pl->R, pl->C, pl->storage, pl->grid};
-		rr_program *program = NULL;
-		if (!kernel || rr__program_emit_only(device, kernel, cases[c].dtype, pl->rows,
-		                                     pl->cols, &l, &program) != RR_OK) {
-			CHECKF(0, "%s %s N=%lld: emit: %s", cases[c].kernel,
-			       rr_dtype_name(cases[c].dtype), (long long)pl->cols, rr_last_error());
-			rr_kernel_free(kernel);
+		char *source = emitted_source(device, cases[c].kernel, cases[c].dtype, &cases[c].pl);
+		if (!source)
 			continue;
-		}
 		char want[64];
 		snprintf(want, sizeof want, "constexpr int U_HEAD = %d;", cases[c].u_head);
-		CHECKF(strstr(rr_program_source(program), want) != NULL, "%s %s N=%lld: want %s",
-		       cases[c].kernel, rr_dtype_name(cases[c].dtype), (long long)pl->cols, want);
-		rr_program_free(program);
-		rr_kernel_free(kernel);
+		CHECKF(strstr(source, want) != NULL, "%s %s N=%lld: want %s", cases[c].kernel,
+		       rr_dtype_name(cases[c].dtype), (long long)cases[c].pl.cols, want);
+		free(source);
 	}
 }
 
@@ -861,25 +871,14 @@ static void check_aligned_unroll(rr_device *device)
 	};
 	static const char *const unrolled = "#pragma unroll (FULL / UL <= 4 && FULL < 16 ? 4 : 1)";
 	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-		rr_kernel *kernel = NULL;
-		CHECK(rr_kernel_load_builtin(cases[c].kernel, &kernel) == RR_OK);
-		const plan *pl = &cases[c].pl;
-		int v = (int)(16 / rr_dtype_size(cases[c].dtype));
-		rr_layout l = {pl->W, v, pl->U, pl->R, pl->C, pl->storage, pl->grid};
-		rr_program *program = NULL;
-		if (!kernel || rr__program_emit_only(device, kernel, cases[c].dtype, pl->rows,
-		                                     pl->cols, &l, &program) != RR_OK) {
-			CHECKF(0, "%s %s N=%lld: emit: %s", cases[c].kernel,
-			       rr_dtype_name(cases[c].dtype), (long long)pl->cols, rr_last_error());
-			rr_kernel_free(kernel);
+		char *source = emitted_source(device, cases[c].kernel, cases[c].dtype, &cases[c].pl);
+		if (!source)
 			continue;
-		}
-		int has = strstr(rr_program_source(program), unrolled) != NULL;
+		int has = strstr(source, unrolled) != NULL;
 		CHECKF(has == cases[c].unrolled, "%s %s %lldx%lld: the aligned body %s", cases[c].kernel,
-		       rr_dtype_name(cases[c].dtype), (long long)pl->rows, (long long)pl->cols,
-		       has ? "is unrolled" : "is not unrolled");
-		rr_program_free(program);
-		rr_kernel_free(kernel);
+		       rr_dtype_name(cases[c].dtype), (long long)cases[c].pl.rows,
+		       (long long)cases[c].pl.cols, has ? "is unrolled" : "is not unrolled");
+		free(source);
 	}
 }
 
