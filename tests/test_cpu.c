@@ -613,6 +613,119 @@ static void test_run_loops_apart(rr_device *device)
 	rr_kernel_free(kernel);
 }
 
+/* Runs `program` on `inputs` (row and col arrays `offset` elements into copies of their own;
+ * specials != 0 puts NaNs of both signs with payloads and infinities into some rows of input 0)
+ * into outputs allocated here, `offset` elements in, streamed where `stream` says. */
+static void run_special(rr_program *program, const rr_kernel *kernel, int64_t rows, int64_t cols,
+                        const rr__host_inputs *inputs, int offset, int specials, int stream,
+                        char **outputs)
+{
+	static const uint16_t special[] = {0x7fc1, 0xffa5, 0x7f81, 0x7f80, 0xff80, 0x8000};
+	const size_t es = sizeof(uint16_t);
+	rr_arg args[RR_MAX_IO];
+	void *copies[RR_MAX_IO] = {0}, *at[RR_MAX_IO] = {0};
+	for (int k = 0; k < inputs->count; k++) {
+		args[k] = inputs->args[k];
+		rr_kind kind = kernel->inputs[k].kind;
+		if (kind != RR_KIND_ROW && kind != RR_KIND_COL)
+			continue;
+		copies[k] = calloc(1, inputs->bytes[k] + 64);
+		memcpy((char *)copies[k] + (size_t)offset * es, inputs->owned[k], inputs->bytes[k]);
+		args[k].data = (char *)copies[k] + (size_t)offset * es;
+	}
+	uint16_t *x = (uint16_t *)((char *)copies[0] + (size_t)offset * es);
+	for (int64_t row = 1; specials && row < rows; row += 3)
+		for (int t = 0; t < 1 + (int)(row % 4); t++)
+			x[row * cols + (row * 37 + t * 301) % cols] =
+			    special[(row + t) % (sizeof special / sizeof special[0])];
+	for (int j = 0; j < kernel->n_outputs; j++) {
+		size_t bytes = (size_t)(rr__output_elements(kernel, j, rows, cols) + 64) * es;
+		outputs[j] = aligned_alloc(64, (bytes + 63) / 64 * 64);
+		memset(outputs[j], 0x5a, (bytes + 63) / 64 * 64);
+		at[j] = outputs[j] + (size_t)offset * es;
+	}
+	setenv("RR_STREAM_BYTES", stream ? "0" : "1000000000000", 1);
+	CHECK(rr_program_launch(program, rows, args, at, NULL) == RR_OK);
+	unsetenv("RR_STREAM_BYTES");
+	for (int k = 0; k < RR_MAX_IO; k++)
+		free(copies[k]);
+}
+
+/* The bf16 output phase's run loops in pair order (c_emit.c, paired_order; device/cpu_vec.h,
+ * paired_bf16): layernorm and rmsnorm bf16, W=32 with S=reread (pair order) against S=regs
+ * (the same arithmetic, x kept as f32, so natural order): every output byte the same, rows
+ * with NaNs (payloads, both signs) and infinities, streamed or not, rows aligned, 16 bytes in
+ * and one element in, N with whole runs, an odd chunk (1056) and a guarded one with a col
+ * tail past the last 16 (1041); the pair-order run validated against float64 on clean rows. */
+static void test_paired_order(rr_device *device)
+{
+	static const char *const names[] = {"layernorm", "rmsnorm"};
+	static const int64_t lengths[] = {1024, 1056, 1041};
+	const int64_t rows = 24;
+	int compared = 0;
+	for (int k = 0; k < 2; k++) {
+		rr_kernel *kernel = NULL;
+		CHECK(rr_kernel_load_builtin(names[k], &kernel) == RR_OK);
+		for (int c = 0; kernel && c < 3; c++) {
+			const int64_t cols = lengths[c];
+			rr_program *paired = NULL, *natural = NULL;
+			rr_layout layout;
+			CHECK(rr_layout_parse("W=32,V=1,U=1,R=1,S=reread", &layout) == RR_OK);
+			CHECKF(rr_program_build(device, kernel, RR_BF16, rows, cols, &layout,
+			                        &paired) == RR_OK,
+			       "%s: %s", names[k], rr_last_error());
+			CHECK(rr_layout_parse("W=32,V=1,U=1,R=1,S=regs", &layout) == RR_OK);
+			CHECKF(rr_program_build(device, kernel, RR_BF16, rows, cols, &layout,
+			                        &natural) == RR_OK,
+			       "%s: %s", names[k], rr_last_error());
+			if (!paired || !natural) {
+				rr_program_free(paired);
+				rr_program_free(natural);
+				continue;
+			}
+			CHECKF(strstr(rr_program_source(paired),
+			              "rr_load_bf16_paired(in0, i, b & 1)") != NULL &&
+			           strstr(rr_program_source(paired), "rr_widen_col_paired(") !=
+			               NULL &&
+			           strstr(rr_program_source(natural), "paired") == NULL,
+			       "%s bf16 N=%lld: pair order in the S=reread source only", names[k],
+			       (long long)cols);
+			validate_view(paired, kernel, RR_BF16, rows, cols, 0, 0);
+			rr__host_inputs inputs;
+			CHECK(rr__inputs_make(kernel, rows, cols, RR_BF16, 9u + (unsigned)c, NULL,
+			                      &inputs) == RR_OK);
+			const int offsets[3] = {0, 8, 1};
+			for (int v = 0; v < 6; v++) {
+				char *a[RR_MAX_IO] = {0}, *b[RR_MAX_IO] = {0};
+				run_special(paired, kernel, rows, cols, &inputs, offsets[v % 3], 1,
+				            v / 3, a);
+				run_special(natural, kernel, rows, cols, &inputs, offsets[v % 3], 1,
+				            v / 3, b);
+				size_t bytes = (size_t)(rows * cols + 64) * sizeof(uint16_t);
+				CHECKF(memcmp(a[0], b[0], bytes) == 0,
+				       "%s bf16 %lldx%lld, %d in, stream %d: pair order differs",
+				       names[k], (long long)rows, (long long)cols, offsets[v % 3],
+				       v / 3);
+				const uint16_t *y = (const uint16_t *)a[0] + offsets[v % 3];
+				int nans = 0;
+				for (int64_t e = 0; e < rows * cols; e++)
+					nans += (y[e] & 0x7fff) > 0x7f80;
+				CHECK(nans >= cols); /* a NaN row at least */
+				compared++;
+				for (int j = 0; j < RR_MAX_IO; j++) {
+					free(a[j]);
+					free(b[j]);
+				}
+			}
+			rr__inputs_free(&inputs);
+			rr_program_free(paired);
+			rr_program_free(natural);
+		}
+		rr_kernel_free(kernel);
+	}
+	CHECK(compared == 2 * 3 * 6);
+}
+
 /* In launches that stream, the output phase of the norms prefetches the next row of every row
  * input (c_emit.c, prefetch_in_output), f32 and bf16, re-read and kept rows alike, in a copy of
  * the phase of its own: the source has that copy with one prefetch a row input (and counts
@@ -1129,6 +1242,7 @@ int main(void)
 		test_streaming_stores(device);
 		test_long_rows_in_row(device);
 		test_run_loops_apart(device);
+		test_paired_order(device);
 		test_output_prefetch(device);
 		test_round_lead(device);
 		test_outputs_alias();
