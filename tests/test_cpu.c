@@ -651,45 +651,55 @@ static void run_special(rr_program *program, const rr_kernel *kernel, int64_t ro
 		free(copies[k]);
 }
 
-/* The bf16 output phase's run loops in pair order (c_emit.c, paired_order; device/cpu_vec.h,
- * paired_bf16): layernorm and rmsnorm bf16, W=32 with S=reread (pair order) against S=regs
- * (the same arithmetic, x kept as f32, so natural order): every output byte the same, rows
- * with NaNs (payloads, both signs) and infinities, streamed or not, rows aligned, 16 bytes in
- * and one element in, N with whole runs, an odd chunk (1056) and a guarded one with a col
- * tail past the last 16 (1041); the pair-order run validated against float64 on clean rows. */
+/* bf16 rows in pair order (c_emit.c, paired_order; device/cpu_vec.h, paired_bf16): the same
+ * source compiled as it is and with RR_BF16_NATURAL defined (natural order) writes the same
+ * bytes, rows with NaNs (payloads, both signs) and infinities, streamed or not, rows aligned,
+ * 16 bytes in and one element in: layernorm and rmsnorm with x re-read (the output phase's runs
+ * in pair order) and kept (S=regs: kept in pair order, the rounds' sums put back in worker
+ * order), add_layernorm with x and r kept, W = 32 and 16, N with whole runs, an odd chunk
+ * (1056, 1008, 496) and a guarded one (1041, 1040, 1001, 489: with a col tail past the last
+ * 16); the pair-order build validated against float64 on clean rows. */
 static void test_paired_order(rr_device *device)
 {
-	static const char *const names[] = {"layernorm", "rmsnorm"};
-	static const int64_t lengths[] = {1024, 1056, 1041};
+	static const struct {
+		const char *kernel, *layout;
+		int64_t lengths[4];
+	} cases[] = {{"layernorm", "W=32,V=1,U=1,R=1,S=reread", {1024, 1056, 1041, 1040}},
+	             {"rmsnorm", "W=32,V=1,U=1,R=1,S=reread", {1024, 1056, 1041, 1040}},
+	             {"layernorm", "W=32,V=1,U=2,R=1,S=regs", {1024, 1056, 1041, 1040}},
+	             {"rmsnorm", "W=16,V=1,U=1,R=8,S=regs", {1024, 1008, 1001, 992}},
+	             {"add_layernorm", "W=16,V=1,U=1,R=2,S=regs", {512, 496, 489, 480}}};
 	const int64_t rows = 24;
 	int compared = 0;
-	for (int k = 0; k < 2; k++) {
+	for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
 		rr_kernel *kernel = NULL;
-		CHECK(rr_kernel_load_builtin(names[k], &kernel) == RR_OK);
-		for (int c = 0; kernel && c < 3; c++) {
-			const int64_t cols = lengths[c];
+		CHECK(rr_kernel_load_builtin(cases[t].kernel, &kernel) == RR_OK);
+		rr_layout layout;
+		CHECK(rr_layout_parse(cases[t].layout, &layout) == RR_OK);
+		for (int c = 0; kernel && c < 4; c++) {
+			const int64_t cols = cases[t].lengths[c];
 			rr_program *paired = NULL, *natural = NULL;
-			rr_layout layout;
-			CHECK(rr_layout_parse("W=32,V=1,U=1,R=1,S=reread", &layout) == RR_OK);
 			CHECKF(rr_program_build(device, kernel, RR_BF16, rows, cols, &layout,
 			                        &paired) == RR_OK,
-			       "%s: %s", names[k], rr_last_error());
-			CHECK(rr_layout_parse("W=32,V=1,U=1,R=1,S=regs", &layout) == RR_OK);
+			       "%s %s: %s", cases[t].kernel, cases[t].layout, rr_last_error());
+			setenv("RR_CFLAGS", "-O1 -DRR_BF16_NATURAL", 1);
 			CHECKF(rr_program_build(device, kernel, RR_BF16, rows, cols, &layout,
 			                        &natural) == RR_OK,
-			       "%s: %s", names[k], rr_last_error());
+			       "%s %s: %s", cases[t].kernel, cases[t].layout, rr_last_error());
+			setenv("RR_CFLAGS", "-O1", 1);
 			if (!paired || !natural) {
 				rr_program_free(paired);
 				rr_program_free(natural);
 				continue;
 			}
-			CHECKF(strstr(rr_program_source(paired),
-			              "rr_load_bf16_paired(in0, i, b & 1)") != NULL &&
-			           strstr(rr_program_source(paired), "rr_widen_col_paired(") !=
-			               NULL &&
-			           strstr(rr_program_source(natural), "paired") == NULL,
-			       "%s bf16 N=%lld: pair order in the S=reread source only", names[k],
-			       (long long)cols);
+			const char *src = rr_program_source(paired);
+			const int kept = strstr(cases[t].layout, "S=regs") != NULL;
+			CHECKF(strstr(src, "rr_load_bf16_paired(in0, i, b & 1)") != NULL &&
+			           strstr(src, "rr_widen_col_paired(") != NULL &&
+			           (strstr(src, "[b] = rr_unpair_lo(p, q);") != NULL) == kept &&
+			           strcmp(src, rr_program_source(natural)) == 0,
+			       "%s bf16 %s N=%lld: not the pair-order source", cases[t].kernel,
+			       cases[t].layout, (long long)cols);
 			validate_view(paired, kernel, RR_BF16, rows, cols, 0, 0);
 			rr__host_inputs inputs;
 			CHECK(rr__inputs_make(kernel, rows, cols, RR_BF16, 9u + (unsigned)c, NULL,
@@ -702,10 +712,12 @@ static void test_paired_order(rr_device *device)
 				run_special(natural, kernel, rows, cols, &inputs, offsets[v % 3], 1,
 				            v / 3, b);
 				size_t bytes = (size_t)(rows * cols + 64) * sizeof(uint16_t);
-				CHECKF(memcmp(a[0], b[0], bytes) == 0,
-				       "%s bf16 %lldx%lld, %d in, stream %d: pair order differs",
-				       names[k], (long long)rows, (long long)cols, offsets[v % 3],
-				       v / 3);
+				for (int j = 0; j < kernel->n_outputs; j++)
+					CHECKF(memcmp(a[j], b[j], bytes) == 0,
+					       "%s bf16 %s %lldx%lld, %d in, stream %d: output %d "
+					       "differs in pair order",
+					       cases[t].kernel, cases[t].layout, (long long)rows,
+					       (long long)cols, offsets[v % 3], v / 3, j);
 				const uint16_t *y = (const uint16_t *)a[0] + offsets[v % 3];
 				int nans = 0;
 				for (int64_t e = 0; e < rows * cols; e++)
@@ -723,7 +735,7 @@ static void test_paired_order(rr_device *device)
 		}
 		rr_kernel_free(kernel);
 	}
-	CHECK(compared == 2 * 3 * 6);
+	CHECK(compared == 5 * 4 * 6);
 }
 
 /* In launches that stream, the output phase of the norms prefetches the next row of every row

@@ -791,6 +791,9 @@ static void test_bf16_paired(void)
 				checked++;
 			}
 	CHECK(checked == 16 * 3 * 4);
+#if defined(__AVX2__) && !defined(__AVX512F__)
+	CHECK(RR_BF16_PAIRED == 1); /* this target takes the pair order */
+#endif
 }
 
 int main(void)

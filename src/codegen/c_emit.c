@@ -82,6 +82,10 @@ typedef struct emitter {
 	/* The output phase's run loops take bf16 inputs and widened cols in pair order
 	 * (paired_order); its other loads read the cols themselves. */
 	int paired;
+	/* With paired: row inputs kept in private slots (S=regs) are kept in pair order, so the
+	 * rounds' complete chunks load in that order too and put their accumulators back in
+	 * worker order before the guarded chunk (rr_unpair_lo/hi). */
+	int paired_kept;
 } emitter;
 
 /* em->prefetch where only rows under 16384 elements prefetch (f32's single pass, below). */
@@ -417,17 +421,20 @@ static void emit_load(emitter *em, int depth, int id, int round, int guarded)
 		     name);
 		return;
 	}
-	if (em->wide[k] && !guarded && (!em->paired || em->runs)) {
+	/* pair order: the output phase's runs, and the rounds' complete chunks where kept inputs
+	 * are in that order */
+	const int pair =
+	    em->paired && !guarded && (em->runs || (em->paired_kept && round <= em->rounds));
+	if (em->wide[k] && !guarded && (!em->paired || pair)) {
 		line(em, depth, "const vf e%d = load_widened(colf%d, i); /* %s */", id, k, name);
 		return;
 	}
-	if (em->paired && em->runs && !guarded) {
+	if (pair)
 		line(em, depth, "const vf e%d = rr_load_bf16_paired(in%d, i, b & 1); /* %s */", id,
 		     k, name);
-		return;
-	}
-	line(em, depth, "const vf e%d = load_lanes%s(in%d, i%s); /* %s */", id,
-	     guarded ? "_guarded" : "", k, guarded ? ", N" : "", name);
+	else
+		line(em, depth, "const vf e%d = load_lanes%s(in%d, i%s); /* %s */", id,
+		     guarded ? "_guarded" : "", k, guarded ? ", N" : "", name);
 	if (input_kept(em, k))
 		line(em, depth, "store_kept(keep%d, slot * W + b * L, e%d);", k, id);
 }
@@ -1155,8 +1162,12 @@ static void emit_traversal(emitter *em, int round)
 	                      ? "rr_aligner aligned%d = rr_aligner_begin(out%d + h, stream, 1);"
 	                      : "rr_aligner aligned%d = rr_aligner_begin(out%d + h, stream, 0);");
 	emit_run_loops(em, round, u_text);
+	/* in pair order, the last odd chunk is a run of its own (one chunk holds whole pairs) */
+	const int odd_run = unroll > 1 && em->runs && em->paired;
+	if (odd_run)
+		emit_chunk_loop(em, round, "1", -1, 0);
 	em->runs = 0;
-	if (unroll > 1) {
+	if (unroll > 1 && !odd_run) {
 		line(em, 2, "for (; chunk < chunks; chunk++) {");
 		line(em, 3, "const int64_t c = chunk;");
 		line(em, 3, "for (int b = 0; b < BLOCKS; b++) {");
@@ -1166,6 +1177,18 @@ static void emit_traversal(emitter *em, int round)
 	}
 	emit_aligners(em, "rr_aligner_end(&aligned%d, out%d);");
 	em->aligned = 0;
+	for (int round_id = 0;
+	     em->paired_kept && round <= em->rounds && round_id < em->kernel->n_nodes; round_id++) {
+		if (!rr__reduced_in(em->kernel, round_id, round) ||
+		    pass_reduction(em, round_id) < 0)
+			continue;
+		int id = pass_reduction(em, round_id);
+		line(em, 2, "for (int b = 0; b + 1 < BLOCKS; b += 2) { /* back in worker order */");
+		line(em, 3, "const vf p = acc%d[b], q = acc%d[b + 1];", id, id);
+		line(em, 3, "acc%d[b] = rr_unpair_lo(p, q);", id);
+		line(em, 3, "acc%d[b + 1] = rr_unpair_hi(p, q);", id);
+		line(em, 2, "}");
+	}
 	line(em, 2, "if (chunks * W * V < N - h) {");
 	line(em, 3, "const int64_t c = chunks;");
 	line(em, 3, "for (int b = 0; b < BLOCKS; b++) {");
@@ -1782,8 +1805,15 @@ int64_t rr__c_scratch_floats(const rr_kernel *kernel, const rr__realisation *r)
 static int paired_order(const emitter *em)
 {
 	if (em->dtype != RR_BF16 || em->layout->vec != 1 || em->layout->workers_per_row % 16 != 0 ||
-	    em->r->head_slots != 0 || em->n_kept + em->n_held > 0 || em->cached >= 0)
+	    em->r->head_slots != 0 || em->n_held > 0 || em->cached >= 0)
 		return 0;
+	/* kept inputs in pair order (paired_kept): the rounds' accumulators are sums, one vector
+	 * of a worker's lanes per block */
+	for (int id = 0; em->n_kept > 0 && id < em->kernel->n_nodes; id++)
+		if ((em->kernel->nodes[id].op == RR_OP_REDUCE &&
+		     em->kernel->nodes[id].reduce != RR_REDUCE_SUM) ||
+		    em->kernel->analysis.online_rewrites > 0)
+			return 0;
 	int row_outputs = 0;
 	for (int j = 0; j < em->kernel->n_outputs; j++) {
 		if (em->early[j])
@@ -1849,6 +1879,7 @@ rr_status rr__c_emit(const rr__emit_request *request, rr__buf *out)
 	em->n_held = rr__c_derived_keeps(kernel, r, em->held);
 	em->n_wide = rr__c_wide_cols(kernel, r, em->wide);
 	em->paired = paired_order(em);
+	em->paired_kept = em->paired && em->n_kept > 0;
 	emit_header(em, r->tree_offsets, r->n_tree_offsets);
 	em->tree_offsets = r->tree_offsets;
 	em->tree_steps = r->n_tree_offsets;

@@ -1149,10 +1149,12 @@ static inline void rr_aligner_end(const rr_aligner *a, io_t *p)
  * results back in order (no vpermq in the store). Each element gets the same operations on
  * the same values in some lane, so every output has the bits of the natural order; only the
  * lane that holds an element changes. The widened cols are written in the same order.
- * Layernorm bf16 from DRAM, two threads (bench/NOTES.md, session 33 CPU). RR_BF16_PAIRED: AVX2
- * with 8 lanes, V = 1 and W a multiple of 16 (a pair never spans two chunks); elsewhere these
- * are the natural order under the same names. */
-#if defined(__AVX2__) && L == 8 && V == 1 && W % 16 == 0
+ * Kept rows (S=regs) are kept in that order, and the accumulators of the rounds that read them
+ * go back to worker order once a row (rr_unpair_lo/hi). Layernorm bf16 from DRAM, two threads
+ * (bench/NOTES.md, session 33 CPU). RR_BF16_PAIRED: AVX2 with 8 lanes, V = 1 and W a multiple
+ * of 16 (a pair never spans two chunks); elsewhere, or compiled with RR_BF16_NATURAL defined
+ * (the tests compare the two), these are the natural order under the same names. */
+#if defined(__AVX2__) && L == 8 && V == 1 && W % 16 == 0 && !defined(RR_BF16_NATURAL)
 #define RR_BF16_PAIRED 1
 #else
 #define RR_BF16_PAIRED 0
@@ -1217,6 +1219,28 @@ static inline __m256i rr_bf16_halves8(vf v)
 	return _mm256_blendv_epi8(rr_bf16_rounded8(bits), quiet, nan);
 }
 #endif
+
+/* A pair of accumulator blocks filled in pair order (p: workers 0-3 and 8-11 of the 16, q: 4-7
+ * and 12-15) as the blocks of worker order: workers 0-7, then 8-15. */
+static inline vf rr_unpair_lo(vf p, vf q)
+{
+#if RR_BF16_PAIRED
+	return (vf)_mm256_permute2f128_ps((__m256)p, (__m256)q, 0x20);
+#else
+	(void)q;
+	return p;
+#endif
+}
+
+static inline vf rr_unpair_hi(vf p, vf q)
+{
+#if RR_BF16_PAIRED
+	return (vf)_mm256_permute2f128_ps((__m256)p, (__m256)q, 0x31);
+#else
+	(void)p;
+	return q;
+#endif
+}
 
 /* rr_store_bf16_run of `count` vectors (an even number) in pair order: the same bits at the
  * same addresses, NaN runs included. */
