@@ -656,19 +656,24 @@ static void run_special(rr_program *program, const rr_kernel *kernel, int64_t ro
  * bytes, rows with NaNs (payloads, both signs) and infinities, streamed or not, rows aligned,
  * 16 bytes in and one element in: layernorm and rmsnorm with x re-read (the output phase's runs
  * in pair order) and kept (S=regs: kept in pair order, the rounds' sums put back in worker
- * order), add_layernorm with x and r kept, W = 32 and 16, N with whole runs, an odd chunk
- * (1056, 1008, 496) and a guarded one (1041, 1040, 1001, 489: with a col tail past the last
- * 16); the pair-order build validated against float64 on clean rows. */
+ * order), add_layernorm with x and r kept, with h held from round 1 (N <= 4096: in pair
+ * order) and recomputed (N > 4096: two output loops when streaming), W = 32 and 16, N with
+ * whole runs, an odd chunk (1056, 1008, 496, 8224) and a guarded one (1041, 1040, 1001, 489,
+ * 8209, 8208: with a col tail past the last 16); the pair-order build validated against
+ * float64 on clean rows. */
 static void test_paired_order(rr_device *device)
 {
 	static const struct {
 		const char *kernel, *layout;
 		int64_t lengths[4];
-	} cases[] = {{"layernorm", "W=32,V=1,U=1,R=1,S=reread", {1024, 1056, 1041, 1040}},
-	             {"rmsnorm", "W=32,V=1,U=1,R=1,S=reread", {1024, 1056, 1041, 1040}},
-	             {"layernorm", "W=32,V=1,U=2,R=1,S=regs", {1024, 1056, 1041, 1040}},
-	             {"rmsnorm", "W=16,V=1,U=1,R=8,S=regs", {1024, 1008, 1001, 992}},
-	             {"add_layernorm", "W=16,V=1,U=1,R=2,S=regs", {512, 496, 489, 480}}};
+		int kept; /* rows kept or values held: the rounds in pair order too */
+	} cases[] = {{"layernorm", "W=32,V=1,U=1,R=1,S=reread", {1024, 1056, 1041, 1040}, 0},
+	             {"rmsnorm", "W=32,V=1,U=1,R=1,S=reread", {1024, 1056, 1041, 1040}, 0},
+	             {"layernorm", "W=32,V=1,U=2,R=1,S=regs", {1024, 1056, 1041, 1040}, 1},
+	             {"rmsnorm", "W=16,V=1,U=1,R=8,S=regs", {1024, 1008, 1001, 992}, 1},
+	             {"add_layernorm", "W=16,V=1,U=1,R=2,S=regs", {512, 496, 489, 480}, 1},
+	             {"add_layernorm", "W=16,V=1,U=1,R=8,S=reread", {1024, 1008, 1001, 992}, 1},
+	             {"add_layernorm", "W=32,V=1,U=1,R=1,S=reread", {8192, 8224, 8209, 8208}, 0}};
 	const int64_t rows = 24;
 	int compared = 0;
 	for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
@@ -693,13 +698,16 @@ static void test_paired_order(rr_device *device)
 				continue;
 			}
 			const char *src = rr_program_source(paired);
-			const int kept = strstr(cases[t].layout, "S=regs") != NULL;
-			CHECKF(strstr(src, "rr_load_bf16_paired(in0, i, b & 1)") != NULL &&
-			           strstr(src, "rr_widen_col_paired(") != NULL &&
-			           (strstr(src, "[b] = rr_unpair_lo(p, q);") != NULL) == kept &&
-			           strcmp(src, rr_program_source(natural)) == 0,
-			       "%s bf16 %s N=%lld: not the pair-order source", cases[t].kernel,
-			       cases[t].layout, (long long)cols);
+			const int kept = cases[t].kept;
+			CHECKF(
+			    strstr(src, "rr_load_bf16_paired(in0, i, b & 1)") != NULL &&
+			        (strstr(src, "rr_widen_col_paired(to + ") != NULL) ==
+			            ((strcmp(cases[t].kernel, "rmsnorm") == 0 ? 1 : 2) * 4 * cols <=
+			             RR_CPU_WIDE_COL_BYTES) &&
+			        (strstr(src, "[b] = rr_unpair_lo(p, q);") != NULL) == kept &&
+			        strcmp(src, rr_program_source(natural)) == 0,
+			    "%s bf16 %s N=%lld: not the pair-order source", cases[t].kernel,
+			    cases[t].layout, (long long)cols);
 			validate_view(paired, kernel, RR_BF16, rows, cols, 0, 0);
 			rr__host_inputs inputs;
 			CHECK(rr__inputs_make(kernel, rows, cols, RR_BF16, 9u + (unsigned)c, NULL,
@@ -735,7 +743,7 @@ static void test_paired_order(rr_device *device)
 		}
 		rr_kernel_free(kernel);
 	}
-	CHECK(compared == 5 * 4 * 6);
+	CHECK(compared == 7 * 4 * 6);
 }
 
 /* In launches that stream, the output phase of the norms prefetches the next row of every row

@@ -82,9 +82,10 @@ typedef struct emitter {
 	/* The output phase's run loops take bf16 inputs and widened cols in pair order
 	 * (paired_order); its other loads read the cols themselves. */
 	int paired;
-	/* With paired: row inputs kept in private slots (S=regs) are kept in pair order, so the
-	 * rounds' complete chunks load in that order too and put their accumulators back in
-	 * worker order before the guarded chunk (rr_unpair_lo/hi). */
+	/* With paired: row inputs kept in private slots (S=regs) and values held from round 1
+	 * (add_layernorm bf16's h) are kept in pair order, so the rounds' complete chunks load in
+	 * that order too and put their accumulators back in worker order before the guarded
+	 * chunk (rr_unpair_lo/hi). */
 	int paired_kept;
 } emitter;
 
@@ -1797,19 +1798,20 @@ int64_t rr__c_scratch_floats(const rr_kernel *kernel, const rr__realisation *r)
 /* Whether the output phase's run loops (stores_in_runs) take their bf16 values in pair order
  * (device/cpu_vec.h, paired_bf16): V = 1 and W a multiple of 16, so that the chunks of a run
  * hold whole pairs from a multiple of 16 elements (no head: h is 0), and nothing the phase
- * reads is f32 in natural order (inputs kept in private slots, values held from round 1, the
- * split's cache, outputs written early). Every node of an output phase is lane by lane (its
- * reductions are done; a gather is a scalar), so the outputs keep their bits; the device code
- * decides whether the target takes the order (RR_BF16_PAIRED). Layernorm bf16 from DRAM, two
- * threads (bench/NOTES.md, session 33 CPU). */
+ * reads is f32 in natural order (the split's cache, outputs written early); inputs kept in
+ * private slots and values held from round 1 are kept in pair order (paired_kept) where the
+ * rounds only sum. Every node of an output phase is lane by lane (its reductions are done; a
+ * gather is a scalar), so the outputs keep their bits; the device code decides whether the
+ * target takes the order (RR_BF16_PAIRED). Layernorm bf16 from DRAM, two threads
+ * (bench/NOTES.md, session 33 CPU). */
 static int paired_order(const emitter *em)
 {
 	if (em->dtype != RR_BF16 || em->layout->vec != 1 || em->layout->workers_per_row % 16 != 0 ||
-	    em->r->head_slots != 0 || em->n_held > 0 || em->cached >= 0)
+	    em->r->head_slots != 0 || em->cached >= 0)
 		return 0;
-	/* kept inputs in pair order (paired_kept): the rounds' accumulators are sums, one vector
-	 * of a worker's lanes per block */
-	for (int id = 0; em->n_kept > 0 && id < em->kernel->n_nodes; id++)
+	/* kept inputs and held values in pair order (paired_kept): the rounds' accumulators are
+	 * sums, one vector of a worker's lanes per block */
+	for (int id = 0; em->n_kept + em->n_held > 0 && id < em->kernel->n_nodes; id++)
 		if ((em->kernel->nodes[id].op == RR_OP_REDUCE &&
 		     em->kernel->nodes[id].reduce != RR_REDUCE_SUM) ||
 		    em->kernel->analysis.online_rewrites > 0)
@@ -1879,7 +1881,7 @@ rr_status rr__c_emit(const rr__emit_request *request, rr__buf *out)
 	em->n_held = rr__c_derived_keeps(kernel, r, em->held);
 	em->n_wide = rr__c_wide_cols(kernel, r, em->wide);
 	em->paired = paired_order(em);
-	em->paired_kept = em->paired && em->n_kept > 0;
+	em->paired_kept = em->paired && em->n_kept + em->n_held > 0;
 	emit_header(em, r->tree_offsets, r->n_tree_offsets);
 	em->tree_offsets = r->tree_offsets;
 	em->tree_steps = r->n_tree_offsets;

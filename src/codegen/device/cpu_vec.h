@@ -1149,11 +1149,11 @@ static inline void rr_aligner_end(const rr_aligner *a, io_t *p)
  * results back in order (no vpermq in the store). Each element gets the same operations on
  * the same values in some lane, so every output has the bits of the natural order; only the
  * lane that holds an element changes. The widened cols are written in the same order.
- * Kept rows (S=regs) are kept in that order, and the accumulators of the rounds that read them
- * go back to worker order once a row (rr_unpair_lo/hi). Layernorm bf16 from DRAM, two threads
- * (bench/NOTES.md, session 33 CPU). RR_BF16_PAIRED: AVX2 with 8 lanes, V = 1 and W a multiple
- * of 16 (a pair never spans two chunks); elsewhere, or compiled with RR_BF16_NATURAL defined
- * (the tests compare the two), these are the natural order under the same names. */
+ * Kept rows (S=regs) and values held from round 1 are kept in that order, and the accumulators
+ * of the rounds go back to worker order once a row (rr_unpair_lo/hi). Layernorm bf16 from DRAM, two
+ * threads (bench/NOTES.md, session 33 CPU). RR_BF16_PAIRED: AVX2 with 8 lanes, V = 1 and W a
+ * multiple of 16 (a pair never spans two chunks); elsewhere, or compiled with RR_BF16_NATURAL
+ * defined (the tests compare the two), these are the natural order under the same names. */
 #if defined(__AVX2__) && L == 8 && V == 1 && W % 16 == 0 && !defined(RR_BF16_NATURAL)
 #define RR_BF16_PAIRED 1
 #else
