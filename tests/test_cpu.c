@@ -613,6 +613,139 @@ static void test_run_loops_apart(rr_device *device)
 	rr_kernel_free(kernel);
 }
 
+/* Runs `program` on `inputs` (row and col arrays `offset` elements into copies of their own;
+ * specials != 0 puts NaNs of both signs with payloads and infinities into some rows of input 0)
+ * into outputs allocated here, `offset` elements in, streamed where `stream` says. */
+static void run_special(rr_program *program, const rr_kernel *kernel, int64_t rows, int64_t cols,
+                        const rr__host_inputs *inputs, int offset, int specials, int stream,
+                        char **outputs)
+{
+	static const uint16_t special[] = {0x7fc1, 0xffa5, 0x7f81, 0x7f80, 0xff80, 0x8000};
+	const size_t es = sizeof(uint16_t);
+	rr_arg args[RR_MAX_IO];
+	void *copies[RR_MAX_IO] = {0}, *at[RR_MAX_IO] = {0};
+	for (int k = 0; k < inputs->count; k++) {
+		args[k] = inputs->args[k];
+		rr_kind kind = kernel->inputs[k].kind;
+		if (kind != RR_KIND_ROW && kind != RR_KIND_COL)
+			continue;
+		copies[k] = calloc(1, inputs->bytes[k] + 64);
+		memcpy((char *)copies[k] + (size_t)offset * es, inputs->owned[k], inputs->bytes[k]);
+		args[k].data = (char *)copies[k] + (size_t)offset * es;
+	}
+	uint16_t *x = (uint16_t *)((char *)copies[0] + (size_t)offset * es);
+	for (int64_t row = 1; specials && row < rows; row += 3)
+		for (int t = 0; t < 1 + (int)(row % 4); t++)
+			x[row * cols + (row * 37 + t * 301) % cols] =
+			    special[(row + t) % (sizeof special / sizeof special[0])];
+	for (int j = 0; j < kernel->n_outputs; j++) {
+		size_t bytes = (size_t)(rr__output_elements(kernel, j, rows, cols) + 64) * es;
+		outputs[j] = aligned_alloc(64, (bytes + 63) / 64 * 64);
+		memset(outputs[j], 0x5a, (bytes + 63) / 64 * 64);
+		at[j] = outputs[j] + (size_t)offset * es;
+	}
+	setenv("RR_STREAM_BYTES", stream ? "0" : "1000000000000", 1);
+	CHECK(rr_program_launch(program, rows, args, at, NULL) == RR_OK);
+	unsetenv("RR_STREAM_BYTES");
+	for (int k = 0; k < RR_MAX_IO; k++)
+		free(copies[k]);
+}
+
+/* bf16 rows in pair order (c_emit.c, paired_order; device/cpu_vec.h, paired_bf16): the same
+ * source compiled as it is and with RR_BF16_NATURAL defined (natural order) writes the same
+ * bytes, rows with NaNs (payloads, both signs) and infinities, streamed or not, rows aligned,
+ * 16 bytes in and one element in: layernorm and rmsnorm with x re-read (the output phase's runs
+ * in pair order) and kept (S=regs: kept in pair order, the rounds' sums put back in worker
+ * order), add_layernorm with x and r kept, with h held from round 1 (N <= 4096: in pair
+ * order) and recomputed (N > 4096: two output loops when streaming), W = 32 and 16, N with
+ * whole runs, an odd chunk (1056, 1008, 496, 8224) and a guarded one (1041, 1040, 1001, 489,
+ * 8209, 8208: with a col tail past the last 16); the pair-order build validated against
+ * float64 on clean rows. */
+static void test_paired_order(rr_device *device)
+{
+	static const struct {
+		const char *kernel, *layout;
+		int64_t lengths[4];
+		int kept; /* rows kept or values held: the rounds in pair order too */
+	} cases[] = {{"layernorm", "W=32,V=1,U=1,R=1,S=reread", {1024, 1056, 1041, 1040}, 0},
+	             {"rmsnorm", "W=32,V=1,U=1,R=1,S=reread", {1024, 1056, 1041, 1040}, 0},
+	             {"layernorm", "W=32,V=1,U=2,R=1,S=regs", {1024, 1056, 1041, 1040}, 1},
+	             {"rmsnorm", "W=16,V=1,U=1,R=8,S=regs", {1024, 1008, 1001, 992}, 1},
+	             {"add_layernorm", "W=16,V=1,U=1,R=2,S=regs", {512, 496, 489, 480}, 1},
+	             {"add_layernorm", "W=16,V=1,U=1,R=8,S=reread", {1024, 1008, 1001, 992}, 1},
+	             {"add_layernorm", "W=32,V=1,U=1,R=1,S=reread", {8192, 8224, 8209, 8208}, 0}};
+	const int64_t rows = 24;
+	int compared = 0;
+	for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
+		rr_kernel *kernel = NULL;
+		CHECK(rr_kernel_load_builtin(cases[t].kernel, &kernel) == RR_OK);
+		rr_layout layout;
+		CHECK(rr_layout_parse(cases[t].layout, &layout) == RR_OK);
+		for (int c = 0; kernel && c < 4; c++) {
+			const int64_t cols = cases[t].lengths[c];
+			rr_program *paired = NULL, *natural = NULL;
+			CHECKF(rr_program_build(device, kernel, RR_BF16, rows, cols, &layout,
+			                        &paired) == RR_OK,
+			       "%s %s: %s", cases[t].kernel, cases[t].layout, rr_last_error());
+			setenv("RR_CFLAGS", "-O1 -DRR_BF16_NATURAL", 1);
+			CHECKF(rr_program_build(device, kernel, RR_BF16, rows, cols, &layout,
+			                        &natural) == RR_OK,
+			       "%s %s: %s", cases[t].kernel, cases[t].layout, rr_last_error());
+			setenv("RR_CFLAGS", "-O1", 1);
+			if (!paired || !natural) {
+				rr_program_free(paired);
+				rr_program_free(natural);
+				continue;
+			}
+			const char *src = rr_program_source(paired);
+			const int kept = cases[t].kept;
+			CHECKF(
+			    strstr(src, "rr_load_bf16_paired(in0, i, b & 1)") != NULL &&
+			        (strstr(src, "rr_widen_col_paired(to + ") != NULL) ==
+			            ((strcmp(cases[t].kernel, "rmsnorm") == 0 ? 1 : 2) * 4 * cols <=
+			             RR_CPU_WIDE_COL_BYTES) &&
+			        (strstr(src, "[b] = rr_unpair_lo(p, q);") != NULL) == kept &&
+			        strcmp(src, rr_program_source(natural)) == 0,
+			    "%s bf16 %s N=%lld: not the pair-order source", cases[t].kernel,
+			    cases[t].layout, (long long)cols);
+			validate_view(paired, kernel, RR_BF16, rows, cols, 0, 0);
+			rr__host_inputs inputs;
+			CHECK(rr__inputs_make(kernel, rows, cols, RR_BF16, 9u + (unsigned)c, NULL,
+			                      &inputs) == RR_OK);
+			const int offsets[3] = {0, 8, 1};
+			for (int v = 0; v < 6; v++) {
+				char *a[RR_MAX_IO] = {0}, *b[RR_MAX_IO] = {0};
+				run_special(paired, kernel, rows, cols, &inputs, offsets[v % 3], 1,
+				            v / 3, a);
+				run_special(natural, kernel, rows, cols, &inputs, offsets[v % 3], 1,
+				            v / 3, b);
+				size_t bytes = (size_t)(rows * cols + 64) * sizeof(uint16_t);
+				for (int j = 0; j < kernel->n_outputs; j++)
+					CHECKF(memcmp(a[j], b[j], bytes) == 0,
+					       "%s bf16 %s %lldx%lld, %d in, stream %d: output %d "
+					       "differs in pair order",
+					       cases[t].kernel, cases[t].layout, (long long)rows,
+					       (long long)cols, offsets[v % 3], v / 3, j);
+				const uint16_t *y = (const uint16_t *)a[0] + offsets[v % 3];
+				int nans = 0;
+				for (int64_t e = 0; e < rows * cols; e++)
+					nans += (y[e] & 0x7fff) > 0x7f80;
+				CHECK(nans >= cols); /* a NaN row at least */
+				compared++;
+				for (int j = 0; j < RR_MAX_IO; j++) {
+					free(a[j]);
+					free(b[j]);
+				}
+			}
+			rr__inputs_free(&inputs);
+			rr_program_free(paired);
+			rr_program_free(natural);
+		}
+		rr_kernel_free(kernel);
+	}
+	CHECK(compared == 7 * 4 * 6);
+}
+
 /* In launches that stream, the output phase of the norms prefetches the next row of every row
  * input (c_emit.c, prefetch_in_output), f32 and bf16, re-read and kept rows alike, in a copy of
  * the phase of its own: the source has that copy with one prefetch a row input (and counts
@@ -1129,6 +1262,7 @@ int main(void)
 		test_streaming_stores(device);
 		test_long_rows_in_row(device);
 		test_run_loops_apart(device);
+		test_paired_order(device);
 		test_output_prefetch(device);
 		test_round_lead(device);
 		test_outputs_alias();

@@ -704,6 +704,98 @@ static void test_f16_runs(void)
 	CHECKF(one[3] == 0x7e00 && one[2] == 0x3c00, "NaN lane stored as 0x%04x", one[3]);
 }
 
+/* The element of a row that lane l of vector k holds in pair order (RR_BF16_PAIRED: 16
+ * elements a pair of vectors, 0-3 and 8-11 in the first, 4-7 and 12-15 in the second), or in
+ * natural order where the target keeps it. */
+static int paired_element(int k, int l)
+{
+#if RR_BF16_PAIRED
+	return k / 2 * 16 + (l < 4 ? l : l + 4) + (k & 1) * 4;
+#else
+	return k * L + l;
+#endif
+}
+
+/* The pair-order path of device/cpu_vec.h (paired_bf16) against the natural one: rows of 2,
+ * 4 and 6 vectors of random bf16 bits (NaNs with payloads of both signs, infinities, zeros,
+ * subnormals among them) at every element offset from a 64-byte boundary. rr_load_bf16_paired
+ * and rr_widen_col_paired give each lane its element's exact bits (paired_element); values
+ * computed in pair order and stored by rr_store_bf16_run_paired leave the bytes that the same
+ * values in natural order leave through rr_store_bf16_run, streamed or not, with a NaN in the
+ * run or none, the f32 values ties of the bf16 rounding (low halves 0x8000) and their
+ * neighbours, and nothing outside the run. */
+static void test_bf16_paired(void)
+{
+	enum { SLACK = 32, MOST = 6 };
+	_Alignas(64) uint16_t row[SLACK + MOST * L + SLACK], got[SLACK + MOST * L + SLACK],
+	    want[SLACK + MOST * L + SLACK];
+	static const uint16_t lows[] = {0x8000, 0x7fff, 0x8001, 0x0000, 0xffff};
+	unsigned long long seed = 0x9e3779b97f4a7c15ull;
+	int checked = 0;
+	for (int offset = 0; offset < 16; offset++)
+		for (int count = 2; count <= MOST; count += 2)
+			for (int variant = 0; variant < 4; variant++) {
+				const int stream = variant & 1, nan = variant >> 1;
+				uint16_t *p = row + SLACK + offset;
+				for (int e = 0; e < count * L; e++) {
+					seed =
+					    seed * 6364136223846793005ull + 1442695040888963407ull;
+					uint16_t bits = (uint16_t)(seed >> 40);
+					if ((bits & 0x7f80) == 0x7f80 && !nan)
+						bits &= 0xbfff; /* no NaN, no infinity */
+					p[e] = bits;
+				}
+				if (nan)
+					p[(offset * 7) % (count * L)] = 0xffa5;
+				float wide[MOST * L];
+				rr_widen_col_paired(wide, p, count * L);
+				vf paired[MOST], natural[MOST];
+				int wrong = 0;
+				for (int k = 0; k < count; k++) {
+					const vf loaded =
+					    rr_load_bf16_paired(p, (int64_t)k * L, k & 1);
+					vf widened;
+					memcpy(&widened, wide + k * L, sizeof widened);
+					for (int l = 0; l < L; l++) {
+						const int e = paired_element(k, l);
+						uint32_t b = (uint32_t)p[e] << 16, lb, wb;
+						memcpy(&lb, &((float *)&loaded)[l], 4);
+						memcpy(&wb, &((float *)&widened)[l], 4);
+						wrong += lb != b || wb != b;
+						/* an f32 value per element: its bf16 with a low
+						 * half */
+						b |= (uint32_t)lows[(e + offset) % 5];
+						paired[k][l] = from_bits(b);
+						((float *)&natural[e / L])[e % L] = from_bits(b);
+					}
+				}
+				CHECKF(wrong == 0,
+				       "paired loads at offset %d, %d vectors: %d lanes wrong",
+				       offset, count, wrong);
+				uint16_t *g = got + SLACK + offset, *w = want + SLACK + offset;
+				for (size_t e = 0; e < sizeof got / sizeof got[0]; e++)
+					got[e] = want[e] = 0xdead;
+				rr_store_bf16_run_paired(g, paired, count, stream);
+				rr_store_bf16_run(w, natural, count, stream);
+#if defined(__SSE__)
+				_mm_sfence();
+#endif
+				CHECKF(memcmp(got, want, sizeof got) == 0,
+				       "paired run at offset %d, %d vectors, stream %d, NaN %d "
+				       "differs",
+				       offset, count, stream, nan);
+				int outside = 0;
+				for (int e = -SLACK - offset; e < MOST * L + SLACK - offset; e++)
+					outside += (e < 0 || e >= count * L) && g[e] != 0xdead;
+				CHECK(outside == 0);
+				checked++;
+			}
+	CHECK(checked == 16 * 3 * 4);
+#if defined(__AVX2__) && !defined(__AVX512F__)
+	CHECK(RR_BF16_PAIRED == 1); /* this target takes the pair order */
+#endif
+}
+
 int main(void)
 {
 	test_bf16_load();
@@ -714,6 +806,7 @@ int main(void)
 	test_bf16_runs();
 	test_bf16_run_edges();
 	test_bf16_run_sweep();
+	test_bf16_paired();
 	test_bf16_store();
 	test_exp();
 	test_exp_nonpos();

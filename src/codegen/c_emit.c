@@ -79,6 +79,14 @@ typedef struct emitter {
 	 * ordinal among them, 0 for the other inputs. */
 	int wide[RR_MAX_IO];
 	int n_wide;
+	/* The output phase's run loops take bf16 inputs and widened cols in pair order
+	 * (paired_order); its other loads read the cols themselves. */
+	int paired;
+	/* With paired: row inputs kept in private slots (S=regs) and values held from round 1
+	 * (add_layernorm bf16's h) are kept in pair order, so the rounds' complete chunks load in
+	 * that order too and put their accumulators back in worker order before the guarded
+	 * chunk (rr_unpair_lo/hi). */
+	int paired_kept;
 } emitter;
 
 /* em->prefetch where only rows under 16384 elements prefetch (f32's single pass, below). */
@@ -173,6 +181,10 @@ static void emit_header(emitter *em, const int *offsets, int steps)
 			line(em, 0,
 			     " * cols     %s widened to f32 in scratch once a thread and launch",
 			     kernel->inputs[k].name);
+	if (em->paired)
+		line(em, 0,
+		     " * order    the output phase's run loops hold elements 0-3, 8-11 and 4-7, "
+		     "12-15 of each 16 in a pair of vectors (with AVX2; the same bits)");
 	if (em->split_max_n > 0)
 		line(em, 0, " * split    rows of N <= %lld: an online pair's max, then its sum%s",
 		     (long long)em->split_max_n,
@@ -217,6 +229,8 @@ static void emit_io_helpers(emitter *em)
 	     "#define stream_packed rr_stream_%s",
 	     packed, packed, packed);
 	rr__device_emit(em->out, "cpu_vec.h", "io");
+	if (em->paired)
+		rr__device_emit(em->out, "cpu_vec.h", "paired_bf16");
 }
 
 void rr__c_prelude(rr__buf *out)
@@ -408,12 +422,20 @@ static void emit_load(emitter *em, int depth, int id, int round, int guarded)
 		     name);
 		return;
 	}
-	if (em->wide[k] && !guarded) {
+	/* pair order: the output phase's runs, and the rounds' complete chunks where kept inputs
+	 * are in that order */
+	const int pair =
+	    em->paired && !guarded && (em->runs || (em->paired_kept && round <= em->rounds));
+	if (em->wide[k] && !guarded && (!em->paired || pair)) {
 		line(em, depth, "const vf e%d = load_widened(colf%d, i); /* %s */", id, k, name);
 		return;
 	}
-	line(em, depth, "const vf e%d = load_lanes%s(in%d, i%s); /* %s */", id,
-	     guarded ? "_guarded" : "", k, guarded ? ", N" : "", name);
+	if (pair)
+		line(em, depth, "const vf e%d = rr_load_bf16_paired(in%d, i, b & 1); /* %s */", id,
+		     k, name);
+	else
+		line(em, depth, "const vf e%d = load_lanes%s(in%d, i%s); /* %s */", id,
+		     guarded ? "_guarded" : "", k, guarded ? ", N" : "", name);
 	if (input_kept(em, k))
 		line(em, depth, "store_kept(keep%d, slot * W + b * L, e%d);", k, id);
 }
@@ -1069,9 +1091,10 @@ static void emit_chunk_loop(emitter *em, int round, const char *u_text, int only
 	for (int j = 0; j < em->kernel->n_outputs && em->runs; j++)
 		if (em->kernel->outputs[j].kind == RR_KIND_ROW && (only < 0 || j == only))
 			line(em, 3,
-			     "rr_store_%s_run(out%d + h + chunk * W * V, run%d, %s * BLOCKS, "
+			     "rr_store_%s_run%s(out%d + h + chunk * W * V, run%d, %s * BLOCKS, "
 			     "stream);",
-			     em->dtype == RR_BF16 ? "bf16" : "f16", j, j, u_text);
+			     em->dtype == RR_BF16 ? "bf16" : "f16", em->paired ? "_paired" : "", j,
+			     j, u_text);
 	em->run_only = -1;
 	line(em, 2, "}");
 }
@@ -1140,8 +1163,12 @@ static void emit_traversal(emitter *em, int round)
 	                      ? "rr_aligner aligned%d = rr_aligner_begin(out%d + h, stream, 1);"
 	                      : "rr_aligner aligned%d = rr_aligner_begin(out%d + h, stream, 0);");
 	emit_run_loops(em, round, u_text);
+	/* in pair order, the last odd chunk is a run of its own (one chunk holds whole pairs) */
+	const int odd_run = unroll > 1 && em->runs && em->paired;
+	if (odd_run)
+		emit_chunk_loop(em, round, "1", -1, 0);
 	em->runs = 0;
-	if (unroll > 1) {
+	if (unroll > 1 && !odd_run) {
 		line(em, 2, "for (; chunk < chunks; chunk++) {");
 		line(em, 3, "const int64_t c = chunk;");
 		line(em, 3, "for (int b = 0; b < BLOCKS; b++) {");
@@ -1151,6 +1178,18 @@ static void emit_traversal(emitter *em, int round)
 	}
 	emit_aligners(em, "rr_aligner_end(&aligned%d, out%d);");
 	em->aligned = 0;
+	for (int round_id = 0;
+	     em->paired_kept && round <= em->rounds && round_id < em->kernel->n_nodes; round_id++) {
+		if (!rr__reduced_in(em->kernel, round_id, round) ||
+		    pass_reduction(em, round_id) < 0)
+			continue;
+		int id = pass_reduction(em, round_id);
+		line(em, 2, "for (int b = 0; b + 1 < BLOCKS; b += 2) { /* back in worker order */");
+		line(em, 3, "const vf p = acc%d[b], q = acc%d[b + 1];", id, id);
+		line(em, 3, "acc%d[b] = rr_unpair_lo(p, q);", id);
+		line(em, 3, "acc%d[b + 1] = rr_unpair_hi(p, q);", id);
+		line(em, 2, "}");
+	}
 	line(em, 2, "if (chunks * W * V < N - h) {");
 	line(em, 3, "const int64_t c = chunks;");
 	line(em, 3, "for (int b = 0; b < BLOCKS; b++) {");
@@ -1594,9 +1633,10 @@ static void emit_row_function(emitter *em)
 	for (int k = 0; k < em->kernel->n_inputs; k++)
 		if (em->wide[k])
 			line(em, 1,
-			     "widen_col(to + %d * wide_col_stride(N), (const io_t *)inputs[%d], "
-			     "N); /* %s */",
-			     em->wide[k] - 1, k, em->kernel->inputs[k].name);
+			     "%s(to + %d * wide_col_stride(N), (const io_t *)inputs[%d], N); /* %s "
+			     "*/",
+			     em->paired ? "rr_widen_col_paired" : "widen_col", em->wide[k] - 1, k,
+			     em->kernel->inputs[k].name);
 	line(em, 0, "}\n");
 	rr__device_emit(em->out, "cpu_row.h", "entry");
 }
@@ -1755,6 +1795,36 @@ int64_t rr__c_scratch_floats(const rr_kernel *kernel, const rr__realisation *r)
 	return wide > 0 ? (floats + 15) / 16 * 16 + wide * ((r->cols + 15) / 16 * 16) : floats;
 }
 
+/* Whether the output phase's run loops (stores_in_runs) take their bf16 values in pair order
+ * (device/cpu_vec.h, paired_bf16): V = 1 and W a multiple of 16, so that the chunks of a run
+ * hold whole pairs from a multiple of 16 elements (no head: h is 0), and nothing the phase
+ * reads is f32 in natural order (the split's cache, outputs written early); inputs kept in
+ * private slots and values held from round 1 are kept in pair order (paired_kept) where the
+ * rounds only sum. Every node of an output phase is lane by lane (its reductions are done; a
+ * gather is a scalar), so the outputs keep their bits; the device code decides whether the
+ * target takes the order (RR_BF16_PAIRED). Layernorm bf16 from DRAM, two threads
+ * (bench/NOTES.md, session 33 CPU). */
+static int paired_order(const emitter *em)
+{
+	if (em->dtype != RR_BF16 || em->layout->vec != 1 || em->layout->workers_per_row % 16 != 0 ||
+	    em->r->head_slots != 0 || em->cached >= 0)
+		return 0;
+	/* kept inputs and held values in pair order (paired_kept): the rounds' accumulators are
+	 * sums, one vector of a worker's lanes per block */
+	for (int id = 0; em->n_kept + em->n_held > 0 && id < em->kernel->n_nodes; id++)
+		if ((em->kernel->nodes[id].op == RR_OP_REDUCE &&
+		     em->kernel->nodes[id].reduce != RR_REDUCE_SUM) ||
+		    em->kernel->analysis.online_rewrites > 0)
+			return 0;
+	int row_outputs = 0;
+	for (int j = 0; j < em->kernel->n_outputs; j++) {
+		if (em->early[j])
+			return 0;
+		row_outputs += em->kernel->outputs[j].kind == RR_KIND_ROW;
+	}
+	return row_outputs > 0;
+}
+
 int rr__c_wide_cols(const rr_kernel *kernel, const rr__realisation *r, int *wide)
 {
 	int count = 0;
@@ -1810,6 +1880,8 @@ rr_status rr__c_emit(const rr__emit_request *request, rr__buf *out)
 	plan_early_outputs(em);
 	em->n_held = rr__c_derived_keeps(kernel, r, em->held);
 	em->n_wide = rr__c_wide_cols(kernel, r, em->wide);
+	em->paired = paired_order(em);
+	em->paired_kept = em->paired && em->n_kept + em->n_held > 0;
 	emit_header(em, r->tree_offsets, r->n_tree_offsets);
 	em->tree_offsets = r->tree_offsets;
 	em->tree_steps = r->n_tree_offsets;

@@ -1140,5 +1140,134 @@ static inline void rr_aligner_end(const rr_aligner *a, io_t *p)
 	if (a->shift != 0 && a->last_i >= 0)
 		store_packed(p + a->last_i, a->last);
 }
+//@ paired_bf16
+/* bf16 rows of an elementwise output phase in pair order (c_emit.c `paired_order`): the phase's
+ * run loops take their vectors two at a time over 16 consecutive elements, the first vector of
+ * a pair holding elements 0-3 and 8-11 as f32, the second 4-7 and 12-15. That is what
+ * vpunpcklwd and vpunpckhwd of one 32-byte load give (one shuffle a vector, where rr_load_bf16
+ * takes a broadcast and a vpshufb), and vpackusdw of the two rounded vectors puts the 16
+ * results back in order (no vpermq in the store). Each element gets the same operations on
+ * the same values in some lane, so every output has the bits of the natural order; only the
+ * lane that holds an element changes. The widened cols are written in the same order.
+ * Kept rows (S=regs) and values held from round 1 are kept in that order, and the accumulators
+ * of the rounds go back to worker order once a row (rr_unpair_lo/hi). Layernorm bf16 from DRAM, two
+ * threads (bench/NOTES.md, session 33 CPU). RR_BF16_PAIRED: AVX2 with 8 lanes, V = 1 and W a
+ * multiple of 16 (a pair never spans two chunks); elsewhere, or compiled with RR_BF16_NATURAL
+ * defined (the tests compare the two), these are the natural order under the same names. */
+#if defined(__AVX2__) && L == 8 && V == 1 && W % 16 == 0 && !defined(RR_BF16_NATURAL)
+#define RR_BF16_PAIRED 1
+#else
+#define RR_BF16_PAIRED 0
+#endif
+
+/* The vector whose first element in natural order is i: `odd` 0 for the first of its pair
+ * (whose elements start at i), 1 for the second (starting at i - 8). */
+static inline vf rr_load_bf16_paired(const uint16_t *p, int64_t i, int odd)
+{
+#if RR_BF16_PAIRED
+	const __m256i pair =
+	    _mm256_loadu_si256((const __m256i *)(const void *)(p + i - (odd ? 8 : 0)));
+	const __m256i zero = _mm256_setzero_si256();
+	return (vf)(odd ? _mm256_unpackhi_epi16(zero, pair) : _mm256_unpacklo_epi16(zero, pair));
+#else
+	(void)odd;
+	return rr_load_bf16(p + i);
+#endif
+}
+
+/* A bf16 col as f32 in the order rr_load_bf16_paired reads a row: complete groups of 16 in
+ * pair order, the rest in order (the run loops never read it: the other loads take the col). */
+static inline void rr_widen_col_paired(float *to, const uint16_t *from, int64_t N)
+{
+	int64_t i = 0;
+#if RR_BF16_PAIRED
+	for (; i + 16 <= N; i += 16) {
+		const vf first = rr_load_bf16_paired(from, i, 0);
+		const vf second = rr_load_bf16_paired(from, i + 8, 1);
+		memcpy(to + i, &first, sizeof first);
+		memcpy(to + i + 8, &second, sizeof second);
+	}
+#else
+	for (; i + L <= N; i += L) {
+		const vf v = rr_load_bf16(from + i);
+		memcpy(to + i, &v, L * sizeof(float));
+	}
+#endif
+	for (; i < N; i++)
+		to[i] = rr__bf16_to_float(from[i]);
+}
+
+#if RR_BF16_PAIRED
+/* 16 bf16 values at q, stored as rr_store_bf16_run stores a packed pair. */
+static inline void rr_store_bf16_16(uint16_t *q, __m256i packed, int aligned)
+{
+	if (aligned == 2)
+		_mm256_stream_si256((__m256i *)(void *)q, packed);
+	else if (aligned == 1) {
+		_mm_stream_si128((__m128i *)(void *)q, _mm256_castsi256_si128(packed));
+		_mm_stream_si128((__m128i *)(void *)(q + 8), _mm256_extracti128_si256(packed, 1));
+	} else
+		_mm256_storeu_si256((__m256i *)(void *)q, packed);
+}
+
+/* rr_bf16_bits of a vector before its narrowing: the rounded value, or the quiet NaN. */
+static inline __m256i rr_bf16_halves8(vf v)
+{
+	const __m256i bits = (__m256i)v;
+	const __m256i quiet = _mm256_or_si256(_mm256_srli_epi32(bits, 16), _mm256_set1_epi32(0x40));
+	const __m256i nan = (__m256i)_mm256_cmp_ps((__m256)v, (__m256)v, _CMP_UNORD_Q);
+	return _mm256_blendv_epi8(rr_bf16_rounded8(bits), quiet, nan);
+}
+#endif
+
+/* A pair of accumulator blocks filled in pair order (p: workers 0-3 and 8-11 of the 16, q: 4-7
+ * and 12-15) as the blocks of worker order: workers 0-7, then 8-15. */
+static inline vf rr_unpair_lo(vf p, vf q)
+{
+#if RR_BF16_PAIRED
+	return (vf)_mm256_permute2f128_ps((__m256)p, (__m256)q, 0x20);
+#else
+	(void)q;
+	return p;
+#endif
+}
+
+static inline vf rr_unpair_hi(vf p, vf q)
+{
+#if RR_BF16_PAIRED
+	return (vf)_mm256_permute2f128_ps((__m256)p, (__m256)q, 0x31);
+#else
+	(void)p;
+	return q;
+#endif
+}
+
+/* rr_store_bf16_run of `count` vectors (an even number) in pair order: the same bits at the
+ * same addresses, NaN runs included. */
+static inline void rr_store_bf16_run_paired(uint16_t *p, const vf *v, int count, int stream)
+{
+#if RR_BF16_PAIRED
+	__m256 nan = _mm256_setzero_ps();
+	for (int k = 0; k + 1 < count; k += 2)
+		nan =
+		    _mm256_or_ps(nan, _mm256_cmp_ps((__m256)v[k], (__m256)v[k + 1], _CMP_UNORD_Q));
+	const int aligned =
+	    stream ? (int)((uintptr_t)p % 32 == 0) + (int)((uintptr_t)p % 16 == 0) : 0;
+	if (__builtin_expect(_mm256_movemask_ps(nan) == 0, 1)) {
+		for (int k = 0; k + 1 < count; k += 2)
+			rr_store_bf16_16(p + k * L,
+			                 _mm256_packus_epi32(rr_bf16_rounded8((__m256i)v[k]),
+			                                     rr_bf16_rounded8((__m256i)v[k + 1])),
+			                 aligned);
+		return;
+	}
+	for (int k = 0; k + 1 < count; k += 2)
+		rr_store_bf16_16(
+		    p + k * L,
+		    _mm256_packus_epi32(rr_bf16_halves8(v[k]), rr_bf16_halves8(v[k + 1])), aligned);
+#else
+	rr_store_bf16_run(p, v, count, stream);
+#endif
+}
 //@ end
 #endif
