@@ -591,12 +591,12 @@ static void emit_stage(rr__cu_emitter *em, int d, int phase, const char *bound)
 
 /* Whether the aligned body of fewer than 16 chunks is unrolled whole like the headed one:
  * blocks of whole rows (C = 1) of 16-bit elements or of several f32 rows, where the loop is
- * U >= 8 chunks an iteration or the kernel has an online pair, whose exponentials a pack
- * overlap the next loads (bench/NOTES.md session 33, three A/Bs: bf16 2048x32000 0.47-0.50
- * of the time, cross_entropy 0.47-1.00 over 14 shapes). Not: sum at U <= 4 (0.96-1.08),
- * f32 rows one a block (1.00-1.05), clusters (layernorm bf16 C = 8 1.13) and S=grid segments
- * (0.66-1.39: the registers it takes or frees move the blocks an SM that those plans count
- * on being resident). */
+ * U >= 8 chunks an iteration or the kernel has an online pair (bench/NOTES.md session 33,
+ * three A/Bs: bf16 2048x32000 0.47-0.50 of the time, cross_entropy 0.47-1.00 on 18 picks,
+ * softmax bf16 24576x512 1.02 the one slower of the 23 it unrolls). Not: sum at U <= 4
+ * (0.96-1.08), f32 rows one a block (1.00-1.05), clusters (layernorm bf16 C = 8 1.13) and
+ * S=grid segments (0.66-1.39: the registers it takes or frees move the blocks an SM that
+ * those plans count on being resident). */
 static int unroll_aligned(const rr__cu_emitter *em)
 {
 	if (rr__cu_grid(em) || em->C != 1 || (em->dtype == RR_F32 && em->R == 1))
