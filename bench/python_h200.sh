@@ -5,7 +5,7 @@
 #   there, carrying .deps .whl .rr-commit:  bash bench/python_h200.sh STAGE...
 #       test          tests/python (CPU and CUDA) against the library built there, and a small
 #                     compare_torch.py run audited by `rowreduce verify` (about a minute)
-#       seed | large | odd | wide
+#       seed | large | odd | wide | models
 #                     bench/compare_torch.py over that suite, f32 and bf16 (DTYPES=bf16, OPS=a,b to
 #                     narrow; ROUNDS, SAMPLES, SAMPLE_MS, TIME_LIMIT in seconds: configurations left
 #                     are listed as not measured; SHAPES=MxN,... and NAME=word for a part of the
@@ -79,7 +79,7 @@ for stage in "$@"; do
 			--rounds 2 --samples 2 --out "$OUT/compare-smoke" 2>&1 | tail -12 || status=1
 		build-py/rowreduce verify "$OUT/compare-smoke" || status=1
 		;;
-	seed | large | odd | wide)
+	seed | large | odd | wide | models)
 		# SHAPES=MxN,... measures those shapes instead of the whole suite, into a folder named
 		# after the suite and NAME (e.g. SHAPES=1x129,3x3 NAME=tiny ... odd).
 		d=bench/results/$DATE-h200-compare-$stage${NAME:+-$NAME}${DTYPES:+-${DTYPES//,/-}}
