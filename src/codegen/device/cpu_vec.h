@@ -15,6 +15,7 @@
  *   rr_vexp_nonpos_summed  relative error <= 3.8e-6 + 1.9e-9 |k| (k = round(x / ln 2); 4e-6
  *             without FMA) for -87 <= x <= 0, exp(-87) below (terms of a sum that holds
  *             exp(0) = 1); NaN -> NaN, exp(-0) == 1
+ *   rr_vexp_nonpos_summed_ranged  rr_vexp_nonpos_summed bit for bit on -87 <= x <= 0 and NaN
  *   rr_vlog   <= 2 ULP over all positive floats (subnormals too); 0 -> -inf, x < 0 -> NaN
  *   rr_vtanh  <= 3 ULP over [-10, 10] (and +-1 beyond); tanh(+-0) == +-0, NaN -> NaN
  * NaN: rr_vmax/rr_vmin return the other operand when one is NaN (as fmaxf/fminf; NaN only when
@@ -356,9 +357,15 @@ static inline vf rr_vexp_nonpos_bf16(vf x)
  * (s - 1) / s, the loss by under 3.8e-6 of itself plus 1.9e-9 (log2(N) + 2.5): 1/26 of f32's
  * validation rtol (1e-4). Below -87 (and at -inf) the result is exp(-87) ~ 1.65e-38, not 0:
  * beside the term 1 no f32 sum holds it. exp(-0) == 1 exactly. */
-static inline vf rr_vexp_nonpos_summed(vf x)
+#ifndef RR_SUMMED_RANGED /* 0: the clamped form on every row (tests compare the two) */
+#define RR_SUMMED_RANGED 1
+#endif
+
+/* rr_vexp_nonpos_summed without the clamp, for a row whose every x - max, rounded, is -87 or
+ * more (the split's max pass found its least value: c_emit.c, summed_ranged): bit for bit
+ * rr_vexp_nonpos_summed on [-87, -0] and on NaN (the clamp passes a NaN through unchanged). */
+static inline vf rr_vexp_nonpos_summed_ranged(vf xc)
 {
-	const vf xc = rr_vmax_acc(x, rr_vsplat(-87.0f)); /* -87 where x is below, x where NaN */
 	/* t = x log2(e) + 1.5 * 2^23 + 127: 127 + k in its low bits */
 	const vf t = rr_vfma(xc, rr_vsplat(1.442695041f), rr_vsplat(12583039.0f));
 	const vf k = t - 12583039.0f;
@@ -373,6 +380,12 @@ static inline vf rr_vexp_nonpos_summed(vf x)
 	p = rr_vfma(p, r, rr_vsplat(9.999514222e-01f));
 	p = rr_vfma(p, r, rr_vsplat(1.0f));
 	return p * (vf)((vu)t << 23); /* 2^k */
+}
+
+static inline vf rr_vexp_nonpos_summed(vf x)
+{
+	/* -87 where x is below, x where NaN */
+	return rr_vexp_nonpos_summed_ranged(rr_vmax_acc(x, rr_vsplat(-87.0f)));
 }
 
 /* log(x) = e ln 2 + log(1 + f), 1 + f in [sqrt(1/2), sqrt(2)); with s = f / (2 + f) and
