@@ -348,8 +348,8 @@ static inline vf rr_vexp_nonpos_bf16(vf x)
  * (|k ln 2 - k ln2_f32| = 1.9e-9 |k|); no per-vector range test: x is clamped to -87, so 127 +
  * k >= 1 and 2^k is a normal float made from t's low bits, multiplied in exactly (NaN stays:
  * the clamp keeps it, the product carries it). 6 multiply-adds and a multiply where
- * rr_vexp_nonpos has 9 and a compare, a mask move and a branch: the FMA pipes bound the row
- * (session 29b's notes; session 33b: degree 5 -> 4 took 0.90 of cross_entropy f32's time).
+ * rr_vexp_nonpos has 9 and a compare, a mask move and a branch: vector operations bound the row
+ * (session 29b's notes; session 33b: degree 5 -> 4, cross_entropy f32 0.90-0.94 of the time).
  * Relative error (float64, every 7th float of [-87, -0], tests/test_cpu_vec.c): under 3.8e-6
  * + 1.9e-9 |k| with fused multiply-add (|k| <= |x| / ln 2 + 1/2), 4e-6 without. The term 1 is
  * exact, so log(s) is off by at most the terms' weighted error, under 3.8e-6 (s - 1) / s +
