@@ -746,6 +746,120 @@ static void test_paired_order(rr_device *device)
 	CHECK(compared == 7 * 4 * 6);
 }
 
+/* cross_entropy f32's sum pass without exp's clamp to -87 where the max pass finds every
+ * x - m of the row at -87 or more (c_emit.c, summed_range_max): the source built as it is and
+ * with RR_SUMMED_RANGED 0 (the clamp on every row) writes the same loss bits, on rows in range
+ * and rows with an element 87 to 200 under the max, -inf, +inf, NaNs with payloads, a spread of
+ * +-150, and the element at the max - 87 exactly; rows aligned, 4 and 16 bytes in; N with and
+ * without a guarded chunk, over and under 1024 (under it the max pass takes no least value). The
+ * ranged build validates against float64. */
+static void test_summed_ranged(rr_device *device)
+{
+	static const int64_t lengths[] = {1024, 1040, 4100, 65536, 1000};
+	const int64_t rows = 24;
+	rr_kernel *kernel = NULL;
+	CHECK(rr_kernel_load_builtin("cross_entropy", &kernel) == RR_OK);
+	for (size_t c = 0; kernel && c < sizeof lengths / sizeof lengths[0]; c++) {
+		const int64_t cols = lengths[c];
+		rr_program *ranged = NULL, *clamped = NULL;
+		CHECKF(rr_program_build(device, kernel, RR_F32, rows, cols, NULL, &ranged) == RR_OK,
+		       "%s", rr_last_error());
+		setenv("RR_CFLAGS", "-O1 -DRR_SUMMED_RANGED=0", 1);
+		CHECKF(rr_program_build(device, kernel, RR_F32, rows, cols, NULL, &clamped) ==
+		           RR_OK,
+		       "%s", rr_last_error());
+		setenv("RR_CFLAGS", "-O1", 1);
+		if (!ranged || !clamped) {
+			rr_program_free(ranged);
+			rr_program_free(clamped);
+			continue;
+		}
+		const char *src = rr_program_source(ranged);
+		CHECKF(strstr(src, "rr_vexp_nonpos_summed_ranged(e") != NULL &&
+		           strstr(src, "RR_SUMMED_RANGED && lo") != NULL &&
+		           strstr(src, "= rr_vmin_acc(low") != NULL &&
+		           strcmp(src, rr_program_source(clamped)) == 0,
+		       "cross_entropy f32 N=%lld: not the source with the ranged sum pass",
+		       (long long)cols);
+		validate_view(ranged, kernel, RR_F32, rows, cols, 0, 0);
+		rr__host_inputs inputs;
+		CHECK(rr__inputs_make(kernel, rows, cols, RR_F32, 31u + (unsigned)c, NULL,
+		                      &inputs) == RR_OK);
+		static const int offsets[] = {0, 1, 4};
+		for (int o = 0; o < 3; o++) {
+			float *x = calloc((size_t)(rows * cols + 16), sizeof(float));
+			float *loss[2] = {calloc((size_t)rows + 16, sizeof(float)),
+			                  calloc((size_t)rows + 16, sizeof(float))};
+			if (!x || !loss[0] || !loss[1]) {
+				CHECK(0);
+				free(x), free(loss[0]), free(loss[1]);
+				continue;
+			}
+			float *row0 = x + offsets[o];
+			memcpy(row0, inputs.owned[0], (size_t)(rows * cols) * sizeof(float));
+			for (int64_t r = 0; r < rows; r++) {
+				float *row = row0 + r * cols;
+				const int64_t at = (r * 37 + 11) % cols;
+				float m = row[0];
+				for (int64_t j = 1; j < cols; j++)
+					m = row[j] > m ? row[j] : m;
+				switch (r % 8) {
+				case 1:
+					row[at] = m - 87.5f - (float)(r % 5) * 30.0f;
+					break;
+				case 2:
+					row[at] = -INFINITY;
+					break;
+				case 3: {
+					uint32_t bits =
+					    0x7fc00000u | (uint32_t)(r * 4099u & 0x3fffffu);
+					memcpy(&row[at], &bits, sizeof bits);
+					row[(at + 5) % cols] = -NAN;
+					break;
+				}
+				case 4:
+					row[at] = INFINITY;
+					break;
+				case 5:
+					for (int64_t j = 0; j < cols; j++)
+						row[j] *= 50.0f;
+					break;
+				case 6:
+					row[at] = m - 87.0f;
+					break; /* x - m = -87 exactly */
+				case 7:
+					row[cols - 1] = m - 120.0f;
+					break; /* in the guarded chunk, if any */
+				default:
+					break;
+				}
+			}
+			for (int b = 0; b < 2; b++) {
+				rr_arg args[RR_MAX_IO];
+				for (int k = 0; k < inputs.count; k++)
+					args[k] = inputs.args[k];
+				args[0].data = row0;
+				void *out[RR_MAX_IO] = {loss[b] + offsets[o]};
+				CHECK(rr_program_launch(b ? clamped : ranged, rows, args, out,
+				                        NULL) == RR_OK);
+			}
+			CHECKF(memcmp(loss[0], loss[1], (size_t)(rows + 16) * sizeof(float)) == 0,
+			       "cross_entropy f32 %lldx%lld, %d in: the ranged sum pass changes a "
+			       "loss",
+			       (long long)rows, (long long)cols, offsets[o]);
+			int finite = 0;
+			for (int64_t r = 0; r < rows; r++)
+				finite += isfinite(loss[0][offsets[o] + r]);
+			CHECK(finite >= rows / 2 && finite < rows);
+			free(x), free(loss[0]), free(loss[1]);
+		}
+		rr__inputs_free(&inputs);
+		rr_program_free(ranged);
+		rr_program_free(clamped);
+	}
+	rr_kernel_free(kernel);
+}
+
 /* In launches that stream, the output phase of the norms prefetches the next row of every row
  * input (c_emit.c, prefetch_in_output), f32 and bf16, re-read and kept rows alike, in a copy of
  * the phase of its own: the source has that copy with one prefetch a row input (and counts
@@ -1263,6 +1377,7 @@ int main(void)
 		test_long_rows_in_row(device);
 		test_run_loops_apart(device);
 		test_paired_order(device);
+		test_summed_ranged(device);
 		test_output_prefetch(device);
 		test_round_lead(device);
 		test_outputs_alias();

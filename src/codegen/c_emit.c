@@ -71,6 +71,9 @@ typedef struct emitter {
 	/* Emitting the split's sum pass where the row's extrema say no exp(x - m) of the max node
 	 * `ranged` is under 2^-125 (words_max_input), or -1. */
 	int ranged;
+	/* Emitting the split's max pass of f32 rows whose least value it takes beside the max of
+	 * node `summed_lo` (summed_range_max), or -1. */
+	int summed_lo;
 	/* Values round 1 computes that later passes read back from scratch (rr__c_derived_keeps):
 	 * held[id] is 1 + the node's scratch ordinal after the kept inputs, 0 for the others. */
 	unsigned char held[RR_MAX_NODES];
@@ -529,8 +532,9 @@ static int exp_of_nonpositive(const rr_kernel *kernel, int id)
 }
 
 /* Whether elem node id, exp(x - m) as above, is only added into sums and is no output: a sum
- * that holds exp(0) = 1 takes rr_vexp_nonpos_summed, whose relative error (under 2e-7) moves
- * the sum's logarithm by under one f32 unit of a loss of 2 or more (device/cpu_vec.h). */
+ * that holds exp(0) = 1 takes rr_vexp_nonpos_summed, whose relative error (under 4e-6) moves a
+ * cross-entropy loss by under 3.8e-6 of itself and 1.9e-9 (log2(N) + 2.5), 1/26 of f32's
+ * validation rtol (device/cpu_vec.h). */
 static int exp_summed_only(const rr_kernel *kernel, int id)
 {
 	for (int j = 0; j < kernel->n_outputs; j++)
@@ -663,7 +667,10 @@ static void emit_element(emitter *em, int depth, int round, int guarded)
 			               em->dtype == RR_BF16 && em->ranged >= 0 &&
 			                       kernel->nodes[kernel->nodes[id].a].b == em->ranged
 			                   ? "_bf16_ranged"
-			               : em->dtype == RR_BF16        ? "_bf16"
+			               : em->dtype == RR_BF16 ? "_bf16"
+			               : exp_summed_only(kernel, id) && em->ranged >= 0 &&
+			                       kernel->nodes[kernel->nodes[id].a].b == em->ranged
+			                   ? "_summed_ranged"
 			               : exp_summed_only(kernel, id) ? "_summed"
 			                                             : "",
 			               kernel->nodes[id].a);
@@ -891,6 +898,30 @@ static void emit_extrema_fold(emitter *em, int depth, int round, const char *cha
 			     id, chain, value);
 }
 
+/* The row's least value beside its max (em->summed_lo, summed_range_max): rr_vmin_acc leaves
+ * NaNs out as rr_vmax_acc does; the elements past the complete chunks (the guarded chunk's,
+ * fewer than W * V) one by one. */
+static void emit_least_fold(emitter *em, int depth, const char *chain, const char *value)
+{
+	if (em->summed_lo >= 0)
+		line(em, depth, "low%d[%s] = rr_vmin_acc(low%d[%s], %s);", em->summed_lo, chain,
+		     em->summed_lo, chain, value);
+}
+
+static void emit_least_end(emitter *em)
+{
+	const int id = em->summed_lo;
+	if (id < 0)
+		return;
+	line(em, 3, "for (int q_ = 1; q_ < CHAINS; q_++)");
+	line(em, 4, "low%d[0] = rr_vmin_acc(low%d[0], low%d[q_]);", id, id, id);
+	line(em, 3, "lo%d = low%d[0][0];", id, id);
+	line(em, 3, "for (int l = 1; l < L; l++)");
+	line(em, 4, "lo%d = low%d[0][l] < lo%d ? low%d[0][l] : lo%d;", id, id, id, id, id);
+	line(em, 3, "for (int64_t j = count; j < N - h; j++)");
+	line(em, 4, "lo%d = q[j] < lo%d ? q[j] : lo%d;", id, id, id);
+}
+
 /* The max pass's complete chunks as the row's aligned vectors, CHAINS at a time, the lanes
  * before the first vector boundary and after the last masked to the extremum's identity.
  * NumPy's rows start 16 bytes into a line, so chunk by chunk every load of this pass splits a
@@ -907,6 +938,8 @@ static void emit_extrema_lines(emitter *em, int round, int input)
 	char masked[96];
 	snprintf(masked, sizeof masked,
 	         "rr_vselect(valid, rr_load_f32_lanes(q + k, valid), rr_vsplat(%s))", identity);
+	const char *least_masked =
+	    "rr_vselect(valid, rr_load_f32_lanes(q + k, valid), rr_vsplat(INFINITY))";
 	line(em, 2,
 	     "if (chunks * W * V >= 1024) { /* the row's aligned vectors: extrema are "
 	     "exact in any order */");
@@ -914,24 +947,34 @@ static void emit_extrema_lines(emitter *em, int round, int input)
 	line(em, 3, "const int64_t count = chunks * W * V;");
 	line(em, 3, "const int64_t lead = rr_lead_to_vector(q, count);");
 	line(em, 3, "int64_t k = 0;");
+	if (em->summed_lo >= 0) {
+		line(em, 3, "vf low%d[CHAINS]; /* the row's least value */", em->summed_lo);
+		line(em, 3, "for (int q_ = 0; q_ < CHAINS; q_++)");
+		line(em, 4, "low%d[q_] = rr_vsplat(INFINITY);", em->summed_lo);
+	}
 	line(em, 3, "if (lead > 0) { /* the lanes before the first boundary, at k = 0 */");
 	line(em, 4, "const vi valid = rr_first_lanes(lead);");
 	emit_extrema_fold(em, 4, round, "0", masked);
+	emit_least_fold(em, 4, "0", least_masked);
 	line(em, 4, "k = lead;");
 	line(em, 3, "}");
 	line(em, 3, "for (; k + CHAINS * L <= count; k += CHAINS * L)");
 	line(em, 4, "for (int q_ = 0; q_ < CHAINS; q_++) {");
 	line(em, 5, "const vf v = rr_load_f32(q + k + q_ * L);");
 	emit_extrema_fold(em, 5, round, "q_", "v");
+	emit_least_fold(em, 5, "q_", "v");
 	line(em, 4, "}");
 	line(em, 3, "for (; k + L <= count; k += L) {");
 	line(em, 4, "const vf v = rr_load_f32(q + k);");
 	emit_extrema_fold(em, 4, round, "0", "v");
+	emit_least_fold(em, 4, "0", "v");
 	line(em, 3, "}");
 	line(em, 3, "if (k < count) {");
 	line(em, 4, "const vi valid = rr_first_lanes(count - k);");
 	emit_extrema_fold(em, 4, round, "0", masked);
+	emit_least_fold(em, 4, "0", least_masked);
 	line(em, 3, "}");
+	emit_least_end(em);
 	line(em, 3, "chunk = chunks;");
 	line(em, 2, "}");
 }
@@ -1456,11 +1499,50 @@ static int words_max_input(emitter *em, int round, int *max_id)
 	return found == 1 ? input : -1;
 }
 
+/* The max node of `round` whose split sum pass may take rr_vexp_nonpos_summed_ranged, without
+ * the clamp to -87, where the max pass finds every x - m of the row at -87 or more, or -1: f32
+ * rows whose max pass is a lone max over the row's aligned vectors (aligned_extrema_input), its
+ * exp(x - m) only summed (exp_summed_only: cross_entropy). The pass takes the row's least value
+ * beside the max (emit_least_fold; rows of fewer than 1024 elements keep the clamp); the
+ * output bits are the clamped form's (RR_SUMMED_RANGED 0 compiles that form). Two threads,
+ * rows from DRAM: cross_entropy f32 without the clamp 0.96-0.98 of the time (bench/lab/
+ * s33b-cpu/NOTES.md). */
+static int summed_range_max(emitter *em, int round)
+{
+	const rr_kernel *kernel = em->kernel;
+	int max_id = -1, found = 0;
+	if (em->dtype != RR_F32 || aligned_extrema_input(em, round) < 0)
+		return -1;
+	for (int id = 0; id < kernel->n_nodes; id++)
+		if (rr__reduced_in(kernel, id, round)) {
+			found++;
+			if (kernel->nodes[id].reduce == RR_REDUCE_MAX)
+				max_id = id;
+		}
+	if (found != 1 || max_id < 0)
+		return -1;
+	for (int e = 0; e < kernel->n_nodes; e++)
+		if (exp_of_nonpositive(kernel, e) &&
+		    kernel->nodes[kernel->nodes[e].a].b == max_id && exp_summed_only(kernel, e))
+			return max_id;
+	return -1;
+}
+
 /* The split's max pass (em->pass 1), from the row's bits where words_max_input says so: the
  * float pass stays for rows the integers cannot tell (a positive NaN) and targets without the
  * vector form (RR_BF16_EXTREMA); ranged<m> says whether the sum pass may leave out exp's test. */
 static void emit_max_pass(emitter *em, int round, int words, int max_id)
 {
+	if (words < 0 && max_id >= 0) { /* f32: the least value beside the max */
+		em->summed_lo = max_id;
+		emit_round_pass(em, round, "");
+		em->summed_lo = -1;
+		line(em, 1,
+		     "ranged%d = RR_SUMMED_RANGED && lo%d - s%d >= -87.0f; /* every x - m, "
+		     "rounded, at least this */",
+		     max_id, max_id, max_id);
+		return;
+	}
 	if (words < 0) {
 		emit_round_pass(em, round, "");
 		return;
@@ -1482,7 +1564,7 @@ static void emit_max_pass(emitter *em, int round, int words, int max_id)
  * range (emit_max_pass): exp without its rare-lane test in the first. */
 static void emit_sum_pass(emitter *em, int round, int words, int max_id)
 {
-	if (words < 0) {
+	if (words < 0 && max_id < 0) {
 		emit_round_pass(em, round, "");
 		return;
 	}
@@ -1518,11 +1600,20 @@ static void emit_split_round(emitter *em, int round)
 	rr__buf_printf(em->out, ";\n");
 	int max_id = -1;
 	const int words = words_max_input(em, round, &max_id);
+	if (words < 0)
+		max_id = summed_range_max(em, round);
 	line(em, 1, "if (N <= SPLIT_MAX_N) { /* the max, then the sum of exp(e - m) */");
 	em->indent = 1;
 	if (words >= 0)
 		line(em, 1, "int ranged%d = 0; /* no x - s%d under -86.5 (emit_max_pass) */",
 		     max_id, max_id);
+	else if (max_id >= 0) {
+		line(em, 1, "int ranged%d = 0; /* no x - s%d under -87 (emit_max_pass) */", max_id,
+		     max_id);
+		line(em, 1,
+		     "float lo%d = -INFINITY; /* the row's least value, where the pass takes it */",
+		     max_id);
+	}
 	for (em->pass = 1; em->pass <= 2; em->pass++) {
 		line(em, 1, "{");
 		em->indent = 2;
@@ -1872,6 +1963,7 @@ rr_status rr__c_emit(const rr__emit_request *request, rr__buf *out)
 		rr__analysis_inputs_read(kernel, round, em->read[round]);
 	em->r = r;
 	em->ranged = -1;
+	em->summed_lo = -1;
 	em->run_only = -1;
 	em->cached = rr__c_cached_node(kernel);
 	em->split_max_n = rr__c_split_max_cols(kernel, em->dtype);

@@ -12,9 +12,10 @@
  *             rr_vexp
  *   rr_vexp_nonpos_bf16_ranged  rr_vexp_nonpos_bf16 bit for bit on -86.5 <= x <= 0 and quiet
  *             NaNs whose low 16 bits are zero (no rare-lane test)
- *   rr_vexp_nonpos_summed  relative error <= 1.8e-7 + 1.9e-9 |k| (k = round(x / ln 2); 2.5e-7
+ *   rr_vexp_nonpos_summed  relative error <= 3.8e-6 + 1.9e-9 |k| (k = round(x / ln 2); 4e-6
  *             without FMA) for -87 <= x <= 0, exp(-87) below (terms of a sum that holds
  *             exp(0) = 1); NaN -> NaN, exp(-0) == 1
+ *   rr_vexp_nonpos_summed_ranged  rr_vexp_nonpos_summed bit for bit on -87 <= x <= 0 and NaN
  *   rr_vlog   <= 2 ULP over all positive floats (subnormals too); 0 -> -inf, x < 0 -> NaN
  *   rr_vtanh  <= 3 ULP over [-10, 10] (and +-1 beyond); tanh(+-0) == +-0, NaN -> NaN
  * NaN: rr_vmax/rr_vmin return the other operand when one is NaN (as fmaxf/fminf; NaN only when
@@ -341,23 +342,30 @@ static inline vf rr_vexp_nonpos_bf16(vf x)
 
 /* exp(x) for x <= 0 or NaN whose result is only added into a sum of exponentials that holds
  * exp(0) = 1 exactly (cross_entropy's s = sum(exp(x - max(x))), the emitter's exp_summed_only).
- * rr_vexp_nonpos's form, three cuts: P of degree 3 (a Lawson minimax on |r| <= ln 2 / 2,
- * relative truncation 1.05e-7); where rr_vfma rounds once, ln 2 in one part (|k ln 2 - k
- * ln2_f32| = 1.9e-9 |k|); no per-vector range test: x is clamped to -87, so 127 + k >= 1 and
- * 2^k is a normal float made from t's low bits, multiplied in exactly (NaN stays: the clamp
- * keeps it, the product carries it). 7 multiply-adds and a multiply where rr_vexp_nonpos has 9
- * and a compare, a mask move and a branch: the FMA pipes bound the row (session 29b's notes).
- * Relative error (float64, every 7th float of [-87, -0], tests/test_cpu_vec.c): under
- * 1.8e-7 + 1.9e-9 |k| with fused multiply-add (|k| <= |x| / ln 2 + 1/2; 1.8e-7 near x = 0
- * where the sum's weight is, 4.2e-7 at -87), 2.5e-7 without. The term 1 is exact, so log(s)
- * is off by at most the terms' weighted error, and terms with |k| >= K weigh at most
- * N 2^(0.5 - K): under 1.8e-7 min(1, log(s)) + 1.9e-9 (log2(N) + 2.5), 2.15e-7 at N = 2^16,
- * below one f32 unit (2.4e-7) of a loss of 2 or more; the f32 sum's own roundings over a long
- * row are larger. Below -87 (and at -inf) the result is exp(-87) ~ 1.65e-38, not 0: beside
- * the term 1 no f32 sum holds it. exp(-0) == 1 exactly. */
-static inline vf rr_vexp_nonpos_summed(vf x)
+ * rr_vexp_nonpos's form, four cuts: P of degree 4 (1 + r (c1 + r (c2 + r (c3 + r c4))), a
+ * Remez minimax of the relative error on |r| <= ln 2 / 2 + 2e-4, bench/lab/s33b-cpu/remez4.py:
+ * truncation 3.57e-6 with the f32 coefficients); where rr_vfma rounds once, ln 2 in one part
+ * (|k ln 2 - k ln2_f32| = 1.9e-9 |k|); no per-vector range test: x is clamped to -87, so 127 +
+ * k >= 1 and 2^k is a normal float made from t's low bits, multiplied in exactly (NaN stays:
+ * the clamp keeps it, the product carries it). 6 multiply-adds and a multiply where
+ * rr_vexp_nonpos has 9 and a compare, a mask move and a branch: vector operations bound the row
+ * (session 29b's notes; session 33b: degree 5 -> 4, cross_entropy f32 0.90-0.94 of the time).
+ * Relative error (float64, every 7th float of [-87, -0], tests/test_cpu_vec.c): under 3.8e-6
+ * + 1.9e-9 |k| with fused multiply-add (|k| <= |x| / ln 2 + 1/2), 4e-6 without. The term 1 is
+ * exact, so log(s) is off by at most the terms' weighted error, under 3.8e-6 (s - 1) / s +
+ * 1.9e-9 (log2(N) + 2.5) (4.1e-6 at N = 2^16), and as loss = log(s) + max - x[t] >= log(s) >=
+ * (s - 1) / s, the loss by under 3.8e-6 of itself plus 1.9e-9 (log2(N) + 2.5): 1/26 of f32's
+ * validation rtol (1e-4). Below -87 (and at -inf) the result is exp(-87) ~ 1.65e-38, not 0:
+ * beside the term 1 no f32 sum holds it. exp(-0) == 1 exactly. */
+#ifndef RR_SUMMED_RANGED /* 0: the clamped form on every row (tests compare the two) */
+#define RR_SUMMED_RANGED 1
+#endif
+
+/* rr_vexp_nonpos_summed without the clamp, for a row whose every x - max, rounded, is -87 or
+ * more (the split's max pass found its least value: c_emit.c, summed_ranged): bit for bit
+ * rr_vexp_nonpos_summed on [-87, -0] and on NaN (the clamp passes a NaN through unchanged). */
+static inline vf rr_vexp_nonpos_summed_ranged(vf xc)
 {
-	const vf xc = rr_vmax_acc(x, rr_vsplat(-87.0f)); /* -87 where x is below, x where NaN */
 	/* t = x log2(e) + 1.5 * 2^23 + 127: 127 + k in its low bits */
 	const vf t = rr_vfma(xc, rr_vsplat(1.442695041f), rr_vsplat(12583039.0f));
 	const vf k = t - 12583039.0f;
@@ -367,12 +375,17 @@ static inline vf rr_vexp_nonpos_summed(vf x)
 	const vf r =
 	    rr_vfma(k, rr_vsplat(-3.194618330e-05f), rr_vfma(k, rr_vsplat(-6.931152344e-01f), xc));
 #endif
-	vf p = rr_vfma(rr_vsplat(8.312521502e-03f), r, rr_vsplat(4.189015925e-02f));
-	p = rr_vfma(p, r, rr_vsplat(1.666711420e-01f));
-	p = rr_vfma(p, r, rr_vsplat(4.999923110e-01f));
-	p = rr_vfma(p, r, rr_vsplat(1.0f));
+	vf p = rr_vfma(rr_vsplat(4.238152876e-02f), r, rr_vsplat(1.680882871e-01f));
+	p = rr_vfma(p, r, rr_vsplat(4.999595284e-01f));
+	p = rr_vfma(p, r, rr_vsplat(9.999514222e-01f));
 	p = rr_vfma(p, r, rr_vsplat(1.0f));
 	return p * (vf)((vu)t << 23); /* 2^k */
+}
+
+static inline vf rr_vexp_nonpos_summed(vf x)
+{
+	/* -87 where x is below, x where NaN */
+	return rr_vexp_nonpos_summed_ranged(rr_vmax_acc(x, rr_vsplat(-87.0f)));
 }
 
 /* log(x) = e ln 2 + log(1 + f), 1 + f in [sqrt(1/2), sqrt(2)); with s = f / (2 + f) and
