@@ -1505,8 +1505,8 @@ static int words_max_input(emitter *em, int round, int *max_id)
  * exp(x - m) only summed (exp_summed_only: cross_entropy). The pass takes the row's least value
  * beside the max (emit_least_fold; rows of fewer than 1024 elements keep the clamp); the
  * output bits are the clamped form's (RR_SUMMED_RANGED 0 compiles that form). Two threads,
- * rows from DRAM: cross_entropy f32 without the clamp 0.96-0.98 of the time (bench/lab/
- * s33b-cpu/NOTES.md). */
+ * rows from DRAM: cross_entropy f32 without the clamp 0.96-0.98 of the time (bench/NOTES.md,
+ * session 33b CPU). */
 static int summed_range_max(emitter *em, int round)
 {
 	const rr_kernel *kernel = em->kernel;
