@@ -1,6 +1,6 @@
 # probes.py SRC.c OUTDIR: session 33b's text edits of an emitted cross_entropy f32 source (the
-# probes of NOTES.md, "What bounds it"); each written as OUTDIR/P_<name>.c, compile with cc.sh.
-# Wrong values where NOTES.md says so: they measure time only.
+# probes of bench/NOTES.md, session 33b CPU, "What bounds it"); each written as OUTDIR/P_<name>.c, compile with cc.sh.
+# Wrong values where those notes say so: they measure time only.
 import os, sys
 src, out = sys.argv[1], sys.argv[2]
 a = open(src).read()
