@@ -562,6 +562,9 @@ static void launch_checked(const sim_module *m, const rr_kernel *kernel, const r
 	readable.count = 0;
 }
 
+/* Runs of the aligned entry's twin compared with the vec entry (run_checked). */
+static int twins_compared;
+
 /* Runs one entry on fresh inputs whose row and col arrays are views `at` elements into their
  * buffers and outputs `at.outputs` elements in, and validates every output. Arrays at one
  * phase take the vector entry (each row's head aligns its body); outputs at another phase
@@ -612,6 +615,17 @@ static void run_checked(const sim_module *m, const rr_program *program, const rr
 	       : vec               ? "head"
 	                           : "scalar",
 	       (long long)rows, at.rows, at.cols, at.outputs, rr_last_error());
+	/* The aligned entry's twin (its few-chunk body unrolled whole) is the same computation:
+	 * the same bits. */
+	if (vec == RR_ENTRY_VEC && g->has_twin_entry) {
+		launch_checked(m, kernel, g, RR_ENTRY_TWIN, rows, shifted, inputs.bytes,
+		               again_outputs, counts, program->dtype, label);
+		for (int j = 0; j < kernel->n_outputs; j++)
+			CHECKF(memcmp(outputs[j], again_outputs[j], (size_t)counts[j] * es) == 0,
+			       "%s: output %s of the twin entry differs in bits from the vec entry's",
+			       label, kernel->outputs[j].name);
+		twins_compared++;
+	}
 	if (bitwise && vec != RR_ENTRY_SCALAR) {
 		launch_checked(m, kernel, g, RR_ENTRY_SCALAR, rows, shifted, inputs.bytes,
 		               again_outputs, counts, program->dtype, label);
@@ -1153,6 +1167,29 @@ static void bitwise_sums(rr_device *device)
 	rr_kernel_free(kernel);
 }
 
+/* S=grid and cluster plans with the aligned entry's twin (4 chunks of U = 2 a block), every
+ * built-in in bf16: the twin's outputs are the vec entry's bit for bit. */
+static void simulate_twins(rr_device *device)
+{
+	static const plan twin_plans[] = {
+	    {4096, 32, 0, 2, 1, 4, RR_STORAGE_GRID, RR_GRID_PERSISTENT, 3},
+	    {4096, 32, 0, 2, 1, 4, RR_STORAGE_CLUSTER, RR_GRID_PERSISTENT, 3},
+	};
+	static const rr_dtype dtypes[] = {RR_BF16};
+	const char *const *names = rr_builtin_names();
+	for (int k = 0; names[k]; k++) {
+		rr_kernel *kernel = NULL;
+		CHECK(rr_kernel_load_builtin(names[k], &kernel) == RR_OK);
+		for (size_t p = 0; kernel && p < sizeof twin_plans / sizeof twin_plans[0]; p++)
+			for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; d++)
+				simulate(device, kernel, dtypes[d], &twin_plans[p],
+				         300u + 10u * (unsigned)k + (unsigned)p);
+		rr_kernel_free(kernel);
+	}
+	CHECKF(twins_compared >= 6, "only %d runs compared the twin entry with the vec entry",
+	       twins_compared);
+}
+
 int main(void)
 {
 	if (system("c++ --version > /dev/null 2>&1") != 0) {
@@ -1191,6 +1228,7 @@ int main(void)
 	int odd = simulate_odd_views(&device);
 	check_head_unroll(&device);
 	check_aligned_unroll(&device);
+	simulate_twins(&device);
 	CHECKF(odd >= 40, "only %d plans of odd rows were simulated", odd);
 	int cols = simulate_col_views(&device);
 	CHECKF(cols >= 30, "only %d plans with col inputs off the rows' phase were simulated",

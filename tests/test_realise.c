@@ -162,6 +162,19 @@ static void check_cuda_source(const char *label, const char *src, const rr__real
 	       red, r->red_slots);
 	if (r->blocks_per_row > 1)
 		CHECKF(number_after(src, "constexpr int SEG = ") == r->segment, "%s: SEG", label);
+	/* The aligned entry's twin: only S=grid and clusters of blocks of at most 256 threads
+	 * whose aligned body is a few chunks, defined in the source where the record says. */
+	long long full = r->segment / ((long long)l->workers_per_row * l->vec);
+	CHECKF(!r->has_twin_entry || (r->has_aligned_entry && C > 1 && W * R <= 256 &&
+	                              l->unroll < full && full < 16),
+	       "%s: a twin entry at C %lld, %lld threads, %lld chunks of U %d", label, C, W * R,
+	       full, l->unroll);
+	char twin[128];
+	snprintf(twin, sizeof twin, " %s(", r->entry_twin);
+	CHECKF((strstr(src, twin) != NULL) == r->has_twin_entry &&
+	           (strstr(src, "TWIN && FULL / UL") != NULL) == r->has_twin_entry,
+	       "%s: the source %s the twin entry %s, the record %d", label,
+	       strstr(src, twin) ? "defines" : "lacks", r->entry_twin, r->has_twin_entry);
 	/* Static shared memory: the declared arrays of the tree and the cluster (a mailbox or not).
 	 */
 	long long declared = 0;
@@ -395,6 +408,33 @@ static int vec_for(int v, rr_dtype dtype)
  * 65536 bf16 elements keeps its 128 KiB on sm_90; the same segment in f32 (256 KiB) is over
  * the limit and re-read. Every row of a few-row launch then fits the device at once (H200:
  * layernorm bf16 4x2097152 at C = 32 and 64 in 17-19 µs, bench/NOTES.md session 27). */
+/* The aligned entry's twin where the H200 measured the unrolled body both ways (bench/NOTES.md
+ * session 33): S=grid of 64 blocks a row at 8 chunks of U = 4 has it; the same plan at C = 1
+ * (unroll_aligned decides there), and segments of 16 chunks, have not. */
+static void test_twin_entry(const rr__target *sm90)
+{
+	static const struct {
+		long long cols;
+		rr_layout l;
+		int twin;
+	} cases[] = {
+	    {1048576, {256, 8, 4, 1, 64, RR_STORAGE_GRID, RR_GRID_PERSISTENT}, 1},
+	    {131072, {256, 8, 2, 1, 8, RR_STORAGE_CLUSTER, RR_GRID_PERSISTENT}, 1},
+	    {16384, {256, 8, 4, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS}, 0},
+	    {2097152, {256, 8, 4, 1, 64, RR_STORAGE_GRID, RR_GRID_PERSISTENT}, 0},
+	    {1048576, {512, 8, 2, 1, 64, RR_STORAGE_GRID, RR_GRID_PERSISTENT}, 0},
+	};
+	rr_kernel *kernel = NULL;
+	CHECK(rr_kernel_load_builtin("cross_entropy", &kernel) == RR_OK);
+	for (size_t c = 0; kernel && c < sizeof cases / sizeof cases[0]; c++) {
+		rr__realisation r;
+		CHECK(rr__realise(kernel, RR_BF16, cases[c].cols, &cases[c].l, sm90, &r) == RR_OK);
+		CHECKF(r.has_twin_entry == cases[c].twin, "cross_entropy bf16 N=%lld case %zu: twin %d",
+		       cases[c].cols, c, r.has_twin_entry);
+	}
+	rr_kernel_free(kernel);
+}
+
 static void test_grid_raw_keep(const rr__target *sm90)
 {
 	rr_kernel *kernel = NULL;
@@ -453,6 +493,7 @@ int main(void)
 		rr_kernel_free(kernel);
 	}
 	test_grid_raw_keep(&devices[1].target);
+	test_twin_entry(&devices[1].target);
 	printf("%d plans checked against their realisation\n", checked);
 	CHECK(checked > 300);
 	return rr_test_finish("test_realise");

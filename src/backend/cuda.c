@@ -29,6 +29,7 @@ typedef struct cuda_module {
 	 * registers (the persistent grid of the entry launched) */
 	int64_t entry_groups[3];
 	int resident_clusters; /* the driver's count for a cluster plan; -1 when not asked */
+	int twin;              /* vec is the aligned entry's twin (has_twin_entry) */
 	/* S=grid: resident_groups (the most of any entry) × the record's bytes per group */
 	CUdeviceptr workspace;
 } cuda_module;
@@ -184,27 +185,45 @@ rr_status rr__cuda_launch_shape_of(const rr__realisation *r, int64_t rows, int64
 	return RR_OK;
 }
 
-/* Functions need their dynamic shared memory raised above the 48 KiB default. */
+/* The blocks of `g` an SM holds running `f`, by the driver (registers, threads, dynamic
+ * shared memory); 0 where it does not say. */
+static int blocks_per_sm(const rr__cuda_driver *d, const rr__realisation *g, CUfunction f)
+{
+	int fit = 0;
+	if (d->cuOccupancyMaxActiveBlocksPerMultiprocessor(&fit, f, g->threads,
+	                                                   (size_t)g->dynamic_smem) !=
+	    RR_CUDA_SUCCESS)
+		return 0;
+	return fit;
+}
+
+/* Functions need their dynamic shared memory raised above the 48 KiB default. Where the plan
+ * has the aligned entry's twin, the twin runs in its place when it holds at least as many
+ * blocks an SM (realise.h, has_twin_entry). */
 static rr_status load_functions(rr_device *device, const rr__realisation *g, cuda_module *m)
 {
 	const rr__cuda_driver *d = impl_of(device)->driver;
+	CUfunction twin = NULL;
 	rr_status status = rr__cuda_check(
 	    d, d->cuModuleGetFunction(&m->scalar, m->module, g->entry_scalar), g->entry_scalar);
 	if (status == RR_OK && g->has_aligned_entry)
 		status = rr__cuda_check(d, d->cuModuleGetFunction(&m->vec, m->module, g->entry_vec),
 		                        g->entry_vec);
+	if (status == RR_OK && g->has_twin_entry)
+		status = rr__cuda_check(d, d->cuModuleGetFunction(&twin, m->module, g->entry_twin),
+		                        g->entry_twin);
 	if (status == RR_OK && g->has_vec_entry)
 		status = rr__cuda_check(
 		    d, d->cuModuleGetFunction(&m->head, m->module, g->entry_head), g->entry_head);
-	CUfunction functions[3] = {m->scalar, m->vec, m->head};
-	for (int i = 0; i < 3 && status == RR_OK; i++)
+	CUfunction functions[4] = {m->scalar, m->vec, m->head, twin};
+	for (int i = 0; i < 4 && status == RR_OK; i++)
 		if (functions[i] && g->blocks_per_row > 8 && !g->grid_split)
 			status = rr__cuda_check(
 			    d,
 			    d->cuFuncSetAttribute(functions[i],
 			                          RR_CU_FUNC_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1),
 			    "allowing a cluster over the portable 8 blocks");
-	for (int i = 0; i < 3 && status == RR_OK; i++)
+	for (int i = 0; i < 4 && status == RR_OK; i++)
 		if (functions[i] && g->dynamic_smem > 0)
 			status = rr__cuda_check(
 			    d,
@@ -212,6 +231,12 @@ static rr_status load_functions(rr_device *device, const rr__realisation *g, cud
 			                          RR_CU_FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES,
 			                          (int)g->dynamic_smem),
 			    "raising the dynamic shared memory limit");
+	m->twin = 0;
+	if (status == RR_OK && twin && m->vec &&
+	    blocks_per_sm(d, g, twin) >= blocks_per_sm(d, g, m->vec)) {
+		m->vec = twin;
+		m->twin = 1;
+	}
 	return status;
 }
 

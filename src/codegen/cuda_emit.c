@@ -588,7 +588,7 @@ static void emit_main(rr__cu_emitter *em)
 	const rr__realisation *g = em->geo;
 	const char *red = "nullptr", *cl = "nullptr", *keep = "nullptr";
 	emit_shared(em, &red, &cl, &keep);
-	rr__cu_line(em, 0, "template <bool VEC, bool HEADED>");
+	rr__cu_line(em, 0, "template <bool VEC, bool HEADED, bool TWIN = false>");
 	rr__cu_line(em, 0,
 	            "__device__ __forceinline__ void rr_main(const rr_args &a, const long long "
 	            "rows)\n{");
@@ -610,7 +610,7 @@ static void emit_main(rr__cu_emitter *em)
 	 * their own address, not for `rows` to arrive first (a tiny launch's critical path). */
 	if (first_row_unguarded(em)) {
 		rr__cu_line(em, 1,
-		            "rr_row<VEC, HEADED, N>(a, rows, group, true, worker, rig, 0, parity, "
+		            "rr_row<VEC, HEADED, N, TWIN>(a, rows, group, true, worker, rig, 0, parity, "
 		            "%s, %s, %s);",
 		            red, cl, keep);
 		rr__cu_line(em, 1, "parity ^= 1;");
@@ -624,22 +624,22 @@ static void emit_main(rr__cu_emitter *em)
 	            "store */");
 	const char *tail = "(a, rows, row, live, worker, rig";
 	if (em->C == 1) {
-		rr__cu_line(em, 2, "rr_row<VEC, HEADED, N>%s, 0, parity, %s, %s, %s);", tail, red,
+		rr__cu_line(em, 2, "rr_row<VEC, HEADED, N, TWIN>%s, 0, parity, %s, %s, %s);", tail, red,
 		            cl, keep);
 	} else {
 		int64_t full = em->n / g->segment, last = em->n % g->segment;
 		rr__cu_line(em, 2, "if (rank < %lld)", (long long)full);
-		rr__cu_line(em, 3, "rr_row<VEC, HEADED, SEG>%s, rank * SEG, parity, %s, %s, %s);",
+		rr__cu_line(em, 3, "rr_row<VEC, HEADED, SEG, TWIN>%s, rank * SEG, parity, %s, %s, %s);",
 		            tail, red, cl, keep);
 		if (last > 0 && full < em->C) {
 			rr__cu_line(em, 2, "else if (rank == %lld)", (long long)full);
 			rr__cu_line(em, 3,
-			            "rr_row<VEC, HEADED, %lld>%s, rank * SEG, parity, %s, %s, %s);",
+			            "rr_row<VEC, HEADED, %lld, TWIN>%s, rank * SEG, parity, %s, %s, %s);",
 			            (long long)last, tail, red, cl, keep);
 		}
 		if (full + (last > 0) < em->C) {
 			rr__cu_line(em, 2, "else /* beyond the row: partials are identities */");
-			rr__cu_line(em, 3, "rr_row<VEC, HEADED, 0>%s, N, parity, %s, %s, %s);",
+			rr__cu_line(em, 3, "rr_row<VEC, HEADED, 0, TWIN>%s, N, parity, %s, %s, %s);",
 			            tail, red, cl, keep);
 		}
 	}
@@ -653,15 +653,17 @@ static void emit_main(rr__cu_emitter *em)
 	rr__cu_line(em, 0, "}\n");
 }
 
-/* An entry: kind RR_ENTRY_VEC (vector access, h = 0), RR_ENTRY_HEAD (vector access, h per
- * row) or RR_ENTRY_SCALAR (element by element, h per row). */
+/* An entry: kind RR_ENTRY_VEC (vector access, h = 0), RR_ENTRY_TWIN (the same, its aligned
+ * body of a few chunks unrolled whole), RR_ENTRY_HEAD (vector access, h per row) or
+ * RR_ENTRY_SCALAR (element by element, h per row). */
 static void emit_entry(rr__cu_emitter *em, const char *name, int kind)
 {
 	const rr_kernel *kernel = em->kernel;
 	rr__buf_printf(em->out,
 	               "extern \"C\" __global__ void __launch_bounds__(THREADS, %s) "
 	               "%s(",
-	               kind == RR_ENTRY_VEC || em->geo->head_slots == 0 ? "MIN_BLOCKS"
+	               kind == RR_ENTRY_VEC || kind == RR_ENTRY_TWIN || em->geo->head_slots == 0
+	                   ? "MIN_BLOCKS"
 	                                                                : "MIN_BLOCKS_HEAD",
 	               name);
 	for (int k = 0; k < kernel->n_inputs; k++) {
@@ -682,9 +684,12 @@ static void emit_entry(rr__cu_emitter *em, const char *name, int kind)
 		rr__buf_printf(em->out, "%sout%d", kernel->n_inputs + j ? ", " : "", j);
 	if (rr__cu_grid(em))
 		rr__buf_printf(em->out, ", ws");
-	rr__buf_printf(em->out, "};\n\trr_main<%s, %s>(a, rows);\n}\n",
+	rr__buf_printf(em->out, "};\n\trr_main<%s, %s%s>(a, rows);\n}\n",
 	               kind != RR_ENTRY_SCALAR ? "true" : "false",
-	               kind != RR_ENTRY_VEC && em->geo->head_slots > 0 ? "true" : "false");
+	               kind != RR_ENTRY_VEC && kind != RR_ENTRY_TWIN && em->geo->head_slots > 0
+	                   ? "true"
+	                   : "false",
+	               kind == RR_ENTRY_TWIN ? ", true" : "");
 }
 
 /* For the tests' host simulation: the entry with the driver's parameter array. */
@@ -710,6 +715,9 @@ static void emit_simulation_entry(rr__cu_emitter *em)
 	rr__buf_printf(em->out, "};\n");
 	rr__cu_line(em, 1, "const long long rows = *(const long long *)params[%d];", n);
 	const char *head = em->geo->head_slots > 0 ? "true" : "false";
+	if (em->geo->has_twin_entry)
+		rr__cu_line(em, 1, "if (vec == %d)\n\t\trr_main<true, false, true>(a, rows);\n\telse",
+		            RR_ENTRY_TWIN);
 	if (em->geo->has_aligned_entry)
 		rr__cu_line(em, 1, "if (vec == %d)\n\t\trr_main<true, false>(a, rows);\n\telse",
 		            RR_ENTRY_VEC);
@@ -755,6 +763,8 @@ rr_status rr__cuda_emit(const rr__emit_request *request, rr__buf *out)
 	emit_main(em);
 	if (em->geo->has_aligned_entry)
 		emit_entry(em, em->geo->entry_vec, RR_ENTRY_VEC);
+	if (em->geo->has_twin_entry)
+		emit_entry(em, em->geo->entry_twin, RR_ENTRY_TWIN);
 	if (em->geo->has_vec_entry)
 		emit_entry(em, em->geo->entry_head, RR_ENTRY_HEAD);
 	emit_entry(em, em->geo->entry_scalar, RR_ENTRY_SCALAR);

@@ -631,6 +631,8 @@ static void emit_full_chunks(rr__cu_emitter *em, int d, int phase, const char *b
 		rr__cu_line(em, d, "#pragma unroll ((FULL - 1) / UL <= 4 ? 4 : 1)");
 	else if (!indexes_regs && batch_headed(em) && unroll_aligned(em))
 		rr__cu_line(em, d, "#pragma unroll (FULL / UL <= 4 && FULL < 16 ? 4 : 1)");
+	else if (!indexes_regs && em->geo->has_twin_entry)
+		rr__cu_line(em, d, "#pragma unroll (TWIN && FULL / UL <= 4 && FULL < 16 ? 4 : 1)");
 	else
 		rr__cu_line(em, d, indexes_regs ? "#pragma unroll" : "#pragma unroll 1");
 	rr__cu_line(em, d, "for (int c0 = 0; c0 < %s; c0 += UL) {", bound);
@@ -1145,7 +1147,7 @@ void rr__cu_emit_row(rr__cu_emitter *em)
 	rr__cu_line(em, 0,
 	            "/* One row, or the segment [seg_begin, seg_begin + LEN) of it that this "
 	            "block of a cluster owns. */");
-	rr__cu_line(em, 0, "template <bool VEC, bool HEADED, int LEN>");
+	rr__cu_line(em, 0, "template <bool VEC, bool HEADED, int LEN, bool TWIN>");
 	rr__cu_line(em, 0,
 	            "__device__ __forceinline__ void rr_row(const rr_args &a, const long long "
 	            "rows, const long long row, const bool live,");

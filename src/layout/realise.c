@@ -333,6 +333,19 @@ static void realise_access(rr__realisation *r)
 	r->has_aligned_entry = r->cols_vec;
 }
 
+/* Whether an S=grid or cluster plan gets the aligned entry's twin (has_twin_entry): its body
+ * of FULL complete chunks a block, U < FULL < 16 and at most four iterations of U, is what
+ * the twin unrolls (cuda_emit_row.c, emit_full_chunks); elsewhere the twin would be the same
+ * code. */
+static int twin_entry(const rr__realisation *r)
+{
+	const rr_layout *l = &r->layout;
+	int64_t full = r->segment / ((int64_t)l->workers_per_row * l->vec);
+	return r->has_aligned_entry && l->blocks_per_row > 1 && r->threads <= 256 &&
+	       !(r->keep == RR_KEEP_REGS && r->kept_values > 0) && l->unroll < full && full < 16 &&
+	       full / l->unroll <= 4;
+}
+
 static void name_entries(const rr_kernel *kernel, rr__kernel_facts *r)
 {
 	char base[80];
@@ -347,6 +360,7 @@ static void name_entries(const rr_kernel *kernel, rr__kernel_facts *r)
 	snprintf(r->entry_vec, sizeof r->entry_vec, "rr_%s_vec", base);
 	snprintf(r->entry_head, sizeof r->entry_head, "rr_%s_head", base);
 	snprintf(r->entry_scalar, sizeof r->entry_scalar, "rr_%s_scalar", base);
+	snprintf(r->entry_twin, sizeof r->entry_twin, "rr_%s_vecu", base);
 }
 
 /* The blocks of realisation `r` an SM holds at `registers` a thread: registers are allocated
@@ -668,11 +682,13 @@ rr_status rr__realise_with(const rr__kernel_facts *f, rr_dtype dtype, int64_t co
 		if (r->min_blocks != r->min_blocks_capped)
 			r->min_blocks_head = min_blocks_head(f, r);
 	}
+	r->has_twin_entry = twin_entry(r);
 	r->n_tree_offsets = rr__tree_offsets(
 	    l->workers_per_row, target->warp_size > 0 ? target->warp_size : 32, r->tree_offsets);
 	memcpy(r->entry_vec, f->entry_vec, sizeof r->entry_vec);
 	memcpy(r->entry_head, f->entry_head, sizeof r->entry_head);
 	memcpy(r->entry_scalar, f->entry_scalar, sizeof r->entry_scalar);
+	memcpy(r->entry_twin, f->entry_twin, sizeof r->entry_twin);
 	return RR_OK;
 }
 

@@ -92,6 +92,7 @@ typedef struct rr__kernel_facts {
 	char entry_vec[96];
 	char entry_head[96];
 	char entry_scalar[96];
+	char entry_twin[96];
 } rr__kernel_facts;
 
 typedef struct rr__realisation {
@@ -140,6 +141,14 @@ typedef struct rr__realisation {
 	 * row of an aligned array starts on a boundary, h = 0, the code of a plan without a head;
 	 * entry_head (has_vec_entry) works h out per row; entry_scalar too, element by element. */
 	int has_aligned_entry;
+	/* S=grid and clusters: a twin of entry_vec whose aligned body of a few chunks (U < FULL <
+	 * 16, at most four iterations of U, blocks of at most 256 threads, nothing indexed by
+	 * chunk in registers) is unrolled whole, so that every chunk's loads are issued before the
+	 * first use. The registers that takes can raise or lower the blocks an SM holds, which
+	 * these plans count on being resident, so the CUDA backend loads both and keeps the twin
+	 * where the driver says it holds at least as many blocks an SM (bench/NOTES.md session
+	 * 33). */
+	int has_twin_entry;
 
 	/* Geometry of a group (a block on a GPU). */
 	int threads;        /* W·R */
@@ -196,10 +205,14 @@ typedef struct rr__realisation {
 	char entry_vec[96];    /* "rr_softmax_vec" */
 	char entry_head[96];   /* "rr_softmax_head" */
 	char entry_scalar[96]; /* "rr_softmax_scalar" */
+	char entry_twin[96];   /* "rr_softmax_vecu" */
 } rr__realisation;
 
 /* Which entry a launch runs (rr__realisation_vec_allowed). */
 enum { RR_ENTRY_SCALAR = 0, RR_ENTRY_VEC = 1, RR_ENTRY_HEAD = 2 };
+/* The twin of the aligned entry (has_twin_entry) in the tests' host simulation: the backend
+ * picks it in place of RR_ENTRY_VEC when the module loads, never per launch. */
+enum { RR_ENTRY_TWIN = 3 };
 
 /* Realises `layout` (every field set, each >= 1) of `kernel` for element type `dtype` at row
  * length `cols` on `target`. kernel may be NULL or unanalysed (hand-built kernels in tests):
