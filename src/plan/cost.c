@@ -1080,11 +1080,24 @@ static int one_pass_reader(const rr__plan_request *req, const rr_layout *layout,
 	return 1;
 }
 
+/* Whether the aligned body of a one-pass reader is unrolled whole (cuda_emit_row.c,
+ * unroll_aligned: 16-bit rows in blocks of one row, fewer than 16 complete chunks a worker, every
+ * row starting on a 16-byte boundary). There U = 8 is slower than U = 4: sum bf16 512x32000
+ * 10.14 µs against 9.17, 4096x32000 60.83 against 59.07, cross_entropy bf16 4096x32000 72.56
+ * against 64.63 (bench/NOTES.md session 34); the deeper U pays only in the loop. */
+static int aligned_body_unrolled(const rr__plan_request *req, const rr_layout *layout)
+{
+	size_t size = rr_dtype_size(req->dtype);
+	int64_t span = (int64_t)layout->workers_per_row * layout->vec;
+	return size < 4 && ((int64_t)size * req->cols) % 16 == 0 && req->cols / span < 16;
+}
+
 int rr__online_stream(const rr__plan_request *req, const rr_layout *layout)
 {
 	int64_t packs;
 	return one_pass_reader(req, layout, &packs) && req->kernel->analysis.online_rewrites > 0 &&
-	       layout->unroll == 8 && req->cols >= 16384 && packs >= 16 && packs <= 32;
+	       layout->unroll == 8 && req->cols >= 16384 && packs >= 16 && packs <= 32 &&
+	       !aligned_body_unrolled(req, layout);
 }
 
 int rr__plain_stream(const rr__plan_request *req, const rr_layout *layout)
@@ -1110,7 +1123,7 @@ int rr__plain_stream_deep(const rr__plan_request *req, const rr_layout *layout)
 {
 	int64_t packs;
 	return rr__plain_stream(req, layout) && one_pass_reader(req, layout, &packs) &&
-	       packs >= PLAIN_STREAM_U8_PACKS;
+	       packs >= PLAIN_STREAM_U8_PACKS && !aligned_body_unrolled(req, layout);
 }
 
 int rr__cost_raw_streams(const rr__plan_request *req, const rr__realisation *r)
