@@ -1075,6 +1075,47 @@ static void test_online_stream_choices(const rr__target *gpu)
 	rr_kernel_free(softmax);
 }
 
+/* 16-bit rows whose aligned body of fewer than 16 chunks is unrolled whole (cuda_emit_row.c,
+ * unroll_aligned) take no U = 8 at W = 256 on rows for four blocks an SM or more: sum bf16 and
+ * cross_entropy bf16 on 1024-8192 rows of 32000 ran 0.93-0.997 of the time without it; on 128
+ * rows (a block an SM) U = 8 was faster and stays (bench/NOTES.md session 34). */
+static void test_unrolled_body_depth(const rr__target *gpu)
+{
+	rr_kernel *kernels[2] = {builtin("sum"), builtin("cross_entropy")};
+	for (int k = 0; k < 2; k++) {
+		for (int d = 0; d < 2; d++) {
+			rr__plan_request req = {kernels[k], d ? RR_F16 : RR_BF16, 4096, 32000, gpu,
+			                        NULL,       NULL};
+			rr_layout l = choose(&req, NULL);
+			int64_t full = req.cols / ((int64_t)l.workers_per_row * l.vec);
+			CHECKF(l.blocks_per_row == 1 && !(l.unroll == 8 && full < 16),
+			       "%s 4096x32000: %s", kernels[k]->name, show(&l));
+			req.rows = 0; /* rows unknown: the model's many rows */
+			l = choose(&req, NULL);
+			full = req.cols / ((int64_t)l.workers_per_row * l.vec);
+			CHECKF(!(l.unroll == 8 && full < 16), "%s ?x32000: %s", kernels[k]->name,
+			       show(&l));
+		}
+		/* W = 256, U = 8 is offered on 128 rows, not on 4096 */
+		rr_layout deep = {0};
+		CHECK(rr_layout_parse("W=256,V=8,U=8,R=1,C=1,S=regs,G=rows", &deep) == RR_OK);
+		rr__plan_request few = {kernels[k], RR_BF16, 128, 32000, gpu, NULL, NULL};
+		rr__plan_request many = {kernels[k], RR_BF16, 4096, 32000, gpu, NULL, NULL};
+		int (*offered)(const rr__plan_request *, const rr_layout *) =
+		    k ? rr__online_stream : rr__plain_stream_deep;
+		CHECKF(offered(&few, &deep) && !offered(&many, &deep),
+		       "%s bf16 U = 8 on 128 rows: %d, on 4096: %d", kernels[k]->name,
+		       offered(&few, &deep), offered(&many, &deep));
+		rr_layout l;
+		/* f32 blocks of one row keep the loop (no unrolled body): U = 8 stays offered */
+		rr__plan_request f32 = {kernels[k], RR_F32, 4096, 32000, gpu, NULL, NULL};
+		l = choose(&f32, NULL);
+		CHECKF(l.blocks_per_row == 1, "%s f32 4096x32000: %s", kernels[k]->name, show(&l));
+	}
+	rr_kernel_free(kernels[0]);
+	rr_kernel_free(kernels[1]);
+}
+
 /* Plain streams (session 24, bench/NOTES.md): sum on rows of 6143-50265 elements ran W = 128-512
  * with 8 packs in flight 0.74-0.91x the time of W = 1024 at U = 4 and of W = 256 at U = 1; the
  * rule is for one-round plain reductions without row outputs or col inputs only. */
@@ -1394,6 +1435,7 @@ int main(void)
 	test_few_group_readers(&gpu);
 	test_wide_cluster_choices(&gpu);
 	test_online_stream_choices(&gpu);
+	test_unrolled_body_depth(&gpu);
 	test_mailbox_cluster_choices(&gpu);
 	test_staged_cluster_choices(&gpu);
 	test_grid_raw_stream_choices(&gpu);

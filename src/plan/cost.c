@@ -1082,14 +1082,18 @@ static int one_pass_reader(const rr__plan_request *req, const rr_layout *layout,
 
 /* Whether the aligned body of a one-pass reader is unrolled whole (cuda_emit_row.c,
  * unroll_aligned: 16-bit rows in blocks of one row, fewer than 16 complete chunks a worker, every
- * row starting on a 16-byte boundary). There U = 8 is slower than U = 4: sum bf16 512x32000
- * 10.14 µs against 9.17, 4096x32000 60.83 against 59.07, cross_entropy bf16 4096x32000 72.56
- * against 64.63 (bench/NOTES.md session 34); the deeper U pays only in the loop. */
+ * row starting on a 16-byte boundary) on rows for four blocks an SM or more (or rows unknown).
+ * There U = 8 is slower than U = 4: sum bf16 4096x32000 60.83 µs against 59.07, cross_entropy
+ * bf16 4096x32000 72.56 against 64.63, and the picks without U = 8 ran 0.93-0.997 of the time
+ * on 1024-8192 rows; its registers cost the blocks an SM holds. On a block an SM the deeper U
+ * keeps more loads in flight: cross_entropy bf16 128x32000 at U = 8 5.37 µs, the pick without
+ * it 6.47; 512 rows were level (bench/NOTES.md session 34). */
 static int aligned_body_unrolled(const rr__plan_request *req, const rr_layout *layout)
 {
 	size_t size = rr_dtype_size(req->dtype);
 	int64_t span = (int64_t)layout->workers_per_row * layout->vec;
-	return size < 4 && ((int64_t)size * req->cols) % 16 == 0 && req->cols / span < 16;
+	return size < 4 && ((int64_t)size * req->cols) % 16 == 0 && req->cols / span < 16 &&
+	       (req->rows <= 0 || req->rows >= 4 * (int64_t)req->target->multiprocessors);
 }
 
 int rr__online_stream(const rr__plan_request *req, const rr_layout *layout)
