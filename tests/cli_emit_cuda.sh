@@ -46,7 +46,7 @@ emits() {
 # first row is read without a test against the row count, so its loads wait for nothing else
 # (the tiny launches' critical path); blocks of several rows, clusters and persistent grids test
 # every row.
-emits f32 'rr_row<VEC, HEADED, N>(a, rows, group, true,' "unguarded first row" \
+emits f32 'rr_row<VEC, HEADED, N, TWIN>(a, rows, group, true,' "unguarded first row" \
 	"sum 3x3 W=4,V=1,U=1,R=1,C=1,S=regs,G=rows yes" \
 	"rmsnorm 1024x4096 W=256,V=4,U=4,R=1,C=1,S=regs,G=rows yes" \
 	"sum 3x3 W=4,V=1,U=1,R=2,C=1,S=regs,G=rows no" \
