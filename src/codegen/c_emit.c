@@ -1312,6 +1312,11 @@ static void emit_combine(emitter *em, int depth, int id, const char *other)
 static void emit_tree(emitter *em, int round)
 {
 	const rr_kernel *kernel = em->kernel;
+	/* Unrolled, every o is a constant: a lane swap is one shuffle by an immediate and the
+	 * blocks stay in registers. GCC 12 -O3 kept the loop (an index vector built lane by lane
+	 * with vpinsrd for each vpermps, the blocks on the stack), 15 % of layernorm bf16
+	 * 16384x1024's time (perf samples; bench/NOTES.md, session 34). */
+	line(em, 1, "#pragma GCC unroll 16");
 	line(em, 1,
 	     "for (int step = 0, done = 0; step < TREE_STEPS; done |= tree_offsets[step++]) {");
 	line(em, 2, "const int o = tree_offsets[step];");
