@@ -1089,6 +1089,10 @@ static void emit_in_row_lines(emitter *em, int round)
 	emit_in_row_masked(em, round, "lead");
 	line(em, 4, "k = lead;");
 	line(em, 3, "}");
+	/* Four vectors an iteration: the loop of one load, multiply and store was bound by its
+	 * own fetch and ran at half speed where its 28 bytes crossed a 64-byte line (softmax f32
+	 * 1024x1024, the code moved 16 bytes: 1.10x the time; bench/NOTES.md, session 34). */
+	line(em, 3, "#pragma GCC unroll 4");
 	line(em, 3, "for (; k + L <= count; k += L) {");
 	em->in_row = 1;
 	emit_element(em, 4, round, 0);
@@ -1196,9 +1200,16 @@ static void emit_traversal(emitter *em, int round)
 	 * constants' loads and the loop's overhead. A worker's order is unchanged (lab, softmax
 	 * f32 1024x1024, one thread, AVX2: 0.48 -> 0.44 µs a row). */
 	em->runs = stores_in_runs(em, round);
-	const int unroll =
-	    (em->pass == 2 || em->runs) && em->layout->unroll < 2 ? 2 : em->layout->unroll;
-	const char *u_text = unroll != em->layout->unroll ? "2" : "U";
+	/* An output phase of the cached value alone (softmax f32: a load, a multiply and a store a
+	 * vector) runs four chunks an iteration. With one, its loop was small enough to be bound
+	 * by fetching its own code, whose placement alone moved softmax f32 4096x4096 by 10 %
+	 * (two threads from DRAM, the same source 16 bytes further on: 1.046 against 0.953;
+	 * bench/NOTES.md, session 34). */
+	int few = em->pass == 2 || em->runs ? 2 : 1;
+	if (!em->runs && output_from_cache_alone(em, round))
+		few = 4;
+	const int unroll = em->layout->unroll < few ? few : em->layout->unroll;
+	const char *u_text = unroll == em->layout->unroll ? "U" : unroll == 4 ? "4" : "2";
 	if (output_from_cache_alone(em, round))
 		emit_in_row_lines(em, round);
 	em->aligned = streams_aligned(em, round); /* stores_aligned's rows among them */
@@ -1301,6 +1312,11 @@ static void emit_combine(emitter *em, int depth, int id, const char *other)
 static void emit_tree(emitter *em, int round)
 {
 	const rr_kernel *kernel = em->kernel;
+	/* Unrolled, every o is a constant: a lane swap is one shuffle by an immediate and the
+	 * blocks stay in registers. GCC 12 -O3 kept the loop (an index vector built lane by lane
+	 * with vpinsrd for each vpermps, the blocks on the stack), 15 % of layernorm bf16
+	 * 16384x1024's time (perf samples; bench/NOTES.md, session 34). */
+	line(em, 1, "#pragma GCC unroll 16");
 	line(em, 1,
 	     "for (int step = 0, done = 0; step < TREE_STEPS; done |= tree_offsets[step++]) {");
 	line(em, 2, "const int o = tree_offsets[step];");
