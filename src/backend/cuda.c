@@ -29,7 +29,6 @@ typedef struct cuda_module {
 	 * registers (the persistent grid of the entry launched) */
 	int64_t entry_groups[3];
 	int resident_clusters; /* the driver's count for a cluster plan; -1 when not asked */
-	int twin;              /* vec is the aligned entry's twin (has_twin_entry) */
 	/* S=grid: resident_groups (the most of any entry) × the record's bytes per group */
 	CUdeviceptr workspace;
 } cuda_module;
@@ -231,12 +230,9 @@ static rr_status load_functions(rr_device *device, const rr__realisation *g, cud
 			                          RR_CU_FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES,
 			                          (int)g->dynamic_smem),
 			    "raising the dynamic shared memory limit");
-	m->twin = 0;
 	if (status == RR_OK && twin && m->vec &&
-	    blocks_per_sm(d, g, twin) >= blocks_per_sm(d, g, m->vec)) {
+	    blocks_per_sm(d, g, twin) >= blocks_per_sm(d, g, m->vec))
 		m->vec = twin;
-		m->twin = 1;
-	}
 	return status;
 }
 

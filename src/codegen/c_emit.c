@@ -1209,7 +1209,9 @@ static void emit_traversal(emitter *em, int round)
 	if (!em->runs && output_from_cache_alone(em, round))
 		few = 4;
 	const int unroll = em->layout->unroll < few ? few : em->layout->unroll;
-	const char *u_text = unroll == em->layout->unroll ? "U" : unroll == 4 ? "4" : "2";
+	char u_text[8] = "U";
+	if (unroll != em->layout->unroll)
+		snprintf(u_text, sizeof u_text, "%d", unroll);
 	if (output_from_cache_alone(em, round))
 		emit_in_row_lines(em, round);
 	em->aligned = streams_aligned(em, round); /* stores_aligned's rows among them */

@@ -659,13 +659,11 @@ static void emit_main(rr__cu_emitter *em)
 static void emit_entry(rr__cu_emitter *em, const char *name, int kind)
 {
 	const rr_kernel *kernel = em->kernel;
+	const int headed = kind != RR_ENTRY_VEC && kind != RR_ENTRY_TWIN && em->geo->head_slots > 0;
 	rr__buf_printf(em->out,
 	               "extern \"C\" __global__ void __launch_bounds__(THREADS, %s) "
 	               "%s(",
-	               kind == RR_ENTRY_VEC || kind == RR_ENTRY_TWIN || em->geo->head_slots == 0
-	                   ? "MIN_BLOCKS"
-	                                                                : "MIN_BLOCKS_HEAD",
-	               name);
+	               headed ? "MIN_BLOCKS_HEAD" : "MIN_BLOCKS", name);
 	for (int k = 0; k < kernel->n_inputs; k++) {
 		rr_kind input = kernel->inputs[k].kind;
 		rr__buf_printf(em->out, "%s in%d, ",
@@ -685,10 +683,7 @@ static void emit_entry(rr__cu_emitter *em, const char *name, int kind)
 	if (rr__cu_grid(em))
 		rr__buf_printf(em->out, ", ws");
 	rr__buf_printf(em->out, "};\n\trr_main<%s, %s%s>(a, rows);\n}\n",
-	               kind != RR_ENTRY_SCALAR ? "true" : "false",
-	               kind != RR_ENTRY_VEC && kind != RR_ENTRY_TWIN && em->geo->head_slots > 0
-	                   ? "true"
-	                   : "false",
+	               kind != RR_ENTRY_SCALAR ? "true" : "false", headed ? "true" : "false",
 	               kind == RR_ENTRY_TWIN ? ", true" : "");
 }
 

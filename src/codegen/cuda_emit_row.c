@@ -627,12 +627,15 @@ static void emit_full_chunks(rr__cu_emitter *em, int d, int phase, const char *b
 	 * S=grid segments of one row, bench/NOTES.md session 10): the headed body at up to four
 	 * iterations, the aligned one where unroll_aligned says. */
 	int headed = strcmp(bound, "(FULL - 1)") == 0;
+	/* the aligned body: unrolled always, or in the twin entry only */
+	const char *aligned = indexes_regs                           ? NULL
+	                      : batch_headed(em) && unroll_aligned(em) ? ""
+	                      : em->geo->has_twin_entry                 ? "TWIN && "
+	                                                                : NULL;
 	if (!indexes_regs && batch_headed(em) && headed)
 		rr__cu_line(em, d, "#pragma unroll ((FULL - 1) / UL <= 4 ? 4 : 1)");
-	else if (!indexes_regs && batch_headed(em) && unroll_aligned(em))
-		rr__cu_line(em, d, "#pragma unroll (FULL / UL <= 4 && FULL < 16 ? 4 : 1)");
-	else if (!indexes_regs && em->geo->has_twin_entry)
-		rr__cu_line(em, d, "#pragma unroll (TWIN && FULL / UL <= 4 && FULL < 16 ? 4 : 1)");
+	else if (aligned)
+		rr__cu_line(em, d, "#pragma unroll (%sFULL / UL <= 4 && FULL < 16 ? 4 : 1)", aligned);
 	else
 		rr__cu_line(em, d, indexes_regs ? "#pragma unroll" : "#pragma unroll 1");
 	rr__cu_line(em, d, "for (int c0 = 0; c0 < %s; c0 += UL) {", bound);
