@@ -1209,7 +1209,7 @@ static void emit_traversal(emitter *em, int round)
 	if (!em->runs && output_from_cache_alone(em, round))
 		few = 4;
 	const int unroll = em->layout->unroll < few ? few : em->layout->unroll;
-	char u_text[8] = "U";
+	char u_text[12] = "U";
 	if (unroll != em->layout->unroll)
 		snprintf(u_text, sizeof u_text, "%d", unroll);
 	if (output_from_cache_alone(em, round))
