@@ -18,8 +18,12 @@
  * store through the caches even in launches that stream (the row's stream is off): the sum
  * pass writes the row, the output phase rewrites it in place, where streaming wrote a scratch
  * copy, read it back and streamed the row. Two threads, rows from DRAM 16 bytes in, the
- * planner's plans (bench/NOTES.md, session 31 CPU): softmax f32 256x65536 0.85 of the time,
- * 1024x16384 0.96; 2048x8192 1.06 and 4096x4096 1.09 (streaming faster there). */
+ * planner's plans (bench/NOTES.md, session 31 CPU, the AMD host: 512 KiB of L2 a core):
+ * softmax f32 256x65536 0.85 of the time, 1024x16384 0.96; 2048x8192 1.06 and 4096x4096 1.09
+ * (streaming faster there). Not with AVX-512 (the generated source's RR_CACHE_IN_ROW): on the
+ * Intel host of session 35 (2 MiB of L2 a core, f32 rows streamed as whole lines) the scratch
+ * copy streamed ran 256x65536 in 0.70-0.75 of the in-row form's time, 512x32768 0.69,
+ * 1024x16384 0.67, 192x87040 level. */
 #define IN_ROW_MIN_N 16384
 
 typedef struct emitter {
@@ -264,11 +268,19 @@ static void emit_prelude(emitter *em)
 	     (long long)em->split_max_n);
 	line(em, 0, "#define CACHED_VALUES %d /* values the split keeps for the output phase */",
 	     em->cached >= 0);
-	if (em->cache_output >= 0)
+	if (em->cache_output >= 0) {
+		line(em, 0, "#ifndef RR_CACHE_IN_ROW /* 1: long split rows keep their cache in the row */");
+		line(em, 0, "#if defined(__AVX512F__)");
+		line(em, 0, "#define RR_CACHE_IN_ROW 0 /* streamed from scratch: faster there */");
+		line(em, 0, "#else");
+		line(em, 0, "#define RR_CACHE_IN_ROW 1");
+		line(em, 0, "#endif");
+		line(em, 0, "#endif");
 		line(em, 0,
 		     "#define IN_ROW_MIN_N %d /* split rows from this length keep their cache in "
 		     "the row */",
 		     IN_ROW_MIN_N);
+	}
 	int row_inputs = 0;
 	for (int k = 0; k < em->kernel->n_inputs; k++)
 		row_inputs += em->kernel->inputs[k].kind == RR_KIND_ROW;
@@ -1726,7 +1738,8 @@ static void emit_row_function(emitter *em)
 	emit_row_setup(em);
 	if (em->cache_output >= 0) {
 		line(em, 1,
-		     "if (N >= IN_ROW_MIN_N && N <= SPLIT_MAX_N) /* the cache in the row */");
+		     "if (RR_CACHE_IN_ROW && N >= IN_ROW_MIN_N && N <= SPLIT_MAX_N) /* the cache "
+		     "in the row */");
 		line(em, 2, "stream = 0;");
 	}
 	emit_scalars(em, 0);
