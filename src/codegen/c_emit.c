@@ -21,9 +21,11 @@
  * planner's plans (bench/NOTES.md, session 31 CPU, the AMD host: 512 KiB of L2 a core):
  * softmax f32 256x65536 0.85 of the time, 1024x16384 0.96; 2048x8192 1.06 and 4096x4096 1.09
  * (streaming faster there). Not with AVX-512 (the generated source's RR_CACHE_IN_ROW): on the
- * Intel host of session 35 (2 MiB of L2 a core, f32 rows streamed as whole lines) the scratch
- * copy streamed ran 256x65536 in 0.70-0.75 of the in-row form's time, 512x32768 0.69,
- * 1024x16384 0.67, 192x87040 level. */
+ * Intel host of session 35 (2 MiB of L2 a core, 260 MiB of L3, f32 rows streamed as whole
+ * lines) the scratch copy streamed ran 256x65536 in 0.60-0.75 of the in-row form's time with
+ * the arrays held in L3 between calls, 512x32768 0.69, 1024x16384 0.59-0.67, 192x87040 level;
+ * from DRAM (bench/peers/onnx_cpu.py, the two forms alternated) level: 256x65536 3689 µs
+ * against 3716, 1024x16384 3653 against 3657. */
 #define IN_ROW_MIN_N 16384
 
 typedef struct emitter {

@@ -385,8 +385,9 @@ static inline vf rr_vexp_nonpos_summed_ranged(vf xc)
 #if defined(__AVX512F__) && L == 16
 	/* p 2^k in one operation where the shift and the multiply took two: the same product,
 	 * rounded once (only a subnormal result rounds at all), NaN kept. Two threads, rows 16
-	 * bytes in (bench/NOTES.md, session 35 CPU): cross_entropy f32 4096x4096 0.965 of the
-	 * time, 16384x1024 0.949, 256x65536 0.976; the same loss bits, special rows too. */
+	 * bytes in (bench/NOTES.md, session 35 CPU): cross_entropy f32 4096x4096 and 16384x1024
+	 * 0.95-0.97 of the time with the rows held in L3, 0.93-0.95 from DRAM; the same loss
+	 * bits, special rows too. */
 	return (vf)_mm512_scalef_ps((__m512)p, (__m512)k);
 #else
 	return p * (vf)((vu)t << 23); /* 2^k */
@@ -753,11 +754,12 @@ static inline void rr_stream_bf16(uint16_t *p, vf v)
  * bfloat16 with one test of all of them for a subnormal lane (vfpclassps) and one branch: a
  * test and a branch per vector cost the output phase more than the conversion (softmax bf16
  * 1024x1024, one thread: 0.93-0.94 of the time with one test per two vectors, the same as
- * with no test at all). Streamed runs too, where rr_stream_bf16 tested each vector (two
- * threads from DRAM, softmax bf16 4096x4096: 0.92 of the time); a run 16 bytes past a
- * 32-byte boundary (NumPy's arrays) as aligned 32-byte non-temporal stores, each the top half
- * of one vector and the bottom half of the next, its first and last halves as 16-byte ones
- * (16-byte stores throughout: 1.04 of the time). */
+ * with no test at all). Streamed runs too, where rr_stream_bf16 tested each vector; a run 16
+ * bytes past a 32-byte boundary (NumPy's arrays) as aligned 32-byte non-temporal stores, each
+ * the top half of one vector and the bottom half of the next, its first and last halves as
+ * 16-byte ones. Two threads on the AVX-512 host of bench/NOTES.md session 35 CPU (with the
+ * bf16 exp's change): softmax bf16 4096x4096 and 16384x1024 0.86-0.91 of the time from DRAM
+ * (bench/peers/onnx_cpu.py, two builds alternated), rmsnorm 0.87-0.97. */
 static inline void rr_store_bf16_run(uint16_t *p, const vf *v, int count, int stream)
 {
 #if defined(__AVX512BF16__) && defined(__AVX512DQ__) && L == 16
@@ -1112,7 +1114,9 @@ static inline vf rr_vswap(vf v, int o)
  * Streamed f32 rows of 64-byte vectors (AVX-512) 16, 32 or 48 bytes past a line likewise as
  * aligned 64-byte non-temporal stores (one valignd a vector), the row's first and last pieces
  * as 16-byte ones, where rr_stream_f32 stores every vector as four 16-byte quarters. Two
- * threads, rows 16 bytes in (session 35 CPU): layernorm f32 4096x4096 0.93 of the time. */
+ * threads from DRAM, rows 16 bytes in (bench/peers/onnx_cpu.py, two builds alternated over six
+ * rounds; session 35 CPU): layernorm f32 0.86-0.96 of the time, rmsnorm 0.94-0.99,
+ * add_layernorm 0.96-1.00. */
 typedef struct rr_aligner {
 	vf last, last_rotated; /* the last vector stored, and its lanes rotated up by shift */
 	vi rotate, low;        /* lane l takes lane (l - shift) mod L; lanes under shift */
