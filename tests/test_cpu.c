@@ -466,7 +466,8 @@ static void run_outputs(rr_program *program, const rr_kernel *kernel, rr_dtype d
 	void *at[RR_MAX_IO] = {0};
 	for (int j = 0; j < kernel->n_outputs; j++) {
 		int64_t count = rr__output_elements(kernel, j, rows, cols);
-		size_t bytes = ((size_t)(count + 32) * es + 63) / 64 * 64; /* offsets up to 48 bytes */
+		size_t bytes =
+		    ((size_t)(count + 32) * es + 63) / 64 * 64; /* offsets up to 48 bytes */
 		outputs[j] =
 		    aligned_alloc(64, bytes); /* offset 0: every row on a vector boundary */
 		memset(outputs[j], 0, bytes);
@@ -541,7 +542,8 @@ static void test_streaming_stores(rr_device *device)
 			                        &program) == RR_OK,
 			       "%s: %s", names[k], rr_last_error());
 			/* aligned, 16 bytes in (NumPy's arrays), 32 and 48, 1 in */
-			const int offsets[5] = {0, (int)(16 / es), (int)(32 / es), (int)(48 / es), 1};
+			const int offsets[5] = {0, (int)(16 / es), (int)(32 / es), (int)(48 / es),
+			                        1};
 			for (int o = 0; program && o < 5; o++)
 				compare_streamed(program, kernel, dtypes[d], rows, cols, offsets[o],
 				                 &compared);
@@ -570,16 +572,19 @@ static void test_long_rows_in_row(rr_device *device)
 		setenv("RR_CFLAGS", flags[f], 1);
 		for (int c = 0; c < 3; c++) {
 			rr_program *program = NULL;
-			CHECKF(rr_program_build(device, kernel, RR_F32, 3, cols[c], NULL, &program) ==
-			           RR_OK,
+			CHECKF(rr_program_build(device, kernel, RR_F32, 3, cols[c], NULL,
+			                        &program) == RR_OK,
 			       "softmax f32 3x%lld %s: %s", (long long)cols[c], flags[f],
 			       rr_last_error());
 			if (!program)
 				continue;
-			CHECK(strstr(rr_program_source(program),
-			             "if (RR_CACHE_IN_ROW && N >= IN_ROW_MIN_N && N <= SPLIT_MAX_N) /* "
-			             "the cache in the row */") != NULL);
-			CHECK(strstr(rr_program_source(program), "#define IN_ROW_MIN_N 16384") != NULL);
+			CHECK(
+			    strstr(
+			        rr_program_source(program),
+			        "if (RR_CACHE_IN_ROW && N >= IN_ROW_MIN_N && N <= SPLIT_MAX_N) /* "
+			        "the cache in the row */") != NULL);
+			CHECK(strstr(rr_program_source(program), "#define IN_ROW_MIN_N 16384") !=
+			      NULL);
 			const int offsets[3] = {0, 4, 1};
 			for (int o = 0; o < 3; o++)
 				compare_streamed(program, kernel, RR_F32, 3, cols[c], offsets[o],

@@ -3,8 +3,8 @@
  * minimum time of a call over `reps` calls, per round, and whether their outputs agree bit for
  * bit (both are timed writing the same output arrays, whose placement would otherwise differ:
  * two copies of one build measured 1.05 apart at DRAM; then each once into its own arrays).
- * Kernels: softmax, rmsnorm, layernorm, add_layernorm, cross_entropy (inputs in the specs' order; the
- * loss a row scalar, targets uniform in [0, N)).
+ * Kernels: sum (session 35), softmax, rmsnorm, layernorm, add_layernorm, cross_entropy (inputs in the specs' order; the
+ * sum and the loss row scalars, targets uniform in [0, N)).
  *   cc -O2 -o lab_ab lab_ab.c -ldl -lpthread -lm
  *   ./lab_ab A.so B.so KERNEL DTYPE(bf16|f32) M N REPS ROUNDS THREADS STREAM [SIGMA]
  * LAB_OFFSET (bytes past a line) places every row array; LAB_OFFSET_B, in the paired mode, gives side
@@ -168,7 +168,8 @@ int main(int argc, char **argv)
 		n_rows_in = 2, n_cols = 2, n_out = 2;
 	else if (strcmp(kernel, "cross_entropy") == 0)
 		n_index = 1;
-	const int64_t out_n = n_index ? M : M * N; /* the loss: one value a row */
+	const int row_scalar = n_index || strcmp(kernel, "sum") == 0;
+	const int64_t out_n = row_scalar ? M : M * N; /* the loss or the sum: one value a row */
 	const void *in[8] = {0};
 	const void *in_b[8] = {0}; /* LAB_OFFSET_B: side B's rows at another offset (paired mode) */
 	double params[8] = {0};

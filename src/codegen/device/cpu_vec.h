@@ -332,7 +332,8 @@ static inline vf rr_vexp_nonpos_bf16_ranged(vf x)
 static inline vf rr_vexp_nonpos_bf16(vf x)
 {
 #if defined(__AVX512F__) && L == 16 /* clamped to -110 (NaN stays), vscalefps needs no fix-up */
-	vf result = rr_vexp_nonpos_bf16_ranged((vf)_mm512_max_ps(_mm512_set1_ps(-110.0f), (__m512)x));
+	vf result =
+	    rr_vexp_nonpos_bf16_ranged((vf)_mm512_max_ps(_mm512_set1_ps(-110.0f), (__m512)x));
 #else
 	vf result = rr_vexp_nonpos_bf16_ranged(x);
 	if (__builtin_expect(rr_vany_below(x, -86.5f), 0)) {
@@ -1240,7 +1241,8 @@ static inline void rr_aligner_end(const rr_aligner *a, io_t *p)
 #if defined(__AVX512F__) && L == 16
 	if (a->quarters && a->last_i >= 0)
 		for (int k = L - a->quarters; k < L; k += 4)
-			_mm_stream_ps((float *)(void *)p + a->last_i + k, rr_quarter(a->last, k / 4));
+			_mm_stream_ps((float *)(void *)p + a->last_i + k,
+			              rr_quarter(a->last, k / 4));
 #endif
 	if (a->shift != 0 && a->last_i >= 0)
 		store_packed(p + a->last_i, a->last);
