@@ -523,35 +523,38 @@ static void compare_streamed(rr_program *program, const rr_kernel *kernel, rr_dt
 
 /* A launch large enough to write its row outputs past the caches (forced here on small ones
  * with RR_STREAM_BYTES=0) writes the same bytes as one that does not: every built-in, every
- * dtype, rows aligned, 16, 32 and 48 bytes in (with AVX-512, f32 rows 16-48 bytes past a line
- * are stored as aligned lines across two vectors, shifted by each) and one element in (there
- * the stores are ordinary). */
+ * dtype, rows aligned, 16, 32 and 48 bytes in (with AVX-512, f32 rows past a line are stored
+ * as aligned lines across two vectors, shifted by each), and 1, 3 and 15 elements in (f32
+ * rows there too, their first and last pieces by masked stores; elsewhere ordinary stores);
+ * and rows of 1003 elements, each row at another offset. */
 static void test_streaming_stores(rr_device *device)
 {
 	static const rr_dtype dtypes[] = {RR_F32, RR_BF16, RR_F16};
+	static const int64_t cols[] = {1024, 1003};
 	const char *const *names = rr_builtin_names();
-	const int64_t rows = 7, cols = 1024;
+	const int64_t rows = 7;
 	int compared = 0;
 	for (int k = 0; names[k]; k++) {
 		rr_kernel *kernel = NULL;
 		CHECK(rr_kernel_load_builtin(names[k], &kernel) == RR_OK);
 		for (int d = 0; kernel && d < 3; d++) {
-			size_t es = rr_dtype_size(dtypes[d]);
-			rr_program *program = NULL;
-			CHECKF(rr_program_build(device, kernel, dtypes[d], rows, cols, NULL,
-			                        &program) == RR_OK,
-			       "%s: %s", names[k], rr_last_error());
-			/* aligned, 16 bytes in (NumPy's arrays), 32 and 48, 1 in */
-			const int offsets[5] = {0, (int)(16 / es), (int)(32 / es), (int)(48 / es),
-			                        1};
-			for (int o = 0; program && o < 5; o++)
-				compare_streamed(program, kernel, dtypes[d], rows, cols, offsets[o],
-				                 &compared);
-			rr_program_free(program);
+			for (int c = 0; c < 2; c++) {
+				size_t es = rr_dtype_size(dtypes[d]);
+				rr_program *program = NULL;
+				CHECKF(rr_program_build(device, kernel, dtypes[d], rows, cols[c], NULL,
+				                        &program) == RR_OK,
+				       "%s: %s", names[k], rr_last_error());
+				const int offsets[7] = {0,  (int)(16 / es), (int)(32 / es), (int)(48 / es),
+				                        1, 3,              15};
+				for (int o = 0; program && o < (c == 0 ? 7 : 2); o++)
+					compare_streamed(program, kernel, dtypes[d], rows, cols[c],
+					                 offsets[c == 0 ? o : 5 * o], &compared);
+				rr_program_free(program);
+			}
 		}
 		rr_kernel_free(kernel);
 	}
-	CHECK(compared >= 6 * 3 * 5);
+	CHECK(compared >= 6 * 3 * 9);
 }
 
 /* Softmax f32 rows from IN_ROW_MIN_N (16384) elements keep the split's cache in their output
@@ -989,12 +992,19 @@ static void test_output_prefetch(rr_device *device)
 				       "%s %s: input %d's next-row prefetch", names[k],
 				       rr_dtype_name(dtype), i);
 			}
-			/* add_layernorm f32 re-read writes h in round 1: its lines are fetched */
+			/* add_layernorm f32 re-read writes h in round 1, to scratch where the
+			 * launch streams; the streamed output phase stores it (no line of the
+			 * row fetched for it) */
 			const int early = k == 2 && dtype == RR_F32 && c / 4 == 0;
-			CHECKF(!branch ||
-			           (strstr(branch, "__builtin_prefetch(out1 + prefetch_ahead(N, "
-			                           "stream) + i, 1);") != NULL) == early,
-			       "%s %s: the early output's prefetch", names[k],
+			CHECKF(strstr(source, "__builtin_prefetch(out1") == NULL,
+			       "%s %s: an output's lines fetched", names[k], rr_dtype_name(dtype));
+			CHECKF((strstr(source, "io_t *const early1 = stream ? (io_t *)(void *)(scratch "
+			                       "+ early_rows_at(N)") != NULL) == early,
+			       "%s %s: h in scratch where streamed", names[k], rr_dtype_name(dtype));
+			CHECKF(!branch || !early ||
+			           strstr(branch, "rr_store_aligned(&aligned1, out1, i, stream, e") !=
+			               NULL,
+			       "%s %s: the early output streamed by the output phase", names[k],
 			       rr_dtype_name(dtype));
 			const int offsets[2] = {0, (int)(16 / rr_dtype_size(dtype))};
 			for (int o = 0; o < 2; o++)

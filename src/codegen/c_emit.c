@@ -71,9 +71,12 @@ typedef struct emitter {
 	int in_row;
 	int runs;     /* emitting a 16-bit output phase's complete chunks through rr_store_*_run */
 	int run_only; /* with runs: the one row output this loop stores, or -1 for all of them */
-	/* Row outputs written in round 1 and read back by the later passes (plan_early_outputs):
-	 * early[j] for output j; the output phase neither computes nor stores them again. */
+	/* Row outputs written in round 1 and read back by the later passes
+	 * (rr__c_early_outputs): early[j] is 1 + output j's ordinal among them, 0 for the others;
+	 * the output phase computes none of them again, and stores them only where the launch
+	 * streams (from the thread's scratch). */
 	unsigned char early[RR_MAX_IO];
+	int n_early;
 	/* Emitting the split's sum pass where the row's extrema say no exp(x - m) of the max node
 	 * `ranged` is under 2^-125 (words_max_input), or -1. */
 	int ranged;
@@ -175,8 +178,8 @@ static void emit_header(emitter *em, const int *offsets, int steps)
 	for (int j = 0; j < kernel->n_outputs; j++)
 		if (em->early[j])
 			line(em, 0,
-			     " * early    %s written in round 1, read back from its row by the "
-			     "later passes",
+			     " * early    %s written in round 1, read back by the later passes "
+			     "(scratch where the launch streams)",
 			     kernel->outputs[j].name);
 	for (int id = 0; id < kernel->n_nodes; id++)
 		if (em->held[id])
@@ -291,6 +294,10 @@ static void emit_prelude(emitter *em)
 		row_inputs += em->kernel->inputs[k].kind == RR_KIND_ROW;
 	line(em, 0, "#define ROW_INPUTS %d /* row inputs (prefetch_ahead) */", row_inputs);
 	line(em, 0, "#define WIDE_COLS %d /* 16-bit cols read as f32 from scratch */", em->n_wide);
+	line(em, 0,
+	     "#define EARLY_ROWS %d /* row outputs written in round 1 (in scratch where the "
+	     "launch streams) */",
+	     em->n_early);
 	line(em, 0, "#define CHAINS 4 /* accumulators per block of the split's max pass */\n");
 	line(em, 0, "#define TREE_STEPS %d", em->tree_steps);
 	if (em->tree_steps > 0) {
@@ -354,6 +361,13 @@ static void emit_row_setup(emitter *em)
 		line(em, 1, "io_t *out%d = (io_t *)outputs[%d] + row%s; /* %s: %s */", j, j,
 		     io->kind == RR_KIND_ROW ? " * N" : "", io->name, rr_kind_name(io->kind));
 	}
+	for (int j = 0; j < kernel->n_outputs; j++)
+		if (em->early[j])
+			line(em, 1,
+			     "io_t *const early%d = stream ? (io_t *)(void *)(scratch + "
+			     "early_rows_at(N) + %d * wide_col_stride(N)) : out%d; /* %s, written "
+			     "early */",
+			     j, em->early[j] - 1, j, kernel->outputs[j].name);
 	if (em->n_kept + em->n_held > 0 || em->cached >= 0)
 		line(em, 1, "const int64_t slots = slot_bound(N);");
 	int is_output, at = rr__head_reference(kernel, &is_output);
@@ -476,7 +490,7 @@ static void emit_outputs_of_element(emitter *em, int depth, int guarded)
 {
 	const rr_kernel *kernel = em->kernel;
 	for (int j = 0; j < kernel->n_outputs; j++) {
-		if (kernel->outputs[j].kind != RR_KIND_ROW || em->early[j])
+		if (kernel->outputs[j].kind != RR_KIND_ROW || (em->early[j] && !em->prefetch))
 			continue;
 		if (em->runs && !guarded && em->run_only >= 0 && j != em->run_only)
 			continue;
@@ -492,9 +506,10 @@ static void emit_outputs_of_element(emitter *em, int depth, int guarded)
 		else if (em->aligned && !guarded)
 			rr__buf_printf(em->out, "rr_store_aligned(&aligned%d, out%d, i, stream, ",
 			               j, j);
+		else if (guarded)
+			rr__buf_printf(em->out, "store_tail(out%d, i, N, stream, ", j);
 		else
-			rr__buf_printf(em->out, "store_lanes%s(out%d, i, %s",
-			               guarded ? "_guarded" : "", j, guarded ? "N, " : "stream, ");
+			rr__buf_printf(em->out, "store_lanes(out%d, i, stream, ", j);
 		vector_ref(em, kernel->outputs[j].node);
 		rr__buf_printf(em->out, ");\n");
 	}
@@ -566,7 +581,7 @@ static int exp_summed_only(const rr_kernel *kernel, int id)
 	return 1;
 }
 
-/* The output written in round 1 whose value is node id (plan_early_outputs), or -1. */
+/* The output written in round 1 whose value is node id (rr__c_early_outputs), or -1. */
 static int early_output_of(const emitter *em, int id)
 {
 	for (int j = 0; j < em->kernel->n_outputs; j++)
@@ -577,7 +592,7 @@ static int early_output_of(const emitter *em, int id)
 
 /* The elem nodes one element needs in `round` > 1 into em->needed where outputs are written in
  * round 1: their values are read back, not computed again, and the output phase needs them
- * only where another output does. */
+ * where another output does, or where it streams them (the branch that prefetches). */
 static void element_needs_after_early(emitter *em, int round)
 {
 	const rr_kernel *kernel = em->kernel;
@@ -591,7 +606,8 @@ static void element_needs_after_early(emitter *em, int round)
 		memset(em->needed, 0, (size_t)kernel->n_nodes);
 		for (int j = 0; j < kernel->n_outputs; j++) {
 			int node = kernel->outputs[j].node;
-			if (kernel->outputs[j].kind == RR_KIND_ROW && !em->early[j] && node >= 0 &&
+			if (kernel->outputs[j].kind == RR_KIND_ROW &&
+			    (!em->early[j] || em->prefetch) && node >= 0 &&
 			    kernel->nodes[node].shape == RR_SHAPE_ELEM)
 				em->needed[node] = 1;
 		}
@@ -615,7 +631,7 @@ static void element_needs(emitter *em, int round, int from_cache)
 		rr__mark_operands(kernel, em->needed, NULL);
 		return;
 	}
-	if (from_cache < 0 && round > 1 && memchr(em->early, 1, sizeof em->early)) {
+	if (from_cache < 0 && round > 1 && em->n_early > 0) {
 		element_needs_after_early(em, round);
 		return;
 	}
@@ -672,7 +688,7 @@ static void emit_element(emitter *em, int depth, int round, int guarded)
 		const int early = early_output_of(em, id);
 		if (early >= 0 && round > 1) {
 			line(em, depth,
-			     "const vf e%d = load_lanes%s(out%d, i%s); /* %s, from round 1 */", id,
+			     "const vf e%d = load_lanes%s(early%d, i%s); /* %s, from round 1 */", id,
 			     guarded ? "_guarded" : "", early, guarded ? ", N" : "",
 			     kernel->outputs[early].name);
 			continue;
@@ -695,10 +711,10 @@ static void emit_element(emitter *em, int depth, int round, int guarded)
 			rr__emit_rhs(em->out, kernel, id, "", RR_FLAVOR_C_VEC);
 		rr__buf_printf(em->out, ";\n");
 		if (early >= 0 && guarded)
-			line(em, depth, "store_lanes_guarded(out%d, i, N, e%d); /* %s */", early,
+			line(em, depth, "store_lanes_guarded(early%d, i, N, e%d); /* %s */", early,
 			     id, kernel->outputs[early].name);
 		else if (early >= 0)
-			line(em, depth, "store_packed(out%d + i, e%d); /* %s, read back after */",
+			line(em, depth, "store_packed(early%d + i, e%d); /* %s, read back after */",
 			     early, id, kernel->outputs[early].name);
 		if (id == em->cached && em->pass == 2 && !em->head)
 			line(em, depth, "store_kept(cache%s, slot * W + b * L, e%d);",
@@ -793,19 +809,6 @@ static void emit_pack(emitter *em, int depth, int round, int guarded)
 				     "prefetch_lead(in%d, N, h, i); /* the next row's first "
 				     "eighth */",
 				     k);
-		/* Outputs written early (round 1, ordinary stores: plan_early_outputs) are read for
-		 * ownership from memory there; the output phase fetches that row's lines for
-		 * writing with its inputs. Two threads, add_layernorm f32 from DRAM
-		 * (bench/NOTES.md, session 21): 4096x4096 0.82-0.88 of the time, 256x65536
-		 * 0.85-0.94, 16384x1024 0.89-0.99, 1024x4096 0.82. */
-		for (int j = 0;
-		     em->prefetch && !guarded && round > em->rounds && j < kernel->n_outputs; j++)
-			if (em->early[j])
-				line(
-				    em, depth + 1,
-				    "__builtin_prefetch(out%d + prefetch_ahead(N, stream) + i, 1); "
-				    "/* %s, written early */",
-				    j, kernel->outputs[j].name);
 	}
 	emit_element(em, depth + 1, round, guarded);
 	line(em, depth, "}");
@@ -1122,12 +1125,12 @@ static void emit_in_row_lines(emitter *em, int round)
 	line(em, 2, "}");
 }
 
-/* One line per row output, `fmt` taking its index twice: an aligner's start or end, where the
- * output phase stores through rr_store_aligned (em->aligned). */
+/* One line per row output the output phase stores, `fmt` taking its index twice: an aligner's
+ * start or end, where it stores through rr_store_aligned (em->aligned). */
 static void emit_aligners(emitter *em, const char *fmt)
 {
 	for (int j = 0; j < em->kernel->n_outputs && em->aligned; j++)
-		if (em->kernel->outputs[j].kind == RR_KIND_ROW && !em->early[j])
+		if (em->kernel->outputs[j].kind == RR_KIND_ROW && (!em->early[j] || em->prefetch))
 			line(em, 2, fmt, j, j);
 }
 
@@ -1803,32 +1806,38 @@ static void plan_storage(emitter *em, const rr__realisation *r)
 }
 
 /* Row outputs whose value round 1 computes anyway (add_layernorm's h = x + r): written there,
- * and read back from the row by the later passes instead of computed again from the inputs,
- * which are not stored again in the output phase. The row is still in L1 when it is read back
- * and one load of it replaces those of its operands (add_layernorm: 8 loads an element become
- * 6). f32 only, so the value read back is the one computed, bit for bit; V = 1 (its store and
- * loads are whole vectors) without a head, kept inputs or an online pair. The store is an
- * ordinary one even where the launch streams: a streamed row would be read back from memory.
- * clab, add_layernorm f32, rows 16 bytes into a line, the time against before: one thread
- * 64x4096 0.71-0.85, 1024x1024 0.73-0.81, 16384x1024 streaming 0.79; two threads 0.61-0.71
- * and 0.78-0.80 (bench/NOTES.md, session 20). */
-static void plan_early_outputs(emitter *em)
+ * and read back by the later passes instead of computed again from the inputs, which are not
+ * stored again in the output phase. The row is still in L1 when it is read back and one load
+ * of it replaces those of its operands (add_layernorm: 8 loads an element become 6). f32 only,
+ * so the value read back is the one computed, bit for bit; V = 1 (its store and loads are
+ * whole vectors) without a head, kept inputs or an online pair. clab, add_layernorm f32, rows
+ * 16 bytes into a line, the time against before: one thread 64x4096 0.71-0.85, 1024x1024
+ * 0.73-0.81, 16384x1024 streaming 0.79; two threads 0.61-0.71 and 0.78-0.80 (bench/NOTES.md,
+ * session 20). Where the launch streams, round 1 writes it to the thread's scratch instead
+ * (early_rows_at in device/cpu_row.h, a row of EARLY_ROWS each) and the output phase streams
+ * it from there with the other outputs: an ordinary store into the row made the core read
+ * each of its lines from memory first and write it back later, a third more traffic than the
+ * kernel's own (bench/NOTES.md, session 36 CPU). */
+int rr__c_early_outputs(const rr_kernel *kernel, const rr__realisation *r, unsigned char *early)
 {
-	const rr_kernel *kernel = em->kernel;
-	memset(em->early, 0, sizeof em->early);
-	if (em->dtype != RR_F32 || em->layout->vec != 1 || em->r->head_slots > 0 ||
-	    em->n_kept > 0 || em->cached >= 0 || kernel->analysis.online_rewrites > 0 ||
-	    em->rounds < 1)
-		return;
+	int count = 0;
+	memset(early, 0, (size_t)kernel->n_outputs);
+	if (r->dtype != RR_F32 || r->layout.vec != 1 || r->head_slots > 0 ||
+	    (r->keep != RR_KEEP_NONE && r->kept_values > 0) || rr__c_cached_node(kernel) >= 0 ||
+	    kernel->analysis.online_rewrites > 0 || kernel->analysis.rounds < 1)
+		return 0;
 	unsigned char first[RR_MAX_NODES];
 	rr__analysis_elem_needs(kernel, 1, first);
 	for (int j = 0; j < kernel->n_outputs; j++) {
-		int node = kernel->outputs[j].node;
+		int node = kernel->outputs[j].node, taken = 0;
+		for (int o = 0; o < j; o++)
+			taken |= early[o] && kernel->outputs[o].node == node;
 		if (kernel->outputs[j].kind != RR_KIND_ROW || node < 0 || !first[node] ||
-		    kernel->nodes[node].op == RR_OP_INPUT || early_output_of(em, node) >= 0)
+		    kernel->nodes[node].op == RR_OP_INPUT || taken)
 			continue;
-		em->early[j] = 1;
+		early[j] = (unsigned char)++count;
 	}
+	return count;
 }
 
 /* Whether node id is needed by a pass after round 1 where the nodes `stop` are read back. */
@@ -1919,7 +1928,11 @@ int64_t rr__c_scratch_floats(const rr_kernel *kernel, const rr__realisation *r)
 		kept++;
 	const int64_t floats = kept * r->layout.workers_per_row * r->slots;
 	const int wide = rr__c_wide_cols(kernel, r, NULL);
-	return wide > 0 ? (floats + 15) / 16 * 16 + wide * ((r->cols + 15) / 16 * 16) : floats;
+	const int64_t before =
+	    wide > 0 ? (floats + 15) / 16 * 16 + wide * ((r->cols + 15) / 16 * 16) : floats;
+	unsigned char early[RR_MAX_IO];
+	const int rows = rr__c_early_outputs(kernel, r, early);
+	return rows > 0 ? (before + 15) / 16 * 16 + rows * ((r->cols + 15) / 16 * 16) : before;
 }
 
 /* Whether the output phase's run loops (stores_in_runs) take their bf16 values in pair order
@@ -2005,7 +2018,7 @@ rr_status rr__c_emit(const rr__emit_request *request, rr__buf *out)
 	em->split_max_n = rr__c_split_max_cols(kernel, em->dtype);
 	em->cache_output = cache_output_of(em);
 	plan_storage(em, r);
-	plan_early_outputs(em);
+	em->n_early = rr__c_early_outputs(kernel, r, em->early);
 	em->n_held = rr__c_derived_keeps(kernel, r, em->held);
 	em->n_wide = rr__c_wide_cols(kernel, r, em->wide);
 	em->paired = paired_order(em);

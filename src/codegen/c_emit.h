@@ -55,7 +55,7 @@ int rr__c_cached_node(const rr_kernel *kernel);
  * loading, converting and computing them again from their operands: where the realisation
  * keeps no row input (S=reread), has no head and no online pair, and the kept values of a row
  * take at most RR_CPU_HELD_BYTES. held[id] (n_nodes entries) is set to 1 + the value's ordinal
- * after the kept inputs, 0 elsewhere; returns their count. f32 rows have plan_early_outputs
+ * after the kept inputs, 0 elsewhere; returns their count. f32 rows have rr__c_early_outputs
  * for h instead. add_layernorm bf16 (bench/NOTES.md, session 30): one thread in cache 0.85 of the
  * time at 1024 and 4096 columns (0.93 at 65536), two threads in cache (1024x1024, 64x4096)
  * 0.87-0.89; two threads from DRAM level (16384x1024 0.98, 4096x4096 1.005, 2048x8192 0.98,
@@ -63,10 +63,16 @@ int rr__c_cached_node(const rr_kernel *kernel);
  * ones (16 KiB: N <= 4096 for one value); longer rows keep their code, no gain shown there. */
 #define RR_CPU_HELD_BYTES (16 * 1024)
 int rr__c_derived_keeps(const rr_kernel *kernel, const rr__realisation *r, unsigned char *held);
+/* Row outputs of an f32 realisation that round 1 writes and the later passes read back
+ * instead of computing them again (add_layernorm's h): in the row, or where the launch
+ * streams in the thread's scratch, streamed to the row by the output phase. early (n_outputs
+ * entries) gets 1 + the output's ordinal among them, 0 for the others; returns their count. */
+int rr__c_early_outputs(const rr_kernel *kernel, const rr__realisation *r, unsigned char *early);
 /* Floats of private scratch one CPU thread needs for a realisation of `kernel`: the kept
  * values' slots of W workers (rr__c_derived_keeps' too), the split's cache at rows up to
- * rr__c_split_max_cols, and the widened cols (rr__c_wide_cols: from a 64-byte boundary, each
- * col's N floats rounded up to 16). */
+ * rr__c_split_max_cols, the widened cols (rr__c_wide_cols: from a 64-byte boundary, each
+ * col's N floats rounded up to 16), and the rows written early (rr__c_early_outputs: from a
+ * 64-byte boundary after the rest, N floats rounded up to 16 each). */
 int64_t rr__c_scratch_floats(const rr_kernel *kernel, const rr__realisation *r);
 /* The cols of a 16-bit kernel that it reads as f32 from the thread's scratch, widened there
  * once a thread and launch (RR_CPU_COLS_READY) instead of by a shuffle at each load: where the

@@ -20,6 +20,7 @@
 #define CACHED_VALUES 0
 #define ROW_INPUTS 1
 #define WIDE_COLS 0
+#define EARLY_ROWS 0
 typedef float io_t;
 #if defined(__SSE__)
 #include <xmmintrin.h> /* _mm_sfence; the emitted source has it from cpu_vec.h's types */
@@ -98,13 +99,27 @@ static inline int64_t wide_col_stride(int64_t N)
 	return (N + 15) / 16 * 16;
 }
 
-/* The kept inputs' slots, the split's cache where it runs, and the 16-bit cols as f32
- * (rr__c_scratch_floats). */
-int64_t rr_cpu_scratch_floats(int64_t N)
+/* Floats of scratch before the rows written early: the kept inputs' slots, the split's cache
+ * where it runs, and the 16-bit cols as f32. */
+static inline int64_t scratch_before_early(int64_t N)
 {
 	const int64_t cached = N <= SPLIT_MAX_N ? CACHED_VALUES : 0;
 	const int64_t kept = ((int64_t)KEPT_INPUTS + cached) * W * slot_bound(N);
 	return WIDE_COLS > 0 ? wide_cols_at(N) + (int64_t)WIDE_COLS * wide_col_stride(N) : kept;
+}
+
+/* Where the rows written early start in scratch (EARLY_ROWS of them, wide_col_stride(N)
+ * floats apart; used where the launch streams): from the next line. */
+static inline int64_t early_rows_at(int64_t N)
+{
+	return (scratch_before_early(N) + 15) / 16 * 16;
+}
+
+/* All of the above (rr__c_scratch_floats). */
+int64_t rr_cpu_scratch_floats(int64_t N)
+{
+	return EARLY_ROWS > 0 ? early_rows_at(N) + (int64_t)EARLY_ROWS * wide_col_stride(N)
+	                      : scratch_before_early(N);
 }
 
 //@ entry

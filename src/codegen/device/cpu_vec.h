@@ -1112,51 +1112,77 @@ static inline vf rr_vswap(vf v, int o)
  * 16-byte ones: rr_stream_f32 stores each vector as two 16-byte halves there. Two threads,
  * rows from DRAM 16 bytes in (bench/NOTES.md, session 31 CPU): softmax f32 16384x1024 0.88 of the
  * time, 4096x4096 0.90; the same values at the same addresses, stored in other pieces.
- * Streamed f32 rows of 64-byte vectors (AVX-512) 16, 32 or 48 bytes past a line likewise as
- * aligned 64-byte non-temporal stores (one valignd a vector), the row's first and last pieces
- * as 16-byte ones, where rr_stream_f32 stores every vector as four 16-byte quarters. Two
- * threads from DRAM, rows 16 bytes in (bench/peers/onnx_cpu.py, two builds alternated over six
- * rounds; session 35 CPU): layernorm f32 0.86-0.96 of the time, rmsnorm 0.94-0.99,
- * add_layernorm 0.96-1.00. */
+ * Streamed f32 rows of 64-byte vectors (AVX-512) that start past a line likewise as aligned
+ * 64-byte non-temporal stores (one two-source permute a vector), where rr_stream_f32 stores
+ * every vector as four 16-byte quarters (16, 32 or 48 bytes in) or with ordinary stores (any
+ * other offset: rows of odd length, views). The row's first and last pieces, in the lines it
+ * shares with its neighbours, are non-temporal stores of 32, 16, 8 and 4 bytes
+ * (rr_stream_lanes). Two threads from DRAM, rows 16 bytes in (bench/peers/onnx_cpu.py, two
+ * builds alternated over six rounds; session 35 CPU): layernorm f32 0.86-0.96 of the time,
+ * rmsnorm 0.94-0.99, add_layernorm 0.96-1.00. Rows 4 bytes in (bench/NOTES.md, session 36
+ * CPU): layernorm f32 4096x2048 as fast as rows 16 bytes in, where their ordinary stores took
+ * 1.5 times as long; rows of odd length (each at another offset, their guarded chunk stored
+ * by store_tail) in 0.57-0.74 of the time with the arrays in L3 (layernorm, softmax and
+ * add_layernorm 8191x1023, layernorm 2047x6143, rmsnorm 1000x50265). */
 typedef struct rr_aligner {
 	vf last, last_rotated; /* the last vector stored, and its lanes rotated up by shift */
 	vi rotate, low;        /* lane l takes lane (l - shift) mod L; lanes under shift */
 	int64_t shift;         /* elements the row's vectors start past a vector boundary */
 	int64_t last_i;        /* the last vector's first element, -1 before the first */
 	int halves;            /* streamed in aligned 32-byte spans across two vectors */
-	int quarters;          /* streamed in aligned 64-byte spans: the elements past a line */
+	int past_line;         /* streamed in aligned 64-byte spans: the elements past a line */
+	vi span;               /* those spans' lanes in the last vector (< L) and this one */
 } rr_aligner;
 
 #if defined(__AVX512F__) && L == 16
-/* Lanes 4k .. 4k + 3 of v. */
-static inline __m128 rr_quarter(vf v, int k)
+/* Lanes `from` .. to - 1 of v stored past the caches at p + from ..: the row's piece in a
+ * line it shares with its neighbour, as non-temporal stores of 8, 4, 2 and 1 lanes, each
+ * aligned to its size (p is aligned to a lane). An ordinary store there waits for its line
+ * from memory, and the streamed stores after it wait for that store (they leave the core in
+ * order): with one masked store at each end of a row, layernorm f32 4096x2048 ran rows 4 bytes
+ * into a line in 1.5 times the time of rows 16 bytes in (bench/NOTES.md, session 36 CPU). */
+static inline void rr_stream_lanes(float *p, vf v, int from, int to)
 {
-	switch (k) {
-	case 0:
-		return _mm512_castps512_ps128((__m512)v);
-	case 1:
-		return _mm512_extractf32x4_ps((__m512)v, 1);
-	case 2:
-		return _mm512_extractf32x4_ps((__m512)v, 2);
-	default:
-		return _mm512_extractf32x4_ps((__m512)v, 3);
-	}
-}
-
-/* The 16 elements that start `shift` (4, 8 or 12) lanes before `v`: the top of `last` and
- * the bottom of v. */
-static inline __m512 rr_span_before(vf last, vf v, int shift)
-{
-	switch (shift) {
-	case 4:
-		return (__m512)_mm512_alignr_epi32((__m512i)v, (__m512i)last, 12);
-	case 8:
-		return (__m512)_mm512_alignr_epi32((__m512i)v, (__m512i)last, 8);
-	default:
-		return (__m512)_mm512_alignr_epi32((__m512i)v, (__m512i)last, 4);
+	float lanes[L];
+	memcpy(lanes, &v, sizeof lanes);
+	for (int l = from; l < to;) {
+		const uintptr_t at = (uintptr_t)(p + l);
+		if (at % 32 == 0 && to - l >= 8) {
+			_mm256_stream_ps(p + l, _mm256_loadu_ps(lanes + l));
+			l += 8;
+		} else if (at % 16 == 0 && to - l >= 4) {
+			_mm_stream_ps(p + l, _mm_loadu_ps(lanes + l));
+			l += 4;
+		} else if (at % 8 == 0 && to - l >= 2) {
+			long long two;
+			memcpy(&two, lanes + l, sizeof two);
+			_mm_stream_si64((long long *)(void *)(p + l), two);
+			l += 2;
+		} else {
+			int one;
+			memcpy(&one, lanes + l, sizeof one);
+			_mm_stream_si32((int *)(void *)(p + l), one);
+			l += 1;
+		}
 	}
 }
 #endif
+
+/* The guarded chunk's stores of a row output (store_lanes_guarded's lanes): past the caches
+ * where the launch streams f32 rows with AVX-512 (rr_stream_lanes), for the reason given
+ * there: rows of 1023 and 2047 elements (bench/NOTES.md, session 36 CPU). */
+static inline void store_tail(io_t *p, int64_t i, int64_t N, int stream, vf v)
+{
+#if defined(__AVX512F__) && L == 16
+	if (V == 1 && stream && sizeof(io_t) == sizeof(float) &&
+	    (uintptr_t)(p + i) % sizeof(float) == 0) {
+		rr_stream_lanes((float *)(void *)(p + i), v, 0, N - i < L ? (int)(N - i) : L);
+		return;
+	}
+#endif
+	(void)stream;
+	store_lanes_guarded(p, i, N, v);
+}
 
 static inline rr_aligner rr_aligner_begin(const io_t *p, int stream, int rotate)
 {
@@ -1167,8 +1193,10 @@ static inline rr_aligner rr_aligner_begin(const io_t *p, int stream, int rotate)
 	a.halves = V == 1 && stream && sizeof(io_t) == sizeof(float) && (uintptr_t)p % 32 == 16;
 #endif
 #if defined(__AVX512F__) && L == 16
-	if (V == 1 && stream && sizeof(io_t) == sizeof(float) && (uintptr_t)p % 16 == 0)
-		a.quarters = (int)((uintptr_t)p % 64 / sizeof(float));
+	if (V == 1 && stream && sizeof(io_t) == sizeof(float) && (uintptr_t)p % sizeof(float) == 0)
+		a.past_line = (int)((uintptr_t)p % 64 / sizeof(float));
+	for (int l = 0; l < L; l++) /* past_line from the last vector, then this one's lanes */
+		a.span[l] = L - a.past_line + l;
 #endif
 #if defined(__GNUC__) && !defined(__clang__)
 	const uintptr_t offset = (uintptr_t)p % (L * sizeof(io_t));
@@ -1202,13 +1230,14 @@ static inline void rr_store_aligned(rr_aligner *a, io_t *p, int64_t i, int strea
 	}
 #endif
 #if defined(__AVX512F__) && L == 16
-	if (a->quarters) {
+	if (a->past_line) {
 		float *const q = (float *)(void *)p + i;
 		if (a->last_i >= 0)
-			_mm512_stream_ps(q - a->quarters, rr_span_before(a->last, v, a->quarters));
-		else
-			for (int k = 0; k < L - a->quarters; k += 4)
-				_mm_stream_ps(q + k, rr_quarter(v, k / 4));
+			_mm512_stream_ps(q - a->past_line,
+			                 _mm512_permutex2var_ps((__m512)a->last, (__m512i)a->span,
+			                                        (__m512)v));
+		else /* the row's first L - past_line elements, up to the end of their line */
+			rr_stream_lanes(q, v, 0, L - a->past_line);
 		a->last = v;
 		a->last_i = i;
 		return;
@@ -1239,10 +1268,8 @@ static inline void rr_aligner_end(const rr_aligner *a, io_t *p)
 		              _mm256_extractf128_ps((__m256)a->last, 1));
 #endif
 #if defined(__AVX512F__) && L == 16
-	if (a->quarters && a->last_i >= 0)
-		for (int k = L - a->quarters; k < L; k += 4)
-			_mm_stream_ps((float *)(void *)p + a->last_i + k,
-			              rr_quarter(a->last, k / 4));
+	if (a->past_line && a->last_i >= 0) /* the last vector's top past_line elements */
+		rr_stream_lanes((float *)(void *)p + a->last_i, a->last, L - a->past_line, L);
 #endif
 	if (a->shift != 0 && a->last_i >= 0)
 		store_packed(p + a->last_i, a->last);
