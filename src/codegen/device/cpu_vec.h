@@ -1140,8 +1140,11 @@ typedef struct rr_aligner {
  * aligned to its size (p is aligned to a lane). An ordinary store there waits for its line
  * from memory, and the streamed stores after it wait for that store (they leave the core in
  * order): with one masked store at each end of a row, layernorm f32 4096x2048 ran rows 4 bytes
- * into a line in 1.5 times the time of rows 16 bytes in (bench/NOTES.md, session 36 CPU). */
-static inline void rr_stream_lanes(float *p, vf v, int from, int to)
+ * into a line in 1.5 times the time of rows 16 bytes in (bench/NOTES.md, session 36 CPU). Out
+ * of line: inlined at its two calls it moved the output loop of softmax f32 4096x4096 and
+ * 16384x1024 to where it ran 1.05-1.08 times as long. */
+__attribute__((noinline, cold, unused)) static void rr_stream_lanes(float *p, vf v, int from,
+                                                                     int to)
 {
 	float lanes[L];
 	memcpy(lanes, &v, sizeof lanes);
