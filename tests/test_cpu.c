@@ -256,10 +256,11 @@ static void test_split_limit(rr_device *device)
 }
 
 /* Row outputs that round 1 computes (h = x + r) are written there and read back by the later
- * passes (c_emit.c, plan_early_outputs): every output still validates where h is the kernel's
+ * passes (c_emit.c, rr__c_early_outputs): every output still validates where h is the kernel's
  * only row output (no output phase is left), where the output phase reads it back
- * (add_layernorm), with and without a guarded last chunk, rows aligned or not, and with h
- * written over x in place. The source says which outputs are written early. */
+ * (add_layernorm), with and without a guarded last chunk, rows aligned or not, launches that
+ * stream or not (h in scratch then where an output phase streams it), and with h written over x
+ * in place. The source says which outputs are written early. */
 static void test_early_outputs(rr_device *device)
 {
 	static const char text[] = "kernel residual_sum\n  in x : row\n  in r : row\n"
@@ -290,9 +291,14 @@ static void test_early_outputs(rr_device *device)
 				continue;
 			CHECK(strstr(rr_program_source(program),
 			             " * early    h written in round 1") != NULL);
-			for (int offset = 0; offset <= 4; offset += 4)
-				validate_view(program, kernels[k], RR_F32, rows, cols, offset,
-				              offset);
+			for (int streamed = 0; streamed < 2; streamed++) { /* and past the caches */
+				if (streamed)
+					setenv("RR_STREAM_BYTES", "0", 1);
+				for (int offset = 0; offset <= 4; offset += 4)
+					validate_view(program, kernels[k], RR_F32, rows, cols, offset,
+					              offset);
+				unsetenv("RR_STREAM_BYTES");
+			}
 			rr_program_free(program);
 		}
 	}

@@ -252,9 +252,9 @@ static void check_c_source(const char *label, const char *src, const rr_kernel *
 	/* and the f32 rows written in round 1 (rr__c_early_outputs), from the next line */
 	long long early = number_after(src, "#define EARLY_ROWS ");
 	unsigned char early_of[RR_MAX_IO];
-	CHECKF(early == rr__c_early_outputs(kernel, r, early_of), "%s: EARLY_ROWS %lld", label,
-	       early);
-	CHECKF(count_of(src, " * early    ") == early, "%s: early comments", label);
+	CHECKF(early == rr__c_early_rows(kernel, r), "%s: EARLY_ROWS %lld", label, early);
+	CHECKF(count_of(src, " * early    ") == rr__c_early_outputs(kernel, r, early_of),
+	       "%s: early comments", label);
 	if (early > 0)
 		floats = (floats + 15) / 16 * 16 + early * ((r->cols + 15) / 16 * 16);
 	CHECKF(rr__cpu_scratch_floats(kernel, r) == floats, "%s: CPU scratch %lld, source %lld",

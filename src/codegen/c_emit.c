@@ -77,6 +77,7 @@ typedef struct emitter {
 	 * streams (from the thread's scratch). */
 	unsigned char early[RR_MAX_IO];
 	int n_early;
+	int early_rows; /* rows of them in scratch where the launch streams (rr__c_early_rows) */
 	/* Emitting the split's sum pass where the row's extrema say no exp(x - m) of the max node
 	 * `ranged` is under 2^-125 (words_max_input), or -1. */
 	int ranged;
@@ -297,7 +298,7 @@ static void emit_prelude(emitter *em)
 	line(em, 0,
 	     "#define EARLY_ROWS %d /* row outputs written in round 1 (in scratch where the "
 	     "launch streams) */",
-	     em->n_early);
+	     em->early_rows);
 	line(em, 0, "#define CHAINS 4 /* accumulators per block of the split's max pass */\n");
 	line(em, 0, "#define TREE_STEPS %d", em->tree_steps);
 	if (em->tree_steps > 0) {
@@ -362,12 +363,15 @@ static void emit_row_setup(emitter *em)
 		     io->kind == RR_KIND_ROW ? " * N" : "", io->name, rr_kind_name(io->kind));
 	}
 	for (int j = 0; j < kernel->n_outputs; j++)
-		if (em->early[j])
+		if (em->early[j] && em->early_rows > 0)
 			line(em, 1,
 			     "io_t *const early%d = stream ? (io_t *)(void *)(scratch + "
 			     "early_rows_at(N) + %d * wide_col_stride(N)) : out%d; /* %s, written "
 			     "early */",
 			     j, em->early[j] - 1, j, kernel->outputs[j].name);
+		else if (em->early[j])
+			line(em, 1, "io_t *const early%d = out%d; /* %s, written early */", j, j,
+			     kernel->outputs[j].name);
 	if (em->n_kept + em->n_held > 0 || em->cached >= 0)
 		line(em, 1, "const int64_t slots = slot_bound(N);");
 	int is_output, at = rr__head_reference(kernel, &is_output);
@@ -1840,6 +1844,16 @@ int rr__c_early_outputs(const rr_kernel *kernel, const rr__realisation *r, unsig
 	return count;
 }
 
+int rr__c_early_rows(const rr_kernel *kernel, const rr__realisation *r)
+{
+	unsigned char early[RR_MAX_IO];
+	const int count = rr__c_early_outputs(kernel, r, early);
+	for (int j = 0; j < kernel->n_outputs; j++)
+		if (kernel->outputs[j].kind == RR_KIND_ROW && !early[j])
+			return count; /* an output phase, which streams them */
+	return 0;
+}
+
 /* Whether node id is needed by a pass after round 1 where the nodes `stop` are read back. */
 static int needed_after_round_one(const rr_kernel *kernel, int id, const unsigned char *stop)
 {
@@ -1930,8 +1944,7 @@ int64_t rr__c_scratch_floats(const rr_kernel *kernel, const rr__realisation *r)
 	const int wide = rr__c_wide_cols(kernel, r, NULL);
 	const int64_t before =
 	    wide > 0 ? (floats + 15) / 16 * 16 + wide * ((r->cols + 15) / 16 * 16) : floats;
-	unsigned char early[RR_MAX_IO];
-	const int rows = rr__c_early_outputs(kernel, r, early);
+	const int rows = rr__c_early_rows(kernel, r);
 	return rows > 0 ? (before + 15) / 16 * 16 + rows * ((r->cols + 15) / 16 * 16) : before;
 }
 
@@ -2019,6 +2032,7 @@ rr_status rr__c_emit(const rr__emit_request *request, rr__buf *out)
 	em->cache_output = cache_output_of(em);
 	plan_storage(em, r);
 	em->n_early = rr__c_early_outputs(kernel, r, em->early);
+	em->early_rows = rr__c_early_rows(kernel, r);
 	em->n_held = rr__c_derived_keeps(kernel, r, em->held);
 	em->n_wide = rr__c_wide_cols(kernel, r, em->wide);
 	em->paired = paired_order(em);

@@ -68,10 +68,14 @@ int rr__c_derived_keeps(const rr_kernel *kernel, const rr__realisation *r, unsig
  * streams in the thread's scratch, streamed to the row by the output phase. early (n_outputs
  * entries) gets 1 + the output's ordinal among them, 0 for the others; returns their count. */
 int rr__c_early_outputs(const rr_kernel *kernel, const rr__realisation *r, unsigned char *early);
+/* How many of them go to scratch where the launch streams: all where the kernel has a row
+ * output written by the output phase (which then streams them too), none where they are its
+ * only row outputs (no output phase: round 1 writes them into their rows). */
+int rr__c_early_rows(const rr_kernel *kernel, const rr__realisation *r);
 /* Floats of private scratch one CPU thread needs for a realisation of `kernel`: the kept
  * values' slots of W workers (rr__c_derived_keeps' too), the split's cache at rows up to
  * rr__c_split_max_cols, the widened cols (rr__c_wide_cols: from a 64-byte boundary, each
- * col's N floats rounded up to 16), and the rows written early (rr__c_early_outputs: from a
+ * col's N floats rounded up to 16), and the rows written early (rr__c_early_rows: from a
  * 64-byte boundary after the rest, N floats rounded up to 16 each). */
 int64_t rr__c_scratch_floats(const rr_kernel *kernel, const rr__realisation *r);
 /* The cols of a 16-bit kernel that it reads as f32 from the thread's scratch, widened there
