@@ -563,6 +563,39 @@ static void test_streaming_stores(rr_device *device)
 	CHECK(compared >= 6 * 3 * 9);
 }
 
+/* test_streaming_stores' f32 comparison compiled without AVX-512 (x86-64: the AVX2 form of
+ * rr_aligner where the machine has AVX2, its 16-byte case and rows at other offsets, whose
+ * spans are two rotated vectors blended, and store_tail's non-temporal lanes; SSE elsewhere). */
+static void test_streaming_stores_avx2(rr_device *device)
+{
+#if defined(__x86_64__)
+	static const int64_t cols[] = {1024, 1003};
+	const char *const *names = rr_builtin_names();
+	int compared = 0;
+	setenv("RR_CFLAGS", "-O1 -mno-avx512f", 1);
+	for (int k = 0; names[k]; k++) {
+		rr_kernel *kernel = NULL;
+		CHECK(rr_kernel_load_builtin(names[k], &kernel) == RR_OK);
+		for (int c = 0; kernel && c < 2; c++) {
+			rr_program *program = NULL;
+			CHECKF(rr_program_build(device, kernel, RR_F32, 7, cols[c], NULL, &program) ==
+			           RR_OK,
+			       "%s without AVX-512: %s", names[k], rr_last_error());
+			const int offsets[5] = {0, 4, 1, 3, 7};
+			for (int o = 0; program && o < 5; o++)
+				compare_streamed(program, kernel, RR_F32, 7, cols[c], offsets[o],
+				                 &compared);
+			rr_program_free(program);
+		}
+		rr_kernel_free(kernel);
+	}
+	setenv("RR_CFLAGS", "-O1", 1);
+	CHECK(compared >= 6 * 2 * 5);
+#else
+	(void)device;
+#endif
+}
+
 /* Softmax f32 rows from IN_ROW_MIN_N (16384) elements keep the split's cache in their output
  * row even in launches that stream (c_emit.c), where the source's RR_CACHE_IN_ROW says so (not
  * with AVX-512): the source turns the row's stream off between IN_ROW_MIN_N and SPLIT_MAX_N.
@@ -1465,6 +1498,7 @@ int main(void)
 		test_held_values(device);
 		test_widened_cols(device);
 		test_streaming_stores(device);
+		test_streaming_stores_avx2(device);
 		test_long_rows_in_row(device);
 		test_fetch_bound_loops(device);
 		test_run_loops_apart(device);

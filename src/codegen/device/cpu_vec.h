@@ -1130,11 +1130,19 @@ typedef struct rr_aligner {
 	int64_t shift;         /* elements the row's vectors start past a vector boundary */
 	int64_t last_i;        /* the last vector's first element, -1 before the first */
 	int halves;            /* streamed in aligned 32-byte spans across two vectors */
-	int past_line;         /* streamed in aligned 64-byte spans: the elements past a line */
-	vi span;               /* those spans' lanes in the last vector (< L) and this one */
+	int past_line;         /* streamed in aligned spans of a vector: the elements past one */
+	vi span;               /* those spans' lanes in the last vector (< L) and this one (AVX-512),
+	                        * or in both rotated (AVX2) */
+	vi take;               /* AVX2: the span's lanes from this vector */
 } rr_aligner;
 
-#if defined(__AVX512F__) && L == 16
+#if (defined(__AVX512F__) && L == 16) || (defined(__AVX2__) && L == 8)
+#define RR_STREAM_LANES 1
+#else
+#define RR_STREAM_LANES 0
+#endif
+
+#if RR_STREAM_LANES
 /* Lanes `from` .. to - 1 of v stored past the caches at p + from ..: the row's piece in a
  * line it shares with its neighbour, as non-temporal stores of 8, 4, 2 and 1 lanes, each
  * aligned to its size (p is aligned to a lane). An ordinary store there waits for its line
@@ -1172,11 +1180,11 @@ __attribute__((noinline, cold, unused)) static void rr_stream_lanes(float *p, vf
 #endif
 
 /* The guarded chunk's stores of a row output (store_lanes_guarded's lanes): past the caches
- * where the launch streams f32 rows with AVX-512 (rr_stream_lanes), for the reason given
- * there: rows of 1023 and 2047 elements (bench/NOTES.md, session 36 CPU). */
+ * where the launch streams f32 rows with AVX-512 or AVX2 (rr_stream_lanes), for the reason
+ * given there: rows of 1023 and 2047 elements (bench/NOTES.md, session 36 CPU). */
 static inline void store_tail(io_t *p, int64_t i, int64_t N, int stream, vf v)
 {
-#if defined(__AVX512F__) && L == 16
+#if RR_STREAM_LANES
 	if (V == 1 && stream && sizeof(io_t) == sizeof(float) &&
 	    (uintptr_t)(p + i) % sizeof(float) == 0) {
 		rr_stream_lanes((float *)(void *)(p + i), v, 0, N - i < L ? (int)(N - i) : L);
@@ -1194,6 +1202,15 @@ static inline rr_aligner rr_aligner_begin(const io_t *p, int stream, int rotate)
 	a.last_i = -1;
 #if defined(__AVX__) && L == 8
 	a.halves = V == 1 && stream && sizeof(io_t) == sizeof(float) && (uintptr_t)p % 32 == 16;
+#endif
+#if defined(__AVX2__) && L == 8 /* other offsets: both vectors rotated, then one blend */
+	if (V == 1 && stream && sizeof(io_t) == sizeof(float) &&
+	    (uintptr_t)p % sizeof(float) == 0 && !a.halves)
+		a.past_line = (int)((uintptr_t)p % 32 / sizeof(float));
+	for (int l = 0; l < L; l++) {
+		a.span[l] = (l + L - a.past_line) & (L - 1);
+		a.take[l] = l >= a.past_line ? -1 : 0;
+	}
 #endif
 #if defined(__AVX512F__) && L == 16
 	if (V == 1 && stream && sizeof(io_t) == sizeof(float) && (uintptr_t)p % sizeof(float) == 0)
@@ -1232,14 +1249,23 @@ static inline void rr_store_aligned(rr_aligner *a, io_t *p, int64_t i, int strea
 		return;
 	}
 #endif
-#if defined(__AVX512F__) && L == 16
+#if RR_STREAM_LANES
 	if (a->past_line) {
 		float *const q = (float *)(void *)p + i;
+#if L == 16
 		if (a->last_i >= 0)
 			_mm512_stream_ps(q - a->past_line,
 			                 _mm512_permutex2var_ps((__m512)a->last, (__m512i)a->span,
 			                                        (__m512)v));
-		else /* the row's first L - past_line elements, up to the end of their line */
+#else
+		if (a->last_i >= 0)
+			_mm256_stream_ps(
+			    q - a->past_line,
+			    _mm256_blendv_ps(_mm256_permutevar8x32_ps((__m256)a->last, (__m256i)a->span),
+			                     _mm256_permutevar8x32_ps((__m256)v, (__m256i)a->span),
+			                     (__m256)a->take));
+#endif
+		else /* the row's first L - past_line elements, up to the end of their span */
 			rr_stream_lanes(q, v, 0, L - a->past_line);
 		a->last = v;
 		a->last_i = i;
@@ -1270,7 +1296,7 @@ static inline void rr_aligner_end(const rr_aligner *a, io_t *p)
 		_mm_stream_ps((float *)(void *)p + a->last_i + L / 2,
 		              _mm256_extractf128_ps((__m256)a->last, 1));
 #endif
-#if defined(__AVX512F__) && L == 16
+#if RR_STREAM_LANES
 	if (a->past_line && a->last_i >= 0) /* the last vector's top past_line elements */
 		rr_stream_lanes((float *)(void *)p + a->last_i, a->last, L - a->past_line, L);
 #endif
