@@ -1131,9 +1131,8 @@ typedef struct rr_aligner {
 	int64_t last_i;        /* the last vector's first element, -1 before the first */
 	int halves;            /* streamed in aligned 32-byte spans across two vectors */
 	int past_line;         /* streamed in aligned spans of a vector: the elements past one */
-	vi span;               /* those spans' lanes in the last vector (< L) and this one (AVX-512),
-	                        * or in both rotated (AVX2) */
-	vi take;               /* AVX2: the span's lanes from this vector */
+	vi span;               /* the spans' lanes: last vector's, then this one's (AVX-512) */
+	vi take;               /* AVX2: span rotates both vectors, take marks this one's lanes */
 } rr_aligner;
 
 #if (defined(__AVX512F__) && L == 16) || (defined(__AVX2__) && L == 8)
