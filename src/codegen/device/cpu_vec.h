@@ -1260,9 +1260,10 @@ static inline void rr_store_aligned(rr_aligner *a, io_t *p, int64_t i, int strea
 		if (a->last_i >= 0)
 			_mm256_stream_ps(
 			    q - a->past_line,
-			    _mm256_blendv_ps(_mm256_permutevar8x32_ps((__m256)a->last, (__m256i)a->span),
-			                     _mm256_permutevar8x32_ps((__m256)v, (__m256i)a->span),
-			                     (__m256)a->take));
+			    _mm256_blendv_ps(
+			        _mm256_permutevar8x32_ps((__m256)a->last, (__m256i)a->span),
+			        _mm256_permutevar8x32_ps((__m256)v, (__m256i)a->span),
+			        (__m256)a->take));
 #endif
 		else /* the row's first L - past_line elements, up to the end of their span */
 			rr_stream_lanes(q, v, 0, L - a->past_line);
