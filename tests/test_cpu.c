@@ -578,8 +578,8 @@ static void test_streaming_stores_avx2(rr_device *device)
 		CHECK(rr_kernel_load_builtin(names[k], &kernel) == RR_OK);
 		for (int c = 0; kernel && c < 2; c++) {
 			rr_program *program = NULL;
-			CHECKF(rr_program_build(device, kernel, RR_F32, 7, cols[c], NULL, &program) ==
-			           RR_OK,
+			CHECKF(rr_program_build(device, kernel, RR_F32, 7, cols[c], NULL,
+			                        &program) == RR_OK,
 			       "%s without AVX-512: %s", names[k], rr_last_error());
 			const int offsets[5] = {0, 4, 1, 3, 7};
 			for (int o = 0; program && o < 5; o++)
