@@ -58,6 +58,7 @@ typedef struct cpu_module {
 	void *handle;
 	rr__cpu_kernel_fn kernel;
 	rr__cpu_scratch_fn scratch_floats;
+	int64_t scratch; /* floats a thread at the program's N, checked against the realisation */
 } cpu_module;
 
 long rr__cpu_compiler_runs(void)
@@ -276,6 +277,17 @@ static rr_status load_module(rr_program *program, const char *so_path, const cha
 		return rr__fail(RR_ERR_COMPILE, "the compiled kernel '%s' lacks %s or %s", so_path,
 		                RR_CPU_KERNEL_SYMBOL, RR_CPU_SCRATCH_SYMBOL);
 	}
+	const int64_t floats = rr__cpu_scratch_floats(program->kernel, &program->realisation);
+	const int64_t asked = module->scratch_floats(program->cols);
+	if (asked != floats) {
+		dlclose(module->handle);
+		free(module);
+		return rr__fail(RR_ERR_INTERNAL,
+		                "kernel '%s' asks for %lld floats of scratch per thread but its "
+		                "realisation says %lld",
+		                program->kernel->name, (long long)asked, (long long)floats);
+	}
+	module->scratch = floats;
 	memcpy(program->binary_hash, digest, 65);
 	program->module = module;
 	return RR_OK;
@@ -642,21 +654,14 @@ static rr_status cpu_launch(rr_device *device, rr_program *program, int64_t rows
 		params[k] = inputs[k].value;
 	}
 	int threads = launch_threads(device->impl, rows);
-	int64_t floats = rr__cpu_scratch_floats(program->kernel, &program->realisation);
-	if (module->scratch_floats(program->cols) != floats)
-		return rr__fail(RR_ERR_INTERNAL,
-		                "kernel '%s' asks for %lld floats of scratch per thread but its "
-		                "realisation says %lld",
-		                program->kernel->name,
-		                (long long)module->scratch_floats(program->cols),
-		                (long long)floats);
 	cpu_task task = {.kernel = module->kernel,
 	                 .cols = program->cols,
 	                 .inputs = pointers,
 	                 .params = params,
 	                 .outputs = outputs,
 	                 .stream = streams(device->impl, program, rows, pointers, outputs)};
-	return rr__pool_run(threads, rows, rows_per_chunk(rows, program->cols, threads), floats,
+	return rr__pool_run(threads, rows, rows_per_chunk(rows, program->cols, threads),
+	                    module->scratch,
 	                    run_rows, &task);
 }
 

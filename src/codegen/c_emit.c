@@ -275,16 +275,14 @@ static void emit_prelude(emitter *em)
 	line(em, 0, "#define CACHED_VALUES %d /* values the split keeps for the output phase */",
 	     em->cached >= 0);
 	if (em->cache_output >= 0) {
-		line(
-		    em, 0,
-		    "#ifndef RR_CACHE_IN_ROW /* 1: long split rows keep their cache in the row */");
-		line(em, 0, "#if defined(__AVX512F__)");
 		line(em, 0,
-		     "#define RR_CACHE_IN_ROW 0 /* streamed from scratch (session 35 CPU) */");
-		line(em, 0, "#else");
-		line(em, 0, "#define RR_CACHE_IN_ROW 1");
-		line(em, 0, "#endif");
-		line(em, 0, "#endif");
+		     "#ifndef RR_CACHE_IN_ROW /* 1: long split rows keep their cache in the row */\n"
+		     "#if defined(__AVX512F__)\n"
+		     "#define RR_CACHE_IN_ROW 0 /* streamed from scratch (session 35 CPU) */\n"
+		     "#else\n"
+		     "#define RR_CACHE_IN_ROW 1\n"
+		     "#endif\n"
+		     "#endif");
 		line(em, 0,
 		     "#define IN_ROW_MIN_N %d /* split rows from this length keep their cache in "
 		     "the row */",
