@@ -512,6 +512,35 @@ static void test_cpu_chains(const rr__target *gpu, const rr__target *cpu)
 	rr_kernel_free(aln);
 }
 
+/* Rows of a few elements on the CPU: softmax and cross_entropy, whose exp runs once per vector,
+ * take vectors of four lanes or more (W >= 4), where one or two lanes ran 1.9-3.9x longer
+ * (cost.c, cpu_transcendental_ns); rmsnorm, without one, keeps its narrow plan. */
+static void test_cpu_narrow_transcendentals(const rr__target *cpu)
+{
+	static const char *const heavy[] = {"softmax", "cross_entropy"};
+	static const int64_t shapes[][2] = {{50000, 3}, {20000, 5}, {4096, 7}, {30000, 10}};
+	for (int k = 0; k < 2; k++) {
+		rr_kernel *kernel = builtin(heavy[k]);
+		for (int d = 0; d < 2; d++) {
+			rr_dtype dt = d ? RR_BF16 : RR_F32;
+			for (int s = 0; s < 4; s++) {
+				rr__plan_request req = {kernel, dt,   shapes[s][0], shapes[s][1],
+				                        cpu,    NULL, NULL};
+				rr_layout l = choose(&req, NULL);
+				CHECKF(l.workers_per_row >= 4, "%s %s %lldx%lld: %s", heavy[k],
+				       d ? "bf16" : "f32", (long long)shapes[s][0],
+				       (long long)shapes[s][1], show(&l));
+			}
+		}
+		rr_kernel_free(kernel);
+	}
+	rr_kernel *rms = builtin("rmsnorm");
+	rr__plan_request req = {rms, RR_F32, 50000, 3, cpu, NULL, NULL};
+	rr_layout l = choose(&req, NULL);
+	CHECKF(l.workers_per_row <= 2, "rmsnorm f32 50000x3: %s", show(&l));
+	rr_kernel_free(rms);
+}
+
 /* The 16-bit keep: a later pass over a row kept in the pool's scratch is priced at the class's
  * cpu_kept_pass_factor of a re-read pass, refit in session 24 on the scratch the pool places a
  * page apart (0.96; 0.865 before, from runs with the old placement). With it, layernorm bf16 at
@@ -1421,6 +1450,7 @@ int main(void)
 	test_defaults(&gpu, &cpu);
 	test_cpu_chains(&gpu, &cpu);
 	test_cpu_kept_16bit(&cpu);
+	test_cpu_narrow_transcendentals(&cpu);
 	test_coefficients(&gpu, &cpu);
 	test_grid_choice(&gpu, &cpu);
 	test_wide_row_choices(&gpu);

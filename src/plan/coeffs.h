@@ -75,6 +75,7 @@
 	X(cpu_worker_ns, 2.0, C, "setting up one simulated worker in a pass")                      \
 	X(cpu_tree_level_ns, 1.0, C, "one level of the simulated tree")                            \
 	X(cpu_chain_ns, 1.5, C, "latency of one dependent vector add of a reduction's chain")      \
+	X(cpu_transcendental_ns, 2.7, C, "an exp, log or tanh on a vector of one or two lanes")    \
 	X(cpu_kept_pass_factor, 0.9, C, "a later pass over kept rows against a re-read pass")      \
 	X(cpu_group_ns, 40.0, C, "taking one group of rows off the queue")                         \
 	X(cpu_cached_row_bytes, 262144.0, C, "kept row bytes that stay in cache for a re-read")    \

@@ -703,6 +703,32 @@ static int chained_rounds(const rr_kernel *kernel)
 	return chained;
 }
 
+/* exp, log and tanh of a row's elements, counted once in every phase that computes them
+ * (softmax's online pass and its output phase: two; cross_entropy one; the norms none). */
+static int elem_transcendentals(const rr_kernel *kernel)
+{
+	unsigned char mark[RR_MAX_NODES];
+	int count = 0;
+	for (int phase = 1; phase <= kernel->analysis.rounds + 1; phase++) {
+		rr__phase_roots(kernel, phase, mark);
+		/* an online pair's sum rides with its max: its operand is computed there too */
+		for (int id = 0; id < kernel->n_nodes; id++) {
+			int max = kernel->analysis.online_partner[id];
+			if (rr__is_online_sum(kernel, id) && max >= 0 &&
+			    rr__reduced_in(kernel, max, phase) &&
+			    kernel->nodes[kernel->nodes[id].a].shape == RR_SHAPE_ELEM)
+				mark[kernel->nodes[id].a] = 1;
+		}
+		rr__mark_operands(kernel, mark, NULL);
+		for (int id = 0; id < kernel->n_nodes; id++) {
+			rr__op op = kernel->nodes[id].op;
+			count +=
+			    mark[id] && (op == RR_OP_EXP || op == RR_OP_LOG || op == RR_OP_TANH);
+		}
+	}
+	return count;
+}
+
 static void cpu_features(const rr__cost_coeffs *k, const rr__plan_request *req, const rr_layout *l,
                          const io_facts *io, rr__plan_features *f)
 {
@@ -768,7 +794,17 @@ static void cpu_features(const rr__cost_coeffs *k, const rr__plan_request *req, 
 	double chain_adds = f->chunks_per_worker * l->vec * ceil(W / lanes) / chains;
 	double hidden = elem >= 4 ? CPU_CHAIN_HIDDEN : CPU_CHAIN_HIDDEN_16;
 	double chain_ns = fmax(0, chain_adds - hidden) * K(cpu_chain_ns);
-	double row_ns = pass_ns + later_ns;
+	/* An exp, log or tanh is a polynomial of a dozen vector operations, evaluated once per
+	 * vector of lanes: at W = 1 or 2 each evaluation serves one or two elements, and rows of
+	 * a few elements are bound by them. softmax and cross_entropy f32 over rows of 3-33
+	 * elements (AVX-512, two threads, R = 64) ran 1.4-4.7x longer at W = 1 than at W = 4 and
+	 * 1.6-2.9x at W = 2, about 2.7 ns more per evaluation, where rmsnorm ran 0.7-1.5x; W = 8
+	 * ran 0.91-1.72x W = 4's time (bench/NOTES.md session 37 CPU). Charged to the vectors of
+	 * one or two lanes alone: from four lanes on, the pack's issue time prices it. */
+	double heavy_ns = lanes < 4 ? elem_transcendentals(req->kernel) * f->chunks_per_worker * W *
+	                                  l->vec / lanes * K(cpu_transcendental_ns)
+	                            : 0;
+	double row_ns = pass_ns + later_ns + heavy_ns;
 	if (io->row_outputs > 0 && req->kernel->analysis.level && chain_ns > issue_ns &&
 	    (elem >= 4 || io->row_inputs == 1))
 		row_ns += chained_rounds(req->kernel) * (chain_ns - issue_ns);
