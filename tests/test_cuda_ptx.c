@@ -279,6 +279,37 @@ static void check_raised_launch_bounds(void)
 	}
 }
 
+/* Launch bounds raised for rows kept in shared memory (realise.c, smem_rows_blocks): layernorm
+ * bf16 4096x32000 at W = 512 keeps 64 KB of row a block, room for three blocks an SM, and asks
+ * ptxas for the two that 64 registers a thread allow, which it fits without local memory; not
+ * raised for add_layernorm's computed keep, nor for clusters of two. */
+static void check_smem_launch_bounds(void)
+{
+	rr_layout smem = {512, 8, 2, 1, 1, RR_STORAGE_SMEM, RR_GRID_ROWS};
+	compiled_plan plan;
+	if (compile_plan("layernorm", RR_BF16, 32000, smem, &plan)) {
+		CHECKF(plan.geometry.min_blocks == 2 && plan.geometry.min_blocks_capped == 1,
+		       "%s: min_blocks %d, capped %d", plan.label, plan.geometry.min_blocks,
+		       plan.geometry.min_blocks_capped);
+		int regs = entry_registers(plan.log, "rr_layernorm_vec");
+		CHECKF(regs > 0 && regs <= 64, "%s: %d registers at 2 blocks", plan.label, regs);
+		CHECKF(no_local_memory(&plan), "%s uses local memory:\n%s", plan.label, plan.log);
+		release(&plan);
+	}
+	rr_layout cluster = {512, 8, 2, 1, 8, RR_STORAGE_CLUSTER, RR_GRID_PERSISTENT};
+	if (compile_plan("add_layernorm", RR_BF16, 151936, cluster, &plan)) {
+		CHECKF(plan.geometry.min_blocks == plan.geometry.min_blocks_capped,
+		       "%s: raised for a computed keep", plan.label);
+		release(&plan);
+	}
+	rr_layout pair = {256, 8, 2, 1, 2, RR_STORAGE_CLUSTER, RR_GRID_PERSISTENT};
+	if (compile_plan("layernorm", RR_BF16, 50265, pair, &plan)) {
+		CHECKF(plan.geometry.min_blocks == plan.geometry.min_blocks_capped,
+		       "%s: raised for a cluster of two", plan.label);
+		release(&plan);
+	}
+}
+
 static void check_compile_errors_and_cache(void)
 {
 	rr__cuda_compiled compiled;
@@ -352,6 +383,7 @@ int main(void)
 	check_no_local_memory();
 	check_barriers();
 	check_raised_launch_bounds();
+	check_smem_launch_bounds();
 	check_compile_errors_and_cache();
 	return rr_test_finish("test_cuda_ptx");
 }

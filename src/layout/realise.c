@@ -409,6 +409,30 @@ static int rows_in_flight_blocks(const rr__realisation *r, int blocks)
 	return wanted > blocks ? (int)wanted : blocks;
 }
 
+/* A kernel of two rounds or more keeping its row inputs raw in shared memory (S=smem, or a
+ * cluster of four blocks or more): at least the blocks an SM that the kept row's shared memory
+ * allows, down to 64 registers a thread. Under min_blocks's cap ptxas is free to take more than
+ * 64 registers at W = 512 and then one block an SM runs where the shared memory holds two or
+ * three: layernorm bf16 4096x32000 (W = 512, V = 8, U = 2, S=smem) took 80 registers and ran
+ * 232 µs on the H200, 157 µs at the raised count (64 registers), 2048x128256 (C = 4) 510 ->
+ * 351, the C = 8 clusters at 131072-151936 columns 0.88-0.97 of the time. Not raised where the
+ * H200 measured it slower: clusters of two (layernorm bf16 1000x50265 and 2048x50257 1.03-1.04,
+ * whose entries already held four blocks an SM), and keeps of computed values (add_layernorm's
+ * h: 1.006-1.025 on six of its eleven picks; bench/NOTES.md, session 37 GPU). Where ptxas
+ * spills at the raised count the backend compiles the capped one (rows_in_flight_blocks). */
+static int smem_rows_blocks(const rr__target *target, const rr__realisation *r, int blocks)
+{
+	if (r->keep != RR_KEEP_SMEM || !r->keep_raw || r->grid_split || r->rounds < 2 ||
+	    r->layout.blocks_per_row == 2 || r->layout.rows_per_group != 1 ||
+	    target->smem_per_group <= 0 || r->smem_bytes <= 0)
+		return blocks;
+	int64_t wanted = (target->smem_per_group + 1024) / (r->smem_bytes + 1024);
+	int most = blocks_at(r, 64);
+	if (wanted > most)
+		wanted = most;
+	return wanted > blocks ? (int)wanted : blocks;
+}
+
 /* The blocks per SM that __launch_bounds__ asks ptxas to fit: without it ptxas may aim for
  * full occupancy and spill. The cap leaves room for the kept slots and one value derived from
  * each (LayerNorm's x - mean), one phase's loads in flight (the unrolled loops let ptxas hoist
@@ -679,6 +703,7 @@ rr_status rr__realise_with(const rr__kernel_facts *f, rr_dtype dtype, int64_t co
 	r->min_blocks_head_capped = r->min_blocks_head;
 	if (target->cc_major > 0) {
 		r->min_blocks = rows_in_flight_blocks(r, r->min_blocks);
+		r->min_blocks = smem_rows_blocks(target, r, r->min_blocks);
 		if (r->min_blocks != r->min_blocks_capped)
 			r->min_blocks_head = min_blocks_head(f, r);
 	}
