@@ -497,7 +497,9 @@ static void test_aligned_stores(void)
 				for (size_t k = 0; k < sizeof row / sizeof row[0]; k++)
 					row[k] = -1.0f;
 				float *p = row + SLACK + offset;
-				rr_aligner a = rr_aligner_begin(p, stream, rotate);
+				rr_carry carry;
+				memset(&carry, 0, sizeof carry);
+				rr_aligner a = rr_aligner_begin(p, stream, rotate, &carry);
 				for (int c = 0; c < count; c++) {
 					/* every lane is set below; gcc 13 asks for a start */
 					vf v = rr_vsplat(0.0f);
@@ -506,6 +508,7 @@ static void test_aligned_stores(void)
 					rr_store_aligned(&a, p, (int64_t)c * L, stream, v);
 				}
 				rr_aligner_end(&a, p);
+				rr_carry_flush(&carry);
 #if defined(__SSE__)
 				_mm_sfence();
 #endif

@@ -292,6 +292,8 @@ static void emit_prelude(emitter *em)
 	for (int k = 0; k < em->kernel->n_inputs; k++)
 		row_inputs += em->kernel->inputs[k].kind == RR_KIND_ROW;
 	line(em, 0, "#define ROW_INPUTS %d /* row inputs (prefetch_ahead) */", row_inputs);
+	line(em, 0, "#define OUTPUTS %d /* outputs (a carry each: device/cpu_vec.h) */",
+	     em->kernel->n_outputs);
 	line(em, 0, "#define WIDE_COLS %d /* 16-bit cols read as f32 from scratch */", em->n_wide);
 	line(em, 0,
 	     "#define EARLY_ROWS %d /* row outputs written in round 1 (in scratch where the "
@@ -509,7 +511,8 @@ static void emit_outputs_of_element(emitter *em, int depth, int guarded)
 			rr__buf_printf(em->out, "rr_store_aligned(&aligned%d, out%d, i, stream, ",
 			               j, j);
 		else if (guarded)
-			rr__buf_printf(em->out, "store_tail(out%d, i, N, stream, ", j);
+			rr__buf_printf(em->out, "store_tail(out%d, i, N, stream, carry + %d, ", j,
+			               j);
 		else
 			rr__buf_printf(em->out, "store_lanes(out%d, i, stream, ", j);
 		vector_ref(em, kernel->outputs[j].node);
@@ -1133,7 +1136,7 @@ static void emit_aligners(emitter *em, const char *fmt)
 {
 	for (int j = 0; j < em->kernel->n_outputs && em->aligned; j++)
 		if (em->kernel->outputs[j].kind == RR_KIND_ROW && (!em->early[j] || em->prefetch))
-			line(em, 2, fmt, j, j);
+			line(em, 2, fmt, j, j, j);
 }
 
 /* The loop over the complete chunks, `u_text` a loop iteration, storing row output `only`
@@ -1238,8 +1241,10 @@ static void emit_traversal(emitter *em, int round)
 		emit_in_row_lines(em, round);
 	em->aligned = streams_aligned(em, round); /* stores_aligned's rows among them */
 	emit_aligners(em, stores_aligned(em, round)
-	                      ? "rr_aligner aligned%d = rr_aligner_begin(out%d + h, stream, 1);"
-	                      : "rr_aligner aligned%d = rr_aligner_begin(out%d + h, stream, 0);");
+	                      ? "rr_aligner aligned%d = rr_aligner_begin(out%d + h, stream, 1, "
+	                        "carry + %d);"
+	                      : "rr_aligner aligned%d = rr_aligner_begin(out%d + h, stream, 0, "
+	                        "carry + %d);");
 	emit_run_loops(em, round, u_text);
 	/* in pair order, the last odd chunk is a run of its own (one chunk holds whole pairs) */
 	const int odd_run = unroll > 1 && em->runs && em->paired;
@@ -1741,8 +1746,10 @@ static void emit_row_function(emitter *em)
 	line(em, 0,
 	     "static void one_row(int64_t row, int64_t N, const void *const *inputs, "
 	     "const double *params,");
-	line(em, 0, "\t\t    void *const *outputs, float *scratch, int stream)\n{");
+	line(em, 0,
+	     "\t\t    void *const *outputs, float *scratch, int stream, rr_carry *carry)\n{");
 	line(em, 1, "(void)params;");
+	line(em, 1, "(void)carry;");
 	line(em, 1, "(void)scratch;");
 	line(em, 1, "(void)stream;");
 	emit_row_setup(em);

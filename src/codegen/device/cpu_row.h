@@ -25,8 +25,17 @@ typedef float io_t;
 #if defined(__SSE__)
 #include <xmmintrin.h> /* _mm_sfence; the emitted source has it from cpu_vec.h's types */
 #endif
+#define OUTPUTS 1
+typedef struct rr_carry {
+	float *line;
+	unsigned have;
+} rr_carry;
+static inline void rr_carry_flush(rr_carry *c)
+{
+	(void)c;
+}
 void one_row(int64_t row, int64_t N, const void *const *inputs, const double *params,
-	     void *const *outputs, float *scratch, int stream);
+             void *const *outputs, float *scratch, int stream, rr_carry *carry);
 void widen_cols(int64_t N, const void *const *inputs, float *to);
 //@ slots
 /* Private slots per worker: floor(N / (W * V)) * V + min(N % (W * V), V) (the body of N - h
@@ -132,9 +141,14 @@ void rr_cpu_kernel(int64_t row_begin, int64_t row_end, int64_t N, const void *co
 		widen_cols(N, inputs, scratch + wide_cols_at(N));
 	stream &= 1;
 	/* groups of R rows; the grouping never changes a row's arithmetic */
+	rr_carry carry[OUTPUTS]; /* a streamed row output's pieces between rows (cpu_vec.h) */
+	for (int j = 0; j < OUTPUTS; j++)
+		carry[j].line = NULL, carry[j].have = 0;
 	for (int64_t group = row_begin; group < row_end; group += R)
 		for (int64_t row = group; row < group + R && row < row_end; row++)
-			one_row(row, N, inputs, params, outputs, scratch, stream);
+			one_row(row, N, inputs, params, outputs, scratch, stream, carry);
+	for (int j = 0; stream && j < OUTPUTS; j++)
+		rr_carry_flush(&carry[j]);
 #if defined(__SSE__)
 	if (stream) /* stores past the caches are weakly ordered: done before the launch is */
 		_mm_sfence();

@@ -1117,13 +1117,29 @@ static inline vf rr_vswap(vf v, int o)
  * every vector as four 16-byte quarters (16, 32 or 48 bytes in) or with ordinary stores (any
  * other offset: rows of odd length, views). The row's first and last pieces, in the lines it
  * shares with its neighbours, are non-temporal stores of 32, 16, 8 and 4 bytes
- * (rr_stream_lanes). Two threads from DRAM, rows 16 bytes in (bench/peers/onnx_cpu.py, two
- * builds alternated over six rounds; session 35 CPU): layernorm f32 0.86-0.96 of the time,
- * rmsnorm 0.94-0.99, add_layernorm 0.96-1.00. Rows 4 bytes in (bench/NOTES.md, session 36
- * CPU): layernorm f32 4096x2048 as fast as rows 16 bytes in, where their ordinary stores took
- * 1.5 times as long; rows of odd length (each at another offset, their guarded chunk stored
- * by store_tail) in 0.57-0.74 of the time with the arrays in L3 (layernorm, softmax and
- * add_layernorm 8191x1023, layernorm 2047x6143, rmsnorm 1000x50265). */
+ * (rr_stream_floats, through rr_carry_put). Two threads from DRAM, rows 16 bytes in
+ * (bench/peers/onnx_cpu.py, two builds alternated over six rounds; session 35 CPU): layernorm f32
+ * 0.86-0.96 of the time, rmsnorm 0.94-0.99, add_layernorm 0.96-1.00. Rows 4 bytes in
+ * (bench/NOTES.md, session 36 CPU): layernorm f32 4096x2048 as fast as rows 16 bytes in, where
+ * their ordinary stores took 1.5 times as long; rows of odd length (each at another offset, their
+ * guarded chunk stored by store_tail) in 0.57-0.74 of the time with the arrays in L3 (layernorm,
+ * softmax and add_layernorm 8191x1023, layernorm 2047x6143, rmsnorm 1000x50265). */
+/* A streamed f32 row output's pieces in the lines it shares with its neighbours, carried from
+ * one row to the next: rr_cpu_kernel runs a thread's rows in order, and each row follows the
+ * last in memory, so the end of one row and the start of the next fill such a line together,
+ * which then leaves as one aligned 64-byte store past the caches (rr_carry_put) where each row
+ * stored its piece as up to four smaller ones (rr_stream_floats). One per row output, held
+ * across the rows of one rr_cpu_kernel call and streamed before it returns; AVX-512 only (the
+ * AVX2 form streams its 32-byte spans, and its pieces as they come). Two threads, `rowreduce
+ * bench`, two builds ABBA (bench/NOTES.md, session 37 CPU): rmsnorm, layernorm, softmax and
+ * add_layernorm f32 on rows of 127-2049 elements in 0.60-0.98 of the time, 2047x6143 and
+ * 16384x1024 0.98-1.00; a per-lane carry (no vector permute) had run 1.1-1.3 times as long. */
+typedef struct rr_carry {
+	float *line;   /* the 64-byte line held, NULL for none */
+	unsigned have; /* which of its 16 elements vals holds */
+	vf vals;       /* by their place in the line (AVX-512: L = 16) */
+} rr_carry;
+
 typedef struct rr_aligner {
 	vf last, last_rotated; /* the last vector stored, and its lanes rotated up by shift */
 	vi rotate, low;        /* lane l takes lane (l - shift) mod L; lanes under shift */
@@ -1133,6 +1149,7 @@ typedef struct rr_aligner {
 	int past_line;         /* streamed in aligned spans of a vector: the elements past one */
 	vi span;               /* the spans' lanes: last vector's, then this one's (AVX-512) */
 	vi take;               /* AVX2: span rotates both vectors, take marks this one's lanes */
+	rr_carry *carry;       /* the pieces in lines shared with the neighbouring rows */
 } rr_aligner;
 
 #if (defined(__AVX512F__) && L == 16) || (defined(__AVX2__) && L == 8)
@@ -1142,63 +1159,151 @@ typedef struct rr_aligner {
 #endif
 
 #if RR_STREAM_LANES
-/* Lanes `from` .. to - 1 of v stored past the caches at p + from ..: the row's piece in a
- * line it shares with its neighbour, as non-temporal stores of 8, 4, 2 and 1 lanes, each
- * aligned to its size (p is aligned to a lane). An ordinary store there waits for its line
+/* Elements from .. to - 1 of vals stored past the caches at p + from ..: a row's piece in a
+ * line it shares with its neighbour, as non-temporal stores of 8, 4, 2 and 1 elements, each
+ * aligned to its size (p is aligned to an element). An ordinary store there waits for its line
  * from memory, and the streamed stores after it wait for that store (they leave the core in
  * order): with one masked store at each end of a row, layernorm f32 4096x2048 ran rows 4 bytes
- * into a line in 1.5 times the time of rows 16 bytes in (bench/NOTES.md, session 36 CPU). Out
- * of line: inlined at its two calls it moved the output loop of softmax f32 4096x4096 and
- * 16384x1024 to where it ran 1.05-1.08 times as long. */
-__attribute__((noinline, cold, unused)) static void rr_stream_lanes(float *p, vf v, int from,
-                                                                     int to)
+ * into a line in 1.5 times the time of rows 16 bytes in (bench/NOTES.md, session 36 CPU). */
+static inline void rr_stream_floats(float *p, const float *vals, int from, int to)
 {
-	float lanes[L];
-	memcpy(lanes, &v, sizeof lanes);
 	for (int l = from; l < to;) {
 		const uintptr_t at = (uintptr_t)(p + l);
 		if (at % 32 == 0 && to - l >= 8) {
-			_mm256_stream_ps(p + l, _mm256_loadu_ps(lanes + l));
+			_mm256_stream_ps(p + l, _mm256_loadu_ps(vals + l));
 			l += 8;
 		} else if (at % 16 == 0 && to - l >= 4) {
-			_mm_stream_ps(p + l, _mm_loadu_ps(lanes + l));
+			_mm_stream_ps(p + l, _mm_loadu_ps(vals + l));
 			l += 4;
 		} else if (at % 8 == 0 && to - l >= 2) {
 			long long two;
-			memcpy(&two, lanes + l, sizeof two);
+			memcpy(&two, vals + l, sizeof two);
 			_mm_stream_si64((long long *)(void *)(p + l), two);
 			l += 2;
 		} else {
 			int one;
-			memcpy(&one, lanes + l, sizeof one);
+			memcpy(&one, vals + l, sizeof one);
 			_mm_stream_si32((int *)(void *)(p + l), one);
 			l += 1;
 		}
 	}
 }
+
+#if L == 16
+/* The carry's line streamed: one aligned 64-byte store when it is whole, else each run of the
+ * elements it has as the pieces rr_stream_floats stores. */
+__attribute__((noinline, unused)) static void rr_carry_flush(rr_carry *c)
+{
+	if (c->have == 0xffff) {
+		_mm512_stream_ps(c->line, (__m512)c->vals);
+	} else if (c->have) {
+		float vals[16];
+		memcpy(vals, &c->vals, sizeof vals);
+		for (int k = 0; k < 16;) {
+			if (!(c->have >> k & 1)) {
+				k++;
+				continue;
+			}
+			int end = k;
+			while (end < 16 && (c->have >> end & 1))
+				end++;
+			rr_stream_floats(c->line, vals, k, end);
+			k = end;
+		}
+	}
+	c->line = NULL;
+	c->have = 0;
+}
+
+/* Lanes from .. to - 1 of v into the line at `line`, at places mask (lane l of rotated is the
+ * line's element l): merged where the carry holds that line, else that line streamed first;
+ * a line made whole is streamed at once. */
+static inline void rr_carry_merge(rr_carry *c, float *line, __mmask16 mask, __m512 rotated)
+{
+	if (!mask)
+		return;
+	if (line != c->line) {
+		if (c->have)
+			rr_carry_flush(c);
+		c->line = line;
+		c->have = 0;
+	}
+	c->vals = (vf)_mm512_mask_mov_ps((__m512)c->vals, mask, rotated);
+	c->have |= mask;
+	if (c->have == 0xffff) {
+		_mm512_stream_ps(line, (__m512)c->vals);
+		c->line = NULL;
+		c->have = 0;
+	}
+}
+
+/* Lanes from .. to - 1 of v, bound for p + from .., into the carry: one rotation of v puts
+ * them at their places in the (at most two) lines they fall in. Out of line, as the pieces'
+ * stores were: inlined at their calls they moved the output loop of softmax f32 4096x4096 and
+ * 16384x1024 to where it ran 1.05-1.08 times as long (session 36 CPU). */
+__attribute__((noinline, unused)) static void rr_carry_put(rr_carry *c, float *p, vf v, int from,
+                                                           int to)
+{
+	float *const first = p + from;
+	float *const line = (float *)(void *)((uintptr_t)first & ~(uintptr_t)63);
+	const int k = (int)(first - line), end = k + to - from;
+	const __m512i idx =
+	    _mm512_and_si512(_mm512_add_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
+	                                                        11, 12, 13, 14, 15),
+	                                      _mm512_set1_epi32(from - k)),
+	                     _mm512_set1_epi32(15));
+	const __m512 rotated = _mm512_permutexvar_ps(idx, (__m512)v);
+	const unsigned ones = 0xffffu;
+	rr_carry_merge(c, line, (__mmask16)(ones << k & (end >= 16 ? ones : ~(ones << end))),
+	               rotated);
+	if (end > 16)
+		rr_carry_merge(c, line + 16, (__mmask16) ~(ones << (end - 16)), rotated);
+}
+#else
+/* AVX2: the pieces streamed as they come (rr_stream_floats); no carry. */
+static inline void rr_carry_flush(rr_carry *c)
+{
+	(void)c;
+}
+
+static inline void rr_carry_put(rr_carry *c, float *p, vf v, int from, int to)
+{
+	float lanes[L];
+	(void)c;
+	memcpy(lanes, &v, sizeof lanes);
+	rr_stream_floats(p, lanes, from, to);
+}
+#endif
+#else
+static inline void rr_carry_flush(rr_carry *c)
+{
+	(void)c;
+}
 #endif
 
 /* The guarded chunk's stores of a row output (store_lanes_guarded's lanes): past the caches
- * where the launch streams f32 rows with AVX-512 or AVX2 (rr_stream_lanes), for the reason
+ * where the launch streams f32 rows with AVX-512 or AVX2 (rr_carry_put), for the reason
  * given there: rows of 1023 and 2047 elements (bench/NOTES.md, session 36 CPU). */
-static inline void store_tail(io_t *p, int64_t i, int64_t N, int stream, vf v)
+static inline void store_tail(io_t *p, int64_t i, int64_t N, int stream, rr_carry *carry, vf v)
 {
 #if RR_STREAM_LANES
 	if (V == 1 && stream && sizeof(io_t) == sizeof(float) &&
 	    (uintptr_t)(p + i) % sizeof(float) == 0) {
-		rr_stream_lanes((float *)(void *)(p + i), v, 0, N - i < L ? (int)(N - i) : L);
+		rr_carry_put(carry, (float *)(void *)(p + i), v, 0, N - i < L ? (int)(N - i) : L);
 		return;
 	}
 #endif
 	(void)stream;
+	(void)carry;
 	store_lanes_guarded(p, i, N, v);
 }
 
-static inline rr_aligner rr_aligner_begin(const io_t *p, int stream, int rotate)
+static inline rr_aligner rr_aligner_begin(const io_t *p, int stream, int rotate, rr_carry *carry)
 {
 	rr_aligner a;
 	memset(&a, 0, sizeof a);
 	a.last_i = -1;
+	a.carry = carry;
 #if defined(__AVX__) && L == 8
 	a.halves = V == 1 && stream && sizeof(io_t) == sizeof(float) && (uintptr_t)p % 32 == 16;
 #endif
@@ -1266,7 +1371,7 @@ static inline void rr_store_aligned(rr_aligner *a, io_t *p, int64_t i, int strea
 			        (__m256)a->take));
 #endif
 		else /* the row's first L - past_line elements, up to the end of their span */
-			rr_stream_lanes(q, v, 0, L - a->past_line);
+			rr_carry_put(a->carry, q, v, 0, L - a->past_line);
 		a->last = v;
 		a->last_i = i;
 		return;
@@ -1298,7 +1403,8 @@ static inline void rr_aligner_end(const rr_aligner *a, io_t *p)
 #endif
 #if RR_STREAM_LANES
 	if (a->past_line && a->last_i >= 0) /* the last vector's top past_line elements */
-		rr_stream_lanes((float *)(void *)p + a->last_i, a->last, L - a->past_line, L);
+		rr_carry_put(a->carry, (float *)(void *)p + a->last_i, a->last, L - a->past_line,
+		             L);
 #endif
 	if (a->shift != 0 && a->last_i >= 0)
 		store_packed(p + a->last_i, a->last);
