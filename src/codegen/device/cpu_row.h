@@ -142,8 +142,7 @@ void rr_cpu_kernel(int64_t row_begin, int64_t row_end, int64_t N, const void *co
 	stream &= 1;
 	/* groups of R rows; the grouping never changes a row's arithmetic */
 	rr_carry carry[OUTPUTS]; /* a streamed row output's pieces between rows (cpu_vec.h) */
-	for (int j = 0; j < OUTPUTS; j++)
-		carry[j].line = NULL, carry[j].have = 0;
+	memset(carry, 0, sizeof carry);
 	for (int64_t group = row_begin; group < row_end; group += R)
 		for (int64_t row = group; row < group + R && row < row_end; row++)
 			one_row(row, N, inputs, params, outputs, scratch, stream, carry);

@@ -1260,13 +1260,15 @@ __attribute__((noinline, unused)) static void rr_carry_put(rr_carry *c, float *p
 		rr_carry_merge(c, line + 16, (__mmask16) ~(ones << (end - 16)), rotated);
 }
 #else
-/* AVX2: the pieces streamed as they come (rr_stream_floats); no carry. */
+/* AVX2: the pieces streamed as they come (rr_stream_floats); no carry. Out of line, as the
+ * AVX-512 form. */
 static inline void rr_carry_flush(rr_carry *c)
 {
 	(void)c;
 }
 
-static inline void rr_carry_put(rr_carry *c, float *p, vf v, int from, int to)
+__attribute__((noinline, cold, unused)) static void rr_carry_put(rr_carry *c, float *p, vf v,
+                                                                  int from, int to)
 {
 	float lanes[L];
 	(void)c;
