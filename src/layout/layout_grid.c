@@ -59,7 +59,7 @@ rr__illegal rr__check_grid_resident(const rr__realisation *r, const rr__target *
 		return RR_LEGAL; /* no device figures: the launcher checks */
 	int64_t per_sm = GRID_THREADS_PER_SM / r->threads;
 	if (r->smem_bytes > 0 && t->smem_per_group > 0) {
-		int64_t by_smem = (t->smem_per_group + 1024) / (r->smem_bytes + 1024);
+		int64_t by_smem = rr__blocks_by_smem(t, r->smem_bytes);
 		per_sm = by_smem < per_sm ? by_smem : per_sm;
 	}
 	int64_t resident = per_sm * t->multiprocessors;

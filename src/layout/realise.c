@@ -378,6 +378,21 @@ static int blocks_at(const rr__realisation *r, int64_t registers)
 	return blocks < 1 ? 1 : (int)blocks;
 }
 
+/* `blocks`, raised to `wanted` blocks an SM where the threads fit them at 64 registers a
+ * thread or more (the raised launch bounds below). */
+static int raised_blocks(const rr__realisation *r, int64_t wanted, int blocks)
+{
+	int most = blocks_at(r, 64);
+	if (wanted > most)
+		wanted = most;
+	return wanted > blocks ? (int)wanted : blocks;
+}
+
+int64_t rr__blocks_by_smem(const rr__target *target, int64_t smem_bytes)
+{
+	return (target->smem_per_group + 1024) / (smem_bytes + 1024);
+}
+
 /* A kernel of two rounds or more over 16-bit rows, one row a block kept in registers: at least
  * the blocks that hold ROW_BYTES_IN_FLIGHT of kept row an SM, down to 64 registers a thread.
  * The cap below left ptxas free to take 95-167 registers for LayerNorm's bf16 rows of
@@ -402,11 +417,7 @@ static int rows_in_flight_blocks(const rr__realisation *r, int blocks)
 	int64_t row_bytes = r->segment * r->elem_bytes * r->kept_values;
 	if (row_bytes < 4096) /* short rows: no measurement, and the cap already allows many */
 		return blocks;
-	int64_t wanted = ceil_div(ROW_BYTES_IN_FLIGHT, row_bytes);
-	int most = blocks_at(r, 64);
-	if (wanted > most)
-		wanted = most;
-	return wanted > blocks ? (int)wanted : blocks;
+	return raised_blocks(r, ceil_div(ROW_BYTES_IN_FLIGHT, row_bytes), blocks);
 }
 
 /* A kernel of two rounds or more keeping its row inputs raw in shared memory (S=smem, or a
@@ -426,11 +437,7 @@ static int smem_rows_blocks(const rr__target *target, const rr__realisation *r, 
 	    r->layout.blocks_per_row == 2 || r->layout.rows_per_group != 1 ||
 	    target->smem_per_group <= 0 || r->smem_bytes <= 0)
 		return blocks;
-	int64_t wanted = (target->smem_per_group + 1024) / (r->smem_bytes + 1024);
-	int most = blocks_at(r, 64);
-	if (wanted > most)
-		wanted = most;
-	return wanted > blocks ? (int)wanted : blocks;
+	return raised_blocks(r, rr__blocks_by_smem(target, r->smem_bytes), blocks);
 }
 
 /* The blocks per SM that __launch_bounds__ asks ptxas to fit: without it ptxas may aim for

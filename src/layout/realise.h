@@ -242,6 +242,10 @@ int rr__realisation_vec_allowed(const rr_kernel *kernel, const rr__realisation *
  * else the first row output (*is_output = 1); its index, or -1 when there is none. */
 int rr__head_reference(const rr_kernel *kernel, int *is_output);
 
+/* Blocks of `smem_bytes` of shared memory an SM holds: the opt-in bytes a block may have plus
+ * the 1 KB the SM reserves a block, over the block's bytes and that reserve (sm_90: 228 KB). */
+int64_t rr__blocks_by_smem(const rr__target *target, int64_t smem_bytes);
+
 /* The place of node `id` among the kept values, or -1 when it is not kept. */
 int rr__kept_ordinal(const rr__realisation *r, int id);
 
