@@ -186,6 +186,10 @@ for stage in "$@"; do
 			{ tail -20 "$OUT/build-base.log"; exit 1; }
 		base=$PWD/$B/build-gpu/rowreduce
 		rm -rf /tmp/ab; mkdir -p /tmp/ab
+		tag=${B#.}; tag=${tag#base}; tag=${tag#-}
+		# the runs so far in one archive after each run (a call returns only eight files, and
+		# one cut by its time limit keeps what the archive held)
+		keep_runs() { tar czf "$OUT/ab${tag:+-$tag}-runs.tgz.part" -C /tmp ab && mv "$OUT/ab${tag:+-$tag}-runs.tgz.part" "$OUT/ab${tag:+-$tag}-runs.tgz"; }
 		i=0 order=()
 		for r in $(seq "${AB_REPEAT:-1}"); do order+=(A B B A); done
 		for side in "${order[@]}"; do
@@ -205,17 +209,17 @@ for stage in "$@"; do
 				mkdir -p /tmp/ab/$i-$side
 				python3 -c 'import json,sys; print(json.dumps({"rows": [r for f in sys.argv[1:] for r in json.load(open(f))["rows"]]}))' \
 					/tmp/ab/$i-$side-*/results.json >/tmp/ab/$i-$side/results.json
+				keep_runs
 				continue
 			fi
 			timeout "${AB_RUN_LIMIT:-110}" "$bin" bench --backend cuda --shapes "$AB_SHAPES" --kernels "${AB_KERNELS:-all}" \
 				--dtypes "${AB_DTYPES:-f32,bf16}" --l2 "${AB_L2:-cold}" --samples 5 --sample-ms 5 --warmup-ms 20 --no-ceilings \
 				--out /tmp/ab/$i-$side >/dev/null 2>/tmp/ab/$i-$side.err || { echo "run $i ($side) failed"; tail -3 /tmp/ab/$i-$side.err; }
+			keep_runs
 		done
 		files=(); i=0; for side in "${order[@]}"; do i=$((i + 1)); files+=(/tmp/ab/$i-$side/results.json); done
-		tag=${B#.}; tag=${tag#base}; tag=${tag#-}
 		python3 tools/gpu/ab.py "${files[@]}" | tee "$OUT/ab${tag:+-$tag}.md"
-		# one archive, the runs' progress logs inside it: a call returns only eight files
-		tar czf "$OUT/ab${tag:+-$tag}-runs.tgz" -C /tmp ab
+		keep_runs
 		;;
 	plans)
 		# One workload under several plans (PLAN_SPECS: "kernel:dtype:MxN:plan ...", or
@@ -230,9 +234,10 @@ for stage in "$@"; do
 				--samples 5 --sample-ms 5 --warmup-ms 20 --no-ceilings --out "$d" >/dev/null 2>"$d.err" ||
 				{ echo "$spec: $(tail -1 "$d.err")"; continue; }
 			python3 tools/gpu/summary.py "$d/results.json" | tail -1
+			# the runs' own results so far (a call returns only a few files, and one cut by
+			# its time limit keeps what this archive held)
+			tar czf "$OUT/plans-runs.tgz.part" -C /tmp plans && mv "$OUT/plans-runs.tgz.part" "$OUT/plans-runs.tgz"
 		done | tee "$OUT/plans.txt"
-		# the runs' own results (a call returns only a few files)
-		tar czf "$OUT/plans-runs.tgz" -C /tmp plans
 		;;
 	ncu)
 		# Nsight Compute of single launches (NCU_SPECS: "kernel:dtype:MxN:plan ..."; plan auto =
