@@ -81,6 +81,26 @@ static inline vf rr_vsplat(float s)
 	return v;
 }
 
+/* Lanes l < L with l * step < n (-1), the others 0 (lanes past L too, as rr_vsplat leaves
+ * them): one vector compare against constant lane numbers, where a loop over the lanes
+ * compiled to one insert a lane. */
+static inline vi rr_lanes_below(int64_t n, int step)
+{
+	vi lane = {0};
+	for (int l = 0; l < VL; l++)
+		lane[l] = l < L ? l * step : INT32_MAX;
+	const int64_t most = (int64_t)L * step;
+	return lane < (int32_t)(n < 0 ? 0 : n < most ? n : most);
+}
+
+#if defined(__AVX512F__)
+/* The mask of lanes below n of 16. */
+static inline __mmask16 rr_mask_below(int64_t n)
+{
+	return (__mmask16)((1u << (n < 0 ? 0 : n < 16 ? n : 16)) - 1u);
+}
+#endif
+
 /* mask ? a : b lane by lane; mask lanes are 0 or -1 (a vector comparison). */
 static inline vf rr_vselect(vi mask, vf a, vf b)
 {
@@ -500,13 +520,10 @@ static inline int64_t rr_lead_to_vector(const float *q, int64_t count)
 	return lead < count ? lead : count;
 }
 
-/* Lanes below n (-1), the others 0. */
+/* Lanes below n (-1), the others 0: one vector compare (rr_lanes_below). */
 static inline vi rr_first_lanes(int64_t n)
 {
-	vi valid = {0};
-	for (int l = 0; l < L; l++)
-		valid[l] = l < n ? -1 : 0;
-	return valid;
+	return rr_lanes_below(n, 1);
 }
 
 /* The lanes `valid` of L consecutive elements at p (the others read 0, never touched). */
@@ -985,8 +1002,24 @@ static inline void store_lanes(io_t *p, int64_t i, int stream, vf v)
 		p[i + (int64_t)l * V] = store_io(v[l]);
 }
 
+/* V = 1: one masked load or store of the first N - i lanes where the target has them (a
+ * 16-bit row's lanes through a vector of their bits), where the loop of one lane at a time
+ * cost a softmax f32 row of 127 elements, whose guarded chunk of 15 every pass reads, about a
+ * quarter of its time (bench/NOTES.md, session 38 CPU). */
 static inline vf load_lanes_guarded(const io_t *p, int64_t i, int64_t N)
 {
+#if defined(__AVX512F__) && L == 16
+	if (V == 1 && sizeof(io_t) == sizeof(float))
+		return (vf)_mm512_maskz_loadu_ps(rr_mask_below(N - i), p + i);
+#if defined(__AVX512BW__) && defined(__AVX512VL__)
+	if (V == 1 && sizeof(io_t) == sizeof(uint16_t)) {
+		const __m256i bits = _mm256_maskz_loadu_epi16(rr_mask_below(N - i), p + i);
+		io_t lanes[L];
+		memcpy(lanes, &bits, sizeof lanes);
+		return load_packed(lanes);
+	}
+#endif
+#endif
 	vf v = {0};
 	for (int l = 0; l < L && i + (int64_t)l * V < N; l++)
 		v[l] = load_io(p, i + (int64_t)l * V);
@@ -995,6 +1028,12 @@ static inline vf load_lanes_guarded(const io_t *p, int64_t i, int64_t N)
 
 static inline void store_lanes_guarded(io_t *p, int64_t i, int64_t N, vf v)
 {
+#if defined(__AVX512F__) && L == 16
+	if (V == 1 && sizeof(io_t) == sizeof(float)) {
+		_mm512_mask_storeu_ps(p + i, rr_mask_below(N - i), (__m512)v);
+		return;
+	}
+#endif
 	for (int l = 0; l < L && i + (int64_t)l * V < N; l++)
 		p[i + (int64_t)l * V] = store_io(v[l]);
 }
@@ -1032,10 +1071,7 @@ static inline void store_head(io_t *p, int t, int b, int64_t h, vf v)
 /* Lanes whose element i + l * V lies before N (-1), the others 0. */
 static inline vi lanes_valid(int64_t i, int64_t N)
 {
-	vi valid = {0};
-	for (int l = 0; l < L; l++)
-		valid[l] = i + (int64_t)l * V < N ? -1 : 0;
-	return valid;
+	return rr_lanes_below(N - i, V);
 }
 
 /* A 16-bit col as f32 (the emitted widen_cols: its cols, once a thread and launch), and the
