@@ -640,12 +640,16 @@ static inline int rr_bf16_extrema(const uint16_t *p, int64_t n, float *max, floa
 	uint16_t umax = 0, umin = 0xffff;
 	int64_t k = 0;
 #if defined(__AVX2__)
+	__m256i smax0 = _mm256_setzero_si256(), umax0 = smax0, umin0 = smax0;
+	int lanes = 0;
 	if (n >= 16) {
 		/* Maxima and minima may see an element twice: the first 16 elements, then aligned
 		 * loads from the row's first 32-byte boundary (no load splits a line: rows 16 bytes
 		 * into one split every other), then the last 16 elements; no element one by one. */
-		__m256i smax0 = _mm256_loadu_si256((const __m256i *)(const void *)p);
-		__m256i umax0 = smax0, umin0 = smax0, smax1 = smax0, umax1 = smax0, umin1 = smax0;
+		smax0 = _mm256_loadu_si256((const __m256i *)(const void *)p);
+		umax0 = smax0;
+		umin0 = smax0;
+		__m256i smax1 = smax0, umax1 = smax0, umin1 = smax0;
 		k = (int64_t)((32 - (uintptr_t)p % 32) % 32 / sizeof *p);
 		for (; k + 32 <= n; k += 32) {
 			const __m256i v0 =
@@ -669,6 +673,18 @@ static inline int rr_bf16_extrema(const uint16_t *p, int64_t n, float *max, floa
 		    _mm256_max_epu16(_mm256_max_epu16(umax0, umax1), _mm256_max_epu16(last, tail));
 		umin0 =
 		    _mm256_min_epu16(_mm256_min_epu16(umin0, umin1), _mm256_min_epu16(last, tail));
+		lanes = 1;
+	}
+#if defined(__AVX512BW__) && defined(__AVX512VL__)
+	else if (n > 0) { /* one masked load, the absent lanes neutral to each extremum */
+		const __mmask16 valid = rr_mask_below(n);
+		umax0 = _mm256_maskz_loadu_epi16(valid, p);
+		smax0 = _mm256_mask_blend_epi16(valid, _mm256_set1_epi16(INT16_MIN), umax0);
+		umin0 = _mm256_mask_blend_epi16(valid, _mm256_set1_epi16(-1), umax0);
+		lanes = 1;
+	}
+#endif
+	if (lanes) {
 		/* Across the lanes by the unsigned minimum of eight (phminposuw): the signed
 		 * maximum s is the unsigned minimum of s ^ 0x7fff, the unsigned maximum that of
 		 * its complement; where a loop over the 16 lanes of each took a twelfth of a
@@ -1009,22 +1025,75 @@ static inline void store_lanes(io_t *p, int64_t i, int stream, vf v)
 }
 
 /* V = 1: one masked load or store of the first N - i lanes where the target has them (a
- * 16-bit row's lanes through a vector of their bits), where the loop of one lane at a time
- * cost a softmax f32 row of 127 elements, whose guarded chunk of 15 every pass reads, about a
- * quarter of its time (bench/NOTES.md, session 38 CPU). */
+ * 16-bit row's lanes through a vector of their bits; AVX-512 with BW and VL, vectors of 4, 8
+ * or 16 lanes), where the loop of one lane at a time cost a softmax f32 row of 127 elements,
+ * whose guarded chunk of 15 every pass reads, about a quarter of its time, and softmax bf16
+ * rows of 3 elements (W = 4: the whole row is the guarded chunk) about half of theirs
+ * (bench/NOTES.md, session 38 CPU). */
+#if defined(__AVX512F__) && defined(__AVX512VL__) && defined(__AVX512BW__)
+#define RR_MASKED_LANES (L == 16 || L == 8 || L == 4)
+#else
+#define RR_MASKED_LANES 0
+#endif
+#if RR_MASKED_LANES
+static inline vf rr_masked_load_f32(const float *p, int64_t n)
+{
+#if L == 16
+	return (vf)_mm512_maskz_loadu_ps(rr_mask_below(n), p);
+#elif L == 8
+	return (vf)_mm256_maskz_loadu_ps((__mmask8)rr_mask_below(n), p);
+#else
+	return (vf)_mm_maskz_loadu_ps((__mmask8)rr_mask_below(n), p);
+#endif
+}
+
+static inline void rr_masked_store_f32(float *p, int64_t n, vf v)
+{
+#if L == 16
+	_mm512_mask_storeu_ps(p, rr_mask_below(n), (__m512)v);
+#elif L == 8
+	_mm256_mask_storeu_ps(p, (__mmask8)rr_mask_below(n), (__m256)v);
+#else
+	_mm_mask_storeu_ps(p, (__mmask8)rr_mask_below(n), (__m128)v);
+#endif
+}
+
+/* The first n of L 16-bit values at p into lanes (the others 0), and back. */
+static inline void rr_masked_load_bits16(uint16_t *lanes, const uint16_t *p, int64_t n)
+{
+#if L == 16
+	const __m256i bits = _mm256_maskz_loadu_epi16(rr_mask_below(n), p);
+#else
+	const __m128i bits = _mm_maskz_loadu_epi16((__mmask8)rr_mask_below(n), p);
+#endif
+	memcpy(lanes, &bits, L * sizeof(uint16_t));
+}
+
+static inline void rr_masked_store_bits16(uint16_t *p, int64_t n, const uint16_t *lanes)
+{
+#if L == 16
+	__m256i bits;
+	memcpy(&bits, lanes, sizeof bits);
+	_mm256_mask_storeu_epi16(p, rr_mask_below(n), bits);
+#else
+	__m128i bits = _mm_setzero_si128();
+	memcpy(&bits, lanes, L * sizeof(uint16_t));
+	_mm_mask_storeu_epi16(p, (__mmask8)rr_mask_below(n), bits);
+#endif
+}
+#endif
+
 static inline vf load_lanes_guarded(const io_t *p, int64_t i, int64_t N)
 {
-#if defined(__AVX512F__) && L == 16
+#if RR_MASKED_LANES
 	if (V == 1 && sizeof(io_t) == sizeof(float))
-		return (vf)_mm512_maskz_loadu_ps(rr_mask_below(N - i), p + i);
-#if defined(__AVX512BW__) && defined(__AVX512VL__)
+		return rr_masked_load_f32((const float *)(const void *)(p + i), N - i);
 	if (V == 1 && sizeof(io_t) == sizeof(uint16_t)) {
-		const __m256i bits = _mm256_maskz_loadu_epi16(rr_mask_below(N - i), p + i);
 		io_t lanes[L];
-		memcpy(lanes, &bits, sizeof lanes);
+		rr_masked_load_bits16((uint16_t *)(void *)lanes,
+		                      (const uint16_t *)(const void *)(p + i), N - i);
 		return load_packed(lanes);
 	}
-#endif
 #endif
 	vf v = {0};
 	for (int l = 0; l < L && i + (int64_t)l * V < N; l++)
@@ -1034,21 +1103,18 @@ static inline vf load_lanes_guarded(const io_t *p, int64_t i, int64_t N)
 
 static inline void store_lanes_guarded(io_t *p, int64_t i, int64_t N, vf v)
 {
-#if defined(__AVX512F__) && L == 16
+#if RR_MASKED_LANES
 	if (V == 1 && sizeof(io_t) == sizeof(float)) {
-		_mm512_mask_storeu_ps(p + i, rr_mask_below(N - i), (__m512)v);
+		rr_masked_store_f32((float *)(void *)(p + i), N - i, v);
 		return;
 	}
-#if defined(__AVX512BW__) && defined(__AVX512VL__)
 	if (V == 1 && sizeof(io_t) == sizeof(uint16_t)) {
 		io_t lanes[L]; /* store_packed's conversion, bit for bit */
 		store_packed(lanes, v);
-		__m256i bits;
-		memcpy(&bits, lanes, sizeof bits);
-		_mm256_mask_storeu_epi16(p + i, rr_mask_below(N - i), bits);
+		rr_masked_store_bits16((uint16_t *)(void *)(p + i), N - i,
+		                       (const uint16_t *)(const void *)lanes);
 		return;
 	}
-#endif
 #endif
 	for (int l = 0; l < L && i + (int64_t)l * V < N; l++)
 		p[i + (int64_t)l * V] = store_io(v[l]);
