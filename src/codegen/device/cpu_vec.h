@@ -762,6 +762,26 @@ static inline vh rr_bf16_bits(vf v)
 	        0))
 		return rr_bf16_bits_generic(v);
 	return (vh)_mm512_cvtneps_pbh((__m512)v);
+#elif defined(__AVX512BF16__) && defined(__AVX512VL__) && L == 8
+	/* The same on 8 lanes (W = 8; rows of 8-15 elements). */
+	const __m256i bits = (__m256i)v;
+	const __mmask8 no_exponent = _mm256_testn_epi32_mask(bits, _mm256_set1_epi32(0x7f800000));
+	if (__builtin_expect(
+	        _mm256_mask_test_epi32_mask(no_exponent, bits, _mm256_set1_epi32(0x007fffff)) != 0,
+	        0))
+		return rr_bf16_bits_generic(v);
+	return (vh)_mm256_cvtneps_pbh((__m256)v);
+#elif defined(__AVX512BF16__) && defined(__AVX512VL__) && L == 4
+	/* And on 4 (W = 4: rows of a few elements, bench/NOTES.md session 38 CPU). */
+	const __m128i bits = (__m128i)v;
+	const __mmask8 no_exponent = _mm_testn_epi32_mask(bits, _mm_set1_epi32(0x7f800000));
+	if (__builtin_expect(
+	        _mm_mask_test_epi32_mask(no_exponent, bits, _mm_set1_epi32(0x007fffff)) != 0, 0))
+		return rr_bf16_bits_generic(v);
+	const __m128bh half = _mm_cvtneps_pbh((__m128)v);
+	vh h;
+	memcpy(&h, &half, sizeof h);
+	return h;
 #elif defined(__AVX2__) && L == 8
 	/* The same bits in fewer instructions: one blend for the NaN lanes, one pack and one
 	 * permute for the narrowing. */
