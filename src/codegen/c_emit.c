@@ -1321,15 +1321,19 @@ static void emit_combine(emitter *em, int depth, int id, const char *other)
 		return;
 	}
 	snprintf(own_value, sizeof own_value, "part%d[b]", id);
+	/* A max's or min's partials are never NaN (emit_accumulate: rr_vmax_acc from -inf leaves
+	 * NaNs out), so the accumulator's one instruction combines them, bit for bit rr_vmax's
+	 * compares and blend, a few cycles shorter on the row's chain: softmax f32 65535x127,
+	 * two threads, 0.96-0.98 of the time (bench/NOTES.md, session 38 CPU). */
 	switch (kernel->nodes[id].reduce) {
 	case RR_REDUCE_SUM:
 		line(em, depth, "part%d[b] = %s + %s;", id, own_value, partner_value);
 		break;
 	case RR_REDUCE_MAX:
-		line(em, depth, "part%d[b] = rr_vmax(%s, %s);", id, own_value, partner_value);
+		line(em, depth, "part%d[b] = rr_vmax_acc(%s, %s);", id, own_value, partner_value);
 		break;
 	case RR_REDUCE_MIN:
-		line(em, depth, "part%d[b] = rr_vmin(%s, %s);", id, own_value, partner_value);
+		line(em, depth, "part%d[b] = rr_vmin_acc(%s, %s);", id, own_value, partner_value);
 		break;
 	}
 }
