@@ -488,7 +488,8 @@ static void test_bf16_store(void)
  * elsewhere, store_lanes_guarded writes them and nothing around them. */
 static void test_guarded_lanes(void)
 {
-	float row[4 * L], out[4 * L] __attribute__((aligned(64)));
+	float row[4 * L] __attribute__((aligned(64)));
+	float out[4 * L] __attribute__((aligned(64)));
 	for (int k = 0; k < 4 * L; k++)
 		row[k] = (float)(k + 1);
 	int failures = 0;
