@@ -255,6 +255,28 @@ static void test_split_limit(rr_device *device)
 	}
 }
 
+/* The split's bound follows the core's L2 (rr__c_split_bytes): at least 512 KiB, and three
+ * quarters of the L2 where the system reports a larger one, so that softmax f32's one row of
+ * 131073 elements runs split on a core of 2 MiB of L2 (1 MiB of row and cache). */
+static void test_split_bytes(void)
+{
+	const int64_t bytes = rr__c_split_bytes();
+	CHECKF(bytes >= 512 * 1024, "split bound %lld bytes", (long long)bytes);
+#if defined(_SC_LEVEL2_CACHE_SIZE)
+	const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+	if (l2 > 0)
+		CHECKF(bytes >= (int64_t)l2 / 4 * 3 && bytes <= (int64_t)l2,
+		       "split bound %lld bytes for %ld of L2", (long long)bytes, l2);
+	rr_kernel *kernel = NULL;
+	CHECK(rr_kernel_load_builtin("softmax", &kernel) == RR_OK);
+	if (kernel && l2 >= 2 * 1024 * 1024)
+		CHECKF(rr__c_split_max_cols(kernel, RR_F32) >= 131073,
+		       "softmax f32 split up to %lld elements with %ld of L2",
+		       (long long)rr__c_split_max_cols(kernel, RR_F32), l2);
+	rr_kernel_free(kernel);
+#endif
+}
+
 /* Row outputs that round 1 computes (h = x + r) are written there and read back by the later
  * passes (c_emit.c, rr__c_early_outputs): every output still validates where h is the kernel's
  * only row output (no output phase is left), where the output phase reads it back
@@ -1502,6 +1524,7 @@ int main(void)
 		test_misaligned_views(device);
 		test_aligned_extrema(device);
 		test_split_limit(device);
+		test_split_bytes();
 		test_early_outputs(device);
 		test_held_values(device);
 		test_widened_cols(device);

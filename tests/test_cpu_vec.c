@@ -482,6 +482,39 @@ static void test_bf16_store(void)
 	              sizeof edges / sizeof edges[0]);
 }
 
+/* The guarded chunk's accesses (one masked load or store where the target has them): at every
+ * count of lanes left, none to more than L, and at every element offset from a 64-byte
+ * boundary, lanes_valid sets exactly the lanes before N, load_lanes_guarded reads them and 0
+ * elsewhere, store_lanes_guarded writes them and nothing around them. */
+static void test_guarded_lanes(void)
+{
+	float row[4 * L] __attribute__((aligned(64)));
+	float out[4 * L] __attribute__((aligned(64)));
+	for (int k = 0; k < 4 * L; k++)
+		row[k] = (float)(k + 1);
+	int failures = 0;
+	for (int offset = 0; offset < L; offset++)
+		for (int64_t left = -1; left <= L + 1; left++) {
+			const int64_t i = offset + L, N = i + left;
+			const vi valid = lanes_valid(i, N);
+			const vf got = load_lanes_guarded(row, i, N);
+			for (int k = 0; k < 4 * L; k++)
+				out[k] = -1.0f;
+			if (left > 0)
+				store_lanes_guarded(out, i, N, got);
+			for (int l = 0; l < L; l++) {
+				const int present = l < left;
+				failures += valid[l] != (present ? -1 : 0);
+				failures += left > 0 && got[l] != (present ? row[i + l] : 0.0f);
+			}
+			for (int k = 0; k < 4 * L; k++) /* the lanes before N, at most L of them */
+				failures +=
+				    out[k] !=
+				    (left > 0 && k >= i && k < N && k < i + L ? row[k] : -1.0f);
+		}
+	CHECKF(failures == 0, "guarded lanes: %d wrong lanes or elements", failures);
+}
+
 /* rr_store_aligned: whole vectors at every element offset from a 64-byte boundary, 1 to 5 of
  * them, leave exactly store_lanes's values (element k of vector c = c * L + k + 1) and nothing
  * outside [start, start + count * L), rotating or not, streamed (in aligned halves where the
@@ -832,6 +865,7 @@ int main(void)
 	test_f16_store();
 	test_f16_runs();
 	test_aligned_stores();
+	test_guarded_lanes();
 	test_bf16_runs();
 	test_bf16_run_edges();
 	test_bf16_run_sweep();

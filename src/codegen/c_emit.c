@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analysis/analysis.h"
 #include "codegen/c_emit.h"
@@ -1320,15 +1321,19 @@ static void emit_combine(emitter *em, int depth, int id, const char *other)
 		return;
 	}
 	snprintf(own_value, sizeof own_value, "part%d[b]", id);
+	/* A max's or min's partials are never NaN (emit_accumulate: rr_vmax_acc from -inf leaves
+	 * NaNs out), so the accumulator's one instruction combines them, bit for bit rr_vmax's
+	 * compares and blend, a few cycles shorter on the row's chain: softmax f32 65535x127,
+	 * two threads, 0.96-0.98 of the time (bench/NOTES.md, session 38 CPU). */
 	switch (kernel->nodes[id].reduce) {
 	case RR_REDUCE_SUM:
 		line(em, depth, "part%d[b] = %s + %s;", id, own_value, partner_value);
 		break;
 	case RR_REDUCE_MAX:
-		line(em, depth, "part%d[b] = rr_vmax(%s, %s);", id, own_value, partner_value);
+		line(em, depth, "part%d[b] = rr_vmax_acc(%s, %s);", id, own_value, partner_value);
 		break;
 	case RR_REDUCE_MIN:
-		line(em, depth, "part%d[b] = rr_vmin(%s, %s);", id, own_value, partner_value);
+		line(em, depth, "part%d[b] = rr_vmin_acc(%s, %s);", id, own_value, partner_value);
 		break;
 	}
 }
@@ -1930,12 +1935,28 @@ int rr__c_cached_node(const rr_kernel *kernel)
 	return -1;
 }
 
+/* The split runs its rows from the core's L2: on the Intel host of session 35 (2 MiB a core),
+ * softmax f32 with the bound at 512 KiB and at 2 MiB, the arrays held in L3, two threads
+ * (bench/NOTES.md, session 38 CPU): 1x131073 (1 MiB of row and cache) 0.62-0.67 of the time,
+ * 16x128257 0.79, 2x163840 0.83, 4x196608 0.94, 64x200000 streamed 0.97, but 8x262144 (2 MiB)
+ * 1.06; bf16 1x131073, 1x100000 and 16x128257 0.62-0.65, 2x250000 0.84. */
+int64_t rr__c_split_bytes(void)
+{
+	int64_t bytes = 512 * 1024;
+#if defined(_SC_LEVEL2_CACHE_SIZE)
+	const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+	if (l2 > 0 && (int64_t)l2 / 4 * 3 > bytes)
+		bytes = (int64_t)l2 / 4 * 3;
+#endif
+	return bytes;
+}
+
 int64_t rr__c_split_max_cols(const rr_kernel *kernel, rr_dtype dtype)
 {
 	if (!kernel->analysis.level || kernel->analysis.online_rewrites == 0)
 		return 0;
 	int64_t bytes = (int64_t)rr_dtype_size(dtype) + (rr__c_cached_node(kernel) >= 0 ? 4 : 0);
-	return RR_CPU_SPLIT_BYTES / bytes;
+	return rr__c_split_bytes() / bytes;
 }
 
 int64_t rr__c_scratch_floats(const rr_kernel *kernel, const rr__realisation *r)

@@ -43,8 +43,9 @@ void rr__c_prelude(rr__buf *out);
 /* Bytes of a row (its elements and the f32 values kept for the output phase) up to which a
  * round with an online (max, sum) pair runs in two passes over the row in cache: the max,
  * then the sum of exp(e - m) with the row's max. Longer rows take the plan's one online pass
- * (reading memory twice would cost more than the rescaling). */
-#define RR_CPU_SPLIT_BYTES (512 * 1024)
+ * (reading memory twice would cost more than the rescaling). 512 KiB (a core's L2 on the AMD
+ * host of session 31), or three quarters of this machine's L2 a core where that is more. */
+int64_t rr__c_split_bytes(void);
 /* The longest row the kernel's online pairs run split in `dtype` (0: it has none). */
 int64_t rr__c_split_max_cols(const rr_kernel *kernel, rr_dtype dtype);
 /* The exp(e - m) node of an online pair that the output phase needs, kept in scratch by the

@@ -81,6 +81,26 @@ static inline vf rr_vsplat(float s)
 	return v;
 }
 
+/* Lanes l < L with l * step < n (-1), the others 0 (lanes past L too, as rr_vsplat leaves
+ * them): one vector compare against constant lane numbers, where a loop over the lanes
+ * compiled to one insert a lane. */
+static inline vi rr_lanes_below(int64_t n, int step)
+{
+	vi lane = {0};
+	for (int l = 0; l < VL; l++)
+		lane[l] = l < L ? l * step : INT32_MAX;
+	const int64_t most = (int64_t)L * step;
+	return lane < (int32_t)(n < 0 ? 0 : n < most ? n : most);
+}
+
+#if defined(__AVX512F__)
+/* The mask of lanes below n of 16. */
+static inline __mmask16 rr_mask_below(int64_t n)
+{
+	return (__mmask16)((1u << (n < 0 ? 0 : n < 16 ? n : 16)) - 1u);
+}
+#endif
+
 /* mask ? a : b lane by lane; mask lanes are 0 or -1 (a vector comparison). */
 static inline vf rr_vselect(vi mask, vf a, vf b)
 {
@@ -500,13 +520,10 @@ static inline int64_t rr_lead_to_vector(const float *q, int64_t count)
 	return lead < count ? lead : count;
 }
 
-/* Lanes below n (-1), the others 0. */
+/* Lanes below n (-1), the others 0: one vector compare (rr_lanes_below). */
 static inline vi rr_first_lanes(int64_t n)
 {
-	vi valid = {0};
-	for (int l = 0; l < L; l++)
-		valid[l] = l < n ? -1 : 0;
-	return valid;
+	return rr_lanes_below(n, 1);
 }
 
 /* The lanes `valid` of L consecutive elements at p (the others read 0, never touched). */
@@ -623,12 +640,16 @@ static inline int rr_bf16_extrema(const uint16_t *p, int64_t n, float *max, floa
 	uint16_t umax = 0, umin = 0xffff;
 	int64_t k = 0;
 #if defined(__AVX2__)
+	__m256i smax0 = _mm256_setzero_si256(), umax0 = smax0, umin0 = smax0;
+	int lanes = 0;
 	if (n >= 16) {
 		/* Maxima and minima may see an element twice: the first 16 elements, then aligned
 		 * loads from the row's first 32-byte boundary (no load splits a line: rows 16 bytes
 		 * into one split every other), then the last 16 elements; no element one by one. */
-		__m256i smax0 = _mm256_loadu_si256((const __m256i *)(const void *)p);
-		__m256i umax0 = smax0, umin0 = smax0, smax1 = smax0, umax1 = smax0, umin1 = smax0;
+		smax0 = _mm256_loadu_si256((const __m256i *)(const void *)p);
+		umax0 = smax0;
+		umin0 = smax0;
+		__m256i smax1 = smax0, umax1 = smax0, umin1 = smax0;
 		k = (int64_t)((32 - (uintptr_t)p % 32) % 32 / sizeof *p);
 		for (; k + 32 <= n; k += 32) {
 			const __m256i v0 =
@@ -652,16 +673,34 @@ static inline int rr_bf16_extrema(const uint16_t *p, int64_t n, float *max, floa
 		    _mm256_max_epu16(_mm256_max_epu16(umax0, umax1), _mm256_max_epu16(last, tail));
 		umin0 =
 		    _mm256_min_epu16(_mm256_min_epu16(umin0, umin1), _mm256_min_epu16(last, tail));
-		int16_t smax_lanes[16];
-		uint16_t umax_lanes[16], umin_lanes[16];
-		memcpy(smax_lanes, &smax0, sizeof smax_lanes);
-		memcpy(umax_lanes, &umax0, sizeof umax_lanes);
-		memcpy(umin_lanes, &umin0, sizeof umin_lanes);
-		for (int l = 0; l < 16; l++) {
-			smax = smax_lanes[l] > smax ? smax_lanes[l] : smax;
-			umax = umax_lanes[l] > umax ? umax_lanes[l] : umax;
-			umin = umin_lanes[l] < umin ? umin_lanes[l] : umin;
-		}
+		lanes = 1;
+	}
+#if defined(__AVX512BW__) && defined(__AVX512VL__)
+	else if (n > 0) { /* one masked load, the absent lanes neutral to each extremum */
+		const __mmask16 valid = rr_mask_below(n);
+		umax0 = _mm256_maskz_loadu_epi16(valid, p);
+		smax0 = _mm256_mask_blend_epi16(valid, _mm256_set1_epi16(INT16_MIN), umax0);
+		umin0 = _mm256_mask_blend_epi16(valid, _mm256_set1_epi16(-1), umax0);
+		lanes = 1;
+	}
+#endif
+	if (lanes) {
+		/* Across the lanes by the unsigned minimum of eight (phminposuw): the signed
+		 * maximum s is the unsigned minimum of s ^ 0x7fff, the unsigned maximum that of
+		 * its complement; where a loop over the 16 lanes of each took a twelfth of a
+		 * softmax bf16 row of 127 elements (bench/NOTES.md, session 38 CPU). */
+		const __m128i smax8 = _mm_max_epi16(_mm256_castsi256_si128(smax0),
+		                                    _mm256_extracti128_si256(smax0, 1));
+		const __m128i umax8 = _mm_max_epu16(_mm256_castsi256_si128(umax0),
+		                                    _mm256_extracti128_si256(umax0, 1));
+		const __m128i umin8 = _mm_min_epu16(_mm256_castsi256_si128(umin0),
+		                                    _mm256_extracti128_si256(umin0, 1));
+		smax = (int16_t)(_mm_cvtsi128_si32(_mm_minpos_epu16(
+		                     _mm_xor_si128(smax8, _mm_set1_epi16(0x7fff)))) ^
+		                 0x7fff);
+		umax = (uint16_t)~_mm_cvtsi128_si32(
+		    _mm_minpos_epu16(_mm_xor_si128(umax8, _mm_set1_epi16(-1))));
+		umin = (uint16_t)_mm_cvtsi128_si32(_mm_minpos_epu16(umin8));
 		k = n;
 	}
 #endif
@@ -723,6 +762,26 @@ static inline vh rr_bf16_bits(vf v)
 	        0))
 		return rr_bf16_bits_generic(v);
 	return (vh)_mm512_cvtneps_pbh((__m512)v);
+#elif defined(__AVX512BF16__) && defined(__AVX512VL__) && L == 8
+	/* The same on 8 lanes (W = 8; rows of 8-15 elements). */
+	const __m256i bits = (__m256i)v;
+	const __mmask8 no_exponent = _mm256_testn_epi32_mask(bits, _mm256_set1_epi32(0x7f800000));
+	if (__builtin_expect(
+	        _mm256_mask_test_epi32_mask(no_exponent, bits, _mm256_set1_epi32(0x007fffff)) != 0,
+	        0))
+		return rr_bf16_bits_generic(v);
+	return (vh)_mm256_cvtneps_pbh((__m256)v);
+#elif defined(__AVX512BF16__) && defined(__AVX512VL__) && L == 4
+	/* And on 4 (W = 4: rows of a few elements, bench/NOTES.md session 38 CPU). */
+	const __m128i bits = (__m128i)v;
+	const __mmask8 no_exponent = _mm_testn_epi32_mask(bits, _mm_set1_epi32(0x7f800000));
+	if (__builtin_expect(
+	        _mm_mask_test_epi32_mask(no_exponent, bits, _mm_set1_epi32(0x007fffff)) != 0, 0))
+		return rr_bf16_bits_generic(v);
+	const __m128bh half = _mm_cvtneps_pbh((__m128)v);
+	vh h;
+	memcpy(&h, &half, sizeof h);
+	return h;
 #elif defined(__AVX2__) && L == 8
 	/* The same bits in fewer instructions: one blend for the NaN lanes, one pack and one
 	 * permute for the narrowing. */
@@ -985,8 +1044,77 @@ static inline void store_lanes(io_t *p, int64_t i, int stream, vf v)
 		p[i + (int64_t)l * V] = store_io(v[l]);
 }
 
+/* V = 1: one masked load or store of the first N - i lanes where the target has them (a
+ * 16-bit row's lanes through a vector of their bits; AVX-512 with BW and VL, vectors of 4, 8
+ * or 16 lanes), where the loop of one lane at a time cost a softmax f32 row of 127 elements,
+ * whose guarded chunk of 15 every pass reads, about a quarter of its time, and softmax bf16
+ * rows of 3 elements (W = 4: the whole row is the guarded chunk) about half of theirs
+ * (bench/NOTES.md, session 38 CPU). */
+#if defined(__AVX512F__) && defined(__AVX512VL__) && defined(__AVX512BW__)
+#define RR_MASKED_LANES (L == 16 || L == 8 || L == 4)
+#else
+#define RR_MASKED_LANES 0
+#endif
+#if RR_MASKED_LANES
+static inline vf rr_masked_load_f32(const float *p, int64_t n)
+{
+#if L == 16
+	return (vf)_mm512_maskz_loadu_ps(rr_mask_below(n), p);
+#elif L == 8
+	return (vf)_mm256_maskz_loadu_ps((__mmask8)rr_mask_below(n), p);
+#else
+	return (vf)_mm_maskz_loadu_ps((__mmask8)rr_mask_below(n), p);
+#endif
+}
+
+static inline void rr_masked_store_f32(float *p, int64_t n, vf v)
+{
+#if L == 16
+	_mm512_mask_storeu_ps(p, rr_mask_below(n), (__m512)v);
+#elif L == 8
+	_mm256_mask_storeu_ps(p, (__mmask8)rr_mask_below(n), (__m256)v);
+#else
+	_mm_mask_storeu_ps(p, (__mmask8)rr_mask_below(n), (__m128)v);
+#endif
+}
+
+/* The first n of L 16-bit values at p into lanes (the others 0), and back. */
+static inline void rr_masked_load_bits16(uint16_t *lanes, const uint16_t *p, int64_t n)
+{
+#if L == 16
+	const __m256i bits = _mm256_maskz_loadu_epi16(rr_mask_below(n), p);
+#else
+	const __m128i bits = _mm_maskz_loadu_epi16((__mmask8)rr_mask_below(n), p);
+#endif
+	memcpy(lanes, &bits, L * sizeof(uint16_t));
+}
+
+static inline void rr_masked_store_bits16(uint16_t *p, int64_t n, const uint16_t *lanes)
+{
+#if L == 16
+	__m256i bits;
+	memcpy(&bits, lanes, sizeof bits);
+	_mm256_mask_storeu_epi16(p, rr_mask_below(n), bits);
+#else
+	__m128i bits = _mm_setzero_si128();
+	memcpy(&bits, lanes, L * sizeof(uint16_t));
+	_mm_mask_storeu_epi16(p, (__mmask8)rr_mask_below(n), bits);
+#endif
+}
+#endif
+
 static inline vf load_lanes_guarded(const io_t *p, int64_t i, int64_t N)
 {
+#if RR_MASKED_LANES
+	if (V == 1 && sizeof(io_t) == sizeof(float))
+		return rr_masked_load_f32((const float *)(const void *)(p + i), N - i);
+	if (V == 1 && sizeof(io_t) == sizeof(uint16_t)) {
+		io_t lanes[L];
+		rr_masked_load_bits16((uint16_t *)(void *)lanes,
+		                      (const uint16_t *)(const void *)(p + i), N - i);
+		return load_packed(lanes);
+	}
+#endif
 	vf v = {0};
 	for (int l = 0; l < L && i + (int64_t)l * V < N; l++)
 		v[l] = load_io(p, i + (int64_t)l * V);
@@ -995,6 +1123,19 @@ static inline vf load_lanes_guarded(const io_t *p, int64_t i, int64_t N)
 
 static inline void store_lanes_guarded(io_t *p, int64_t i, int64_t N, vf v)
 {
+#if RR_MASKED_LANES
+	if (V == 1 && sizeof(io_t) == sizeof(float)) {
+		rr_masked_store_f32((float *)(void *)(p + i), N - i, v);
+		return;
+	}
+	if (V == 1 && sizeof(io_t) == sizeof(uint16_t)) {
+		io_t lanes[L]; /* store_packed's conversion, bit for bit */
+		store_packed(lanes, v);
+		rr_masked_store_bits16((uint16_t *)(void *)(p + i), N - i,
+		                       (const uint16_t *)(const void *)lanes);
+		return;
+	}
+#endif
 	for (int l = 0; l < L && i + (int64_t)l * V < N; l++)
 		p[i + (int64_t)l * V] = store_io(v[l]);
 }
@@ -1032,10 +1173,7 @@ static inline void store_head(io_t *p, int t, int b, int64_t h, vf v)
 /* Lanes whose element i + l * V lies before N (-1), the others 0. */
 static inline vi lanes_valid(int64_t i, int64_t N)
 {
-	vi valid = {0};
-	for (int l = 0; l < L; l++)
-		valid[l] = i + (int64_t)l * V < N ? -1 : 0;
-	return valid;
+	return rr_lanes_below(N - i, V);
 }
 
 /* A 16-bit col as f32 (the emitted widen_cols: its cols, once a thread and launch), and the
