@@ -13,6 +13,18 @@ fail() {
 	failures=$((failures + 1))
 }
 
+# The version names the commit the tool was built from, read at every build (an incremental
+# build after a commit records the new one; cmake/git_commit.cmake), where the source tree is a
+# git checkout: results.json files carry it.
+if [ -n "${RR_SOURCE_DIR:-}" ] && command -v git >/dev/null &&
+	head=$(git -C "$RR_SOURCE_DIR" rev-parse --short=12 HEAD 2>/dev/null); then
+	version=$("$ROWREDUCE" --version)
+	case $version in
+	*"($head)" | *"($head-dirty)") ;;
+	*) fail "rowreduce --version '$version' does not name the checkout's commit $head" ;;
+	esac
+fi
+
 # expect CODE PATTERN -- ARGS...: runs rowreduce ARGS, checks the exit code and that stdout or
 # stderr matches PATTERN (an extended regex).
 expect() {

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "rr_commit.h" /* RR_GIT_COMMIT, written at every build (cmake/git_commit.cmake) */
 #include "util/util.h"
 
 #define RR_ERROR_CAPACITY 4096
