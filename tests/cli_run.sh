@@ -21,7 +21,7 @@ if [ -n "${RR_SOURCE_DIR:-}" ] && command -v git >/dev/null &&
 	version=$("$ROWREDUCE" --version)
 	case $version in
 	*"($head)" | *"($head-dirty)") ;;
-	*) fail "rowreduce --version '$version' does not name the checkout's commit $head" ;;
+	*) fail "rowreduce --version '$version' does not name the checkout's commit $head (built from another commit: rebuild)" ;;
 	esac
 fi
 
