@@ -236,10 +236,23 @@ static void check_c_source(const char *label, const char *src, const rr_kernel *
 	CHECKF(count_of(src, "kept in private slots after round") == kept, "%s: kept comments",
 	       label);
 	/* The generated rr_cpu_scratch_floats is (KEPT_INPUTS + CACHED_VALUES where N <=
-	 * SPLIT_MAX_N) * W * slot_bound(N), plus WIDE_COLS cols of N floats. */
+	 * SPLIT_MAX_N) * W * slot_bound(N), plus WIDE_COLS cols of N floats; a piped kernel
+	 * caches two rows (rr__c_piped), and only it has the piped rows. */
+	const int piped = rr__c_piped(kernel, r);
 	CHECKF(split == rr__c_split_max_cols(kernel, r->dtype) &&
-	           cached == (rr__c_cached_node(kernel) >= 0) && (split > 0 || cached == 0),
+	           cached == (rr__c_cached_node(kernel) >= 0) * (1 + piped) &&
+	           (split > 0 || cached == 0),
 	       "%s: SPLIT_MAX_N %lld, CACHED_VALUES %lld", label, split, cached);
+	CHECKF((strstr(src, "one_row_piped(") != NULL) == piped &&
+	           (number_after(src, "#define PIPED_MAX_N ") ==
+	            (piped ? rr__c_piped_max_cols(r->dtype) : -1)),
+	       "%s: piped %d", label, piped);
+	if (strcmp(kernel->name, "softmax") == 0) /* its output phase reads the cache alone */
+		CHECKF(piped == (r->dtype == RR_F32 && r->layout.vec == 1 && r->head_slots == 0 &&
+		                 (r->keep == RR_KEEP_NONE || r->kept_values == 0)),
+		       "%s: softmax piped %d", label, piped);
+	else if (rr__c_cached_node(kernel) < 0)
+		CHECKF(!piped, "%s: piped without a cache", label);
 	long long span = W * r->layout.vec, rest = r->cols % span;
 	long long slots =
 	    r->cols / span * r->layout.vec + (rest < r->layout.vec ? rest : r->layout.vec);

@@ -101,6 +101,13 @@ typedef struct emitter {
 	 * that order too and put their accumulators back in worker order before the guarded
 	 * chunk (rr_unpair_lo/hi). */
 	int paired_kept;
+	/* The previous row's output phase runs inside this row's pass of the sums (rr__c_piped):
+	 * piped is set for the kernel; piped_row while emitting one_row_piped, whose split
+	 * round has no online branch and whose pass of the sums stores the pending row's chunks;
+	 * pending while emitting the pending row's chunks, whose aligners live in `pend`. */
+	int piped;
+	int piped_row;
+	int pending;
 } emitter;
 
 /* em->prefetch where only rows under 16384 elements prefetch (f32's single pass, below). */
@@ -273,8 +280,22 @@ static void emit_prelude(emitter *em)
 	line(em, 0,
 	     "#define SPLIT_MAX_N %lld /* rows up to this run an online pair in two passes */",
 	     (long long)em->split_max_n);
-	line(em, 0, "#define CACHED_VALUES %d /* values the split keeps for the output phase */",
-	     em->cached >= 0);
+	line(em, 0,
+	     "#define CACHED_VALUES %d /* values the split keeps for the output phase (two "
+	     "rows' where piped) */",
+	     em->cached >= 0 ? 1 + em->piped : 0);
+	if (em->piped)
+		line(em, 0,
+		     "#if defined(__AVX512F__) /* rr__c_piped */\n"
+		     "#define PIPED 1\n"
+		     "#else\n"
+		     "#define PIPED 0\n"
+		     "#endif\n"
+		     "#define PIPED_MAX_N %lld /* rows up to this piped where the launch streams "
+		     "*/",
+		     (long long)rr__c_piped_max_cols(em->dtype));
+	else
+		line(em, 0, "#define PIPED 0 /* no output phase to pipe (rr__c_piped) */");
 	if (em->cache_output >= 0) {
 		line(em, 0,
 		     "#ifndef RR_CACHE_IN_ROW /* 1: long split rows keep their cache in the row */\n"
@@ -509,8 +530,8 @@ static void emit_outputs_of_element(emitter *em, int depth, int guarded)
 		else if (em->head)
 			rr__buf_printf(em->out, "store_head(out%d, e, b, h, ", j);
 		else if (em->aligned && !guarded)
-			rr__buf_printf(em->out, "rr_store_aligned(&aligned%d, out%d, i, stream, ",
-			               j, j);
+			rr__buf_printf(em->out, "rr_store_aligned(&%s%d%s, out%d, i, stream, ",
+			               em->pending ? "pal[" : "aligned", j, em->pending ? "]" : "", j);
 		else if (guarded)
 			rr__buf_printf(em->out, "store_tail(out%d, i, N, stream, carry + %d, ", j,
 			               j);
@@ -858,10 +879,17 @@ static void emit_traversal_begin(emitter *em, int round)
 			     id, em->n_kept + em->held[id] - 1, id, id);
 	if (round_uses_slots(em, round) && em->cached >= 0 &&
 	    (em->pass == 2 || round > em->rounds)) {
-		line(em, 2,
-		     "float *cache_tail = scratch + (int64_t)KEPT_INPUTS * W * slots; /* e%d */",
-		     em->cached);
-		if (em->cache_output >= 0)
+		if (em->piped_row)
+			line(em, 2,
+			     "float *cache_tail = scratch + ((int64_t)KEPT_INPUTS + (row & 1)) * W * "
+			     "slots; /* e%d, by the row's parity: the pending row's in the other */",
+			     em->cached);
+		else
+			line(em, 2,
+			     "float *cache_tail = scratch + (int64_t)KEPT_INPUTS * W * slots; /* "
+			     "e%d */",
+			     em->cached);
+		if (em->cache_output >= 0 && !em->piped_row)
 			line(em, 2,
 			     "float *cache = stream ? cache_tail : (float *)out%d + h; /* the "
 			     "output row, in cache */",
@@ -1160,6 +1188,8 @@ static void emit_chunk_loop(emitter *em, int round, const char *u_text, int only
 	line(em, 4, "for (int b = 0; b < BLOCKS; b++) {");
 	emit_pack(em, 5, round, 0);
 	line(em, 4, "}");
+	if (em->piped_row && em->pass == 2)
+		line(em, 4, "pending_chunk(pend, pal, c); /* the previous row's output, this chunk */");
 	line(em, 3, "}");
 	for (int j = 0; j < em->kernel->n_outputs && em->runs; j++)
 		if (em->kernel->outputs[j].kind == RR_KIND_ROW && (only < 0 || j == only))
@@ -1258,6 +1288,8 @@ static void emit_traversal(emitter *em, int round)
 		line(em, 3, "for (int b = 0; b < BLOCKS; b++) {");
 		emit_pack(em, 4, round, 0);
 		line(em, 3, "}");
+		if (em->piped_row && em->pass == 2)
+			line(em, 3, "pending_chunk(pend, pal, c);");
 		line(em, 2, "}");
 	}
 	emit_aligners(em, "rr_aligner_end(&aligned%d, out%d);");
@@ -1652,7 +1684,10 @@ static void emit_split_round(emitter *em, int round)
 	const int words = words_max_input(em, round, &max_id);
 	if (words < 0)
 		max_id = summed_range_max(em, round);
-	line(em, 1, "if (N <= SPLIT_MAX_N) { /* the max, then the sum of exp(e - m) */");
+	if (em->piped_row) /* piped_rows runs rows up to SPLIT_MAX_N alone */
+		line(em, 1, "{ /* the max, then the sum of exp(e - m) */");
+	else
+		line(em, 1, "if (N <= SPLIT_MAX_N) { /* the max, then the sum of exp(e - m) */");
 	em->indent = 1;
 	if (words >= 0)
 		line(em, 1, "int ranged%d = 0; /* no x - s%d under -86.5 (emit_max_pass) */",
@@ -1678,6 +1713,10 @@ static void emit_split_round(emitter *em, int round)
 	}
 	em->pass = 0;
 	em->indent = 0;
+	if (em->piped_row) {
+		line(em, 1, "}");
+		return;
+	}
 	line(em, 1, "} else { /* one online pass */");
 	em->indent = 1;
 	emit_round_pass(em, round, "");
@@ -1746,6 +1785,27 @@ static void emit_outputs(emitter *em)
 	}
 }
 
+static void emit_piped(emitter *em);
+
+/* piped_rows' rows through one_row_piped (emit_piped). */
+static void emit_piped_rows(emitter *em)
+{
+	line(em, 0, "#if PIPED");
+	line(em, 1, "if (stream && N <= PIPED_MAX_N && N <= SPLIT_MAX_N) {");
+	line(em, 2, "rr_pending pend;");
+	line(em, 2, "memset(&pend, 0, sizeof pend);");
+	line(em, 2, "for (int64_t row = row_begin; row < row_end; row++)");
+	line(em, 3,
+	     "one_row_piped(row, N, inputs, params, outputs, scratch, stream, carry, &pend);");
+	line(em, 2, "rr_aligner pal[OUTPUTS];");
+	line(em, 2, "pending_begin(&pend, pal, carry);");
+	line(em, 2, "pending_finish(&pend, pal, 0, N, carry);");
+	line(em, 2, "return 1;");
+	line(em, 1, "}");
+	line(em, 0, "#endif");
+}
+
+
 static void emit_row_function(emitter *em)
 {
 	line(em, 0,
@@ -1782,7 +1842,223 @@ static void emit_row_function(emitter *em)
 			     em->paired ? "rr_widen_col_paired" : "widen_col", em->wide[k] - 1, k,
 			     em->kernel->inputs[k].name);
 	line(em, 0, "}\n");
+	if (em->piped)
+		emit_piped(em);
+	line(em, 0,
+	     "/* Rows [row_begin, row_end) in order, each row's output phase in the next row's "
+	     "pass of");
+	line(em, 0,
+	     " * the sums (emit_piped), where the launch streams rows the split runs: 1 when it "
+	     "ran them. */");
+	line(em, 0,
+	     "static int piped_rows(int64_t row_begin, int64_t row_end, int64_t N, "
+	     "const void *const *inputs,");
+	line(em, 0,
+	     "\t\t      const double *params, void *const *outputs, float *scratch, int stream,");
+	line(em, 0, "\t\t      rr_carry *carry)\n{");
+	if (em->piped)
+		emit_piped_rows(em);
+	line(em, 1, "(void)row_begin;");
+	line(em, 1, "(void)row_end;");
+	line(em, 1, "(void)N;");
+	line(em, 1, "(void)inputs;");
+	line(em, 1, "(void)params;");
+	line(em, 1, "(void)outputs;");
+	line(em, 1, "(void)scratch;");
+	line(em, 1, "(void)stream;");
+	line(em, 1, "(void)carry;");
+	line(em, 1, "return 0;");
+	line(em, 0, "}\n");
 	rr__device_emit(em->out, "cpu_row.h", "entry");
+}
+
+/* ---------------------------------------------------------------- pipelined rows */
+
+/* The scalars the output phase of a piped kernel reads (the pending row's): set in scalars
+ * (n_nodes entries). */
+static void pending_scalars(emitter *em, unsigned char *scalars)
+{
+	const rr_kernel *kernel = em->kernel;
+	memset(scalars, 0, (size_t)kernel->n_nodes);
+	em->cache_live = 1;
+	element_needs(em, em->rounds + 1, em->cached);
+	em->cache_live = 0;
+	for (int id = 0; id < kernel->n_nodes; id++) {
+		const rr__node *node = &kernel->nodes[id];
+		if (!em->needed[id])
+			continue;
+		if (node->shape != RR_SHAPE_ELEM && node->op != RR_OP_CONST)
+			scalars[id] = 1;
+		if (node->shape != RR_SHAPE_ELEM || id == em->cached)
+			continue;
+		const int operand[2] = {node->a, node->b};
+		for (int k = 0; k < 2; k++)
+			if (operand[k] >= 0 && kernel->nodes[operand[k]].shape != RR_SHAPE_ELEM &&
+			    kernel->nodes[operand[k]].op != RR_OP_CONST)
+				scalars[operand[k]] = 1;
+	}
+	for (int j = 0; j < kernel->n_outputs; j++) {
+		const int node = kernel->outputs[j].node;
+		if (kernel->outputs[j].kind == RR_KIND_ROW && node >= 0 &&
+		    kernel->nodes[node].shape != RR_SHAPE_ELEM && kernel->nodes[node].op != RR_OP_CONST)
+			scalars[node] = 1;
+	}
+}
+
+/* The pending row's pointers and scalars as the output phase's names, in a function of its. */
+static void emit_pending_locals(emitter *em, const unsigned char *scalars, int tail)
+{
+	const rr_kernel *kernel = em->kernel;
+	line(em, 1, "const int stream = 1;");
+	line(em, 1, "const int64_t h = 0; /* no head */");
+	line(em, 1, "float *const %s = pend->cache;", tail ? "cache_tail" : "cache");
+	line(em, 1, "(void)stream;");
+	line(em, 1, "(void)h;");
+	for (int j = 0; j < kernel->n_outputs; j++)
+		if (kernel->outputs[j].kind == RR_KIND_ROW)
+			line(em, 1, "io_t *const out%d = pend->out%d; /* %s */", j, j,
+			     kernel->outputs[j].name);
+	for (int id = 0; id < kernel->n_nodes; id++)
+		if (scalars[id])
+			line(em, 1, "const float s%d = pend->s[%d];", id, id);
+}
+
+/* A streaming launch of a piped kernel (rr__c_piped) runs each row's output phase inside the
+ * next row's pass of the sums: the pending row's chunk c after this row's chunk c, its
+ * values from the cache of the other parity, its non-temporal stores issued among the
+ * pass's exp instead of all at once after it (a phase that only loads, multiplies and
+ * streams waits on its stores). Each element gets the same operations on the same cached
+ * value and scalars, stored through an aligner begun where one_row begins it and the same
+ * carry, in row order, so the bytes are one_row's. */
+static void emit_piped(emitter *em)
+{
+	const rr_kernel *kernel = em->kernel;
+	const int out_round = em->rounds + 1;
+	unsigned char scalars[RR_MAX_NODES];
+	pending_scalars(em, scalars);
+	line(em, 0, "#if PIPED");
+	line(em, 0,
+	     "/* Inlined where they are called: the pending row's aligners are locals of the row "
+	     "that");
+	line(em, 0, " * stores its chunks, in registers through the pass. */");
+	line(em, 0, "#define RR_INLINE static inline __attribute__((always_inline))");
+	line(em, 0, "/* A row whose output phase waits for the next row's pass of the sums. */");
+	line(em, 0, "typedef struct rr_pending {");
+	line(em, 1, "int live;");
+	line(em, 1, "int64_t chunks; /* its complete chunks */");
+	line(em, 1, "float *cache;   /* its cached values */");
+	for (int j = 0; j < kernel->n_outputs; j++)
+		if (kernel->outputs[j].kind == RR_KIND_ROW)
+			line(em, 1, "io_t *out%d; /* %s */", j, kernel->outputs[j].name);
+	line(em, 1, "float s[%d]; /* its scalars, by node */", kernel->n_nodes);
+	line(em, 0, "} rr_pending;\n");
+
+	line(em, 0,
+	     "/* The pending row's aligners (pal[j] for row output j), begun as one_row begins "
+	     "its own. */");
+	line(em, 0,
+	     "RR_INLINE void pending_begin(const rr_pending *pend, rr_aligner *pal, rr_carry "
+	     "*carry)\n{");
+	line(em, 1, "(void)carry;");
+	for (int j = 0; j < kernel->n_outputs; j++)
+		if (kernel->outputs[j].kind == RR_KIND_ROW)
+			line(em, 1, "rr_aligner_init(&pal[%d], pend->out%d, 1, 0, carry + %d);", j, j,
+			     j);
+	line(em, 0, "}\n");
+
+	line(em, 0,
+	     "/* Chunk c of the pending row's output phase (nothing where there is none; every "
+	     "row has the");
+	line(em, 0,
+	     " * same chunks, no head): a test the pass's loop is unswitched on, its scalars' "
+	     "work hoisted. */");
+	line(em, 0,
+	     "RR_INLINE void pending_chunk(const rr_pending *restrict pend, rr_aligner *pal, "
+	     "int64_t c)\n{");
+	line(em, 1, "if (!pend->live)");
+	line(em, 2, "return;");
+	emit_pending_locals(em, scalars, 0);
+	line(em, 1, "for (int b = 0; b < BLOCKS; b++) {");
+	em->cache_live = 1;
+	em->aligned = 1;
+	em->pending = 1;
+	emit_pack(em, 2, out_round, 0);
+	em->pending = 0;
+	em->aligned = 0;
+	line(em, 1, "}");
+	line(em, 0, "}\n");
+
+	line(em, 0,
+	     "/* The pending row's chunks from `from`, its aligners' ends and its guarded chunk: "
+	     "its output");
+	line(em, 0, " * done. */");
+	line(em, 0,
+	     "RR_INLINE void pending_finish(rr_pending *restrict pend, rr_aligner *pal, int64_t "
+	     "from,");
+	line(em, 0, "\t\t\t      int64_t N, rr_carry *carry)\n{");
+	line(em, 1, "if (!pend->live)");
+	line(em, 2, "return;");
+	line(em, 1, "for (int64_t c = from; c < pend->chunks; c++)");
+	line(em, 2, "pending_chunk(pend, pal, c);");
+	emit_pending_locals(em, scalars, 1);
+	line(em, 1, "(void)carry;");
+	for (int j = 0; j < kernel->n_outputs; j++)
+		if (kernel->outputs[j].kind == RR_KIND_ROW)
+			line(em, 1, "rr_aligner_end(&pal[%d], out%d);", j, j);
+	line(em, 1, "if (pend->chunks * W * V < N - h) {");
+	line(em, 2, "const int64_t c = pend->chunks;");
+	line(em, 2, "for (int b = 0; b < BLOCKS; b++) {");
+	em->indent = 1;
+	emit_pack(em, 2, out_round, 1);
+	em->indent = 0;
+	em->cache_live = 0;
+	line(em, 2, "}");
+	line(em, 1, "}");
+	line(em, 1, "pend->live = 0;");
+	line(em, 1, "pend->chunks = 0;");
+	line(em, 0, "}\n");
+
+	line(em, 0,
+	     "/* One row of a streaming launch: the rounds as one_row's, the previous row's output "
+	     "phase");
+	line(em, 0, " * in the pass of the sums, and this row's left pending. */");
+	line(em, 0,
+	     "RR_INLINE void one_row_piped(int64_t row, int64_t N, const void *const *inputs, "
+	     "const double *params,");
+	line(em, 0,
+	     "\t\t\t     void *const *outputs, float *scratch, int stream, rr_carry *carry,");
+	line(em, 0, "\t\t\t     rr_pending *restrict pend)\n{");
+	line(em, 1, "(void)params;");
+	line(em, 1, "(void)scratch;");
+	emit_row_setup(em);
+	line(em, 1, "rr_aligner pal[OUTPUTS]; /* the pending row's */");
+	line(em, 1, "pending_begin(pend, pal, carry);");
+	emit_scalars(em, 0);
+	em->piped_row = 1;
+	for (int round = 1; round <= em->rounds; round++)
+		emit_round(em, round);
+	em->piped_row = 0;
+	line(em, 1, "const int64_t chunks = (N - h) / ((int64_t)W * V);");
+	line(em, 1,
+	     "pending_finish(pend, pal, chunks, N, carry); /* the previous row's guarded chunk */");
+	line(em, 1, "pend->chunks = chunks;");
+	line(em, 1, "pend->cache = scratch + ((int64_t)KEPT_INPUTS + (row & 1)) * W * slots;");
+	for (int j = 0; j < kernel->n_outputs; j++)
+		if (kernel->outputs[j].kind == RR_KIND_ROW)
+			line(em, 1, "pend->out%d = out%d + h;", j, j);
+	for (int id = 0; id < kernel->n_nodes; id++)
+		if (scalars[id])
+			line(em, 1, "pend->s[%d] = s%d;", id, id);
+	line(em, 1, "pend->live = 1;");
+	for (int j = 0; j < kernel->n_outputs; j++) {
+		if (kernel->outputs[j].kind != RR_KIND_ROWSCALAR)
+			continue;
+		rr__buf_printf(em->out, "\tout%d[0] = store_io(", j);
+		value_ref(em, kernel->outputs[j].node);
+		rr__buf_printf(em->out, "); /* %s */\n", kernel->outputs[j].name);
+	}
+	line(em, 0, "}");
+	line(em, 0, "#endif\n");
 }
 
 /* Which row inputs stay in private slots (the realisation's choice), and the first round that
@@ -1959,13 +2235,49 @@ int64_t rr__c_split_max_cols(const rr_kernel *kernel, rr_dtype dtype)
 	return rr__c_split_bytes() / bytes;
 }
 
+/* Piped rows keep two caches beside the row and the next row on its way: softmax f32,
+ * streamed, two threads (bench/NOTES.md, session 39 CPU), 256x65536 (1 MiB of those a row)
+ * in 0.82-0.84 of the time, 16x128257 (2 MiB) in 1.14. */
+int64_t rr__c_piped_max_cols(rr_dtype dtype)
+{
+	return rr__c_split_bytes() / (2 * (int64_t)rr_dtype_size(dtype) + 2 * (int64_t)sizeof(float));
+}
+
+int rr__c_piped(const rr_kernel *kernel, const rr__realisation *r)
+{
+	const int cached = rr__c_cached_node(kernel);
+	if (cached < 0 || r->dtype != RR_F32 || r->layout.vec != 1 || r->head_slots > 0 ||
+	    (r->keep != RR_KEEP_NONE && r->kept_values > 0))
+		return 0;
+	const int rounds = kernel->analysis.rounds;
+	int pair_last = 0, row_outputs = 0;
+	for (int id = 0; id < kernel->n_nodes; id++)
+		pair_last |= kernel->analysis.online_partner[id] >= 0 &&
+		             kernel->nodes[id].reduce == RR_REDUCE_MAX &&
+		             rr__reduced_in(kernel, id, rounds);
+	for (int j = 0; j < kernel->n_outputs; j++)
+		row_outputs += kernel->outputs[j].kind == RR_KIND_ROW;
+	if (!pair_last || row_outputs == 0)
+		return 0;
+	/* the output phase reads the cache and scalars alone */
+	unsigned char needed[RR_MAX_NODES], stop[RR_MAX_NODES] = {0};
+	stop[cached] = 1;
+	rr__phase_roots(kernel, rounds + 1, needed);
+	rr__mark_operands(kernel, needed, stop);
+	for (int id = 0; id < kernel->n_nodes; id++)
+		if (needed[id] && kernel->nodes[id].op == RR_OP_INPUT &&
+		    kernel->nodes[id].shape == RR_SHAPE_ELEM)
+			return 0;
+	return 1;
+}
+
 int64_t rr__c_scratch_floats(const rr_kernel *kernel, const rr__realisation *r)
 {
 	unsigned char held[RR_MAX_NODES];
 	int64_t kept = r->keep != RR_KEEP_NONE ? r->kept_values : 0;
 	kept += rr__c_derived_keeps(kernel, r, held);
 	if (r->cols <= rr__c_split_max_cols(kernel, r->dtype) && rr__c_cached_node(kernel) >= 0)
-		kept++;
+		kept += 1 + rr__c_piped(kernel, r); /* two rows' caches where piped */
 	const int64_t floats = kept * r->layout.workers_per_row * r->slots;
 	const int wide = rr__c_wide_cols(kernel, r, NULL);
 	const int64_t before =
@@ -2056,6 +2368,7 @@ rr_status rr__c_emit(const rr__emit_request *request, rr__buf *out)
 	em->cached = rr__c_cached_node(kernel);
 	em->split_max_n = rr__c_split_max_cols(kernel, em->dtype);
 	em->cache_output = cache_output_of(em);
+	em->piped = rr__c_piped(kernel, r);
 	plan_storage(em, r);
 	em->n_early = rr__c_early_outputs(kernel, r, em->early);
 	em->early_rows = rr__c_early_rows(kernel, r);

@@ -37,6 +37,9 @@ static inline void rr_carry_flush(rr_carry *c)
 void one_row(int64_t row, int64_t N, const void *const *inputs, const double *params,
              void *const *outputs, float *scratch, int stream, rr_carry *carry);
 void widen_cols(int64_t N, const void *const *inputs, float *to);
+int piped_rows(int64_t row_begin, int64_t row_end, int64_t N, const void *const *inputs,
+               const double *params, void *const *outputs, float *scratch, int stream,
+               rr_carry *carry);
 //@ slots
 /* Private slots per worker: floor(N / (W * V)) * V + min(N % (W * V), V) (the body of N - h
  * elements needs no more than a row of N; the head takes none). */
@@ -143,9 +146,10 @@ void rr_cpu_kernel(int64_t row_begin, int64_t row_end, int64_t N, const void *co
 	/* groups of R rows; the grouping never changes a row's arithmetic */
 	rr_carry carry[OUTPUTS]; /* a streamed row output's pieces between rows (cpu_vec.h) */
 	memset(carry, 0, sizeof carry);
-	for (int64_t group = row_begin; group < row_end; group += R)
-		for (int64_t row = group; row < group + R && row < row_end; row++)
-			one_row(row, N, inputs, params, outputs, scratch, stream, carry);
+	if (!piped_rows(row_begin, row_end, N, inputs, params, outputs, scratch, stream, carry))
+		for (int64_t group = row_begin; group < row_end; group += R)
+			for (int64_t row = group; row < group + R && row < row_end; row++)
+				one_row(row, N, inputs, params, outputs, scratch, stream, carry);
 	for (int j = 0; stream && j < OUTPUTS; j++)
 		rr_carry_flush(&carry[j]);
 #if defined(__SSE__)
