@@ -249,7 +249,8 @@ static void check_c_source(const char *label, const char *src, const rr_kernel *
 	       "%s: piped %d", label, piped);
 	if (strcmp(kernel->name, "softmax") == 0) /* its output phase reads the cache alone */
 		CHECKF(piped == (r->dtype == RR_F32 && r->layout.vec == 1 && r->head_slots == 0 &&
-		                 (r->keep == RR_KEEP_NONE || r->kept_values == 0)),
+		                 (r->keep == RR_KEEP_NONE || r->kept_values == 0) &&
+		                 r->cols <= rr__c_piped_max_cols(r->dtype)),
 		       "%s: softmax piped %d", label, piped);
 	else if (rr__c_cached_node(kernel) < 0)
 		CHECKF(!piped, "%s: piped without a cache", label);

@@ -2247,7 +2247,8 @@ int rr__c_piped(const rr_kernel *kernel, const rr__realisation *r)
 {
 	const int cached = rr__c_cached_node(kernel);
 	if (cached < 0 || r->dtype != RR_F32 || r->layout.vec != 1 || r->head_slots > 0 ||
-	    (r->keep != RR_KEEP_NONE && r->kept_values > 0))
+	    (r->keep != RR_KEEP_NONE && r->kept_values > 0) ||
+	    r->cols > rr__c_piped_max_cols(r->dtype))
 		return 0;
 	const int rounds = kernel->analysis.rounds;
 	int pair_last = 0, row_outputs = 0;

@@ -76,9 +76,9 @@ int rr__c_early_rows(const rr_kernel *kernel, const rr__realisation *r);
 /* Whether a streaming launch of the realisation runs each row's output phase inside the next
  * row's pass of the sums (f32, V = 1, no head, nothing kept in private slots; the kernel's
  * last round holds an online pair whose exp(e - m) the split caches, and its output phase
- * reads that cache and scalars alone: softmax). The generated source does it on AVX-512 for
- * rows up to rr__c_piped_max_cols; scratch then holds two rows' caches wherever the split
- * runs. */
+ * reads that cache and scalars alone: softmax) of rows up to rr__c_piped_max_cols. The generated
+ * source does it on AVX-512 for rows up to that bound; scratch then holds two rows' caches
+ * wherever the split runs. */
 int rr__c_piped(const rr_kernel *kernel, const rr__realisation *r);
 /* The longest row piped in `dtype`: the row, the next one coming in and two rows' caches in
  * rr__c_split_bytes. */
