@@ -1567,6 +1567,93 @@ static inline void rr_aligner_end(const rr_aligner *a, io_t *p)
 	if (a->shift != 0 && a->last_i >= 0)
 		store_packed(p + a->last_i, a->last);
 }
+//@ lines_bf16
+/* A streamed bf16 row output's complete chunks as whole 64-byte lines past the caches
+ * (AVX-512 BF16): each run's vectors converted two at a time into one vector of 32 values
+ * (vcvtne2ps2bf16), and where the row starts `past` 4-byte words into a line each line one
+ * non-temporal store of the last pair's top words and this pair's first (one two-source
+ * permute), the row's first and last pieces as the smaller stores of rr_stream_floats (rows
+ * on a line boundary keep the 32-byte stores of rr_store_bf16_run: as whole lines they ran
+ * 1.07 times as long). Where
+ * the row was stored as 32-byte spans across two vectors (16 bytes into a line, NumPy's
+ * arrays), every line took three stores, one of them from the run before: softmax bf16
+ * 4096x4096 streamed, two threads, outputs 16 bytes in, 0.90 of the time (bench/NOTES.md,
+ * session 39 CPU). Subnormal runs (the conversion reads them as zero), rows at an odd 2-byte
+ * offset and runs of an odd number of vectors keep rr_store_bf16_run. */
+typedef struct rr_lines16 {
+	uint16_t *next; /* where a run that continues the held pair starts; NULL: none held */
+	int past;       /* 4-byte words (1-15) the row starts past a line boundary, -1: unused */
+#if defined(__AVX512BF16__) && defined(__AVX512DQ__) && L == 16
+	__m512i last; /* the held pair's 32 values */
+	__m512i span; /* its top past words, then this pair's first (two-source permute) */
+#endif
+} rr_lines16;
+
+static inline void rr_lines16_begin(rr_lines16 *a, const uint16_t *p, int stream)
+{
+	a->next = NULL;
+	a->past = -1;
+#if defined(__AVX512BF16__) && defined(__AVX512DQ__) && L == 16
+	vi lane = {0};
+	for (int l = 0; l < VL; l++)
+		lane[l] = l;
+	if (V == 1 && stream && (uintptr_t)p % 4 == 0 && (uintptr_t)p % 64 != 0)
+		a->past = (int)((uintptr_t)p % 64 / 4);
+	a->last = _mm512_setzero_si512();
+	a->span = (__m512i)(lane + (int32_t)(16 - (a->past > 0 ? a->past : 0)));
+#else
+	(void)p;
+	(void)stream;
+#endif
+}
+
+/* The held pair's top words, up to the end of its line. */
+static inline void rr_lines16_end(rr_lines16 *a)
+{
+#if defined(__AVX512BF16__) && defined(__AVX512DQ__) && L == 16
+	if (a->next && a->past > 0) {
+		float words[16];
+		memcpy(words, &a->last, sizeof words);
+		rr_stream_floats((float *)(void *)(a->next - 32), words, 16 - a->past, 16);
+	}
+#endif
+	a->next = NULL;
+}
+
+static inline void rr_store_bf16_lines(rr_lines16 *a, uint16_t *p, const vf *v, int count,
+                                       int stream)
+{
+#if defined(__AVX512BF16__) && defined(__AVX512DQ__) && L == 16
+	if (a->past >= 0 && count % 2 == 0) {
+		__mmask16 subnormal = 0;
+		for (int k = 0; k < count; k++)
+			subnormal |= _mm512_fpclass_ps_mask((__m512)v[k], 0x20);
+		if (__builtin_expect(subnormal == 0, 1)) {
+			for (int k = 0; k < count; k += 2) {
+				uint16_t *const q = p + k * L;
+				const __m512i z =
+				    (__m512i)_mm512_cvtne2ps_pbh((__m512)v[k + 1], (__m512)v[k]);
+				if (q == a->next) {
+					_mm512_stream_si512((void *)(q - 2 * a->past),
+					                    _mm512_permutex2var_epi32(a->last, a->span, z));
+				} else { /* the row's first piece, up to its line's end */
+					float words[16];
+					rr_lines16_end(a);
+					memcpy(words, &z, sizeof words);
+					rr_stream_floats((float *)(void *)q, words, 0, 16 - a->past);
+				}
+				a->last = z;
+				a->next = q + 32;
+			}
+			return;
+		}
+		rr_lines16_end(a);
+	}
+#else
+	(void)a;
+#endif
+	rr_store_bf16_run(p, v, count, stream);
+}
 //@ paired_bf16
 /* bf16 rows of an elementwise output phase in pair order (c_emit.c `paired_order`): the phase's
  * run loops take their vectors two at a time over 16 consecutive elements, the first vector of
@@ -1694,6 +1781,19 @@ static inline void rr_store_bf16_run_paired(uint16_t *p, const vf *v, int count,
 		    _mm256_packus_epi32(rr_bf16_halves8(v[k]), rr_bf16_halves8(v[k + 1])), aligned);
 #else
 	rr_store_bf16_run(p, v, count, stream);
+#endif
+}
+
+/* rr_store_bf16_lines of a run in pair order: the pairs' own stores where the target takes
+ * the order (AVX2), else the natural order's lines. */
+static inline void rr_store_bf16_lines_paired(rr_lines16 *a, uint16_t *p, const vf *v,
+                                              int count, int stream)
+{
+#if RR_BF16_PAIRED
+	(void)a;
+	rr_store_bf16_run_paired(p, v, count, stream);
+#else
+	rr_store_bf16_lines(a, p, v, count, stream);
 #endif
 }
 //@ end
