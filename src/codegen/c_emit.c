@@ -1289,17 +1289,19 @@ static void emit_traversal(emitter *em, int round)
 	                        "carry + %d);");
 	/* in pair order, the last odd chunk is a run of its own (one chunk holds whole pairs) */
 	const int odd_run = unroll > 1 && em->runs && em->paired;
-	if (em->runs && em->dtype == RR_BF16) {
+	if (em->runs && em->dtype == RR_BF16 && em->r->cols % 32 == 0) {
 		/* whole lines where every row output allows (rr_store_bf16_lines), in a copy of the
 		 * loops of their own: in one loop with the other stores, rows at an odd 2-byte
-		 * offset ran 1.2 times as long (softmax bf16 4096x4096, session 39 CPU) */
+		 * offset ran 1.2 times as long (softmax bf16 4096x4096, session 39 CPU). Only for
+		 * rows of whole lines of values (the lines' rule): elsewhere the copy alone cost
+		 * add_layernorm bf16 65535x127 1.04 of the time. */
 		for (int j = 0; j < em->kernel->n_outputs; j++)
 			if (em->kernel->outputs[j].kind == RR_KIND_ROW)
 				line(em, 2, "rr_lines16 lines%d; /* %s's whole lines */", j,
 				     em->kernel->outputs[j].name);
 		for (int j = 0; j < em->kernel->n_outputs; j++)
 			if (em->kernel->outputs[j].kind == RR_KIND_ROW)
-				line(em, 2, "rr_lines16_begin(&lines%d, out%d + h, stream);", j, j);
+				line(em, 2, "rr_lines16_begin(&lines%d, out%d + h, N, stream);", j, j);
 		rr__emit_indent(em->out, 2 + em->indent);
 		rr__buf_printf(em->out, "if (");
 		for (int j = 0, n = 0; j < em->kernel->n_outputs; j++)

@@ -1578,8 +1578,11 @@ static inline void rr_aligner_end(const rr_aligner *a, io_t *p)
  * the row was stored as 32-byte spans across two vectors (16 bytes into a line, NumPy's
  * arrays), every line took three stores, one of them from the run before: softmax bf16
  * 4096x4096 streamed, two threads, outputs 16 bytes in, 0.90 of the time (bench/NOTES.md,
- * session 39 CPU). Subnormal runs (the conversion reads them as zero), rows at an odd 2-byte
- * offset and runs of an odd number of vectors keep rr_store_bf16_run. */
+ * session 39 CPU). Only rows of a multiple of 32 values, all at one offset, whose first and
+ * last pieces meet in one line: rows of odd length, each at another offset, stored their
+ * pieces as up to four smaller stores at each end (add_layernorm bf16 65535x127 ran 1.98 times
+ * as long). Subnormal runs (the conversion reads them as zero), rows at an odd 2-byte offset
+ * and runs of an odd number of vectors keep rr_store_bf16_run. */
 typedef struct rr_lines16 {
 	uint16_t *next; /* where a run that continues the held pair starts; NULL: none held */
 	int past;       /* 4-byte words (1-15) the row starts past a line boundary, -1: unused */
@@ -1589,7 +1592,7 @@ typedef struct rr_lines16 {
 #endif
 } rr_lines16;
 
-static inline void rr_lines16_begin(rr_lines16 *a, const uint16_t *p, int stream)
+static inline void rr_lines16_begin(rr_lines16 *a, const uint16_t *p, int64_t N, int stream)
 {
 	a->next = NULL;
 	a->past = -1;
@@ -1597,12 +1600,13 @@ static inline void rr_lines16_begin(rr_lines16 *a, const uint16_t *p, int stream
 	vi lane = {0};
 	for (int l = 0; l < VL; l++)
 		lane[l] = l;
-	if (V == 1 && stream && (uintptr_t)p % 4 == 0 && (uintptr_t)p % 64 != 0)
+	if (V == 1 && stream && (uintptr_t)p % 4 == 0 && (uintptr_t)p % 64 != 0 && N % 32 == 0)
 		a->past = (int)((uintptr_t)p % 64 / 4);
 	a->last = _mm512_setzero_si512();
 	a->span = (__m512i)(lane + (int32_t)(16 - (a->past > 0 ? a->past : 0)));
 #else
 	(void)p;
+	(void)N;
 	(void)stream;
 #endif
 }
