@@ -74,11 +74,11 @@ int rr__c_early_outputs(const rr_kernel *kernel, const rr__realisation *r, unsig
  * only row outputs (no output phase: round 1 writes them into their rows). */
 int rr__c_early_rows(const rr_kernel *kernel, const rr__realisation *r);
 /* Whether a streaming launch of the realisation runs each row's output phase inside the next
- * row's pass of the sums (f32, V = 1, no head, nothing kept in private slots; the kernel's
- * last round holds an online pair whose exp(e - m) the split caches, and its output phase
- * reads that cache and scalars alone: softmax) of rows up to rr__c_piped_max_cols. The generated
- * source does it on AVX-512 for rows up to that bound; scratch then holds two rows' caches
- * wherever the split runs. */
+ * row's pass of the sums: f32, V = 1, no head, nothing kept in private slots, rows up to
+ * rr__c_piped_max_cols, and a kernel whose last round holds an online pair whose exp(e - m)
+ * the split caches and whose output phase reads that cache and scalars alone (softmax). The
+ * generated source does it on AVX-512; scratch then holds two rows' caches wherever the split
+ * runs. */
 int rr__c_piped(const rr_kernel *kernel, const rr__realisation *r);
 /* The longest row piped in `dtype`: the row, the next one coming in and two rows' caches in
  * rr__c_split_bytes. */
