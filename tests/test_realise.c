@@ -243,6 +243,9 @@ static void check_c_source(const char *label, const char *src, const rr_kernel *
 	           cached == (rr__c_cached_node(kernel) >= 0) * (1 + piped) &&
 	           (split > 0 || cached == 0),
 	       "%s: SPLIT_MAX_N %lld, CACHED_VALUES %lld", label, split, cached);
+	CHECKF(!piped || rr__c_piped_max_cols(r->dtype) <= split, /* piped_rows tests the first */
+	       "%s: piped bound %lld past the split's %lld", label,
+	       (long long)rr__c_piped_max_cols(r->dtype), split);
 	CHECKF((strstr(src, "one_row_piped(") != NULL) == piped &&
 	           (number_after(src, "#define PIPED_MAX_N ") ==
 	            (piped ? rr__c_piped_max_cols(r->dtype) : -1)),

@@ -1788,6 +1788,19 @@ static void emit_round(emitter *em, int round)
 	emit_scalars(em, round);
 }
 
+/* The row's scalar outputs (the sum, the loss), once its rounds are done. */
+static void emit_rowscalar_outputs(emitter *em)
+{
+	const rr_kernel *kernel = em->kernel;
+	for (int j = 0; j < kernel->n_outputs; j++) {
+		if (kernel->outputs[j].kind != RR_KIND_ROWSCALAR)
+			continue;
+		rr__buf_printf(em->out, "\tout%d[0] = store_io(", j);
+		value_ref(em, kernel->outputs[j].node);
+		rr__buf_printf(em->out, "); /* %s */\n", kernel->outputs[j].name);
+	}
+}
+
 static void emit_outputs(emitter *em)
 {
 	const rr_kernel *kernel = em->kernel;
@@ -1825,13 +1838,7 @@ static void emit_outputs(emitter *em)
 			emit_traversal(em, em->rounds + 1);
 		}
 	}
-	for (int j = 0; j < kernel->n_outputs; j++) {
-		if (kernel->outputs[j].kind != RR_KIND_ROWSCALAR)
-			continue;
-		rr__buf_printf(em->out, "\tout%d[0] = store_io(", j);
-		value_ref(em, kernel->outputs[j].node);
-		rr__buf_printf(em->out, "); /* %s */\n", kernel->outputs[j].name);
-	}
+	emit_rowscalar_outputs(em);
 }
 
 static void emit_piped(emitter *em);
@@ -1840,7 +1847,7 @@ static void emit_piped(emitter *em);
 static void emit_piped_rows(emitter *em)
 {
 	line(em, 0, "#if PIPED");
-	line(em, 1, "if (stream && N <= PIPED_MAX_N && N <= SPLIT_MAX_N) {");
+	line(em, 1, "if (stream && N <= PIPED_MAX_N) { /* PIPED_MAX_N <= SPLIT_MAX_N */");
 	line(em, 2, "rr_pending pend;");
 	line(em, 2, "memset(&pend, 0, sizeof pend);");
 	line(em, 2, "for (int64_t row = row_begin; row < row_end; row++)");
@@ -2099,13 +2106,7 @@ static void emit_piped(emitter *em)
 		if (scalars[id])
 			line(em, 1, "pend->s[%d] = s%d;", id, id);
 	line(em, 1, "pend->live = 1;");
-	for (int j = 0; j < kernel->n_outputs; j++) {
-		if (kernel->outputs[j].kind != RR_KIND_ROWSCALAR)
-			continue;
-		rr__buf_printf(em->out, "\tout%d[0] = store_io(", j);
-		value_ref(em, kernel->outputs[j].node);
-		rr__buf_printf(em->out, "); /* %s */\n", kernel->outputs[j].name);
-	}
+	emit_rowscalar_outputs(em);
 	line(em, 0, "}");
 	line(em, 0, "#endif\n");
 }

@@ -7,7 +7,7 @@
  * sum and the loss row scalars, targets uniform in [0, N)).
  *   cc -O2 -o lab_ab lab_ab.c -ldl -lpthread -lm
  *   ./lab_ab A.so B.so KERNEL DTYPE(bf16|f32) M N REPS ROUNDS THREADS STREAM [SIGMA]
- * LAB_OFFSET (bytes past a line) places every row array; LAB_OFFSET_B, in the paired mode, gives side
+ * LAB_OFFSET (bytes past a line) places every row array (LAB_OUT_OFFSET, session 39, the outputs apart); LAB_OFFSET_B, in the paired mode, gives side
  * B copies of the inputs and outputs of its own at that offset (the same .so twice: the cost of a
  * placement). LAB_HUGE=1: arrays on huge pages (lab_alloc).
  * THREADS > 1 splits the rows into equal shares, one thread each (spawned per call). SIGMA < 0:
@@ -209,7 +209,8 @@ int main(int argc, char **argv)
 		out_b[j] = (char *)lab_alloc((size_t)out_n * es + 128) + offset_b;
 	for (int b = 0; b < 2; b++)
 		for (int j = 0; j < n_out; j++)
-			out[b][j] = (char *)lab_alloc((size_t)out_n * es + 128) + offset;
+			out[b][j] = (char *)lab_alloc((size_t)out_n * es + 128) +
+			            (getenv("LAB_OUT_OFFSET") ? (size_t)atoi(getenv("LAB_OUT_OFFSET")) : offset);
 	int64_t sc = sf[0](N) > sf[1](N) ? sf[0](N) : sf[1](N);
 	float *scratch[16];
 	for (int t = 0; t < threads; t++)

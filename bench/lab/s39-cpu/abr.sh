@@ -1,7 +1,7 @@
 #!/bin/bash
 # abr.sh A.so B.so kernel dtype M N offset [rounds]: median over rounds of B/A (per-round times)
 A=$1 B=$2 K=$3 D=$4 M=$5 N=$6 O=$7 R=${8:-10}
-LAB_HUGE=1 LAB_OFFSET=$O /tmp/lab/lab2 $A $B $K $D $M $N 5 $R 2 1 | python3 -c "
+LAB_HUGE=1 LAB_OFFSET=$O ${LAB:-/tmp/lab}/lab_ab $A $B $K $D $M $N 5 $R 2 1 | python3 -c "
 import sys,statistics as st
 a=[];b=[]
 for l in sys.stdin:
