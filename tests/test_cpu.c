@@ -619,6 +619,117 @@ static void test_streaming_stores_avx2(rr_device *device)
 #endif
 }
 
+/* Whether `program` writes the same bytes with its rows split over threads as whole, on
+ * every row (RR_CPU_ROW_PARTS=all) and on the launch's last rows (unset), against none (0);
+ * the outputs compared are counted in *compared. */
+static void compare_parts(rr_program *program, const rr_kernel *kernel, rr_dtype dtype,
+                          int64_t rows, int64_t cols, int offset, int *compared)
+{
+	static const char *const settings[] = {"0", "all", NULL};
+	size_t es = rr_dtype_size(dtype);
+	rr__host_inputs inputs;
+	CHECK(rr__inputs_make(kernel, rows, cols, dtype, 7u, NULL, &inputs) == RR_OK);
+	void *copies[RR_MAX_IO] = {0};
+	char *out[3][RR_MAX_IO] = {{0}};
+	for (int i = 0; i < inputs.count; i++) {
+		rr_kind kind = kernel->inputs[i].kind;
+		if (kind != RR_KIND_ROW && kind != RR_KIND_COL)
+			continue;
+		copies[i] = calloc(1, inputs.bytes[i] + 64);
+		memcpy((char *)copies[i] + (size_t)offset * es, inputs.owned[i], inputs.bytes[i]);
+	}
+	for (int s = 0; s < 3; s++) {
+		if (settings[s])
+			setenv("RR_CPU_ROW_PARTS", settings[s], 1);
+		else
+			unsetenv("RR_CPU_ROW_PARTS");
+		run_outputs(program, kernel, dtype, rows, cols, &inputs, offset, NULL, copies, out[s]);
+	}
+	unsetenv("RR_CPU_ROW_PARTS");
+	for (int j = 0; j < kernel->n_outputs; j++) {
+		int64_t count = rr__output_elements(kernel, j, rows, cols);
+		for (int s = 1; s < 3; s++)
+			CHECKF(memcmp(out[0][j], out[s][j], (size_t)(count + 32) * es) == 0,
+			       "%s %s %lldx%lld, %d in: output %s differs with RR_CPU_ROW_PARTS=%s",
+			       kernel->name, rr_dtype_name(dtype), (long long)rows, (long long)cols,
+			       offset, kernel->outputs[j].name, settings[s] ? settings[s] : "(unset)");
+		(*compared)++;
+		for (int s = 0; s < 3; s++)
+			free(out[s][j]);
+	}
+	for (int i = 0; i < RR_MAX_IO; i++)
+		free(copies[i]);
+	rr__inputs_free(&inputs);
+}
+
+static int has_row_output(const rr_kernel *kernel)
+{
+	for (int j = 0; j < kernel->n_outputs; j++)
+		if (kernel->outputs[j].kind == RR_KIND_ROW)
+			return 1;
+	return 0;
+}
+
+/* Rows split over threads (c_emit.h's rr_cpu_row_part; the backend splits the rows a launch
+ * would leave one thread alone with): every built-in in f32, bf16 and f16, under the planner's
+ * plan and under plans of 4 to 16 blocks of workers (W = 256 and 64; V = 4 with a head where
+ * the rows start off a pack), rows of 16384 and 20001 elements (a guarded last chunk), aligned
+ * and one element in: the source has the parts exactly where rr__c_row_parts says (from
+ * RR_CPU_PARTS_MIN_N elements, no 16-bit row output), and split rows write the same bytes as
+ * whole ones, validated against float64. Shorter rows get no parts. */
+static void test_row_parts(rr_device *device)
+{
+	static const rr_dtype dtypes[] = {RR_F32, RR_BF16, RR_F16};
+	static const int64_t cols[] = {16384, 20001};
+	static const char *const layouts[] = {NULL, "W=256,V=1", "W=64,V=4"};
+	const char *const *names = rr_builtin_names();
+	const int64_t rows = 3;
+	int compared = 0, split = 0;
+	for (int k = 0; names[k]; k++) {
+		rr_kernel *kernel = NULL;
+		CHECK(rr_kernel_load_builtin(names[k], &kernel) == RR_OK);
+		for (int d = 0; kernel && d < 3; d++)
+			for (int c = 0; c < 2; c++)
+				for (int l = 0; l < 3; l++) {
+					rr_layout layout;
+					if (layouts[l])
+						CHECK(rr_layout_parse(layouts[l], &layout) == RR_OK);
+					rr_program *program = NULL;
+					CHECKF(rr_program_build(device, kernel, dtypes[d], rows, cols[c],
+					                        layouts[l] ? &layout : NULL,
+					                        &program) == RR_OK,
+					       "%s %s %s: %s", names[k], rr_dtype_name(dtypes[d]),
+					       layouts[l] ? layouts[l] : "planned", rr_last_error());
+					if (!program)
+						continue;
+					const int parts = rr__c_row_parts(kernel, &program->realisation,
+					                                  dtypes[d]);
+					const int has =
+					    strstr(rr_program_source(program), "rr_cpu_row_part(") != NULL;
+					CHECKF(has == parts && parts == (dtypes[d] == RR_F32 ||
+					                                 !has_row_output(kernel)),
+					       "%s %s %lld: parts in the source %d, rr__c_row_parts %d",
+					       names[k], rr_dtype_name(dtypes[d]), (long long)cols[c], has,
+					       parts);
+					split += parts;
+					for (int offset = 0; parts && offset <= 1; offset++)
+						compare_parts(program, kernel, dtypes[d], rows, cols[c], offset,
+						              &compared);
+					rr_program_free(program);
+				}
+		rr_kernel_free(kernel);
+	}
+	CHECKF(compared >= 4 * 2 * 3 * 2 * 2 && split > 0, "%d outputs compared", compared);
+	rr_kernel *sum = NULL;
+	rr_program *program = NULL;
+	CHECK(rr_kernel_load_builtin("sum", &sum) == RR_OK);
+	if (sum && rr_program_build(device, sum, RR_F32, rows, RR_CPU_PARTS_MIN_N - 1, NULL,
+	                            &program) == RR_OK)
+		CHECK(strstr(rr_program_source(program), "rr_cpu_row_part(") == NULL);
+	rr_program_free(program);
+	rr_kernel_free(sum);
+}
+
 /* Softmax f32 rows from IN_ROW_MIN_N (16384) elements keep the split's cache in their output
  * row even in launches that stream (c_emit.c), where the source's RR_CACHE_IN_ROW says so (not
  * with AVX-512): the source turns the row's stream off between IN_ROW_MIN_N and SPLIT_MAX_N.
@@ -1533,6 +1644,7 @@ int main(void)
 		test_widened_cols(device);
 		test_streaming_stores(device);
 		test_streaming_stores_avx2(device);
+		test_row_parts(device);
 		test_long_rows_in_row(device);
 		test_fetch_bound_loops(device);
 		test_run_loops_apart(device);

@@ -59,6 +59,10 @@ typedef struct cpu_module {
 	rr__cpu_kernel_fn kernel;
 	rr__cpu_scratch_fn scratch_floats;
 	int64_t scratch; /* floats a thread at the program's N, checked against the realisation */
+	/* Rows split over threads (c_emit.h): NULL where the source has no rr_cpu_row_part */
+	rr__cpu_row_part_fn row_part;
+	int row_parts;        /* the most parts a row takes */
+	int64_t share_floats; /* the floats the parts exchange their partials through */
 } cpu_module;
 
 long rr__cpu_compiler_runs(void)
@@ -288,6 +292,13 @@ static rr_status load_module(rr_program *program, const char *so_path, const cha
 		                program->kernel->name, (long long)asked, (long long)floats);
 	}
 	module->scratch = floats;
+	module->row_part = (rr__cpu_row_part_fn)dlsym(module->handle, RR_CPU_ROW_PART_SYMBOL);
+	rr__cpu_row_parts_fn parts =
+	    (rr__cpu_row_parts_fn)dlsym(module->handle, RR_CPU_ROW_PARTS_SYMBOL);
+	rr__cpu_row_share_fn share =
+	    (rr__cpu_row_share_fn)dlsym(module->handle, RR_CPU_ROW_SHARE_SYMBOL);
+	module->row_parts = module->row_part && parts && share ? parts() : 1;
+	module->share_floats = module->row_part && parts && share ? share() : 0;
 	memcpy(program->binary_hash, digest, 65);
 	program->module = module;
 	return RR_OK;
@@ -553,6 +564,11 @@ typedef struct cpu_task {
 	/* called[t]: thread t ran a chunk of this launch, so the cols the kernel widened into
 	 * its scratch then still hold (RR_CPU_COLS_READY); each thread writes its own entry. */
 	unsigned char called[CPU_MAX_THREADS];
+	/* rows [split_begin, rows) split over threads (split_rows) */
+	rr__cpu_row_part_fn row_part;
+	int64_t split_begin, rows;
+	unsigned long long *arrived;
+	float *shared;
 } cpu_task;
 
 static void run_rows(void *context, int thread, int64_t begin, int64_t end, float *scratch)
@@ -565,6 +581,17 @@ static void run_rows(void *context, int thread, int64_t begin, int64_t end, floa
 	}
 	task->kernel(begin, end, task->cols, task->inputs, task->params, task->outputs, scratch,
 	             flags);
+}
+
+/* Part `part` of `parts` of each row split over threads: 16-bit cols widened again (the run
+ * may give a thread scratch of its own anew). */
+static void run_parts(void *context, int thread, int64_t part, int64_t parts, float *scratch)
+{
+	cpu_task *task = context;
+	(void)thread;
+	task->row_part(task->split_begin, task->rows, (int)part, (int)parts, task->cols,
+	               task->inputs, task->params, task->outputs, scratch, 0, task->arrived,
+	               task->shared);
 }
 
 static int launch_threads(const cpu_impl *impl, int64_t rows)
@@ -629,6 +656,29 @@ static int streams(const cpu_impl *impl, const rr_program *program, int64_t rows
 	       !(impl->alias_stalls && rr__cpu_outputs_alias(row_in, n_in, row_out, n_out));
 }
 
+/* Floats the parts of a split row exchange through, at most (on the launching thread's stack):
+ * two sets of 64 vectors of 16, W = 1024 with AVX-512. */
+#define CPU_SHARE_FLOATS 2048
+
+/* Rows a launch splits over threads, the last ones: where M rows leave `left` = M mod T of T
+ * threads and `left` is under the parts P a row takes (its blocks, at most T), each of those
+ * rows runs in P parts on P threads (same bits: c_emit.h's rr_cpu_row_part), left / P of a
+ * row's time instead of one row's with T - left threads idle (7 rows on 2 threads: 3.5 rows'
+ * time instead of 4). Only on sources that have parts (rows of RR_CPU_PARTS_MIN_N and more).
+ * RR_CPU_ROW_PARTS=0 splits none, =all every row (tests). */
+static int64_t split_rows(const cpu_module *module, int threads, int64_t rows)
+{
+	const char *env = getenv("RR_CPU_ROW_PARTS");
+	if (!module->row_part || module->share_floats > CPU_SHARE_FLOATS || threads < 2 ||
+	    module->row_parts < 2 || (env && strcmp(env, "0") == 0))
+		return 0;
+	if (env && strcmp(env, "all") == 0)
+		return rows;
+	const int parts = module->row_parts < threads ? module->row_parts : threads;
+	const int64_t left = rows % threads;
+	return left < parts ? left : 0;
+}
+
 /* Rows per chunk: about 32 chunks per thread, so a thread done with its own share takes small
  * pieces of the others' and the launch ends nearly together (8 a thread before; on the
  * AVX-512 Xeon, two threads, sum f32 1024x4096 0.90-0.92 of the time, softmax bf16 1024x1024
@@ -653,16 +703,29 @@ static rr_status cpu_launch(rr_device *device, rr_program *program, int64_t rows
 		pointers[k] = inputs[k].data;
 		params[k] = inputs[k].value;
 	}
-	int threads = launch_threads(device->impl, rows);
+	const int all = launch_threads(device->impl, INT64_MAX);
+	const int64_t split = split_rows(module, all, rows), whole = rows - split;
+	int threads = launch_threads(device->impl, whole);
+	_Alignas(64) float shared[CPU_SHARE_FLOATS];
+	_Alignas(64) unsigned long long arrived = 0;
 	cpu_task task = {.kernel = module->kernel,
 	                 .cols = program->cols,
 	                 .inputs = pointers,
 	                 .params = params,
 	                 .outputs = outputs,
-	                 .stream = streams(device->impl, program, rows, pointers, outputs)};
-	return rr__pool_run(threads, rows, rows_per_chunk(rows, program->cols, threads),
-	                    module->scratch,
-	                    run_rows, &task);
+	                 .stream = streams(device->impl, program, rows, pointers, outputs),
+	                 .row_part = module->row_part,
+	                 .split_begin = whole,
+	                 .rows = rows,
+	                 .arrived = &arrived,
+	                 .shared = shared};
+	rr_status status =
+	    rr__pool_run(threads, whole, rows_per_chunk(whole, program->cols, threads),
+	                 module->scratch, run_rows, &task);
+	if (status == RR_OK && split > 0)
+		status = rr__pool_run_each(module->row_parts < all ? module->row_parts : all,
+		                           module->scratch, run_parts, &task);
+	return status;
 }
 
 /* ---------------------------------------------------------------- memory */

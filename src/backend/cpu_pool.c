@@ -19,6 +19,7 @@ typedef struct pool_job {
 	void *context;
 	int64_t items, chunk;
 	int participants;
+	int each; /* rr__pool_run_each: fn(context, t, t, participants, scratch) once a thread */
 	int64_t scratch_stride; /* floats between two threads' scratch */
 } pool_job;
 
@@ -63,6 +64,10 @@ static void run_chunks(const pool_job *job, int thread)
 {
 	float *scratch =
 	    job->scratch_stride > 0 ? pool.scratch + job->scratch_stride * thread : NULL;
+	if (job->each) {
+		job->fn(job->context, thread, thread, job->participants, scratch);
+		return;
+	}
 	for (int k = 0; k < job->participants; k++) {
 		pool_share *share = &shares[(thread + k) % job->participants];
 		for (;;) {
@@ -199,8 +204,8 @@ static rr_status reserve_scratch(int threads, int64_t floats, int64_t *stride)
 	return RR_OK;
 }
 
-rr_status rr__pool_run(int threads, int64_t items, int64_t chunk, int64_t scratch_floats,
-                       rr__pool_fn fn, void *context)
+static rr_status pool_run(int threads, int64_t items, int64_t chunk, int64_t scratch_floats,
+                         rr__pool_fn fn, void *context, int each)
 {
 	if (items <= 0)
 		return RR_OK;
@@ -225,6 +230,7 @@ rr_status rr__pool_run(int threads, int64_t items, int64_t chunk, int64_t scratc
 	                      .items = items,
 	                      .chunk = chunk < 1 ? 1 : chunk,
 	                      .participants = participants,
+	                      .each = each,
 	                      .scratch_stride = stride};
 	/* Thread t's share is the t-th of `participants` equal spans: in launch after launch on
 	 * the same rows a thread reads the rows it read the last time, from its own cache where
@@ -251,4 +257,15 @@ rr_status rr__pool_run(int threads, int64_t items, int64_t chunk, int64_t scratc
 	}
 	pthread_mutex_unlock(&pool.launch_lock);
 	return RR_OK;
+}
+
+rr_status rr__pool_run(int threads, int64_t items, int64_t chunk, int64_t scratch_floats,
+                       rr__pool_fn fn, void *context)
+{
+	return pool_run(threads, items, chunk, scratch_floats, fn, context, 0);
+}
+
+rr_status rr__pool_run_each(int threads, int64_t scratch_floats, rr__pool_fn fn, void *context)
+{
+	return pool_run(threads, threads, 1, scratch_floats, fn, context, 1);
 }

@@ -24,4 +24,10 @@ int rr__pool_threads(void);
 rr_status rr__pool_run(int threads, int64_t items, int64_t chunk, int64_t scratch_floats,
                        rr__pool_fn fn, void *context);
 
+/* Runs fn(context, t, t, n, scratch) once on each of n threads t = 0..n-1 at the same time (n:
+ * `threads`, fewer where fewer pool threads run), each call on its own thread with its own
+ * scratch, none taken over by another thread: the calls may wait for each other (a row split
+ * over threads). */
+rr_status rr__pool_run_each(int threads, int64_t scratch_floats, rr__pool_fn fn, void *context);
+
 #endif

@@ -109,6 +109,7 @@ typedef struct emitter {
 	int piped_row;
 	int pending;
 	int lines; /* emitting bf16 run loops that store whole lines (rr_store_bf16_lines) */
+	int parts; /* rows may be split over threads (rr__c_row_parts): exchanges before trees */
 } emitter;
 
 /* em->prefetch where only rows under 16384 elements prefetch (f32's single pass, below). */
@@ -338,6 +339,7 @@ static void emit_prelude(emitter *em)
 	rr__device_emit(em->out, "cpu_vec.h", "types");
 	emit_io_helpers(em);
 	rr__device_emit(em->out, "cpu_row.h", "slots");
+	rr__device_emit(em->out, "cpu_vec.h", "parts");
 }
 
 /* ---------------------------------------------------------------- one row */
@@ -998,8 +1000,8 @@ static void emit_extrema_lines(emitter *em, int round, int input)
 	const char *least_masked =
 	    "rr_vselect(valid, rr_load_f32_lanes(q + k, valid), rr_vsplat(INFINITY))";
 	line(em, 2,
-	     "if (chunks * W * V >= 1024) { /* the row's aligned vectors: extrema are "
-	     "exact in any order */");
+	     "if (chunks * W * V >= 1024 && !share) { /* the row's aligned vectors: "
+	     "extrema are exact in any order */");
 	line(em, 3, "const float *const q = (const float *)in%d + h;", input);
 	line(em, 3, "const int64_t count = chunks * W * V;");
 	line(em, 3, "const int64_t lead = rr_lead_to_vector(q, count);");
@@ -1055,7 +1057,7 @@ static void emit_chained_chunks(emitter *em, int round)
 	line(em, 2, "for (; chunk + CHAINS <= chunks; chunk += CHAINS) {");
 	line(em, 3, "for (int q = 0; q < CHAINS; q++) {");
 	line(em, 4, "const int64_t c = chunk + q;");
-	line(em, 4, "for (int b = 0; b < BLOCKS; b++) {");
+	line(em, 4, "for (int b = b_lo; b < b_hi; b++) {");
 	em->chains = 1;
 	emit_pack(em, 5, round, 0);
 	em->chains = 0;
@@ -1137,7 +1139,8 @@ static void emit_in_row_masked(emitter *em, int round, const char *lanes)
  * 1024x1024, one thread, the output 16 bytes in: 1.17-1.21x the time of aligned rows. */
 static void emit_in_row_lines(emitter *em, int round)
 {
-	line(em, 2, "if (!stream) { /* the cache in the row: finished in place, aligned */");
+	line(em, 2,
+	     "if (!stream && !share) { /* the cache in the row: finished in place, aligned */");
 	line(em, 3, "float *const q = (float *)out%d + h;", em->cache_output);
 	line(em, 3, "const int64_t count = chunks * W * V;");
 	line(em, 3, "const int64_t lead = rr_lead_to_vector(q, count);");
@@ -1188,7 +1191,7 @@ static void emit_chunk_loop(emitter *em, int round, const char *u_text, int only
 			     u_text);
 	line(em, 3, "for (int u = 0; u < %s; u++) {", u_text);
 	line(em, 4, "const int64_t c = chunk + u;");
-	line(em, 4, "for (int b = 0; b < BLOCKS; b++) {");
+	line(em, 4, "for (int b = b_lo; b < b_hi; b++) {");
 	emit_pack(em, 5, round, 0);
 	line(em, 4, "}");
 	if (em->piped_row && em->pass == 2)
@@ -1251,7 +1254,7 @@ static void emit_traversal(emitter *em, int round)
 	emit_traversal_begin(em, round);
 	if (em->r->head_slots > 0) {
 		line(em, 2,
-		     "for (int b = 0; b < BLOCKS; b++) { /* the head, on the last workers */");
+		     "for (int b = b_lo; b < b_hi; b++) { /* the head, on the last workers */");
 		em->head = 1;
 		emit_pack(em, 3, round, 1);
 		em->head = 0;
@@ -1283,7 +1286,7 @@ static void emit_traversal(emitter *em, int round)
 		emit_in_row_lines(em, round);
 	em->aligned = streams_aligned(em, round); /* stores_aligned's rows among them */
 	emit_aligners(em, stores_aligned(em, round)
-	                      ? "rr_aligner aligned%d = rr_aligner_begin(out%d + h, stream, 1, "
+	                      ? "rr_aligner aligned%d = rr_aligner_begin(out%d + h, stream, !share, "
 	                        "carry + %d);"
 	                      : "rr_aligner aligned%d = rr_aligner_begin(out%d + h, stream, 0, "
 	                        "carry + %d);");
@@ -1334,7 +1337,7 @@ static void emit_traversal(emitter *em, int round)
 	if (unroll > 1 && !odd_run) {
 		line(em, 2, "for (; chunk < chunks; chunk++) {");
 		line(em, 3, "const int64_t c = chunk;");
-		line(em, 3, "for (int b = 0; b < BLOCKS; b++) {");
+		line(em, 3, "for (int b = b_lo; b < b_hi; b++) {");
 		emit_pack(em, 4, round, 0);
 		line(em, 3, "}");
 		if (em->piped_row && em->pass == 2)
@@ -1357,7 +1360,7 @@ static void emit_traversal(emitter *em, int round)
 	}
 	line(em, 2, "if (chunks * W * V < N - h) {");
 	line(em, 3, "const int64_t c = chunks;");
-	line(em, 3, "for (int b = 0; b < BLOCKS; b++) {");
+	line(em, 3, "for (int b = b_lo; b < b_hi; b++) {");
 	emit_pack(em, 4, round, 1);
 	line(em, 3, "}");
 	line(em, 2, "}");
@@ -1451,6 +1454,26 @@ static void emit_tree(emitter *em, int round)
 	line(em, 1, "}");
 }
 
+/* In a part of a row split over threads (rr_cpu_row_part), each part's blocks of the round's
+ * partials to the others before the tree: every part then runs the whole tree on the same
+ * vectors, in the plan's order, and has the row's scalar. */
+static void emit_exchange(emitter *em, int round)
+{
+	const rr_kernel *kernel = em->kernel;
+	if (!em->parts)
+		return;
+	line(em, 1, "if (share) { /* a part of the row: the blocks of all parts */");
+	for (int round_id = 0; round_id < kernel->n_nodes; round_id++) {
+		if (!rr__reduced_in(kernel, round_id, round) || pass_reduction(em, round_id) < 0)
+			continue;
+		int id = pass_reduction(em, round_id), partner = pass_partner(em, id);
+		line(em, 2, "rr_row_exchange(share, part%d, b_lo, b_hi);", id);
+		if (partner >= 0)
+			line(em, 2, "rr_row_exchange(share, part%d, b_lo, b_hi);", partner);
+	}
+	line(em, 1, "}");
+}
+
 /* One pass over the row (pass 0 the plan's online pass; 1 and 2 the split's) into s<id>. */
 static void emit_round_pass(emitter *em, int round, const char *declare)
 {
@@ -1479,8 +1502,10 @@ static void emit_round_pass(emitter *em, int round, const char *declare)
 	} else {
 		emit_traversal(em, round);
 	}
-	if (em->tree_steps > 0)
+	if (em->tree_steps > 0) {
+		emit_exchange(em, round);
 		emit_tree(em, round);
+	}
 	for (int round_id = 0; round_id < kernel->n_nodes; round_id++) {
 		if (!rr__reduced_in(kernel, round_id, round) || pass_reduction(em, round_id) < 0)
 			continue;
@@ -1680,8 +1705,8 @@ static void emit_max_pass(emitter *em, int round, int words, int max_id)
 	}
 	const int indent = em->indent;
 	line(em, 1, "float lo%d; /* the row's least value */", max_id);
-	line(em, 1, "if (RR_BF16_EXTREMA && rr_bf16_extrema(in%d, N, &s%d, &lo%d))", words, max_id,
-	     max_id);
+	line(em, 1, "if (RR_BF16_EXTREMA && !share && rr_bf16_extrema(in%d, N, &s%d, &lo%d))",
+	     words, max_id, max_id);
 	line(em, 2, "ranged%d = lo%d - s%d >= -86.5f; /* every x - m, rounded, at least this */",
 	     max_id, max_id, max_id);
 	line(em, 1, "else {");
@@ -1795,7 +1820,8 @@ static void emit_rowscalar_outputs(emitter *em)
 	for (int j = 0; j < kernel->n_outputs; j++) {
 		if (kernel->outputs[j].kind != RR_KIND_ROWSCALAR)
 			continue;
-		rr__buf_printf(em->out, "\tout%d[0] = store_io(", j);
+		/* by the first part of a row split over threads (b_lo 0), as by a whole row */
+		rr__buf_printf(em->out, "\tif (b_lo == 0)\n\t\tout%d[0] = store_io(", j);
 		value_ref(em, kernel->outputs[j].node);
 		rr__buf_printf(em->out, "); /* %s */\n", kernel->outputs[j].name);
 	}
@@ -1865,14 +1891,27 @@ static void emit_piped_rows(emitter *em)
 static void emit_row_function(emitter *em)
 {
 	line(em, 0,
-	     "static void one_row(int64_t row, int64_t N, const void *const *inputs, "
-	     "const double *params,");
+	     "/* One row, or the part of it that blocks [b_lo, b_hi) of workers own where the row "
+	     "is split");
 	line(em, 0,
-	     "\t\t    void *const *outputs, float *scratch, int stream, rr_carry *carry)\n{");
+	     " * over threads (share: rr_cpu_row_part); one_row's constants leave the whole row's "
+	     "code. */");
+	line(em, 0,
+	     "static inline __attribute__((always_inline)) void row_body(int64_t row, int64_t N,");
+	line(em, 0,
+	     "\t\tconst void *const *inputs, const double *params, void *const *outputs, "
+	     "float *scratch,");
+	line(em, 0,
+	     "\t\tint stream, rr_carry *carry, const int b_lo, const int b_hi, "
+	     "rr_row_share *const share)\n{");
 	line(em, 1, "(void)params;");
 	line(em, 1, "(void)carry;");
 	line(em, 1, "(void)scratch;");
 	line(em, 1, "(void)stream;");
+	line(em, 1, "(void)b_lo;");
+	line(em, 1, "(void)b_lo;");
+	line(em, 1, "(void)b_hi;");
+	line(em, 1, "(void)share;");
 	emit_row_setup(em);
 	if (em->cache_output >= 0) {
 		line(em, 1,
@@ -1884,6 +1923,14 @@ static void emit_row_function(emitter *em)
 	for (int round = 1; round <= em->rounds; round++)
 		emit_round(em, round);
 	emit_outputs(em);
+	line(em, 0, "}\n");
+	line(em, 0,
+	     "static void one_row(int64_t row, int64_t N, const void *const *inputs, "
+	     "const double *params,");
+	line(em, 0,
+	     "\t\t    void *const *outputs, float *scratch, int stream, rr_carry *carry)\n{");
+	line(em, 1, "row_body(row, N, inputs, params, outputs, scratch, stream, carry, 0, BLOCKS, "
+	            "NULL);");
 	line(em, 0, "}\n");
 	line(em, 0, "/* The 16-bit cols as f32 at `to`, wide_col_stride(N) floats apart. */");
 	line(em, 0, "static void widen_cols(int64_t N, const void *const *inputs, float *to)\n{");
@@ -1926,6 +1973,8 @@ static void emit_row_function(emitter *em)
 	line(em, 1, "return 0;");
 	line(em, 0, "}\n");
 	rr__device_emit(em->out, "cpu_row.h", "entry");
+	if (em->parts)
+		rr__device_emit(em->out, "cpu_row.h", "parts_entry");
 }
 
 /* ---------------------------------------------------------------- pipelined rows */
@@ -2086,6 +2135,10 @@ static void emit_piped(emitter *em)
 	line(em, 0, "\t\t\t     rr_pending *restrict pend)\n{");
 	line(em, 1, "(void)params;");
 	line(em, 1, "(void)scratch;");
+	line(em, 1, "const int b_lo = 0, b_hi = BLOCKS; /* the whole row */");
+	line(em, 1, "rr_row_share *const share = NULL;");
+	line(em, 1, "(void)b_hi;");
+	line(em, 1, "(void)share;");
 	emit_row_setup(em);
 	line(em, 1, "rr_aligner pal[OUTPUTS]; /* the pending row's */");
 	line(em, 1, "pending_begin(pend, pal, carry);");
@@ -2346,6 +2399,17 @@ int64_t rr__c_scratch_floats(const rr_kernel *kernel, const rr__realisation *r)
  * gather is a scalar), so the outputs keep their bits; the device code decides whether the
  * target takes the order (RR_BF16_PAIRED). Layernorm bf16 from DRAM, two threads
  * (bench/NOTES.md, session 33 CPU). */
+int rr__c_row_parts(const rr_kernel *kernel, const rr__realisation *r, rr_dtype dtype)
+{
+	if (r->cols < RR_CPU_PARTS_MIN_N || r->n_tree_offsets == 0)
+		return 0;
+	/* a 16-bit output phase stores whole chunks of all blocks at once (stores_in_runs) */
+	for (int j = 0; dtype != RR_F32 && j < kernel->n_outputs; j++)
+		if (kernel->outputs[j].kind == RR_KIND_ROW)
+			return 0;
+	return 1;
+}
+
 static int paired_order(const emitter *em)
 {
 	if (em->dtype != RR_BF16 || em->layout->vec != 1 || em->layout->workers_per_row % 16 != 0 ||
@@ -2427,6 +2491,7 @@ rr_status rr__c_emit(const rr__emit_request *request, rr__buf *out)
 	em->n_wide = rr__c_wide_cols(kernel, r, em->wide);
 	em->paired = paired_order(em);
 	em->paired_kept = em->paired && em->n_kept + em->n_held > 0;
+	em->parts = rr__c_row_parts(kernel, r, em->dtype);
 	emit_header(em, r->tree_offsets, r->n_tree_offsets);
 	em->tree_offsets = r->tree_offsets;
 	em->tree_steps = r->n_tree_offsets;

@@ -80,6 +80,34 @@ int rr__c_early_rows(const rr_kernel *kernel, const rr__realisation *r);
  * generated source does it on AVX-512; scratch then holds two rows' caches wherever the split
  * runs. */
 int rr__c_piped(const rr_kernel *kernel, const rr__realisation *r);
+
+/* Rows split over threads: a source whose rows may run in parts, each part the workers of
+ * a span of blocks over the whole row (the plan's order, so the same bits), exports these
+ * beside the two above. rr_cpu_row_parts(): the most parts a row takes (its blocks, BLOCKS;
+ * 1 where a vector holds every worker). rr_cpu_row_share_floats(): floats of the memory the
+ * parts exchange their blocks' partials through (64-byte aligned, shared). rr_cpu_row_part:
+ * rows [row_begin, row_end), part `part` of `parts`, each part on its own thread and all of
+ * them running at once (they wait for each other before every tree), `arrived` a counter
+ * the parts share, zero before the first; flags as rr_cpu_kernel's RR_CPU_COLS_READY (the
+ * outputs are written through the caches). The backend splits rows a launch would otherwise
+ * leave one thread working alone (src/backend/cpu.c). */
+#define RR_CPU_ROW_PARTS_SYMBOL "rr_cpu_row_parts"
+#define RR_CPU_ROW_SHARE_SYMBOL "rr_cpu_row_share_floats"
+#define RR_CPU_ROW_PART_SYMBOL "rr_cpu_row_part"
+typedef int (*rr__cpu_row_parts_fn)(void);
+typedef int64_t (*rr__cpu_row_share_fn)(void);
+typedef void (*rr__cpu_row_part_fn)(int64_t row_begin, int64_t row_end, int part, int parts,
+                                    int64_t N, const void *const *inputs, const double *params,
+                                    void *const *outputs, float *scratch, int flags,
+                                    unsigned long long *arrived, float *shared);
+/* Rows from this length get rr_cpu_row_part (a third bound on N beside the two of rr__c_emit):
+ * shorter rows are many to a launch, and the part's second copy of the row's code costs each
+ * compile about as much again. */
+#define RR_CPU_PARTS_MIN_N 16384
+/* Whether the source of the realisation (at its N) in `dtype` has rr_cpu_row_part: rows of
+ * RR_CPU_PARTS_MIN_N or more with a tree, and no 16-bit row output (their output phase
+ * stores the chunks of every block at once). */
+int rr__c_row_parts(const rr_kernel *kernel, const rr__realisation *r, rr_dtype dtype);
 /* The longest row piped in `dtype`: the row, the next one coming in and two rows' caches in
  * rr__c_split_bytes. */
 int64_t rr__c_piped_max_cols(rr_dtype dtype);

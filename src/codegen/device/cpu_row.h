@@ -40,6 +40,15 @@ void widen_cols(int64_t N, const void *const *inputs, float *to);
 int piped_rows(int64_t row_begin, int64_t row_end, int64_t N, const void *const *inputs,
                const double *params, void *const *outputs, float *scratch, int stream,
                rr_carry *carry);
+#define BLOCKS 1
+typedef float vf __attribute__((vector_size(16)));
+typedef struct rr_row_share {
+	int parts;
+} rr_row_share;
+rr_row_share rr_row_share_of(unsigned long long *arrived, float *shared, int parts);
+void row_body(int64_t row, int64_t N, const void *const *inputs, const double *params,
+              void *const *outputs, float *scratch, int stream, rr_carry *carry, int b_lo,
+              int b_hi, rr_row_share *share);
 //@ slots
 /* Private slots per worker: floor(N / (W * V)) * V + min(N % (W * V), V) (the body of N - h
  * elements needs no more than a row of N; the head takes none). */
@@ -156,4 +165,30 @@ void rr_cpu_kernel(int64_t row_begin, int64_t row_end, int64_t N, const void *co
 	if (stream) /* stores past the caches are weakly ordered: done before the launch is */
 		_mm_sfence();
 #endif
+}
+//@ parts_entry
+/* Rows split over threads (c_emit.h's rr_cpu_row_part): part `part` of `parts` takes an equal
+ * span of the blocks, through the caches (the parts' stores interleave within lines). */
+int rr_cpu_row_parts(void)
+{
+	return BLOCKS;
+}
+
+int64_t rr_cpu_row_share_floats(void)
+{
+	return 2 * (int64_t)BLOCKS * (int64_t)(sizeof(vf) / sizeof(float));
+}
+
+void rr_cpu_row_part(int64_t row_begin, int64_t row_end, int part, int parts, int64_t N,
+		     const void *const *inputs, const double *params, void *const *outputs,
+		     float *scratch, int flags, unsigned long long *arrived, float *shared)
+{
+	if (WIDE_COLS > 0 && !(flags & 2))
+		widen_cols(N, inputs, scratch + wide_cols_at(N));
+	rr_row_share share = rr_row_share_of(arrived, shared, parts);
+	const int b_lo = part * BLOCKS / parts, b_hi = (part + 1) * BLOCKS / parts;
+	rr_carry carry[OUTPUTS];
+	memset(carry, 0, sizeof carry);
+	for (int64_t row = row_begin; row < row_end; row++)
+		row_body(row, N, inputs, params, outputs, scratch, 0, carry, b_lo, b_hi, &share);
 }

@@ -1800,5 +1800,45 @@ static inline void rr_store_bf16_lines_paired(rr_lines16 *a, uint16_t *p, const 
 	rr_store_bf16_lines(a, p, v, count, stream);
 #endif
 }
+//@ parts
+/* A row split over threads (rr_cpu_row_part, c_emit.h): every part runs the row's rounds on
+ * the workers of its blocks [b_lo, b_hi), then, before each tree, puts its blocks' partials in
+ * the shared set and waits until every part has (a count of arrivals all parts add to); all
+ * parts then run the same tree on the same vectors, the plan's, so the scalars are the whole
+ * row's bit for bit. Two sets used in turn: a part writes a set again only after every part
+ * has arrived at the exchange between, so has read it. */
+typedef struct rr_row_share {
+	unsigned long long *arrived; /* the parts' arrivals at exchanges so far, shared */
+	vf *sets;                    /* 2 x BLOCKS vectors, shared */
+	int parts;
+	unsigned long long exchanges; /* this part's so far */
+} rr_row_share;
+
+static inline rr_row_share rr_row_share_of(unsigned long long *arrived, float *shared, int parts)
+{
+	rr_row_share s = {arrived, (vf *)(void *)shared, parts, 0};
+	return s;
+}
+
+static inline void rr_spin_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+static inline void rr_row_exchange(rr_row_share *s, vf *part, int b_lo, int b_hi)
+{
+	vf *const set = s->sets + (s->exchanges & 1) * BLOCKS;
+	for (int b = b_lo; b < b_hi; b++)
+		set[b] = part[b];
+	s->exchanges++;
+	__atomic_add_fetch(s->arrived, 1, __ATOMIC_ACQ_REL);
+	const unsigned long long all = s->exchanges * (unsigned long long)s->parts;
+	while (__atomic_load_n(s->arrived, __ATOMIC_ACQUIRE) < all)
+		rr_spin_pause();
+	for (int b = 0; b < BLOCKS; b++)
+		part[b] = set[b];
+}
 //@ end
 #endif
