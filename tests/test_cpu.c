@@ -12,6 +12,7 @@
 
 #include "backend/backend.h"
 #include "backend/cpu.h"
+#include "backend/cpu_pool.h"
 #include "codegen/c_emit.h"
 #include "harness.h"
 #include "rowreduce.h"
@@ -684,6 +685,7 @@ static void test_row_parts(rr_device *device)
 	static const char *const layouts[] = {NULL, "W=256,V=1", "W=64,V=4"};
 	const char *const *names = rr_builtin_names();
 	const int64_t rows = 3;
+	const long runs = rr__cpu_row_part_runs();
 	int compared = 0, split = 0;
 	for (int k = 0; names[k]; k++) {
 		rr_kernel *kernel = NULL;
@@ -720,6 +722,9 @@ static void test_row_parts(rr_device *device)
 		rr_kernel_free(kernel);
 	}
 	CHECKF(compared >= 4 * 2 * 3 * 2 * 2 && split > 0, "%d outputs compared", compared);
+	/* two parts where the machine runs two threads or more (W = 256 f32 rows take two) */
+	CHECKF(rr__pool_threads() < 2 || rr__cpu_row_part_runs() - runs >= 4 * 2 * 2 * 2,
+	       "%ld launches split rows", rr__cpu_row_part_runs() - runs);
 	rr_kernel *sum = NULL;
 	rr_program *program = NULL;
 	CHECK(rr_kernel_load_builtin("sum", &sum) == RR_OK);

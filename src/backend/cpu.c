@@ -35,6 +35,7 @@ static const char *const base_flags[] = {
     "-O3", "-march=native", "-ffp-contract=off", "-fno-math-errno", "-fPIC", "-shared", "-std=c11"};
 
 static atomic_long compiler_runs;
+static atomic_long row_part_runs;
 static atomic_long temp_counter;
 
 typedef struct cpu_impl {
@@ -68,6 +69,11 @@ typedef struct cpu_module {
 long rr__cpu_compiler_runs(void)
 {
 	return atomic_load(&compiler_runs);
+}
+
+long rr__cpu_row_part_runs(void)
+{
+	return atomic_load(&row_part_runs);
 }
 
 void rr__cpu_cache_dir(char *out, size_t size)
@@ -660,13 +666,21 @@ static int streams(const cpu_impl *impl, const rr_program *program, int64_t rows
  * two sets of 64 vectors of 16, W = 1024 with AVX-512. */
 #define CPU_SHARE_FLOATS 2048
 
+/* Bytes of a row's arrays (its row inputs and outputs) from which a row is worth splitting:
+ * a launch in parts wakes the other threads and the parts wait for each other at each tree,
+ * some microseconds (sum f32, one row: 1.19-1.27 of the time at 131072 elements, 0.78 at
+ * 262144; bench/NOTES.md, session 40). */
+#define CPU_SPLIT_ROW_BYTES (1024.0 * 1024.0)
+
 /* Rows a launch splits over threads, the last ones: where M rows leave `left` = M mod T of T
  * threads and `left` is under the parts P a row takes (its blocks, at most T), each of those
  * rows runs in P parts on P threads (same bits: c_emit.h's rr_cpu_row_part), left / P of a
  * row's time instead of one row's with T - left threads idle (7 rows on 2 threads: 3.5 rows'
- * time instead of 4). Only on sources that have parts (rows of RR_CPU_PARTS_MIN_N and more).
- * RR_CPU_ROW_PARTS=0 splits none, =all every row (tests). */
-static int64_t split_rows(const cpu_module *module, int threads, int64_t rows)
+ * time instead of 4). Only on sources that have parts (rows of RR_CPU_PARTS_MIN_N and more)
+ * and rows of CPU_SPLIT_ROW_BYTES. RR_CPU_ROW_PARTS=0 splits none, =all every row whatever its
+ * length (tests). */
+static int64_t split_rows(const cpu_module *module, const rr_program *program, int threads,
+                          int64_t rows)
 {
 	const char *env = getenv("RR_CPU_ROW_PARTS");
 	if (!module->row_part || module->share_floats > CPU_SHARE_FLOATS || threads < 2 ||
@@ -674,6 +688,14 @@ static int64_t split_rows(const cpu_module *module, int threads, int64_t rows)
 		return 0;
 	if (env && strcmp(env, "all") == 0)
 		return rows;
+	int arrays = 0;
+	for (int k = 0; k < program->kernel->n_inputs; k++)
+		arrays += program->kernel->inputs[k].kind == RR_KIND_ROW;
+	for (int j = 0; j < program->kernel->n_outputs; j++)
+		arrays += program->kernel->outputs[j].kind == RR_KIND_ROW;
+	if ((double)arrays * (double)program->cols * (double)rr_dtype_size(program->dtype) <
+	    CPU_SPLIT_ROW_BYTES)
+		return 0;
 	const int parts = module->row_parts < threads ? module->row_parts : threads;
 	const int64_t left = rows % threads;
 	return left < parts ? left : 0;
@@ -704,7 +726,7 @@ static rr_status cpu_launch(rr_device *device, rr_program *program, int64_t rows
 		params[k] = inputs[k].value;
 	}
 	const int all = launch_threads(device->impl, INT64_MAX);
-	const int64_t split = split_rows(module, all, rows), whole = rows - split;
+	const int64_t split = split_rows(module, program, all, rows), whole = rows - split;
 	int threads = launch_threads(device->impl, whole);
 	_Alignas(64) float shared[CPU_SHARE_FLOATS];
 	_Alignas(64) unsigned long long arrived = 0;
@@ -722,9 +744,11 @@ static rr_status cpu_launch(rr_device *device, rr_program *program, int64_t rows
 	rr_status status =
 	    rr__pool_run(threads, whole, rows_per_chunk(whole, program->cols, threads),
 	                 module->scratch, run_rows, &task);
-	if (status == RR_OK && split > 0)
+	if (status == RR_OK && split > 0) {
 		status = rr__pool_run_each(module->row_parts < all ? module->row_parts : all,
 		                           module->scratch, run_parts, &task);
+		atomic_fetch_add(&row_part_runs, 1);
+	}
 	return status;
 }
 

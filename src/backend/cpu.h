@@ -7,6 +7,8 @@
 
 /* How many times this process ran the C compiler on generated source (cache misses). */
 long rr__cpu_compiler_runs(void);
+/* Launches of this process that ran rows split over threads in two or more parts. */
+long rr__cpu_row_part_runs(void);
 
 /* The folder holding the cached shared objects: $RR_CACHE_DIR/cpu, else
  * ~/.cache/rowreduce/cpu (created on first use). */

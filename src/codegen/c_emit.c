@@ -1973,8 +1973,16 @@ static void emit_row_function(emitter *em)
 	line(em, 1, "return 0;");
 	line(em, 0, "}\n");
 	rr__device_emit(em->out, "cpu_row.h", "entry");
-	if (em->parts)
+	if (em->parts) {
+		int row_outputs = 0;
+		for (int j = 0; j < em->kernel->n_outputs; j++)
+			row_outputs += em->kernel->outputs[j].kind == RR_KIND_ROW;
+		/* reads alone: two lines a part's span (a line pair fetched by both cores is read
+		 * twice, not moved) */
+		line(em, 0, "#define PART_LEAST_BYTES %d /* a part's span of a chunk, at least */",
+		     row_outputs > 0 ? 512 : 128);
 		rr__device_emit(em->out, "cpu_row.h", "parts_entry");
+	}
 }
 
 /* ---------------------------------------------------------------- pipelined rows */

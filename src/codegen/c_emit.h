@@ -83,8 +83,9 @@ int rr__c_piped(const rr_kernel *kernel, const rr__realisation *r);
 
 /* Rows split over threads: a source whose rows may run in parts, each part the workers of
  * a span of blocks over the whole row (the plan's order, so the same bits), exports these
- * beside the two above. rr_cpu_row_parts(): the most parts a row takes (its blocks, BLOCKS;
- * 1 where a vector holds every worker). rr_cpu_row_share_floats(): floats of the memory the
+ * beside the two above. rr_cpu_row_parts(): the parts a row takes, 2 or 1 (device/cpu_row.h:
+ * two halves of the blocks, each at least PART_LEAST_BYTES of a chunk of every row array).
+ * rr_cpu_row_share_floats(): floats of the memory the
  * parts exchange their blocks' partials through (64-byte aligned, shared). rr_cpu_row_part:
  * rows [row_begin, row_end), part `part` of `parts`, each part on its own thread and all of
  * them running at once (they wait for each other before every tree), `arrived` a counter

@@ -41,6 +41,7 @@ int piped_rows(int64_t row_begin, int64_t row_end, int64_t N, const void *const 
                const double *params, void *const *outputs, float *scratch, int stream,
                rr_carry *carry);
 #define BLOCKS 1
+#define PART_LEAST_BYTES 512
 typedef float vf __attribute__((vector_size(16)));
 typedef struct rr_row_share {
 	int parts;
@@ -167,11 +168,20 @@ void rr_cpu_kernel(int64_t row_begin, int64_t row_end, int64_t N, const void *co
 #endif
 }
 //@ parts_entry
-/* Rows split over threads (c_emit.h's rr_cpu_row_part): part `part` of `parts` takes an equal
- * span of the blocks, through the caches (the parts' stores interleave within lines). */
+/* Rows split over threads (c_emit.h's rr_cpu_row_part), in two parts: each takes half the
+ * blocks, in a copy of the row's code of its own whose span of blocks is a constant (the
+ * blocks' accumulators stay in registers; with the span a variable they lived in memory:
+ * rmsnorm f32 7x777777 1.06 of the time of whole rows, 0.97 with the copies), its stores
+ * through the caches. Each part's span of a chunk is at least PART_LEAST_BYTES of a row
+ * array: where two cores write within 128 bytes of each other (the line pairs their
+ * prefetchers fetch together) the lines travel between them (one row of 131072 f32, W = 64,
+ * parts of 128 bytes: rmsnorm 2.5 times and softmax 2.6-3.6 times the time of the whole row;
+ * bench/NOTES.md, session 40). */
 int rr_cpu_row_parts(void)
 {
-	return BLOCKS;
+	return BLOCKS % 2 == 0 && (int64_t)W * V * (int64_t)sizeof(io_t) >= 2 * PART_LEAST_BYTES
+	           ? 2
+	           : 1;
 }
 
 int64_t rr_cpu_row_share_floats(void)
@@ -186,9 +196,16 @@ void rr_cpu_row_part(int64_t row_begin, int64_t row_end, int part, int parts, in
 	if (WIDE_COLS > 0 && !(flags & 2))
 		widen_cols(N, inputs, scratch + wide_cols_at(N));
 	rr_row_share share = rr_row_share_of(arrived, shared, parts);
-	const int b_lo = part * BLOCKS / parts, b_hi = (part + 1) * BLOCKS / parts;
 	rr_carry carry[OUTPUTS];
 	memset(carry, 0, sizeof carry);
 	for (int64_t row = row_begin; row < row_end; row++)
-		row_body(row, N, inputs, params, outputs, scratch, 0, carry, b_lo, b_hi, &share);
+		if (parts != 2)
+			row_body(row, N, inputs, params, outputs, scratch, 0, carry, 0, BLOCKS,
+			         &share);
+		else if (part == 0)
+			row_body(row, N, inputs, params, outputs, scratch, 0, carry, 0, BLOCKS / 2,
+			         &share);
+		else
+			row_body(row, N, inputs, params, outputs, scratch, 0, carry, BLOCKS / 2,
+			         BLOCKS, &share);
 }
