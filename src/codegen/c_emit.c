@@ -1890,25 +1890,35 @@ static void emit_piped_rows(emitter *em)
 
 static void emit_row_function(emitter *em)
 {
-	line(em, 0,
-	     "/* One row, or the part of it that blocks [b_lo, b_hi) of workers own where the row "
-	     "is split");
-	line(em, 0,
-	     " * over threads (share: rr_cpu_row_part); one_row's constants leave the whole row's "
-	     "code. */");
-	line(em, 0,
-	     "static inline __attribute__((always_inline)) void row_body(int64_t row, int64_t N,");
-	line(em, 0,
-	     "\t\tconst void *const *inputs, const double *params, void *const *outputs, "
-	     "float *scratch,");
-	line(em, 0,
-	     "\t\tint stream, rr_carry *carry, const int b_lo, const int b_hi, "
-	     "rr_row_share *const share)\n{");
+	if (em->parts) {
+		line(em, 0,
+		     "/* One row, or the part of it that blocks [b_lo, b_hi) of workers own where the "
+		     "row is split");
+		line(em, 0,
+		     " * over threads (share: rr_cpu_row_part); one_row's constants leave the whole "
+		     "row's code. */");
+		line(em, 0,
+		     "static inline __attribute__((always_inline)) void row_body(int64_t row, "
+		     "int64_t N,");
+		line(em, 0,
+		     "\t\tconst void *const *inputs, const double *params, void *const *outputs, "
+		     "float *scratch,");
+		line(em, 0,
+		     "\t\tint stream, rr_carry *carry, const int b_lo, const int b_hi, "
+		     "rr_row_share *const share)\n{");
+	} else {
+		line(em, 0,
+		     "static void one_row(int64_t row, int64_t N, const void *const *inputs, "
+		     "const double *params,");
+		line(em, 0,
+		     "\t\t    void *const *outputs, float *scratch, int stream, rr_carry *carry)\n{");
+		line(em, 1, "const int b_lo = 0, b_hi = BLOCKS; /* the whole row */");
+		line(em, 1, "rr_row_share *const share = NULL;");
+	}
 	line(em, 1, "(void)params;");
 	line(em, 1, "(void)carry;");
 	line(em, 1, "(void)scratch;");
 	line(em, 1, "(void)stream;");
-	line(em, 1, "(void)b_lo;");
 	line(em, 1, "(void)b_lo;");
 	line(em, 1, "(void)b_hi;");
 	line(em, 1, "(void)share;");
@@ -1924,14 +1934,17 @@ static void emit_row_function(emitter *em)
 		emit_round(em, round);
 	emit_outputs(em);
 	line(em, 0, "}\n");
-	line(em, 0,
-	     "static void one_row(int64_t row, int64_t N, const void *const *inputs, "
-	     "const double *params,");
-	line(em, 0,
-	     "\t\t    void *const *outputs, float *scratch, int stream, rr_carry *carry)\n{");
-	line(em, 1, "row_body(row, N, inputs, params, outputs, scratch, stream, carry, 0, BLOCKS, "
-	            "NULL);");
-	line(em, 0, "}\n");
+	if (em->parts) {
+		line(em, 0,
+		     "static void one_row(int64_t row, int64_t N, const void *const *inputs, "
+		     "const double *params,");
+		line(em, 0,
+		     "\t\t    void *const *outputs, float *scratch, int stream, rr_carry *carry)\n{");
+		line(em, 1,
+		     "row_body(row, N, inputs, params, outputs, scratch, stream, carry, 0, BLOCKS, "
+		     "NULL);");
+		line(em, 0, "}\n");
+	}
 	line(em, 0, "/* The 16-bit cols as f32 at `to`, wide_col_stride(N) floats apart. */");
 	line(em, 0, "static void widen_cols(int64_t N, const void *const *inputs, float *to)\n{");
 	line(em, 1, "(void)N;");
