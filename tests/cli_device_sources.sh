@@ -56,6 +56,11 @@ emit c_bf16 --kernel sum --shape 8x1000 --dtype bf16 --backend cpu \
 	--layout W=8,V=4,U=1,R=2,C=1,S=regs,G=rows
 emit c_f16 --kernel softmax --shape 8x1000 --dtype f16 --backend cpu \
 	--layout W=8,V=8,U=1,R=1,C=1,S=reread,G=rows
+# rows of 16384 elements and more may run in two parts (c_emit.h's rr_cpu_row_part)
+emit c_f32_long --kernel rmsnorm --shape 3x20000 --dtype f32 --backend cpu \
+	--layout W=256,V=1,U=1,R=1,C=1,S=reread,G=rows
+emit c_bf16_long --kernel rmsnorm --shape 3x20000 --dtype bf16 --backend cpu \
+	--layout W=256,V=1,U=1,R=1,C=1,S=reread,G=rows
 
 for label in cu_f32 cu_bf16 cu_f16; do
 	has $label limits.cuh limits
@@ -79,8 +84,12 @@ has c_bf16 convert16.h bf16
 has c_bf16 convert16.h f16 absent
 has c_f16 convert16.h f16
 has c_f32 convert16.h bits absent
+has c_f32 cpu_vec.h parts
+has c_f32_long cpu_row.h parts_entry
+has c_f32 cpu_row.h parts_entry absent
+has c_bf16_long cpu_row.h parts_entry absent
 
-for label in cu_f32 cu_bf16 cu_f16 c_f32 c_bf16 c_f16; do
+for label in cu_f32 cu_bf16 cu_f16 c_f32 c_bf16 c_f16 c_f32_long c_bf16_long; do
 	if grep -qE '^//@ |^#error' "$tmp/$label"; then
 		fail "$label carries a section marker or an #error line"
 	fi

@@ -87,9 +87,14 @@ static void check_sections(void)
 	CHECK(rr__device_section("cpu_row.h", "includes", &text, &length));
 	CHECK(length == strlen("#include <math.h>\n#include <stdint.h>\n#include <string.h>\n\n"));
 	CHECK(rr__device_section("cpu_row.h", "entry", &text, &length));
-	CHECK(text[length] == 0 && length > 2 && strcmp(text + length - 2, "}\n") == 0);
+	CHECK(length > 2 && strncmp(text + length - 2, "}\n", 2) == 0 && text[length] == '/');
 	/* The names the cpu backend looks up are the ones the fixed C defines. */
 	CHECK(strstr(text, "void " RR_CPU_KERNEL_SYMBOL "(") == text);
+	CHECK(rr__device_section("cpu_row.h", "parts_entry", &text, &length));
+	CHECK(text[length] == 0 && length > 2 && strcmp(text + length - 2, "}\n") == 0);
+	CHECK(strstr(text, "int " RR_CPU_ROW_PARTS_SYMBOL "(void)") != NULL &&
+	      strstr(text, "int64_t " RR_CPU_ROW_SHARE_SYMBOL "(void)") != NULL &&
+	      strstr(text, "void " RR_CPU_ROW_PART_SYMBOL "(") != NULL);
 	CHECK(rr__device_section("cpu_row.h", "slots", &text, &length));
 	CHECK(strstr(text, "int64_t " RR_CPU_SCRATCH_SYMBOL "(int64_t N)") != NULL);
 	/* Names match whole: no section "online" inside "online_more", no file by prefix. */
