@@ -644,7 +644,8 @@ static void compare_parts(rr_program *program, const rr_kernel *kernel, rr_dtype
 			setenv("RR_CPU_ROW_PARTS", settings[s], 1);
 		else
 			unsetenv("RR_CPU_ROW_PARTS");
-		run_outputs(program, kernel, dtype, rows, cols, &inputs, offset, NULL, copies, out[s]);
+		run_outputs(program, kernel, dtype, rows, cols, &inputs, offset, NULL, copies,
+		            out[s]);
 	}
 	unsetenv("RR_CPU_ROW_PARTS");
 	for (int j = 0; j < kernel->n_outputs; j++) {
@@ -653,7 +654,8 @@ static void compare_parts(rr_program *program, const rr_kernel *kernel, rr_dtype
 			CHECKF(memcmp(out[0][j], out[s][j], (size_t)(count + 32) * es) == 0,
 			       "%s %s %lldx%lld, %d in: output %s differs with RR_CPU_ROW_PARTS=%s",
 			       kernel->name, rr_dtype_name(dtype), (long long)rows, (long long)cols,
-			       offset, kernel->outputs[j].name, settings[s] ? settings[s] : "(unset)");
+			       offset, kernel->outputs[j].name,
+			       settings[s] ? settings[s] : "(unset)");
 		(*compared)++;
 		for (int s = 0; s < 3; s++)
 			free(out[s][j]);
@@ -695,28 +697,31 @@ static void test_row_parts(rr_device *device)
 				for (int l = 0; l < 3; l++) {
 					rr_layout layout;
 					if (layouts[l])
-						CHECK(rr_layout_parse(layouts[l], &layout) == RR_OK);
+						CHECK(rr_layout_parse(layouts[l], &layout) ==
+						      RR_OK);
 					rr_program *program = NULL;
-					CHECKF(rr_program_build(device, kernel, dtypes[d], rows, cols[c],
-					                        layouts[l] ? &layout : NULL,
-					                        &program) == RR_OK,
+					CHECKF(rr_program_build(
+					           device, kernel, dtypes[d], rows, cols[c],
+					           layouts[l] ? &layout : NULL, &program) == RR_OK,
 					       "%s %s %s: %s", names[k], rr_dtype_name(dtypes[d]),
-					       layouts[l] ? layouts[l] : "planned", rr_last_error());
+					       layouts[l] ? layouts[l] : "planned",
+					       rr_last_error());
 					if (!program)
 						continue;
-					const int parts = rr__c_row_parts(kernel, &program->realisation,
-					                                  dtypes[d]);
-					const int has =
-					    strstr(rr_program_source(program), "rr_cpu_row_part(") != NULL;
+					const int parts = rr__c_row_parts(
+					    kernel, &program->realisation, dtypes[d]);
+					const int has = strstr(rr_program_source(program),
+					                       "rr_cpu_row_part(") != NULL;
 					CHECKF(has == parts && parts == (dtypes[d] == RR_F32 ||
 					                                 !has_row_output(kernel)),
-					       "%s %s %lld: parts in the source %d, rr__c_row_parts %d",
-					       names[k], rr_dtype_name(dtypes[d]), (long long)cols[c], has,
-					       parts);
+					       "%s %s %lld: parts in the source %d, "
+					       "rr__c_row_parts %d",
+					       names[k], rr_dtype_name(dtypes[d]),
+					       (long long)cols[c], has, parts);
 					split += parts;
 					for (int offset = 0; parts && offset <= 1; offset++)
-						compare_parts(program, kernel, dtypes[d], rows, cols[c], offset,
-						              &compared);
+						compare_parts(program, kernel, dtypes[d], rows,
+						              cols[c], offset, &compared);
 					rr_program_free(program);
 				}
 		rr_kernel_free(kernel);

@@ -62,7 +62,7 @@ typedef struct cpu_module {
 	int64_t scratch; /* floats a thread at the program's N, checked against the realisation */
 	/* Rows split over threads (c_emit.h): NULL where the source has no rr_cpu_row_part */
 	rr__cpu_row_part_fn row_part;
-	int row_parts;        /* the most parts a row takes */
+	int row_parts;        /* the parts a row takes: 2, or 1 */
 	int64_t share_floats; /* the floats the parts exchange their partials through */
 } cpu_module;
 
@@ -673,13 +673,13 @@ static int streams(const cpu_impl *impl, const rr_program *program, int64_t rows
 #define CPU_SPLIT_ROW_BYTES (1024.0 * 1024.0)
 
 /* Rows a launch splits over threads, the last ones: where M rows leave `left` = M mod T of T
- * threads and `left` is under the parts P a row takes (its blocks, at most T), each of those
- * rows runs in P parts on P threads (same bits: c_emit.h's rr_cpu_row_part), left / P of a
- * row's time instead of one row's with T - left threads idle (7 rows on 2 threads: 3.5 rows'
- * time instead of 4). Only on sources that have parts (rows of RR_CPU_PARTS_MIN_N and more),
- * rows of CPU_SPLIT_ROW_BYTES, and not where the launch streams its row outputs: the parts
- * store through the caches (rmsnorm f32 7x777777, streamed, 1.05 of the time split). RR_CPU_ROW_PARTS=0 splits none, =all every row whatever its
- * length (tests). */
+ * threads and `left` is under the parts P a row takes (two, at most T), each of those rows
+ * runs in P parts on P threads (same bits: c_emit.h's rr_cpu_row_part), left / P of a row's
+ * time instead of one row's with T - left threads idle (7 rows on 2 threads: 3.5 rows' time
+ * instead of 4). Only on sources that have parts (rows of RR_CPU_PARTS_MIN_N and more), rows
+ * of CPU_SPLIT_ROW_BYTES, and not where the launch streams its row outputs: the parts store
+ * through the caches (rmsnorm f32 7x777777, streamed, 1.05 of the time split).
+ * RR_CPU_ROW_PARTS=0 splits none, =all every row whatever its length (tests). */
 static int64_t split_rows(const cpu_module *module, const rr_program *program, int threads,
                           int64_t rows, int stream)
 {
@@ -731,7 +731,8 @@ static rr_status cpu_launch(rr_device *device, rr_program *program, int64_t rows
 	}
 	const int all = launch_threads(device->impl, INT64_MAX);
 	const int streamed = streams(device->impl, program, rows, pointers, outputs);
-	const int64_t split = split_rows(module, program, all, rows, streamed), whole = rows - split;
+	const int64_t split = split_rows(module, program, all, rows, streamed),
+	              whole = rows - split;
 	int threads = launch_threads(device->impl, whole);
 	_Alignas(64) float shared[CPU_SHARE_FLOATS];
 	_Alignas(64) unsigned long long arrived = 0;

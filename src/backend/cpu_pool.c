@@ -205,7 +205,7 @@ static rr_status reserve_scratch(int threads, int64_t floats, int64_t *stride)
 }
 
 static rr_status pool_run(int threads, int64_t items, int64_t chunk, int64_t scratch_floats,
-                         rr__pool_fn fn, void *context, int each)
+                          rr__pool_fn fn, void *context, int each)
 {
 	if (items <= 0)
 		return RR_OK;

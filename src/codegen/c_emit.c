@@ -1285,11 +1285,12 @@ static void emit_traversal(emitter *em, int round)
 	if (output_from_cache_alone(em, round))
 		emit_in_row_lines(em, round);
 	em->aligned = streams_aligned(em, round); /* stores_aligned's rows among them */
-	emit_aligners(em, stores_aligned(em, round)
-	                      ? "rr_aligner aligned%d = rr_aligner_begin(out%d + h, stream, !share, "
-	                        "carry + %d);"
-	                      : "rr_aligner aligned%d = rr_aligner_begin(out%d + h, stream, 0, "
-	                        "carry + %d);");
+	emit_aligners(em,
+	              stores_aligned(em, round)
+	                  ? "rr_aligner aligned%d = rr_aligner_begin(out%d + h, stream, !share, "
+	                    "carry + %d);"
+	                  : "rr_aligner aligned%d = rr_aligner_begin(out%d + h, stream, 0, "
+	                    "carry + %d);");
 	/* in pair order, the last odd chunk is a run of its own (one chunk holds whole pairs) */
 	const int odd_run = unroll > 1 && em->runs && em->paired;
 	if (em->runs && em->dtype == RR_BF16 && em->r->cols % 32 == 0) {
@@ -1892,11 +1893,9 @@ static void emit_row_function(emitter *em)
 {
 	if (em->parts) {
 		line(em, 0,
-		     "/* One row, or the part of it that blocks [b_lo, b_hi) of workers own where the "
-		     "row is split");
-		line(em, 0,
-		     " * over threads (share: rr_cpu_row_part); one_row's constants leave the whole "
-		     "row's code. */");
+		     "/* One row, or the part of it that blocks [b_lo, b_hi) of workers own");
+		line(em, 0, " * where the row is split over threads (share: rr_cpu_row_part);");
+		line(em, 0, " * one_row's constants leave the whole row's code. */");
 		line(em, 0,
 		     "static inline __attribute__((always_inline)) void row_body(int64_t row, "
 		     "int64_t N,");
@@ -1911,7 +1910,8 @@ static void emit_row_function(emitter *em)
 		     "static void one_row(int64_t row, int64_t N, const void *const *inputs, "
 		     "const double *params,");
 		line(em, 0,
-		     "\t\t    void *const *outputs, float *scratch, int stream, rr_carry *carry)\n{");
+		     "\t\t    void *const *outputs, float *scratch, int stream, rr_carry "
+		     "*carry)\n{");
 		line(em, 1, "const int b_lo = 0, b_hi = BLOCKS; /* the whole row */");
 		line(em, 1, "rr_row_share *const share = NULL;");
 	}
@@ -1939,7 +1939,8 @@ static void emit_row_function(emitter *em)
 		     "static void one_row(int64_t row, int64_t N, const void *const *inputs, "
 		     "const double *params,");
 		line(em, 0,
-		     "\t\t    void *const *outputs, float *scratch, int stream, rr_carry *carry)\n{");
+		     "\t\t    void *const *outputs, float *scratch, int stream, rr_carry "
+		     "*carry)\n{");
 		line(em, 1,
 		     "row_body(row, N, inputs, params, outputs, scratch, stream, carry, 0, BLOCKS, "
 		     "NULL);");
