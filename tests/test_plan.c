@@ -541,6 +541,45 @@ static void test_cpu_narrow_transcendentals(const rr__target *cpu)
 	rr_kernel_free(rms);
 }
 
+/* A CPU launch that runs its last row in two parts (M mod T = 1, rows of 1 MiB of arrays or
+ * more, not streamed) plans part spans of RR_CPU_PART_SPAN_BYTES for a kernel writing one row
+ * without an online pair (plan.c's prefer_part_spans): rmsnorm and layernorm f32 on 1, 3 and 5
+ * rows of 131073-500000 on two threads; not with an even row count, rows under the bound, a
+ * launch past RR_CPU_STREAM_BYTES, softmax (an online pair), add_layernorm (two row
+ * outputs) or bf16 (no parts where 16-bit rows are written), whose picks are those of a target
+ * of one thread. */
+static void test_cpu_part_spans(const rr__target *cpu)
+{
+	rr__target two = *cpu, one = *cpu;
+	two.multiprocessors = 2;
+	one.multiprocessors = 1;
+	static const char *const names[] = {"rmsnorm", "layernorm", "softmax", "add_layernorm"};
+	static const int64_t shapes[][2] = {{1, 500000}, {3, 300000}, {5, 500000}, {1, 131073},
+	                                    {2, 500000}, {1, 100000}, {9, 1000000}};
+	for (int k = 0; k < 8; k++) {
+		rr_kernel *kernel = builtin(names[k % 4]);
+		const rr_dtype dtype = k < 4 ? RR_F32 : RR_BF16;
+		for (int s = 0; s < 7; s++) {
+			rr__plan_request req = {kernel, dtype, shapes[s][0], shapes[s][1],
+			                        &two,   NULL,  NULL};
+			rr_layout l = choose(&req, NULL);
+			req.target = &one;
+			rr_layout alone = choose(&req, NULL);
+			const int spans = l.workers_per_row * l.vec * 4 / 2 >= RR_CPU_PART_SPAN_BYTES;
+			if (k < 2 && s < 4)
+				CHECKF(spans, "%s f32 %lldx%lld on two threads: %s", names[k % 4],
+				       (long long)shapes[s][0], (long long)shapes[s][1], show(&l));
+			else
+				CHECKF(l.workers_per_row == alone.workers_per_row && l.vec == alone.vec,
+				       "%s %s %lldx%lld: W = %d, V = %d on two threads, W = %d, V = %d "
+				       "on one",
+				       names[k % 4], rr_dtype_name(dtype), (long long)shapes[s][0], (long long)shapes[s][1],
+				       l.workers_per_row, l.vec, alone.workers_per_row, alone.vec);
+		}
+		rr_kernel_free(kernel);
+	}
+}
+
 /* The 16-bit keep: a later pass over a row kept in the pool's scratch is priced at the class's
  * cpu_kept_pass_factor of a re-read pass, refit in session 24 on the scratch the pool places a
  * page apart (0.96; 0.865 before, from runs with the old placement). With it, layernorm bf16 at
@@ -1451,6 +1490,7 @@ int main(void)
 	test_cpu_chains(&gpu, &cpu);
 	test_cpu_kept_16bit(&cpu);
 	test_cpu_narrow_transcendentals(&cpu);
+	test_cpu_part_spans(&cpu);
 	test_coefficients(&gpu, &cpu);
 	test_grid_choice(&gpu, &cpu);
 	test_wide_row_choices(&gpu);

@@ -666,19 +666,14 @@ static int streams(const cpu_impl *impl, const rr_program *program, int64_t rows
  * two sets of 64 vectors of 16, W = 1024 with AVX-512. */
 #define CPU_SHARE_FLOATS 2048
 
-/* Bytes of a row's arrays (its row inputs and outputs) from which a row is worth splitting:
- * a launch in parts wakes the other threads and the parts wait for each other at each tree,
- * some microseconds (sum f32, one row: 1.19-1.27 of the time at 131072 elements, 0.78 at
- * 262144; bench/NOTES.md, session 40). */
-#define CPU_SPLIT_ROW_BYTES (1024.0 * 1024.0)
-
 /* Rows a launch splits over threads, the last ones: where M rows leave `left` = M mod T of T
  * threads and `left` is under the parts P a row takes (two, at most T), each of those rows
  * runs in P parts on P threads (same bits: c_emit.h's rr_cpu_row_part), left / P of a row's
  * time instead of one row's with T - left threads idle (7 rows on 2 threads: 3.5 rows' time
  * instead of 4). Only on sources that have parts (rows of RR_CPU_PARTS_MIN_N and more), rows
- * of CPU_SPLIT_ROW_BYTES, and not where the launch streams its row outputs: the parts store
- * through the caches (rmsnorm f32 7x777777, streamed, 1.05 of the time split).
+ * of RR_CPU_SPLIT_ROW_BYTES (target/target.h), and not where the launch streams its row
+ * outputs: the parts store through the caches (rmsnorm f32 7x777777, streamed, 1.05 of the
+ * time split). The planner knows the same rule (plan.c's prefer_part_spans).
  * RR_CPU_ROW_PARTS=0 splits none, =all every row whatever its length (tests). */
 static int64_t split_rows(const cpu_module *module, const rr_program *program, int threads,
                           int64_t rows, int stream)
@@ -698,7 +693,7 @@ static int64_t split_rows(const cpu_module *module, const rr_program *program, i
 		return 0;
 	arrays += outputs;
 	if ((double)arrays * (double)program->cols * (double)rr_dtype_size(program->dtype) <
-	    CPU_SPLIT_ROW_BYTES)
+	    RR_CPU_SPLIT_ROW_BYTES)
 		return 0;
 	const int parts = module->row_parts < threads ? module->row_parts : threads;
 	const int64_t left = rows % threads;

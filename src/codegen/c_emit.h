@@ -101,10 +101,9 @@ typedef void (*rr__cpu_row_part_fn)(int64_t row_begin, int64_t row_end, int part
                                     int64_t N, const void *const *inputs, const double *params,
                                     void *const *outputs, float *scratch, int flags,
                                     unsigned long long *arrived, float *shared);
-/* Rows from this length get rr_cpu_row_part (a third bound on N beside the two of rr__c_emit):
- * shorter rows are many to a launch, and the part's second copy of the row's code costs each
- * compile about as much again. */
-#define RR_CPU_PARTS_MIN_N 16384
+/* Rows from RR_CPU_PARTS_MIN_N (target/target.h) get rr_cpu_row_part (a third bound on N
+ * beside the two of rr__c_emit): shorter rows are many to a launch, and the parts' copies of
+ * the row's code cost each compile about as much again. */
 /* Whether the source of the realisation (at its N) in `dtype` has rr_cpu_row_part: rows of
  * RR_CPU_PARTS_MIN_N or more with a tree, and no 16-bit row output (their output phase
  * stores the chunks of every block at once). */

@@ -516,6 +516,54 @@ static void prefer_short_chains(const rr__plan_request *req, const rr__candidate
 			costs[i] = INFINITY;
 }
 
+/* Where a CPU launch runs its last rows in two parts (backend/cpu.c's split_rows: M mod T rows
+ * left, each of RR_CPU_PARTS_MIN_N elements and RR_CPU_SPLIT_ROW_BYTES of row arrays, the
+ * launch not streaming the rows it writes) and the kernel writes one row and has no online
+ * pair, the planner picks among the layouts within CPU_PART_SPAN_TOLERANCE of the cheapest
+ * whose part spans (W * V / 2 values) reach RR_CPU_PART_SPAN_BYTES, where there are such: two
+ * cores storing within a page of each other lose to their prefetchers. rmsnorm f32 in parts
+ * against whole rows: 1x500000 0.636 of the time at W = 256, 0.507 at W = 1024; 5x500000 0.984
+ * and 0.915 (whole, the two widths ran alike: 282-286 and 819-821 µs). Against the planner's
+ * narrower picks, rmsnorm and layernorm f32 on 1-5 rows of 131073-2000000 0.60-0.91 of the
+ * time; softmax (an online pair) 0.77-1.38 and add_layernorm (two row outputs) 0.75-1.15, so
+ * not those (bench/NOTES.md, session 40). */
+#define CPU_PART_SPAN_TOLERANCE 0.05
+static void prefer_part_spans(const rr__plan_request *req, const rr__candidates *c,
+                              double *costs)
+{
+	const rr__target *t = req->target;
+	const rr_kernel *k = req->kernel;
+	/* 16-bit kernels that write rows have no parts (c_emit.h's rr__c_row_parts) */
+	if (t->kind != RR_TARGET_CPU || req->dtype != RR_F32 || t->multiprocessors < 2 ||
+	    req->rows <= 0 ||
+	    req->cols < RR_CPU_PARTS_MIN_N || req->rows % t->multiprocessors != 1)
+		return;
+	int arrays = 0, outputs = 0;
+	for (int i = 0; i < k->n_inputs; i++)
+		arrays += k->inputs[i].kind == RR_KIND_ROW;
+	for (int j = 0; j < k->n_outputs; j++)
+		outputs += k->outputs[j].kind == RR_KIND_ROW;
+	int pairs = 0;
+	for (int id = 0; id < k->n_nodes; id++)
+		pairs += k->analysis.online_partner[id] >= 0;
+	const double elem = (double)rr_dtype_size(req->dtype);
+	const double row_bytes = (double)(arrays + outputs) * (double)req->cols * elem;
+	if (outputs != 1 || pairs > 0 || row_bytes < RR_CPU_SPLIT_ROW_BYTES ||
+	    row_bytes * (double)req->rows >= RR_CPU_STREAM_BYTES)
+		return;
+	double lowest = INFINITY;
+	for (int i = 0; i < c->count; i++)
+		lowest = fmin(lowest, costs[i]);
+	int any = 0;
+	for (int i = 0; i < c->count && !any; i++)
+		any = costs[i] <= lowest * (1 + CPU_PART_SPAN_TOLERANCE) &&
+		      c->items[i].workers_per_row * c->items[i].vec * elem / 2 >=
+		          RR_CPU_PART_SPAN_BYTES;
+	for (int i = 0; i < c->count && any; i++)
+		if (c->items[i].workers_per_row * c->items[i].vec * elem / 2 < RR_CPU_PART_SPAN_BYTES)
+			costs[i] = INFINITY;
+}
+
 /* Where S=grid is wanted (a few very wide rows) and some S=grid layout is legal, the planner
  * picks among those only: measured on the H200 against the 8-block clusters the model
  * otherwise prefers there, S=grid was faster for every norm and softmax at 2, 4 and 16 rows of
@@ -603,6 +651,7 @@ rr_status rr__plan_choose(const rr__plan_request *req, const rr_layout *requeste
 		costs[i] = cost(req, &c.items[i], ctx);
 	prefer_short_chains(req, &c, costs);
 	prefer_grid(req, &c, costs);
+	prefer_part_spans(req, &c, costs);
 	for (int i = 0; i < c.count; i++)
 		if (isfinite(costs[i]) && costs[i] < lowest) {
 			lowest = costs[i];

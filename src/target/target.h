@@ -40,6 +40,17 @@ void rr__target_cpu(rr__target *target);
  * outputs past the caches (backend/cpu.c), and the cost model counts it as bound by memory. */
 #define RR_CPU_STREAM_BYTES (32.0 * 1024 * 1024)
 
+/* Rows split over threads (codegen/c_emit.h's rr_cpu_row_part, backend/cpu.c's split_rows):
+ * sources for rows of RR_CPU_PARTS_MIN_N elements or more can run a row in two parts, and a
+ * launch splits its last rows where a row has RR_CPU_SPLIT_ROW_BYTES of row arrays (inputs
+ * and outputs) or more: shorter, the parts' start and meetings cost more than half a row
+ * (sum f32, one row: 1.19-1.27 of the time at 131072 elements, 0.78 at 262144; bench/NOTES.md,
+ * session 40). Each part's span of a chunk is half of W * V values: the planner prefers spans of
+ * RR_CPU_PART_SPAN_BYTES where a launch splits rows that it writes (plan.c). */
+#define RR_CPU_PARTS_MIN_N 16384
+#define RR_CPU_SPLIT_ROW_BYTES (1024.0 * 1024.0)
+#define RR_CPU_PART_SPAN_BYTES 2048
+
 /* The target of a named CUDA architecture ("sm_90", "sm_80", ...) as the emitter and the
  * legality check see it without a device: threads, warp, register budget, opt-in shared memory
  * per block, clusters, and the SM count and L2 of the usual part (H200 for sm_90).
