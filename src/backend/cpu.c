@@ -689,7 +689,11 @@ static int64_t split_rows(const cpu_module *module, const rr_program *program, i
 		arrays += program->kernel->inputs[k].kind == RR_KIND_ROW;
 	for (int j = 0; j < program->kernel->n_outputs; j++)
 		outputs += program->kernel->outputs[j].kind == RR_KIND_ROW;
-	if (stream && outputs > 0)
+	/* the online pair's split (max pass, then the sum's): its whole-row passes (aligned
+	 * extrema, the cache finished in place) are not the parts', which ran softmax f32 1x131073
+	 * at W = 1024 in 1.96 times the whole row's time (bench/NOTES.md, session 40) */
+	if ((stream && outputs > 0) ||
+	    program->cols <= rr__c_split_max_cols(program->kernel, program->dtype))
 		return 0;
 	arrays += outputs;
 	if ((double)arrays * (double)program->cols * (double)rr_dtype_size(program->dtype) <
