@@ -541,10 +541,10 @@ static void test_cpu_narrow_transcendentals(const rr__target *cpu)
 	rr_kernel_free(rms);
 }
 
-/* A CPU launch that runs its last row in two parts (M mod T = 1, rows of 1 MiB of arrays or
+/* A CPU launch that runs its last row in two parts (M mod T = 1, rows of 8 MiB of arrays or
  * more, not streamed) plans part spans of RR_CPU_PART_SPAN_BYTES for a kernel writing one row
- * without an online pair (plan.c's prefer_part_spans): rmsnorm and layernorm f32 on 1, 3 and 5
- * rows of 131073-500000 on two threads; not with an even row count, rows under the bound, a
+ * without an online pair (plan.c's prefer_part_spans): rmsnorm and layernorm f32 on 1 and 3
+ * rows of 1048576-2000000 on two threads; not with an even row count, rows under the bound, a
  * launch past RR_CPU_STREAM_BYTES, softmax (an online pair), add_layernorm (two row
  * outputs) or bf16 (no parts where 16-bit rows are written), whose picks are those of a target
  * of one thread. */
@@ -554,8 +554,8 @@ static void test_cpu_part_spans(const rr__target *cpu)
 	two.multiprocessors = 2;
 	one.multiprocessors = 1;
 	static const char *const names[] = {"rmsnorm", "layernorm", "softmax", "add_layernorm"};
-	static const int64_t shapes[][2] = {{1, 500000}, {3, 300000}, {5, 500000}, {1, 131073},
-	                                    {2, 500000}, {1, 100000}, {9, 1000000}};
+	static const int64_t shapes[][2] = {{1, 1100000}, {3, 1100000}, {1, 2000000}, {1, 1048576},
+	                                    {2, 1100000}, {1, 500000}, {5, 1100000}};
 	for (int k = 0; k < 8; k++) {
 		rr_kernel *kernel = builtin(names[k % 4]);
 		const rr_dtype dtype = k < 4 ? RR_F32 : RR_BF16;

@@ -671,7 +671,8 @@ static int streams(const cpu_impl *impl, const rr_program *program, int64_t rows
  * runs in P parts on P threads (same bits: c_emit.h's rr_cpu_row_part), left / P of a row's
  * time instead of one row's with T - left threads idle (7 rows on 2 threads: 3.5 rows' time
  * instead of 4). Only on sources that have parts (rows of RR_CPU_PARTS_MIN_N and more), rows
- * of RR_CPU_SPLIT_ROW_BYTES (target/target.h), and not where the launch streams its row
+ * of RR_CPU_SPLIT_ROW_BYTES (RR_CPU_SPLIT_WRITTEN_ROW_BYTES where the kernel writes rows;
+ * target/target.h), and not where the launch streams its row
  * outputs: the parts store through the caches (rmsnorm f32 7x777777, streamed, 1.05 of the
  * time split). The planner knows the same rule (plan.c's prefer_part_spans).
  * RR_CPU_ROW_PARTS=0 splits none, =all every row whatever its length (tests). */
@@ -697,7 +698,7 @@ static int64_t split_rows(const cpu_module *module, const rr_program *program, i
 		return 0;
 	arrays += outputs;
 	if ((double)arrays * (double)program->cols * (double)rr_dtype_size(program->dtype) <
-	    RR_CPU_SPLIT_ROW_BYTES)
+	    (outputs > 0 ? RR_CPU_SPLIT_WRITTEN_ROW_BYTES : RR_CPU_SPLIT_ROW_BYTES))
 		return 0;
 	const int parts = module->row_parts < threads ? module->row_parts : threads;
 	const int64_t left = rows % threads;

@@ -517,8 +517,8 @@ static void prefer_short_chains(const rr__plan_request *req, const rr__candidate
 }
 
 /* Where a CPU launch runs its last rows in two parts (backend/cpu.c's split_rows: M mod T rows
- * left, each of RR_CPU_PARTS_MIN_N elements and RR_CPU_SPLIT_ROW_BYTES of row arrays, the
- * launch not streaming the rows it writes) and the kernel writes one row and has no online
+ * left, each of RR_CPU_PARTS_MIN_N elements and RR_CPU_SPLIT_WRITTEN_ROW_BYTES of row arrays,
+ * the launch not streaming the rows it writes) and the kernel writes one row and has no online
  * pair, the planner picks among the layouts within CPU_PART_SPAN_TOLERANCE of the cheapest
  * whose part spans (W * V / 2 values) reach RR_CPU_PART_SPAN_BYTES, where there are such: two
  * cores storing within a page of each other lose to their prefetchers. rmsnorm f32 in parts
@@ -526,7 +526,8 @@ static void prefer_short_chains(const rr__plan_request *req, const rr__candidate
  * and 0.915 (whole, the two widths ran alike: 282-286 and 819-821 µs). Against the planner's
  * narrower picks, rmsnorm and layernorm f32 on 1-5 rows of 131073-2000000 0.60-0.91 of the
  * time; softmax (an online pair) 0.77-1.38 and add_layernorm (two row outputs) 0.75-1.15, so
- * not those (bench/NOTES.md, session 40). */
+ * not those. From NumPy arrays with calls apart the split paid only from rows of 8 MiB
+ * (target/target.h; bench/NOTES.md, session 40). */
 #define CPU_PART_SPAN_TOLERANCE 0.05
 static void prefer_part_spans(const rr__plan_request *req, const rr__candidates *c,
                               double *costs)
@@ -548,7 +549,7 @@ static void prefer_part_spans(const rr__plan_request *req, const rr__candidates 
 		pairs += k->analysis.online_partner[id] >= 0;
 	const double elem = (double)rr_dtype_size(req->dtype);
 	const double row_bytes = (double)(arrays + outputs) * (double)req->cols * elem;
-	if (outputs != 1 || pairs > 0 || row_bytes < RR_CPU_SPLIT_ROW_BYTES ||
+	if (outputs != 1 || pairs > 0 || row_bytes < RR_CPU_SPLIT_WRITTEN_ROW_BYTES ||
 	    row_bytes * (double)req->rows >= RR_CPU_STREAM_BYTES)
 		return;
 	double lowest = INFINITY;

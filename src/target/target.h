@@ -43,12 +43,16 @@ void rr__target_cpu(rr__target *target);
 /* Rows split over threads (codegen/c_emit.h's rr_cpu_row_part, backend/cpu.c's split_rows):
  * sources for rows of RR_CPU_PARTS_MIN_N elements or more can run a row in two parts, and a
  * launch splits its last rows where a row has RR_CPU_SPLIT_ROW_BYTES of row arrays (inputs
- * and outputs) or more: shorter, the parts' start and meetings cost more than half a row
- * (sum f32, one row: 1.19-1.27 of the time at 131072 elements, 0.78 at 262144; bench/NOTES.md,
- * session 40). Each part's span of a chunk is half of W * V values: the planner prefers spans of
- * RR_CPU_PART_SPAN_BYTES where a launch splits rows that it writes (plan.c). */
+ * and outputs) or more, RR_CPU_SPLIT_WRITTEN_ROW_BYTES where the kernel writes rows: shorter,
+ * the parts' start (a sleeping thread woken) and meetings cost more than half a row (sum f32,
+ * one row: 1.19-1.27 of the time at 131072 elements, 0.78 at 262144; rmsnorm f32 from NumPy
+ * arrays, 16 bytes into a line, calls 0.5 ms apart: one row of 131073 1.6 times the whole
+ * row's time, 500000 1.05, 2000000 0.85; bench/NOTES.md, session 40). Each part's span of a
+ * chunk is half of W * V values: the planner prefers spans of RR_CPU_PART_SPAN_BYTES where a
+ * launch splits rows that it writes (plan.c). */
 #define RR_CPU_PARTS_MIN_N 16384
 #define RR_CPU_SPLIT_ROW_BYTES (1024.0 * 1024.0)
+#define RR_CPU_SPLIT_WRITTEN_ROW_BYTES (8.0 * 1024.0 * 1024.0)
 #define RR_CPU_PART_SPAN_BYTES 2048
 
 /* The target of a named CUDA architecture ("sm_90", "sm_80", ...) as the emitter and the
