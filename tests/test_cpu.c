@@ -516,6 +516,20 @@ static void run_outputs(rr_program *program, const rr_kernel *kernel, rr_dtype d
 	       rr_last_error());
 }
 
+/* The row and col arrays of `inputs`, each copied `bytes` into a buffer of its own (freed by the
+ * caller; NULL for the other inputs). */
+static void copy_offset(const rr_kernel *kernel, const rr__host_inputs *inputs, size_t bytes,
+                        void **copies)
+{
+	for (int i = 0; i < inputs->count; i++) {
+		rr_kind kind = kernel->inputs[i].kind;
+		if (kind != RR_KIND_ROW && kind != RR_KIND_COL)
+			continue;
+		copies[i] = calloc(1, inputs->bytes[i] + 64);
+		memcpy((char *)copies[i] + bytes, inputs->owned[i], inputs->bytes[i]);
+	}
+}
+
 /* Whether `program` writes the same bytes streamed (RR_STREAM_BYTES=0) as not, its arrays
  * `offset` elements into their buffers; the outputs compared are counted in *compared. */
 static void compare_streamed(rr_program *program, const rr_kernel *kernel, rr_dtype dtype,
@@ -526,13 +540,7 @@ static void compare_streamed(rr_program *program, const rr_kernel *kernel, rr_dt
 	CHECK(rr__inputs_make(kernel, rows, cols, dtype, 5u, NULL, &inputs) == RR_OK);
 	void *copies[RR_MAX_IO] = {0};
 	char *plain[RR_MAX_IO] = {0}, *streamed[RR_MAX_IO] = {0};
-	for (int i = 0; i < inputs.count; i++) {
-		rr_kind kind = kernel->inputs[i].kind;
-		if (kind != RR_KIND_ROW && kind != RR_KIND_COL)
-			continue;
-		copies[i] = calloc(1, inputs.bytes[i] + 64);
-		memcpy((char *)copies[i] + (size_t)offset * es, inputs.owned[i], inputs.bytes[i]);
-	}
+	copy_offset(kernel, &inputs, offset * es, copies);
 	run_outputs(program, kernel, dtype, rows, cols, &inputs, offset, NULL, copies, plain);
 	run_outputs(program, kernel, dtype, rows, cols, &inputs, offset, "0", copies, streamed);
 	for (int j = 0; j < kernel->n_outputs; j++) {
@@ -632,13 +640,7 @@ static void compare_parts(rr_program *program, const rr_kernel *kernel, rr_dtype
 	CHECK(rr__inputs_make(kernel, rows, cols, dtype, 7u, NULL, &inputs) == RR_OK);
 	void *copies[RR_MAX_IO] = {0};
 	char *out[3][RR_MAX_IO] = {{0}};
-	for (int i = 0; i < inputs.count; i++) {
-		rr_kind kind = kernel->inputs[i].kind;
-		if (kind != RR_KIND_ROW && kind != RR_KIND_COL)
-			continue;
-		copies[i] = calloc(1, inputs.bytes[i] + 64);
-		memcpy((char *)copies[i] + (size_t)offset * es, inputs.owned[i], inputs.bytes[i]);
-	}
+	copy_offset(kernel, &inputs, offset * es, copies);
 	for (int s = 0; s < 3; s++) {
 		if (settings[s])
 			setenv("RR_CPU_ROW_PARTS", settings[s], 1);

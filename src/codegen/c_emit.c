@@ -1888,6 +1888,15 @@ static void emit_piped_rows(emitter *em)
 	line(em, 0, "#endif");
 }
 
+/* one_row's signature and opening brace: the whole row's function. */
+static void emit_one_row_head(emitter *em)
+{
+	line(em, 0,
+	     "static void one_row(int64_t row, int64_t N, const void *const *inputs, "
+	     "const double *params,");
+	line(em, 0,
+	     "\t\t    void *const *outputs, float *scratch, int stream, rr_carry *carry)\n{");
+}
 
 static void emit_row_function(emitter *em)
 {
@@ -1906,12 +1915,7 @@ static void emit_row_function(emitter *em)
 		     "\t\tint stream, rr_carry *carry, const int b_lo, const int b_hi, "
 		     "rr_row_share *const share)\n{");
 	} else {
-		line(em, 0,
-		     "static void one_row(int64_t row, int64_t N, const void *const *inputs, "
-		     "const double *params,");
-		line(em, 0,
-		     "\t\t    void *const *outputs, float *scratch, int stream, rr_carry "
-		     "*carry)\n{");
+		emit_one_row_head(em);
 		line(em, 1, "const int b_lo = 0, b_hi = BLOCKS; /* the whole row */");
 		line(em, 1, "rr_row_share *const share = NULL;");
 	}
@@ -1935,12 +1939,7 @@ static void emit_row_function(emitter *em)
 	emit_outputs(em);
 	line(em, 0, "}\n");
 	if (em->parts) {
-		line(em, 0,
-		     "static void one_row(int64_t row, int64_t N, const void *const *inputs, "
-		     "const double *params,");
-		line(em, 0,
-		     "\t\t    void *const *outputs, float *scratch, int stream, rr_carry "
-		     "*carry)\n{");
+		emit_one_row_head(em);
 		line(em, 1,
 		     "row_body(row, N, inputs, params, outputs, scratch, stream, carry, 0, BLOCKS, "
 		     "NULL);");
