@@ -6,7 +6,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#define W 16
+/* W = 32: a multiple of 2L on every target, so the pair order is what the target takes */
+#define W 32
 #include "codegen/device/cpu_vec.h"
 #include "harness.h"
 #include "util/util.h"
@@ -766,13 +767,14 @@ static void test_f16_runs(void)
 	CHECKF(one[3] == 0x7e00 && one[2] == 0x3c00, "NaN lane stored as 0x%04x", one[3]);
 }
 
-/* The element of a row that lane l of vector k holds in pair order (RR_BF16_PAIRED: 16
- * elements a pair of vectors, 0-3 and 8-11 in the first, 4-7 and 12-15 in the second), or in
+/* The element of a row that lane l of vector k holds in pair order (RR_BF16_PAIRED: 2L
+ * elements a pair of vectors, each 8 of them four in the first vector and the next four in
+ * the second: 0-3 and 8-11 in the first, 4-7 and 12-15 in the second with 8 lanes), or in
  * natural order where the target keeps it. */
 static int paired_element(int k, int l)
 {
 #if RR_BF16_PAIRED
-	return k / 2 * 16 + (l < 4 ? l : l + 4) + (k & 1) * 4;
+	return k / 2 * 2 * L + l / 4 * 8 + l % 4 + (k & 1) * 4;
 #else
 	return k * L + l;
 #endif
@@ -853,7 +855,7 @@ static void test_bf16_paired(void)
 				checked++;
 			}
 	CHECK(checked == 16 * 3 * 4);
-#if defined(__AVX2__) && !defined(__AVX512F__)
+#if (defined(__AVX2__) && !defined(__AVX512F__)) || defined(__AVX512BW__)
 	CHECK(RR_BF16_PAIRED == 1); /* this target takes the pair order */
 #endif
 }

@@ -206,8 +206,9 @@ static void emit_header(emitter *em, const int *offsets, int steps)
 			     kernel->inputs[k].name);
 	if (em->paired)
 		line(em, 0,
-		     " * order    the output phase's run loops hold elements 0-3, 8-11 and 4-7, "
-		     "12-15 of each 16 in a pair of vectors (with AVX2; the same bits)");
+		     " * order    the output phase's run loops hold each 2L elements in a pair of "
+		     "vectors, 0-3, 8-11, ... and 4-7, 12-15, ... (with AVX2 or AVX-512BW; the same "
+		     "bits)");
 	if (em->split_max_n > 0)
 		line(em, 0, " * split    rows of N <= %lld: an online pair's max, then its sum%s",
 		     (long long)em->split_max_n,

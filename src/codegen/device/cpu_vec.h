@@ -1624,8 +1624,12 @@ static inline void rr_lines16_end(rr_lines16 *a)
 	a->next = NULL;
 }
 
-static inline void rr_store_bf16_lines(rr_lines16 *a, uint16_t *p, const vf *v, int count,
-                                       int stream)
+/* Stores a run of `count` vectors as whole lines where it can (returns 1), else returns 0 and
+ * the caller stores it (rr_store_bf16_run or its pair-order form). `paired`: the vectors are in
+ * pair order (paired_bf16), each pair's 32 values put back in order by one permute of their
+ * 8-byte pieces. */
+__attribute__((always_inline, unused)) static inline int
+rr_lines16_try(rr_lines16 *a, uint16_t *p, const vf *v, int count, int paired)
 {
 #if defined(__AVX512BF16__) && defined(__AVX512DQ__) && L == 16
 	if (a->past >= 0 && count % 2 == 0) {
@@ -1635,8 +1639,10 @@ static inline void rr_store_bf16_lines(rr_lines16 *a, uint16_t *p, const vf *v, 
 		if (__builtin_expect(subnormal == 0, 1)) {
 			for (int k = 0; k < count; k += 2) {
 				uint16_t *const q = p + k * L;
-				const __m512i z =
-				    (__m512i)_mm512_cvtne2ps_pbh((__m512)v[k + 1], (__m512)v[k]);
+				__m512i z = (__m512i)_mm512_cvtne2ps_pbh((__m512)v[k + 1], (__m512)v[k]);
+				if (paired)
+					z = _mm512_permutexvar_epi64(
+					    _mm512_setr_epi64(0, 4, 1, 5, 2, 6, 3, 7), z);
 				if (q == a->next) {
 					_mm512_stream_si512((void *)(q - 2 * a->past),
 					                    _mm512_permutex2var_epi32(a->last, a->span, z));
@@ -1649,42 +1655,64 @@ static inline void rr_store_bf16_lines(rr_lines16 *a, uint16_t *p, const vf *v, 
 				a->last = z;
 				a->next = q + 32;
 			}
-			return;
+			return 1;
 		}
 		rr_lines16_end(a);
 	}
 #else
 	(void)a;
+	(void)p;
+	(void)v;
+	(void)count;
+	(void)paired;
 #endif
-	rr_store_bf16_run(p, v, count, stream);
+	return 0;
+}
+
+static inline void rr_store_bf16_lines(rr_lines16 *a, uint16_t *p, const vf *v, int count,
+                                       int stream)
+{
+	if (!rr_lines16_try(a, p, v, count, 0))
+		rr_store_bf16_run(p, v, count, stream);
 }
 //@ paired_bf16
 /* bf16 rows of an elementwise output phase in pair order (c_emit.c `paired_order`): the phase's
- * run loops take their vectors two at a time over 16 consecutive elements, the first vector of
- * a pair holding elements 0-3 and 8-11 as f32, the second 4-7 and 12-15. That is what
- * vpunpcklwd and vpunpckhwd of one 32-byte load give (one shuffle a vector, where rr_load_bf16
- * takes a broadcast and a vpshufb), and vpackusdw of the two rounded vectors puts the 16
- * results back in order (no vpermq in the store). Each element gets the same operations on
- * the same values in some lane, so every output has the bits of the natural order; only the
- * lane that holds an element changes. The widened cols are written in the same order.
- * Kept rows (S=regs) and values held from round 1 are kept in that order, and the accumulators
- * of the rounds go back to worker order once a row (rr_unpair_lo/hi). Layernorm bf16 from DRAM, two
- * threads (bench/NOTES.md, session 33 CPU). RR_BF16_PAIRED: AVX2 with 8 lanes, V = 1 and W a
- * multiple of 16 (a pair never spans two chunks); elsewhere, or compiled with RR_BF16_NATURAL
- * defined (the tests compare the two), these are the natural order under the same names. */
+ * run loops take their vectors two at a time over 2L consecutive elements, one load of the pair
+ * widened by vpunpcklwd and vpunpckhwd (one shuffle a vector): with AVX2 (L = 8) the first
+ * vector of a pair holds elements 0-3 and 8-11 as f32, the second 4-7 and 12-15; with
+ * AVX-512BW (L = 16) the first 0-3, 8-11, 16-19 and 24-27 of 32, the second 4-7, 12-15, 20-23
+ * and 28-31. The store puts each pair's results back in order: vpackusdw of the two rounded
+ * vectors (AVX2, no vpermq), or one vcvtne2ps2bf16 of the pair and one permute of its 8-byte
+ * pieces (AVX-512 BF16, where the natural order converts each vector apart). Each element gets
+ * the same operations on the same values in some lane, so every output has the bits of the
+ * natural order; only the lane that holds an element changes. The widened cols are written in
+ * the same order. Kept rows (S=regs) and values held from round 1 are kept in that order, and
+ * the accumulators of the rounds go back to worker order once a row (rr_unpair_lo/hi).
+ * Layernorm bf16 from DRAM, two threads (bench/NOTES.md, session 33 CPU, AVX2; session 41 CPU,
+ * AVX-512: the natural order's widening, a word permute a vector, ran a load and add at 1.6
+ * cycles a vector where the pair's unpacks ran 1.1). RR_BF16_PAIRED: V = 1 and W a multiple of
+ * 2L (a pair never spans two chunks), on AVX2 with 8 lanes or AVX-512BW with 16; elsewhere, or
+ * compiled with RR_BF16_NATURAL defined (the tests compare the two), these are the natural
+ * order under the same names. */
 #if defined(__AVX2__) && L == 8 && V == 1 && W % 16 == 0 && !defined(RR_BF16_NATURAL)
+#define RR_BF16_PAIRED 1
+#elif defined(__AVX512BW__) && L == 16 && V == 1 && W % 32 == 0 && !defined(RR_BF16_NATURAL)
 #define RR_BF16_PAIRED 1
 #else
 #define RR_BF16_PAIRED 0
 #endif
 
 /* The vector whose first element in natural order is i: `odd` 0 for the first of its pair
- * (whose elements start at i), 1 for the second (starting at i - 8). */
+ * (whose elements start at i), 1 for the second (starting at i - L). */
 static inline vf rr_load_bf16_paired(const uint16_t *p, int64_t i, int odd)
 {
-#if RR_BF16_PAIRED
+#if RR_BF16_PAIRED && L == 16
+	const __m512i pair = _mm512_loadu_si512((const void *)(p + i - (odd ? L : 0)));
+	const __m512i zero = _mm512_setzero_si512();
+	return (vf)(odd ? _mm512_unpackhi_epi16(zero, pair) : _mm512_unpacklo_epi16(zero, pair));
+#elif RR_BF16_PAIRED
 	const __m256i pair =
-	    _mm256_loadu_si256((const __m256i *)(const void *)(p + i - (odd ? 8 : 0)));
+	    _mm256_loadu_si256((const __m256i *)(const void *)(p + i - (odd ? L : 0)));
 	const __m256i zero = _mm256_setzero_si256();
 	return (vf)(odd ? _mm256_unpackhi_epi16(zero, pair) : _mm256_unpacklo_epi16(zero, pair));
 #else
@@ -1693,17 +1721,17 @@ static inline vf rr_load_bf16_paired(const uint16_t *p, int64_t i, int odd)
 #endif
 }
 
-/* A bf16 col as f32 in the order rr_load_bf16_paired reads a row: complete groups of 16 in
+/* A bf16 col as f32 in the order rr_load_bf16_paired reads a row: complete groups of 2L in
  * pair order, the rest in order (the run loops never read it: the other loads take the col). */
 static inline void rr_widen_col_paired(float *to, const uint16_t *from, int64_t N)
 {
 	int64_t i = 0;
 #if RR_BF16_PAIRED
-	for (; i + 16 <= N; i += 16) {
+	for (; i + 2 * L <= N; i += 2 * L) {
 		const vf first = rr_load_bf16_paired(from, i, 0);
-		const vf second = rr_load_bf16_paired(from, i + 8, 1);
+		const vf second = rr_load_bf16_paired(from, i + L, 1);
 		memcpy(to + i, &first, sizeof first);
-		memcpy(to + i + 8, &second, sizeof second);
+		memcpy(to + i + L, &second, sizeof second);
 	}
 #else
 	for (; i + L <= N; i += L) {
@@ -1715,7 +1743,7 @@ static inline void rr_widen_col_paired(float *to, const uint16_t *from, int64_t 
 		to[i] = rr__bf16_to_float(from[i]);
 }
 
-#if RR_BF16_PAIRED
+#if RR_BF16_PAIRED && L == 8
 /* 16 bf16 values at q, stored as rr_store_bf16_run stores a packed pair. */
 static inline void rr_store_bf16_16(uint16_t *q, __m256i packed, int aligned)
 {
@@ -1738,11 +1766,15 @@ static inline __m256i rr_bf16_halves8(vf v)
 }
 #endif
 
-/* A pair of accumulator blocks filled in pair order (p: workers 0-3 and 8-11 of the 16, q: 4-7
- * and 12-15) as the blocks of worker order: workers 0-7, then 8-15. */
+/* A pair of accumulator blocks filled in pair order (p: the first vector of each pair, q: the
+ * second) as the blocks of worker order: workers 0 to L - 1, then L to 2L - 1. */
 static inline vf rr_unpair_lo(vf p, vf q)
 {
-#if RR_BF16_PAIRED
+#if RR_BF16_PAIRED && L == 16
+	return (vf)_mm512_permutex2var_ps(
+	    (__m512)p, _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23),
+	    (__m512)q);
+#elif RR_BF16_PAIRED
 	return (vf)_mm256_permute2f128_ps((__m256)p, (__m256)q, 0x20);
 #else
 	(void)q;
@@ -1752,7 +1784,12 @@ static inline vf rr_unpair_lo(vf p, vf q)
 
 static inline vf rr_unpair_hi(vf p, vf q)
 {
-#if RR_BF16_PAIRED
+#if RR_BF16_PAIRED && L == 16
+	return (vf)_mm512_permutex2var_ps(
+	    (__m512)p,
+	    _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31),
+	    (__m512)q);
+#elif RR_BF16_PAIRED
 	return (vf)_mm256_permute2f128_ps((__m256)p, (__m256)q, 0x31);
 #else
 	(void)p;
@@ -1760,11 +1797,70 @@ static inline vf rr_unpair_hi(vf p, vf q)
 #endif
 }
 
-/* rr_store_bf16_run of `count` vectors (an even number) in pair order: the same bits at the
- * same addresses, NaN runs included. */
-static inline void rr_store_bf16_run_paired(uint16_t *p, const vf *v, int count, int stream)
+#if RR_BF16_PAIRED && L == 16
+/* A run in pair order stored a pair at a time as the natural order stores it: the runs with a
+ * subnormal lane, and targets without the bfloat16 conversions. */
+__attribute__((noinline, cold, unused)) static void rr_store_bf16_run_unpaired(uint16_t *p,
+                                                                              const vf *v,
+                                                                              int count,
+                                                                              int stream)
 {
-#if RR_BF16_PAIRED
+	for (int k = 0; k + 1 < count; k += 2) {
+		const vf natural[2] = {rr_unpair_lo(v[k], v[k + 1]), rr_unpair_hi(v[k], v[k + 1])};
+		rr_store_bf16_run(p + k * L, natural, 2, stream);
+	}
+}
+#endif
+
+/* rr_store_bf16_run of `count` vectors (an even number) in pair order: the same bits at the
+ * same addresses, NaN runs included. Always inlined: called once a run, a call costs the run
+ * loop its vectors in registers (layernorm bf16 16384x1024 streamed, two threads: 1.05 of the
+ * natural order's time as a call). */
+__attribute__((always_inline, unused)) static inline void
+rr_store_bf16_run_paired(uint16_t *p, const vf *v, int count, int stream)
+{
+#if RR_BF16_PAIRED && L == 16
+#if defined(__AVX512BF16__) && defined(__AVX512DQ__)
+	/* rr_store_bf16_run's conversion (one test of the run for a subnormal lane), a pair at a
+	 * time: 32 values in order, stored as that run stores two vectors' halves */
+	__mmask16 subnormal = 0;
+	for (int k = 0; k < count; k++)
+		subnormal |= _mm512_fpclass_ps_mask((__m512)v[k], 0x20);
+	const int ahead = stream && (uintptr_t)p % 32 == 16;
+	if (__builtin_expect(subnormal == 0, 1)) {
+		__m256i last = _mm256_setzero_si256();
+		for (int k = 0; k + 1 < count; k += 2) {
+			uint16_t *const q = p + k * L;
+			const __m512i z = _mm512_permutexvar_epi64(
+			    _mm512_setr_epi64(0, 4, 1, 5, 2, 6, 3, 7),
+			    (__m512i)_mm512_cvtne2ps_pbh((__m512)v[k + 1], (__m512)v[k]));
+			const __m256i h0 = _mm512_castsi512_si256(z);
+			const __m256i h1 = _mm512_extracti64x4_epi64(z, 1);
+			if (ahead) { /* 32-byte stores across the two halves, as rr_store_bf16_run */
+				if (k == 0)
+					_mm_stream_si128((__m128i *)(void *)q, _mm256_castsi256_si128(h0));
+				else
+					_mm256_stream_si256((__m256i *)(void *)(q - L / 2),
+					                    _mm256_permute2x128_si256(last, h0, 0x21));
+				_mm256_stream_si256((__m256i *)(void *)(q + L / 2),
+				                    _mm256_permute2x128_si256(h0, h1, 0x21));
+				last = h1;
+			} else if (stream && (uintptr_t)q % 64 == 0) {
+				_mm512_stream_si512((void *)q, z); /* the pair's whole line */
+			} else if (stream) {
+				rr_stream_halves(q, (vh)h0);
+				rr_stream_halves(q + L, (vh)h1);
+			} else
+				_mm512_storeu_si512((void *)q, z);
+		}
+		if (ahead)
+			_mm_stream_si128((__m128i *)(void *)(p + count * L - L / 2),
+			                 _mm256_extracti128_si256(last, 1));
+		return;
+	}
+#endif
+	rr_store_bf16_run_unpaired(p, v, count, stream);
+#elif RR_BF16_PAIRED
 	__m256 nan = _mm256_setzero_ps();
 	for (int k = 0; k + 1 < count; k += 2)
 		nan =
@@ -1788,12 +1884,15 @@ static inline void rr_store_bf16_run_paired(uint16_t *p, const vf *v, int count,
 #endif
 }
 
-/* rr_store_bf16_lines of a run in pair order: the pairs' own stores where the target takes
- * the order (AVX2), else the natural order's lines. */
-static inline void rr_store_bf16_lines_paired(rr_lines16 *a, uint16_t *p, const vf *v,
-                                              int count, int stream)
+/* rr_store_bf16_lines of a run in pair order: on AVX2 the pairs' own stores, on AVX-512 the
+ * lines of the natural order from each pair put back in order, else the natural order's. */
+__attribute__((always_inline, unused)) static inline void
+rr_store_bf16_lines_paired(rr_lines16 *a, uint16_t *p, const vf *v, int count, int stream)
 {
-#if RR_BF16_PAIRED
+#if RR_BF16_PAIRED && L == 16
+	if (!rr_lines16_try(a, p, v, count, 1))
+		rr_store_bf16_run_paired(p, v, count, stream);
+#elif RR_BF16_PAIRED
 	(void)a;
 	rr_store_bf16_run_paired(p, v, count, stream);
 #else
