@@ -703,6 +703,40 @@ static int chained_rounds(const rr_kernel *kernel)
 	return chained;
 }
 
+/* A bf16 kernel's passes in pair order (c_emit.c `paired_order`, device/cpu_vec.h
+ * paired_bf16): V = 1, W a multiple of 32 (a pair of vectors on AVX2 and AVX-512 alike), a row
+ * output, sums alone and no online pair. One unpack a vector widens the pair's load where the
+ * natural order takes a word permute (AVX-512: a load and add at 1.1 cycles a vector against
+ * 1.6), and one conversion and one permute store each pair. Two threads, `rowreduce bench`
+ * ABBA on the AVX-512 host (bench/NOTES.md session 41 CPU): layernorm bf16 in pair order
+ * against the natural order at the same W 0.94-0.97 from memory, rmsnorm 4096x4096 0.92;
+ * add_layernorm at W = 32 against W = 16 (which the natural order had measured faster)
+ * 0.85-0.94 on 1024x1024-4096x4096, 0.97-0.99 at 256x65536. Rows of a whole number of pairs
+ * only: where N is not a multiple of 32 each row starts at another offset and the pair's
+ * 64-byte loads cross lines, and add_layernorm bf16 ran 1000x50265, 2047x6143 and 512x32003
+ * at W = 32 in 1.07-1.25x the time of W = 16. And launches from memory only (RR_CPU_STREAM_BYTES):
+ * in cache add_layernorm 64x4096 ran 1.01-1.05x, 100x32768 (26 MB) 1.02x. */
+#define CPU_PAIR_PACK_FACTOR 0.9
+
+static int cpu_pair_order(const rr__plan_request *req, const rr_layout *l, const io_facts *io,
+                          const rr__plan_features *f)
+{
+	const rr_kernel *k = req->kernel;
+	const double launch_bytes =
+	    (double)(io->row_inputs + io->row_outputs) * f->rows * (double)req->cols * 2;
+	if (req->dtype != RR_BF16 || l->vec != 1 || l->workers_per_row % 32 != 0 ||
+	    req->cols % 32 != 0 || k->analysis.online_rewrites > 0 ||
+	    launch_bytes < RR_CPU_STREAM_BYTES)
+		return 0;
+	int row_outputs = 0;
+	for (int j = 0; j < k->n_outputs; j++)
+		row_outputs += k->outputs[j].kind == RR_KIND_ROW;
+	for (int id = 0; id < k->n_nodes; id++)
+		if (k->nodes[id].op == RR_OP_REDUCE && k->nodes[id].reduce != RR_REDUCE_SUM)
+			return 0;
+	return row_outputs > 0;
+}
+
 /* exp, log and tanh of a row's elements, counted once in every phase that computes them
  * (softmax's online pass and its output phase: two; cross_entropy one; the norms none). */
 static int elem_transcendentals(const rr_kernel *kernel)
@@ -741,7 +775,8 @@ static void cpu_features(const rr__cost_coeffs *k, const rr__plan_request *req, 
 	 * advances min(W, 16) workers by one element, so a worker's pack of V elements costs V
 	 * operations shared by its lanes, and a lane's V > 1 elements are strided loads. */
 	double lanes = fmin(W, 16);
-	double pack_ns = K(cpu_pack_ns) * l->vec * (l->vec > 1 ? 2.0 : 1.0) / lanes;
+	double pack_ns = K(cpu_pack_ns) * l->vec * (l->vec > 1 ? 2.0 : 1.0) / lanes *
+	                 (cpu_pair_order(req, l, io, f) ? CPU_PAIR_PACK_FACTOR : 1.0);
 	double ilp = U >= 4 ? K(cpu_ilp_u4) : U >= 2 ? K(cpu_ilp_u2) : 1.0;
 	double issue_ns = f->chunks_per_worker * W * pack_ns * ilp; /* the packs of one pass */
 	double pass_ns =
