@@ -855,6 +855,17 @@ static void test_bf16_paired(void)
 				checked++;
 			}
 	CHECK(checked == 16 * 3 * 4);
+	/* rr_unpair_lo/hi put a pair loaded in pair order back in worker order: lane l of the
+	 * first holds element l, of the second element L + l (the rounds' accumulators) */
+	_Alignas(64) uint16_t seq[2 * L];
+	for (int e = 0; e < 2 * L; e++)
+		seq[e] = rr__bf16_from_float((float)e);
+	const vf p0 = rr_load_bf16_paired(seq, 0, 0), p1 = rr_load_bf16_paired(seq, L, 1);
+	const vf lo = rr_unpair_lo(p0, p1), hi = rr_unpair_hi(p0, p1);
+	int misplaced = 0;
+	for (int l = 0; l < L; l++)
+		misplaced += lo[l] != (float)l || hi[l] != (float)(L + l);
+	CHECKF(misplaced == 0, "rr_unpair_lo/hi: %d lanes out of worker order", misplaced);
 #if (defined(__AVX2__) && !defined(__AVX512F__)) || defined(__AVX512BW__)
 	CHECK(RR_BF16_PAIRED == 1); /* this target takes the pair order */
 #endif

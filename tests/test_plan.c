@@ -580,12 +580,41 @@ static void test_cpu_part_spans(const rr__target *cpu)
 	}
 }
 
+/* bf16 launches from memory in pair order (cost.c cpu_pair_order): add_layernorm bf16 plans
+ * W = 32 where rows hold whole pairs and the launch streams (measured 0.84-0.97 of W = 16's
+ * time), W = 16 in cache (64x4096: 1.01-1.05) and on rows of other lengths (2047x6143,
+ * 512x32003: 1.07-1.08), and f16 (no pair order) keeps W = 16. */
+static void test_cpu_pair_order(const rr__target *cpu)
+{
+	rr_kernel *aln = builtin("add_layernorm");
+	static const struct {
+		rr_dtype dtype;
+		int64_t rows, cols;
+		int W;
+	} cases[] = {
+	    {RR_BF16, 4096, 4096, 32}, {RR_BF16, 1024, 4096, 32}, {RR_BF16, 256, 65536, 32},
+	    {RR_BF16, 64, 4096, 16},   {RR_BF16, 2047, 6143, 16}, {RR_BF16, 512, 32003, 16},
+	    {RR_F16, 4096, 4096, 16},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		rr__plan_request req = {aln, cases[i].dtype, cases[i].rows, cases[i].cols, cpu,
+		                        NULL, NULL};
+		rr_layout l = choose(&req, NULL);
+		CHECKF(l.workers_per_row == cases[i].W && l.vec == 1,
+		       "cpu add_layernorm %s %lldx%lld: %s (W = %d expected)",
+		       rr_dtype_name(cases[i].dtype), (long long)cases[i].rows,
+		       (long long)cases[i].cols, show(&l), cases[i].W);
+	}
+	rr_kernel_free(aln);
+}
+
 /* The 16-bit keep: a later pass over a row kept in the pool's scratch is priced at the class's
  * cpu_kept_pass_factor of a re-read pass, refit in session 24 on the scratch the pool places a
  * page apart (0.96; 0.865 before, from runs with the old placement). With it, layernorm bf16 at
  * 4096 columns plans W = 32 re-read (measured 0.86-0.92 of W = 64 kept at 4096x4096), and at
  * 1024 columns W = 32 (0.89-0.95 of W = 16), where the old factor kept W = 16's kept passes
- * ahead. The factor moves no f32 prediction. */
+ * ahead (in f16: bf16 at W = 32 is priced in pair order as well). The factor moves no f32
+ * prediction. */
 static void test_cpu_kept_16bit(const rr__target *cpu)
 {
 	rr_kernel *ln = builtin("layernorm");
@@ -605,10 +634,15 @@ static void test_cpu_kept_16bit(const rr__target *cpu)
 	rr__plan_request wide = {ln, RR_BF16, 16384, 1024, cpu, NULL, &fitted};
 	rr_layout l = choose(&wide, NULL);
 	CHECKF(l.workers_per_row == 32, "cpu layernorm bf16 16384x1024: %s", show(&l));
+	/* the old factor in f16 (bf16 at W = 32 is in pair order too, cost.c cpu_pair_order,
+	 * which moves it there whatever the factor) */
+	wide.dtype = RR_F16;
+	l = choose(&wide, NULL);
+	CHECKF(l.workers_per_row == 32, "cpu layernorm f16 16384x1024: %s", show(&l));
 	wide.coeffs = &old;
 	l = choose(&wide, NULL);
 	CHECKF(l.workers_per_row == 16 && l.storage == RR_STORAGE_REGS,
-	       "cpu layernorm bf16 16384x1024, factor 0.865: %s", show(&l));
+	       "cpu layernorm f16 16384x1024, factor 0.865: %s", show(&l));
 	rr_layout kept = {16, 1, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS};
 	rr__plan_features with, without;
 	rr__plan_request req = {ln, RR_F32, 12345, 321, cpu, NULL, &fitted};
@@ -1489,6 +1523,7 @@ int main(void)
 	test_defaults(&gpu, &cpu);
 	test_cpu_chains(&gpu, &cpu);
 	test_cpu_kept_16bit(&cpu);
+	test_cpu_pair_order(&cpu);
 	test_cpu_narrow_transcendentals(&cpu);
 	test_cpu_part_spans(&cpu);
 	test_coefficients(&gpu, &cpu);
