@@ -924,7 +924,9 @@ static int same_or_both_nan(const void *a, const void *b, size_t n)
  * re-read (the output phase's runs in pair order) and kept (S=regs: kept in pair order, the
  * rounds' sums put back in worker order), add_layernorm with x and r kept, with h held from round
  * 1 (N <= 4096: in pair order) and recomputed (N > 4096: two output loops when streaming), W = 32
- * and 16, N with whole runs, an odd chunk (1056, 1008, 496, 8224) and a guarded one (1041, 1040,
+ * and 16 (on AVX-512 the pair order takes W a multiple of 32 and two row inputs:
+ * add_layernorm's W = 32 and 64 cases), N with whole runs, an odd chunk (1056, 1008, 496, 8224,
+ * 1088) and a guarded one (1041, 1040,
  * 1001, 489, 8209, 8208: with a col tail past the last 16); the pair-order build validated against
  * float64 on clean rows. */
 static void test_paired_order(rr_device *device)
@@ -939,7 +941,8 @@ static void test_paired_order(rr_device *device)
 	             {"rmsnorm", "W=16,V=1,U=1,R=8,S=regs", {1024, 1008, 1001, 992}, 1},
 	             {"add_layernorm", "W=16,V=1,U=1,R=2,S=regs", {512, 496, 489, 480}, 1},
 	             {"add_layernorm", "W=16,V=1,U=1,R=8,S=reread", {1024, 1008, 1001, 992}, 1},
-	             {"add_layernorm", "W=32,V=1,U=1,R=1,S=reread", {8192, 8224, 8209, 8208}, 0}};
+	             {"add_layernorm", "W=32,V=1,U=1,R=1,S=reread", {8192, 8224, 8209, 8208}, 0},
+	             {"add_layernorm", "W=64,V=1,U=2,R=2,S=regs", {1024, 1088, 1041, 1040}, 1}};
 	const int64_t rows = 24;
 	int compared = 0;
 	for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
@@ -1009,7 +1012,7 @@ static void test_paired_order(rr_device *device)
 		}
 		rr_kernel_free(kernel);
 	}
-	CHECK(compared == 7 * 4 * 6);
+	CHECK(compared == 8 * 4 * 6);
 }
 
 /* cross_entropy f32's sum pass without exp's clamp to -87 where the max pass finds every

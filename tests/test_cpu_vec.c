@@ -6,8 +6,9 @@
 #include <stdint.h>
 #include <string.h>
 
-/* W = 32: a multiple of 2L on every target, so the pair order is what the target takes */
+/* W = 32 and two row inputs: the pair order on every target that takes it (paired_bf16) */
 #define W 32
+#define ROW_INPUTS 2
 #include "codegen/device/cpu_vec.h"
 #include "harness.h"
 #include "util/util.h"

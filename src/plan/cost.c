@@ -708,14 +708,15 @@ static int chained_rounds(const rr_kernel *kernel)
  * output, sums alone and no online pair. One unpack a vector widens the pair's load where the
  * natural order takes a word permute (AVX-512: a load and add at 1.1 cycles a vector against
  * 1.6), and one conversion and one permute store each pair. Two threads, `rowreduce bench`
- * ABBA on the AVX-512 host (bench/NOTES.md session 41 CPU): layernorm bf16 in pair order
- * against the natural order at the same W 0.94-0.97 from memory, rmsnorm 4096x4096 0.92;
- * add_layernorm at W = 32 against W = 16 (which the natural order had measured faster)
- * 0.85-0.94 on 1024x1024-4096x4096, 0.97-0.99 at 256x65536. Rows of a whole number of pairs
+ * ABBA on the AVX-512 host (bench/NOTES.md session 41 CPU), add_layernorm bf16 (two row inputs:
+ * AVX-512 takes the pair order for such kernels alone, device/cpu_vec.h) at W = 32 against
+ * W = 16 (which the natural order had measured faster) 0.85-0.94 on 1024x1024-4096x4096,
+ * 0.97-0.99 at 256x65536; from NumPy's arrays 4096x4096 0.88. Rows of a whole number of pairs
  * only: where N is not a multiple of 32 each row starts at another offset and the pair's
  * 64-byte loads cross lines, and add_layernorm bf16 ran 1000x50265, 2047x6143 and 512x32003
- * at W = 32 in 1.07-1.25x the time of W = 16. And launches from memory only (RR_CPU_STREAM_BYTES):
- * in cache add_layernorm 64x4096 ran 1.01-1.05x, 100x32768 (26 MB) 1.02x. */
+ * at W = 32 in 1.07-1.25x the time of W = 16. And launches from memory only
+ * (RR_CPU_STREAM_BYTES): in cache add_layernorm 64x4096 ran 1.01-1.05x, 100x32768 (26 MB)
+ * 1.02x. */
 #define CPU_PAIR_PACK_FACTOR 0.9
 
 static int cpu_pair_order(const rr__plan_request *req, const rr_layout *l, const io_facts *io,
@@ -725,7 +726,7 @@ static int cpu_pair_order(const rr__plan_request *req, const rr_layout *l, const
 	const double launch_bytes =
 	    (double)(io->row_inputs + io->row_outputs) * f->rows * (double)req->cols * 2;
 	if (req->dtype != RR_BF16 || l->vec != 1 || l->workers_per_row % 32 != 0 ||
-	    req->cols % 32 != 0 || k->analysis.online_rewrites > 0 ||
+	    req->cols % 32 != 0 || io->row_inputs < 2 || k->analysis.online_rewrites > 0 ||
 	    launch_bytes < RR_CPU_STREAM_BYTES)
 		return 0;
 	int row_outputs = 0;

@@ -1691,12 +1691,16 @@ static inline void rr_store_bf16_lines(rr_lines16 *a, uint16_t *p, const vf *v, 
  * Layernorm bf16 from DRAM, two threads (bench/NOTES.md, session 33 CPU, AVX2; session 41 CPU,
  * AVX-512: the natural order's widening, a word permute a vector, ran a load and add at 1.6
  * cycles a vector where the pair's unpacks ran 1.1). RR_BF16_PAIRED: V = 1 and W a multiple of
- * 2L (a pair never spans two chunks), on AVX2 with 8 lanes or AVX-512BW with 16; elsewhere, or
- * compiled with RR_BF16_NATURAL defined (the tests compare the two), these are the natural
- * order under the same names. */
+ * 2L (a pair never spans two chunks), on AVX2 with 8 lanes, or AVX-512BW with 16 for kernels
+ * of two row inputs or more (ROW_INPUTS): add_layernorm bf16 4096x4096 from NumPy's arrays
+ * (16 bytes into a line) ran at W = 32 in pair order in 0.88 of the natural order's best plan,
+ * where layernorm of one row input lost 1.03-1.04 at 256x65536 and 16384x1024 (gaining
+ * 0.94-0.95 on rows on a line boundary). Elsewhere, or compiled with RR_BF16_NATURAL defined
+ * (the tests compare the two), these are the natural order under the same names. */
 #if defined(__AVX2__) && L == 8 && V == 1 && W % 16 == 0 && !defined(RR_BF16_NATURAL)
 #define RR_BF16_PAIRED 1
-#elif defined(__AVX512BW__) && L == 16 && V == 1 && W % 32 == 0 && !defined(RR_BF16_NATURAL)
+#elif defined(__AVX512BW__) && L == 16 && V == 1 && W % 32 == 0 && ROW_INPUTS >= 2 &&         \
+    !defined(RR_BF16_NATURAL)
 #define RR_BF16_PAIRED 1
 #else
 #define RR_BF16_PAIRED 0
