@@ -994,6 +994,46 @@ static void test_wide_cluster_choices(const rr__target *gpu)
 	}
 }
 
+/* Clusters of 16 blocks where the target allows them, for 16-bit rows of a kernel keeping a
+ * computed value whose C = 8 segment holds two blocks an SM by shared memory (plan.c,
+ * sixteen_wanted): add_layernorm bf16 1024x151936 (C = 8: 80 KB, two an SM) takes C = 16; at
+ * 1024x131072 a C = 8 segment of 64 KB holds three and keeps C = 8. The rows the H200 ran slower
+ * at C = 16 never take it: f32 rows, and kernels keeping their row inputs as loaded (softmax,
+ * rmsnorm, layernorm). With the portable eight as the target's largest, no plan takes 16. */
+static void test_sixteen_block_clusters(const rr__target *gpu)
+{
+	rr__target big = *gpu;
+	big.max_cluster = 16;
+	static const struct {
+		const char *kernel;
+		rr_dtype dtype;
+		int64_t rows, cols;
+		int sixteen;
+	} cases[] = {
+	    {"add_layernorm", RR_BF16, 1024, 151936, 1}, {"add_layernorm", RR_BF16, 1024, 131072, 0},
+	    {"add_layernorm", RR_F32, 1024, 151936, 0},  {"add_layernorm", RR_F32, 400, 160000, 0},
+	    {"softmax", RR_BF16, 256, 262144, 0},        {"softmax", RR_F32, 300, 300000, 0},
+	    {"rmsnorm", RR_F32, 300, 300000, 0},         {"layernorm", RR_F32, 300, 300000, 0},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		rr_kernel *kernel = builtin(cases[i].kernel);
+		rr__plan_request req = {kernel,          cases[i].dtype, cases[i].rows,
+		                        cases[i].cols,   &big,           NULL,
+		                        NULL};
+		rr_layout l = choose(&req, NULL);
+		int sixteen = l.storage == RR_STORAGE_CLUSTER && l.blocks_per_row == 16;
+		CHECKF(sixteen == cases[i].sixteen, "%s %s %lldx%lld: %s", cases[i].kernel,
+		       rr_dtype_name(cases[i].dtype), (long long)cases[i].rows,
+		       (long long)cases[i].cols, show(&l));
+		req.target = gpu;
+		l = choose(&req, NULL);
+		CHECKF(l.storage == RR_STORAGE_GRID || l.blocks_per_row <= 8,
+		       "%s %lldx%lld, clusters of 8 at most: %s", cases[i].kernel,
+		       (long long)cases[i].rows, (long long)cases[i].cols, show(&l));
+		rr_kernel_free(kernel);
+	}
+}
+
 /* Mailbox clusters (rr__cluster_mailbox): a kernel of two rounds on bf16 rows of 131072 takes
  * C = 8 blocks of W = 256 (32 KB of the row each, six an SM), which the H200 ran in 0.87x the
  * time of C = 4 (bench/results/2026-12-02-h200-ab-cluster-mailbox-s18), and so does softmax,
@@ -1542,6 +1582,7 @@ int main(void)
 	test_online_stream_choices(&gpu);
 	test_unrolled_body_depth(&gpu);
 	test_mailbox_cluster_choices(&gpu);
+	test_sixteen_block_clusters(&gpu);
 	test_staged_cluster_choices(&gpu);
 	test_grid_raw_stream_choices(&gpu);
 	test_narrow_block_few_packs(&gpu);

@@ -9,9 +9,12 @@
 #include "util/util.h"
 
 #define TIE_TOLERANCE RR__PLAN_TIE_TOLERANCE
-/* The largest cluster the planner offers: clusters of 16 (sm_90, non-portable) are legal and
- * run when given, but are not offered until measured against C = 8 and S=grid. */
+/* The cluster size the rules between clusters and S=grid were measured at (grid_wanted,
+ * prefer_grid): rows of at most C = 8 blocks each. */
 #define PLANNED_CLUSTER 8
+/* The largest cluster the planner offers: 16 blocks where the target allows them (sm_90,
+ * non-portable), bounded by sixteen_wanted. */
+#define OFFERED_CLUSTER 16
 
 static int64_t next_pow2(int64_t x)
 {
@@ -201,16 +204,19 @@ static values blocks(const rr__plan_request *req, int fixed, int grid, int W, in
 	out.v[out.n++] = fixed ? fixed : 1;
 	if (fixed || !req->target->has_clusters || R > 1)
 		return out;
-	for (int C = 2; C <= req->target->max_cluster && C <= PLANNED_CLUSTER; C *= 2)
-		if (req->cols >= (int64_t)C * W * V)
+	int largest = 1; /* the largest cluster offered: S=grid's values start above it */
+	for (int C = 2; C <= req->target->max_cluster && C <= OFFERED_CLUSTER; C *= 2)
+		if (req->cols >= (int64_t)C * W * V) {
 			out.v[out.n++] = C;
+			largest = C;
+		}
 	/* S=grid needs all C blocks of a row resident at once; registers are known only after
 	 * compiling, so the planner offers no more blocks than SMs (one block per SM always fits
 	 * a block that fits at all). An explicit larger C is checked by the launcher. */
 	for (int C = 16;
 	     C <= 1024 && C <= req->target->multiprocessors && W >= 32 && grid && out.n < 16;
 	     C *= 2)
-		if (req->cols >= (int64_t)C * W * V)
+		if (C > largest && req->cols >= (int64_t)C * W * V)
 			out.v[out.n++] = C;
 	return out;
 }
@@ -298,13 +304,44 @@ static int whole_row_wanted(const rr__plan_request *req, const rr_layout *l)
 	return chunks > 4 && chunks <= WHOLE_ROW_UNROLL && chunks * l->vec <= 16;
 }
 
+/* Clusters of 16 blocks for 16-bit rows of a kernel that keeps a computed value (add_layernorm's
+ * h = x + r, kept in f32), where the same layout at C = 8 holds at most two blocks an SM by
+ * shared memory: C = 16 halves the segment kept. The H200 ran add_layernorm bf16 1024x151936
+ * (C = 8: 80 KB a block, two an SM) at W = 256, U = 2, C = 16 in 0.693 of the C = 8 pick's
+ * time, and every f32 row C = 16 was offered for 1.07-1.72x slower (bench/results/
+ * 2026-12-05-h200-ab-c16-s40); an H100 ran rows of 131072 (64 KB, three an SM) at C = 16 in
+ * 1.09-1.89x C = 8's time (bench/NOTES.md session 38 GPU). U = 1 only: at 151936, W = 256,
+ * U = 2 holds two row inputs' packs of two chunks beside h, and ptxas gives its vector entry 108
+ * registers (two blocks an SM) where U = 1 takes 56 (three); the H200 ran them in 447 and 384
+ * µs (bench/NOTES.md session 37 GPU). */
+static int sixteen_wanted(const rr__plan_request *req, const rr_layout *l)
+{
+	rr__kernel_facts own;
+	const rr__kernel_facts *facts = req->facts;
+	if (rr_dtype_size(req->dtype) != 2 || l->storage != RR_STORAGE_CLUSTER || l->unroll != 1 ||
+	    req->target->smem_per_group <= 0)
+		return 0;
+	if (!facts) {
+		rr__kernel_facts_of(req->kernel, req->target, &own);
+		facts = &own;
+	}
+	if (facts->kept_inputs == 0 || facts->kept_raw)
+		return 0;
+	rr_layout eight = *l;
+	eight.blocks_per_row = PLANNED_CLUSTER;
+	rr__plan_features f;
+	rr__plan_features_compute(req, &eight, &f);
+	double smem = (double)req->target->smem_per_group;
+	return f.smem_per_group > 0 && floor((smem + 1024) / (f.smem_per_group + 1024)) <= 2;
+}
+
 /* One raw layout of the product: canonicalise, check, keep. */
 static rr_status consider(const rr__plan_request *req, const rr_layout *fixed, int kept,
                           rr_layout l, rr__candidates *out, int *capacity)
 {
 	char detail[256];
-	/* The C values above PLANNED_CLUSTER are S=grid's: not offered as clusters. */
-	if (!fixed->blocks_per_row && l.blocks_per_row > PLANNED_CLUSTER &&
+	/* The C values above OFFERED_CLUSTER are S=grid's: not offered as clusters. */
+	if (!fixed->blocks_per_row && l.blocks_per_row > OFFERED_CLUSTER &&
 	    l.storage != RR_STORAGE_GRID)
 		return RR_OK;
 	if (!fixed->unroll && l.unroll == WHOLE_ROW_UNROLL && !whole_row_wanted(req, &l) &&
@@ -330,6 +367,9 @@ static rr_status consider(const rr__plan_request *req, const rr_layout *fixed, i
 			    l.vec, SCALAR_PACK_ROW_LIMIT);
 		return RR_OK;
 	}
+	if (!fixed->blocks_per_row && l.blocks_per_row > PLANNED_CLUSTER &&
+	    l.storage != RR_STORAGE_GRID && !sixteen_wanted(req, &l))
+		return RR_OK;
 	canonical_grid(req, fixed, &l);
 	return push(out, capacity, &l);
 }
