@@ -207,8 +207,8 @@ static void emit_header(emitter *em, const int *offsets, int steps)
 	if (em->paired)
 		line(em, 0,
 		     " * order    the output phase's run loops hold each 2L elements in a pair of "
-		     "vectors, 0-3, 8-11, ... and 4-7, 12-15, ... (with AVX2 or AVX-512BW; the same "
-		     "bits)");
+		     "vectors, 0-3, 8-11, ... and 4-7, 12-15, ... where the target takes it (AVX2, "
+		     "or AVX-512BW with two row inputs or more; the same bits)");
 	if (em->split_max_n > 0)
 		line(em, 0, " * split    rows of N <= %lld: an online pair's max, then its sum%s",
 		     (long long)em->split_max_n,

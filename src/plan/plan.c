@@ -313,7 +313,9 @@ static int whole_row_wanted(const rr__plan_request *req, const rr_layout *l)
  * 1.09-1.89x C = 8's time (bench/NOTES.md session 38 GPU). U = 1 only: at 151936, W = 256,
  * U = 2 holds two row inputs' packs of two chunks beside h, and ptxas gives its vector entry 108
  * registers (two blocks an SM) where U = 1 takes 56 (three); the H200 ran them in 447 and 384
- * µs (bench/NOTES.md session 37 GPU). */
+ * µs (bench/NOTES.md session 37 GPU). As bounded here: add_layernorm bf16 1024x151936,
+ * 400x160000 and 512x150000 in 0.652-0.785 of the C = 8 picks' time on an H100
+ * (bench/results/2026-12-05-h100-ab-c16-s41). */
 static int sixteen_wanted(const rr__plan_request *req, const rr_layout *l)
 {
 	rr__kernel_facts own;
