@@ -1624,6 +1624,16 @@ static inline void rr_lines16_end(rr_lines16 *a)
 	a->next = NULL;
 }
 
+#if defined(__AVX512BF16__) && defined(__AVX512DQ__) && L == 16
+/* Two vectors' 32 values as bfloat16 in one vector, v0's first (vcvtne2ps2bf16); `paired`: the
+ * two in pair order (paired_bf16), put back in order by one permute of their 8-byte pieces. */
+static inline __m512i rr_bf16_pair_bits(vf v0, vf v1, int paired)
+{
+	const __m512i z = (__m512i)_mm512_cvtne2ps_pbh((__m512)v1, (__m512)v0);
+	return paired ? _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 4, 1, 5, 2, 6, 3, 7), z) : z;
+}
+#endif
+
 /* Stores a run of `count` vectors as whole lines where it can (returns 1), else returns 0 and
  * the caller stores it (rr_store_bf16_run or its pair-order form). `paired`: the vectors are in
  * pair order (paired_bf16), each pair's 32 values put back in order by one permute of their
@@ -1639,10 +1649,7 @@ rr_lines16_try(rr_lines16 *a, uint16_t *p, const vf *v, int count, int paired)
 		if (__builtin_expect(subnormal == 0, 1)) {
 			for (int k = 0; k < count; k += 2) {
 				uint16_t *const q = p + k * L;
-				__m512i z = (__m512i)_mm512_cvtne2ps_pbh((__m512)v[k + 1], (__m512)v[k]);
-				if (paired)
-					z = _mm512_permutexvar_epi64(
-					    _mm512_setr_epi64(0, 4, 1, 5, 2, 6, 3, 7), z);
+				const __m512i z = rr_bf16_pair_bits(v[k], v[k + 1], paired);
 				if (q == a->next) {
 					_mm512_stream_si512((void *)(q - 2 * a->past),
 					                    _mm512_permutex2var_epi32(a->last, a->span, z));
@@ -1835,9 +1842,7 @@ rr_store_bf16_run_paired(uint16_t *p, const vf *v, int count, int stream)
 		__m256i last = _mm256_setzero_si256();
 		for (int k = 0; k + 1 < count; k += 2) {
 			uint16_t *const q = p + k * L;
-			const __m512i z = _mm512_permutexvar_epi64(
-			    _mm512_setr_epi64(0, 4, 1, 5, 2, 6, 3, 7),
-			    (__m512i)_mm512_cvtne2ps_pbh((__m512)v[k + 1], (__m512)v[k]));
+			const __m512i z = rr_bf16_pair_bits(v[k], v[k + 1], 1);
 			const __m256i h0 = _mm512_castsi512_si256(z);
 			const __m256i h1 = _mm512_extracti64x4_epi64(z, 1);
 			if (ahead) { /* 32-byte stores across the two halves, as rr_store_bf16_run */
