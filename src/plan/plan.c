@@ -310,19 +310,30 @@ static int whole_row_wanted(const rr__plan_request *req, const rr_layout *l)
  * (C = 8: 80 KB a block, two an SM) at W = 256, U = 2, C = 16 in 0.693 of the C = 8 pick's
  * time, and every f32 row C = 16 was offered for 1.07-1.72x slower (bench/results/
  * 2026-12-05-h200-ab-c16-s40); an H100 ran rows of 131072 (64 KB, three an SM) at C = 16 in
- * 1.09-1.89x C = 8's time (bench/NOTES.md session 38 GPU). U = 1 only: at 151936, W = 256,
+ * 1.09-1.89x C = 8's time (bench/NOTES.md session 38 GPU). U = 1, and U = 2 only where a
+ * worker's segment holds SIXTEEN_U2_CHUNKS chunks or more: at 151936 (4.6 chunks), W = 256,
  * U = 2 holds two row inputs' packs of two chunks beside h, and ptxas gives its vector entry 108
  * registers (two blocks an SM) where U = 1 takes 56 (three); the H200 ran them in 447 and 384
- * µs (bench/NOTES.md session 37 GPU). As bounded here: add_layernorm bf16 1024x151936,
- * 400x160000 and 512x150000 in 0.652-0.785 of the C = 8 picks' time on an H100
- * (bench/results/2026-12-05-h100-ab-c16-s41). */
+ * µs (bench/NOTES.md session 37 GPU). From 6 chunks (196608-400000) ptxas gives U = 2's vector
+ * entry 56-84, and an H100 ran the picks U = 2 moves (add_layernorm bf16 at 128-800 rows of
+ * 196608-393216) in 0.847-0.927 of their old time, 96x400000 in 1.017
+ * (bench/results/2026-12-05-h100-plans-c16-s42, 2026-12-05-h100-ab-c16u2-s42). At U = 1:
+ * add_layernorm bf16 1024x151936, 400x160000 and 512x150000 in 0.652-0.785 of the C = 8 picks'
+ * time on an H100 (bench/results/2026-12-05-h100-ab-c16-s41). */
+#define SIXTEEN_U2_CHUNKS 6
 static int sixteen_wanted(const rr__plan_request *req, const rr_layout *l)
 {
 	rr__kernel_facts own;
 	const rr__kernel_facts *facts = req->facts;
-	if (rr_dtype_size(req->dtype) != 2 || l->storage != RR_STORAGE_CLUSTER || l->unroll != 1 ||
+	if (rr_dtype_size(req->dtype) != 2 || l->storage != RR_STORAGE_CLUSTER || l->unroll > 2 ||
 	    req->target->smem_per_group <= 0)
 		return 0;
+	if (l->unroll == 2) {
+		const int64_t segment = rr__block_segment(req->cols, OFFERED_CLUSTER, l->vec,
+		                                          (int)rr_dtype_size(req->dtype));
+		if (segment < SIXTEEN_U2_CHUNKS * (int64_t)l->workers_per_row * l->vec)
+			return 0;
+	}
 	if (!facts) {
 		rr__kernel_facts_of(req->kernel, req->target, &own);
 		facts = &own;
