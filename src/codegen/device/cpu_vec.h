@@ -823,6 +823,29 @@ static inline void rr_stream_bf16(uint16_t *p, vf v)
 static inline void rr_store_bf16_run(uint16_t *p, const vf *v, int count, int stream)
 {
 #if defined(__AVX512BF16__) && defined(__AVX512DQ__) && L == 16
+	if (!stream) {
+		/* Through the caches: two vectors a conversion (vcvtne2ps2bf16 puts the first's 16
+		 * values, then the second's, in order) and one 64-byte store. The conversion reads a
+		 * subnormal as zero, so only a run with a zero word (vptestnmw, one a pair) is tested
+		 * for subnormal lanes, once stored, and stored again by the code below. Against one
+		 * conversion a vector after the test of every lane: softmax, rmsnorm, layernorm and
+		 * add_layernorm bf16 launches under RR_CPU_STREAM_BYTES, two threads, 0.86-0.99 of
+		 * the time (bench/NOTES.md, session 42 CPU). */
+		__mmask32 zero = 0;
+		int k = 0;
+		for (; k + 1 < count; k += 2) {
+			const __m512i z = (__m512i)_mm512_cvtne2ps_pbh((__m512)v[k + 1], (__m512)v[k]);
+			zero |= _mm512_testn_epi16_mask(z, _mm512_set1_epi16(0x7fff));
+			_mm512_storeu_si512((void *)(p + k * L), z);
+		}
+		if (k < count) {
+			const __m256i h = (__m256i)_mm512_cvtneps_pbh((__m512)v[k]);
+			zero |= _mm256_testn_epi16_mask(h, _mm256_set1_epi16(0x7fff));
+			_mm256_storeu_si256((__m256i *)(void *)(p + k * L), h);
+		}
+		if (__builtin_expect(zero == 0, 1))
+			return;
+	}
 	__mmask16 subnormal = 0;
 	for (int k = 0; k < count; k++)
 		subnormal |= _mm512_fpclass_ps_mask((__m512)v[k], 0x20);
