@@ -819,8 +819,11 @@ static inline void rr_stream_bf16(uint16_t *p, vf v)
  * the top half of one vector and the bottom half of the next, its first and last halves as
  * 16-byte ones. Two threads on the AVX-512 host of bench/NOTES.md session 35 CPU (with the
  * bf16 exp's change): softmax bf16 4096x4096 and 16384x1024 0.86-0.91 of the time from DRAM
- * (bench/peers/onnx_cpu.py, two builds alternated), rmsnorm 0.87-0.97. */
-static inline void rr_store_bf16_run(uint16_t *p, const vf *v, int count, int stream)
+ * (bench/peers/onnx_cpu.py, two builds alternated), rmsnorm 0.87-0.97. Always inlined, as
+ * rr_store_bf16_lines: as plain inline functions GCC called them out of line from
+ * add_layernorm's run loops (the run's vectors through the stack). */
+__attribute__((always_inline, unused)) static inline void
+rr_store_bf16_run(uint16_t *p, const vf *v, int count, int stream)
 {
 #if defined(__AVX512BF16__) && defined(__AVX512DQ__) && L == 16
 	if (!stream) {
@@ -1699,8 +1702,8 @@ rr_lines16_try(rr_lines16 *a, uint16_t *p, const vf *v, int count, int paired)
 	return 0;
 }
 
-static inline void rr_store_bf16_lines(rr_lines16 *a, uint16_t *p, const vf *v, int count,
-                                       int stream)
+__attribute__((always_inline, unused)) static inline void
+rr_store_bf16_lines(rr_lines16 *a, uint16_t *p, const vf *v, int count, int stream)
 {
 	if (!rr_lines16_try(a, p, v, count, 0))
 		rr_store_bf16_run(p, v, count, stream);
