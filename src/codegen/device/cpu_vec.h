@@ -848,6 +848,35 @@ rr_store_bf16_run(uint16_t *p, const vf *v, int count, int stream)
 		}
 		if (__builtin_expect(zero == 0, 1))
 			return;
+	} else if ((uintptr_t)p % 32 == 0 && count <= 8) {
+		/* Streamed on a 32-byte boundary (rows on a line boundary: the whole-line store
+		 * keeps to rows off one): the same conversion of pairs, tested before the 32-byte
+		 * non-temporal stores (not stored twice). Against one conversion a vector: rmsnorm,
+		 * layernorm and softmax bf16 4096x4096, 16384x1024 from 64-byte aligned rows, two
+		 * threads, 0.91-0.98 of the time (bench/NOTES.md, session 42 CPU). */
+		__m512i z[4];
+		__m256i last = _mm256_setzero_si256();
+		__mmask32 zero = 0;
+		int k = 0;
+		for (; k + 1 < count; k += 2) {
+			z[k / 2] = (__m512i)_mm512_cvtne2ps_pbh((__m512)v[k + 1], (__m512)v[k]);
+			zero |= _mm512_testn_epi16_mask(z[k / 2], _mm512_set1_epi16(0x7fff));
+		}
+		if (k < count) {
+			last = (__m256i)_mm512_cvtneps_pbh((__m512)v[k]);
+			zero |= _mm256_testn_epi16_mask(last, _mm256_set1_epi16(0x7fff));
+		}
+		if (__builtin_expect(zero == 0, 1)) {
+			for (k = 0; k + 1 < count; k += 2) {
+				_mm256_stream_si256((__m256i *)(void *)(p + k * L),
+				                    _mm512_castsi512_si256(z[k / 2]));
+				_mm256_stream_si256((__m256i *)(void *)(p + k * L + L),
+				                    _mm512_extracti64x4_epi64(z[k / 2], 1));
+			}
+			if (k < count)
+				_mm256_stream_si256((__m256i *)(void *)(p + k * L), last);
+			return;
+		}
 	}
 	__mmask16 subnormal = 0;
 	for (int k = 0; k < count; k++)
