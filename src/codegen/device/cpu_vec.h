@@ -819,10 +819,65 @@ static inline void rr_stream_bf16(uint16_t *p, vf v)
  * the top half of one vector and the bottom half of the next, its first and last halves as
  * 16-byte ones. Two threads on the AVX-512 host of bench/NOTES.md session 35 CPU (with the
  * bf16 exp's change): softmax bf16 4096x4096 and 16384x1024 0.86-0.91 of the time from DRAM
- * (bench/peers/onnx_cpu.py, two builds alternated), rmsnorm 0.87-0.97. */
-static inline void rr_store_bf16_run(uint16_t *p, const vf *v, int count, int stream)
+ * (bench/peers/onnx_cpu.py, two builds alternated), rmsnorm 0.87-0.97. Always inlined, as
+ * rr_store_bf16_lines: as plain inline functions GCC called them out of line from
+ * add_layernorm's run loops (the run's vectors through the stack). */
+__attribute__((always_inline, unused)) static inline void
+rr_store_bf16_run(uint16_t *p, const vf *v, int count, int stream)
 {
 #if defined(__AVX512BF16__) && defined(__AVX512DQ__) && L == 16
+	if (!stream) {
+		/* Through the caches: two vectors a conversion (vcvtne2ps2bf16 puts the first's 16
+		 * values, then the second's, in order) and one 64-byte store. The conversion reads a
+		 * subnormal as zero, so only a run with a zero word (vptestnmw, one a pair) is tested
+		 * for subnormal lanes, once stored, and stored again by the code below. Against one
+		 * conversion a vector after the test of every lane: softmax, rmsnorm, layernorm and
+		 * add_layernorm bf16 launches under RR_CPU_STREAM_BYTES, two threads, 0.86-0.99 of
+		 * the time (bench/NOTES.md, session 42 CPU). */
+		__mmask32 zero = 0;
+		int k = 0;
+		for (; k + 1 < count; k += 2) {
+			const __m512i z = (__m512i)_mm512_cvtne2ps_pbh((__m512)v[k + 1], (__m512)v[k]);
+			zero |= _mm512_testn_epi16_mask(z, _mm512_set1_epi16(0x7fff));
+			_mm512_storeu_si512((void *)(p + k * L), z);
+		}
+		if (k < count) {
+			const __m256i h = (__m256i)_mm512_cvtneps_pbh((__m512)v[k]);
+			zero |= _mm256_testn_epi16_mask(h, _mm256_set1_epi16(0x7fff));
+			_mm256_storeu_si256((__m256i *)(void *)(p + k * L), h);
+		}
+		if (__builtin_expect(zero == 0, 1))
+			return;
+	} else if ((uintptr_t)p % 32 == 0 && count <= 8) {
+		/* Streamed on a 32-byte boundary (rows on a line boundary: the whole-line store
+		 * keeps to rows off one): the same conversion of pairs, tested before the 32-byte
+		 * non-temporal stores (not stored twice). Against one conversion a vector: rmsnorm,
+		 * layernorm and softmax bf16 4096x4096, 16384x1024 from 64-byte aligned rows, two
+		 * threads, 0.91-0.98 of the time (bench/NOTES.md, session 42 CPU). */
+		__m512i z[4];
+		__m256i last = _mm256_setzero_si256();
+		__mmask32 zero = 0;
+		int k = 0;
+		for (; k + 1 < count; k += 2) {
+			z[k / 2] = (__m512i)_mm512_cvtne2ps_pbh((__m512)v[k + 1], (__m512)v[k]);
+			zero |= _mm512_testn_epi16_mask(z[k / 2], _mm512_set1_epi16(0x7fff));
+		}
+		if (k < count) {
+			last = (__m256i)_mm512_cvtneps_pbh((__m512)v[k]);
+			zero |= _mm256_testn_epi16_mask(last, _mm256_set1_epi16(0x7fff));
+		}
+		if (__builtin_expect(zero == 0, 1)) {
+			for (k = 0; k + 1 < count; k += 2) {
+				_mm256_stream_si256((__m256i *)(void *)(p + k * L),
+				                    _mm512_castsi512_si256(z[k / 2]));
+				_mm256_stream_si256((__m256i *)(void *)(p + k * L + L),
+				                    _mm512_extracti64x4_epi64(z[k / 2], 1));
+			}
+			if (k < count)
+				_mm256_stream_si256((__m256i *)(void *)(p + k * L), last);
+			return;
+		}
+	}
 	__mmask16 subnormal = 0;
 	for (int k = 0; k < count; k++)
 		subnormal |= _mm512_fpclass_ps_mask((__m512)v[k], 0x20);
@@ -1676,8 +1731,8 @@ rr_lines16_try(rr_lines16 *a, uint16_t *p, const vf *v, int count, int paired)
 	return 0;
 }
 
-static inline void rr_store_bf16_lines(rr_lines16 *a, uint16_t *p, const vf *v, int count,
-                                       int stream)
+__attribute__((always_inline, unused)) static inline void
+rr_store_bf16_lines(rr_lines16 *a, uint16_t *p, const vf *v, int count, int stream)
 {
 	if (!rr_lines16_try(a, p, v, count, 0))
 		rr_store_bf16_run(p, v, count, stream);
