@@ -10,7 +10,12 @@ import sys
 
 
 def rows(path):
-    doc = json.load(open(path))
+    """The measured rows of one run; none where its results.json is missing or cut short."""
+    try:
+        doc = json.load(open(path))
+    except (OSError, ValueError) as e:
+        print("ab.py: %s: %s (no rows from this run)" % (path, e), file=sys.stderr)
+        return {}
     out = {}
     for r in doc["rows"]:
         if r["state"] != "measured":
@@ -26,23 +31,29 @@ def rows(path):
 files = sys.argv[1:]
 a = [rows(f) for f in files[0::4] + files[3::4]]
 b = [rows(f) for f in files[1::4] + files[2::4]]
-keys = sorted(set.intersection(*[set(x) for x in a + b]))
+# rows with at least one ABBA pair measured on both sides (a run cut by its time limit loses
+# the rows it had not reached; the pairs it left are counted in the table)
+keys = sorted(k for k in set().union(*[set(x) for x in a + b])
+              if any(k in x and k in y for x, y in zip(a, b)))
 print("| kernel | dtype | shape | plan (reference → candidate where they differ) | reference µs | candidate µs | ratio B/A (min-max) | verdict |")
 print("|---|---|---|---|---:|---:|---|---|")
 verdicts = {}
 for k in keys:
-    ta = [x[k][0] for x in a]
-    tb = [x[k][0] for x in b]
+    pairs = [(x[k], y[k]) for x, y in zip(a, b) if k in x and k in y]
+    ta = [p[0][0] for p in pairs]
+    tb = [p[1][0] for p in pairs]
     ratios = [y / x for x, y in zip(ta, tb)]
     lo, hi = min(ratios), max(ratios)
     spread_a = (max(ta) - min(ta)) / statistics.median(ta)
     v = "tie" if lo <= 1.0 <= hi or abs(statistics.median(ratios) - 1) <= spread_a else (
         "slower" if lo > 1 else "faster")
     verdicts[v] = verdicts.get(v, 0) + 1
+    plan_a, plan_b = pairs[0][0][1], pairs[0][1][1]
     print("| %s | %s | %dx%d | %s | %.2f | %.2f | %.3f (%.3f-%.3f) | %s |" % (
         k[0], k[1], k[2], k[3],
-        a[0][k][1] if a[0][k][1] == b[0][k][1] else "%s → %s" % (a[0][k][1], b[0][k][1]),
+        plan_a if plan_a == plan_b else "%s → %s" % (plan_a, plan_b),
         statistics.median(ta), statistics.median(tb),
-        statistics.median(ratios), lo, hi, v))
+        statistics.median(ratios), lo, hi,
+        v if len(pairs) == len(a) else "%s (%d of %d pairs)" % (v, len(pairs), len(a))))
 print()
 print("rows: %d; %s" % (len(keys), ", ".join("%s %d" % kv for kv in sorted(verdicts.items()))))

@@ -176,7 +176,8 @@ for stage in "$@"; do
 		# its .rr-commit) against this tree, on AB_SHAPES x AB_KERNELS, f32 and bf16, L2 cold
 		# (AB_L2=hot: one buffer set, for tiny shapes whose cold rotation validates 2^18 sets).
 		# Each run is cut at AB_RUN_LIMIT seconds (110): a cut run has no results.json. AB_LIST
-		# (a file of "kernel dtype shape" lines) measures just those rows instead. AB_BASE:
+		# (a file of "kernel dtype shape" lines) measures just those rows instead, one bench a
+		# line, each cut at AB_RUN_LIMIT on its own (a cut line loses that row alone). AB_BASE:
 		# another reference tree than .base (its table ab-<AB_BASE without .base->.md).
 		B=${AB_BASE:-.base}
 		log "A/B: reference build $B ($(cat $B/.rr-commit)) against this tree"
@@ -196,19 +197,27 @@ for stage in "$@"; do
 			i=$((i + 1))
 			bin=$RR; [ $side = A ] && bin=$base
 			if [ -n "${AB_LIST:-}" ]; then
-				# AB_LIST: "kernel dtype shape" a line; one bench a kernel and dtype over its
-				# shapes, the rows merged into one results.json a run
-				for kd in $(awk '!/^#/ && NF >= 3 {print $1 ":" $2}' "$AB_LIST" | sort -u); do
-					IFS=: read -r k dt <<<"$kd"
-					shapes=$(awk -v k="$k" -v d="$dt" '$1 == k && $2 == d {print $3}' "$AB_LIST" | paste -sd,)
-					timeout "${AB_RUN_LIMIT:-110}" "$bin" bench --backend cuda --shapes "$shapes" --kernels "$k" \
+				# AB_LIST: "kernel dtype shape" a line; one bench a line (session 42's list of nine
+				# rows in one bench a run lost every run to a 45 s limit), the rows of the lines
+				# that finished merged into one results.json a run
+				while read -r k dt shape _; do
+					case $k in '' | '#'*) continue ;; esac
+					d=/tmp/ab/$i-$side-$k-$dt-$shape
+					timeout "${AB_RUN_LIMIT:-110}" "$bin" bench --backend cuda --shapes "$shape" --kernels "$k" \
 						--dtypes "$dt" --l2 "${AB_L2:-cold}" --samples 5 --sample-ms 5 --warmup-ms 20 --no-ceilings \
-						--out /tmp/ab/$i-$side-$k-$dt >/dev/null 2>/tmp/ab/$i-$side-$k-$dt.err ||
-						{ echo "run $i ($side) $k $dt failed"; tail -3 /tmp/ab/$i-$side-$k-$dt.err; }
-				done
+						--out "$d" </dev/null >/dev/null 2>"$d.err" ||
+						{ echo "run $i ($side) $k $dt $shape failed"; tail -3 "$d.err"; }
+				done <"$AB_LIST"
 				mkdir -p /tmp/ab/$i-$side
-				python3 -c 'import json,sys; print(json.dumps({"rows": [r for f in sys.argv[1:] for r in json.load(open(f))["rows"]]}))' \
-					/tmp/ab/$i-$side-*/results.json >/tmp/ab/$i-$side/results.json
+				python3 -c '
+import json, sys
+rows = []
+for f in sys.argv[1:]:
+    try:
+        rows += json.load(open(f))["rows"]
+    except (OSError, ValueError):
+        pass
+print(json.dumps({"rows": rows}))' /tmp/ab/$i-$side-*/results.json >/tmp/ab/$i-$side/results.json
 				keep_runs
 				continue
 			fi
