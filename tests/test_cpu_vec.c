@@ -560,13 +560,14 @@ static void test_aligned_stores(void)
 			}
 }
 
-/* rr_store_bf16_run: 1 to 5 vectors at each element offset from a 64-byte boundary leave
+/* rr_store_bf16_run: 1 to 17 vectors at each element offset from a 64-byte boundary leave
  * exactly rr_store_bf16's bits and nothing else, streamed or not, with and without a subnormal
- * or a NaN lane in one of them (the one test for all; odd counts end with a vector alone), and
- * the values are ties (k * (1 + 2^-8)) so that the rounding is tested too. */
+ * or a NaN lane in one of them (the one test for all; odd counts end with a vector alone; up to
+ * 16 converted two at a time before the lane test, 17 tested first), and the values are ties
+ * (k * (1 + 2^-8)) so that the rounding is tested too. */
 static void test_bf16_runs(void)
 {
-	enum { SLACK = 32, MOST = 5 };
+	enum { SLACK = 32, MOST = 17 };
 	_Alignas(64) uint16_t row[SLACK + (MOST + 1) * L + SLACK];
 	for (int offset = 0; offset < L; offset++)
 		for (int count = 1; count <= MOST; count++)

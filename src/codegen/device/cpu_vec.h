@@ -809,6 +809,29 @@ static inline void rr_stream_bf16(uint16_t *p, vf v)
 	rr_stream_halves(p, rr_bf16_bits(v));
 }
 
+#if defined(__AVX512BF16__) && defined(__AVX512DQ__) && L == 16
+/* Up to RR_BF16_PAIRS_MAX vectors of a run as bfloat16, two a conversion (vcvtne2ps2bf16 puts
+ * the first's 16 values, then the second's, in order) into pairs[], an odd run's last vector
+ * alone into *last. Returns whether a converted word is zero (vptestnmw): the conversion reads
+ * a subnormal as zero, so only such a run can hold a lane that needs the exact conversion. */
+#define RR_BF16_PAIRS_MAX 16
+__attribute__((always_inline, unused)) static inline int
+rr_bf16_run_converted(const vf *v, int count, __m512i *pairs, __m256i *last)
+{
+	__mmask32 zero = 0;
+	int k = 0;
+	for (; k + 1 < count; k += 2) {
+		pairs[k / 2] = (__m512i)_mm512_cvtne2ps_pbh((__m512)v[k + 1], (__m512)v[k]);
+		zero |= _mm512_testn_epi16_mask(pairs[k / 2], _mm512_set1_epi16(0x7fff));
+	}
+	if (k < count) {
+		*last = (__m256i)_mm512_cvtneps_pbh((__m512)v[k]);
+		zero |= _mm256_testn_epi16_mask(*last, _mm256_set1_epi16(0x7fff));
+	}
+	return zero != 0;
+}
+#endif
+
 /* count whole vectors v[0..count) stored at p, p + L, ... as rr_store_bf16 (rr_stream_bf16
  * where the launch streams) stores them one by one, but where the target converts to
  * bfloat16 with one test of all of them for a subnormal lane (vfpclassps) and one branch: a
@@ -826,55 +849,34 @@ __attribute__((always_inline, unused)) static inline void
 rr_store_bf16_run(uint16_t *p, const vf *v, int count, int stream)
 {
 #if defined(__AVX512BF16__) && defined(__AVX512DQ__) && L == 16
-	if (!stream) {
-		/* Through the caches: two vectors a conversion (vcvtne2ps2bf16 puts the first's 16
-		 * values, then the second's, in order) and one 64-byte store. The conversion reads a
-		 * subnormal as zero, so only a run with a zero word (vptestnmw, one a pair) is tested
-		 * for subnormal lanes, once stored, and stored again by the code below. Against one
-		 * conversion a vector after the test of every lane: softmax, rmsnorm, layernorm and
-		 * add_layernorm bf16 launches under RR_CPU_STREAM_BYTES, two threads, 0.86-0.99 of
-		 * the time (bench/NOTES.md, session 42 CPU). */
-		__mmask32 zero = 0;
-		int k = 0;
-		for (; k + 1 < count; k += 2) {
-			const __m512i z = (__m512i)_mm512_cvtne2ps_pbh((__m512)v[k + 1], (__m512)v[k]);
-			zero |= _mm512_testn_epi16_mask(z, _mm512_set1_epi16(0x7fff));
-			_mm512_storeu_si512((void *)(p + k * L), z);
-		}
-		if (k < count) {
-			const __m256i h = (__m256i)_mm512_cvtneps_pbh((__m512)v[k]);
-			zero |= _mm256_testn_epi16_mask(h, _mm256_set1_epi16(0x7fff));
-			_mm256_storeu_si256((__m256i *)(void *)(p + k * L), h);
-		}
-		if (__builtin_expect(zero == 0, 1))
-			return;
-	} else if ((uintptr_t)p % 32 == 0 && count <= 8) {
-		/* Streamed on a 32-byte boundary (rows on a line boundary: the whole-line store
-		 * keeps to rows off one): the same conversion of pairs, tested before the 32-byte
-		 * non-temporal stores (not stored twice). Against one conversion a vector: rmsnorm,
-		 * layernorm and softmax bf16 4096x4096, 16384x1024 from 64-byte aligned rows, two
-		 * threads, 0.91-0.98 of the time (bench/NOTES.md, session 42 CPU). */
-		__m512i z[4];
+	/* Through the caches, or streamed on a 32-byte boundary (rows off a line boundary take the
+	 * whole-line store): two vectors a conversion, tested before any store (a streamed line is
+	 * not stored twice), then 64-byte stores, or two 32-byte non-temporal ones a pair. Against
+	 * one conversion a vector after the test of every lane (bench/NOTES.md, session 42 CPU):
+	 * softmax, rmsnorm, layernorm and add_layernorm bf16 launches under RR_CPU_STREAM_BYTES,
+	 * two threads, 0.86-0.99 of the time; rmsnorm, layernorm and softmax bf16 4096x4096 and
+	 * 16384x1024 streamed from 64-byte aligned rows 0.91-0.98. */
+	if (count <= RR_BF16_PAIRS_MAX && (!stream || (uintptr_t)p % 32 == 0)) {
+		__m512i pairs[RR_BF16_PAIRS_MAX / 2];
 		__m256i last = _mm256_setzero_si256();
-		__mmask32 zero = 0;
-		int k = 0;
-		for (; k + 1 < count; k += 2) {
-			z[k / 2] = (__m512i)_mm512_cvtne2ps_pbh((__m512)v[k + 1], (__m512)v[k]);
-			zero |= _mm512_testn_epi16_mask(z[k / 2], _mm512_set1_epi16(0x7fff));
-		}
-		if (k < count) {
-			last = (__m256i)_mm512_cvtneps_pbh((__m512)v[k]);
-			zero |= _mm256_testn_epi16_mask(last, _mm256_set1_epi16(0x7fff));
-		}
-		if (__builtin_expect(zero == 0, 1)) {
-			for (k = 0; k + 1 < count; k += 2) {
-				_mm256_stream_si256((__m256i *)(void *)(p + k * L),
-				                    _mm512_castsi512_si256(z[k / 2]));
-				_mm256_stream_si256((__m256i *)(void *)(p + k * L + L),
-				                    _mm512_extracti64x4_epi64(z[k / 2], 1));
+		if (__builtin_expect(!rr_bf16_run_converted(v, count, pairs, &last), 1)) {
+			int k = 0;
+			for (; k + 1 < count; k += 2) {
+				uint16_t *const q = p + k * L;
+				if (stream) {
+					_mm256_stream_si256((__m256i *)(void *)q,
+					                    _mm512_castsi512_si256(pairs[k / 2]));
+					_mm256_stream_si256((__m256i *)(void *)(q + L),
+					                    _mm512_extracti64x4_epi64(pairs[k / 2], 1));
+				} else
+					_mm512_storeu_si512((void *)q, pairs[k / 2]);
 			}
-			if (k < count)
-				_mm256_stream_si256((__m256i *)(void *)(p + k * L), last);
+			if (k < count) {
+				if (stream)
+					_mm256_stream_si256((__m256i *)(void *)(p + k * L), last);
+				else
+					_mm256_storeu_si256((__m256i *)(void *)(p + k * L), last);
+			}
 			return;
 		}
 	}
