@@ -402,6 +402,28 @@ static void test_held_values(rr_device *device)
 			rr_program_free(program);
 		}
 	}
+	/* Longer rows (c_emit.h, RR_CPU_HELD_LONG_BYTES): bf16 rows of whole lines keep h up to
+	 * 512 KiB of it, validated; rows of odd length, past the bound, and f16 keep their code. */
+	static const struct {
+		rr_dtype dtype;
+		int64_t cols;
+		int held;
+	} longer[] = {{RR_BF16, 32768, 1}, {RR_BF16, 131072, 1}, {RR_BF16, 32769, 0},
+	              {RR_BF16, 131104, 0}, {RR_F16, 32768, 0}};
+	for (size_t c = 0; kernels[1] && c < sizeof longer / sizeof longer[0]; c++) {
+		rr_program *program = NULL;
+		CHECKF(rr_program_build(device, kernels[1], longer[c].dtype, 2, longer[c].cols,
+		                        &layouts[0], &program) == RR_OK,
+		       "add_layernorm: %s", rr_last_error());
+		if (!program)
+			continue;
+		const int held =
+		    strstr(rr_program_source(program), "kept in private slots after round 1") != NULL;
+		CHECKF(held == longer[c].held, "add_layernorm %s x %lld: h kept %d",
+		       rr_dtype_name(longer[c].dtype), (long long)longer[c].cols, held);
+		validate_view(program, kernels[1], longer[c].dtype, 2, longer[c].cols, 0, 0);
+		rr_program_free(program);
+	}
 	/* add_layernorm bf16 with h written over x */
 	rr_program *program = NULL;
 	const int64_t cols = 1001;
@@ -923,12 +945,12 @@ static int same_or_both_nan(const void *a, const void *b, size_t n)
  * streamed or not, rows aligned, 16 bytes in and one element in: layernorm and rmsnorm with x
  * re-read (the output phase's runs in pair order) and kept (S=regs: kept in pair order, the
  * rounds' sums put back in worker order), add_layernorm with x and r kept, with h held from round
- * 1 (N <= 4096: in pair order) and recomputed (N > 4096: two output loops when streaming), W = 32
- * and 16 (on AVX-512 the pair order takes W a multiple of 32 and two row inputs:
- * add_layernorm's W = 32 and 64 cases), N with whole runs, an odd chunk (1056, 1008, 496, 8224,
- * 1088) and a guarded one (1041, 1040,
- * 1001, 489, 8209, 8208: with a col tail past the last 16); the pair-order build validated against
- * float64 on clean rows. */
+ * 1 (N <= 4096, and rows of whole lines up to 131072: in pair order) and recomputed (rows past
+ * that, or not of whole lines: two output loops when streaming), W = 32 and 16 (on AVX-512 the
+ * pair order takes W a multiple of 32 and two row inputs: add_layernorm's W = 32 and 64 cases),
+ * N with whole runs, an odd chunk (1056, 1008, 496, 8224, 131104, 1088) and a guarded one (1041,
+ * 1040, 1001, 489, 8209, 8208: with a col tail past the last 16); the pair-order build validated
+ * against float64 on clean rows. */
 static void test_paired_order(rr_device *device)
 {
 	static const struct {
@@ -941,7 +963,8 @@ static void test_paired_order(rr_device *device)
 	             {"rmsnorm", "W=16,V=1,U=1,R=8,S=regs", {1024, 1008, 1001, 992}, 1},
 	             {"add_layernorm", "W=16,V=1,U=1,R=2,S=regs", {512, 496, 489, 480}, 1},
 	             {"add_layernorm", "W=16,V=1,U=1,R=8,S=reread", {1024, 1008, 1001, 992}, 1},
-	             {"add_layernorm", "W=32,V=1,U=1,R=1,S=reread", {8192, 8224, 8209, 8208}, 0},
+	             {"add_layernorm", "W=32,V=1,U=1,R=1,S=reread", {8192, 8224, 16384, 32768}, 1},
+	             {"add_layernorm", "W=32,V=1,U=1,R=1,S=reread", {131136, 131104, 8209, 8208}, 0},
 	             {"add_layernorm", "W=64,V=1,U=2,R=2,S=regs", {1024, 1088, 1041, 1040}, 1}};
 	const int64_t rows = 24;
 	int compared = 0;
@@ -1012,7 +1035,7 @@ static void test_paired_order(rr_device *device)
 		}
 		rr_kernel_free(kernel);
 	}
-	CHECK(compared == 8 * 4 * 6);
+	CHECK(compared == 9 * 4 * 6);
 }
 
 /* cross_entropy f32's sum pass without exp's clamp to -87 where the max pass finds every

@@ -2297,7 +2297,9 @@ int rr__c_derived_keeps(const rr_kernel *kernel, const rr__realisation *r, unsig
 		stop[id] = 1;
 		held[id] = (unsigned char)++count;
 	}
-	if ((int64_t)count * (int64_t)sizeof(float) * r->cols > RR_CPU_HELD_BYTES) {
+	const int64_t bytes = (int64_t)count * (int64_t)sizeof(float) * r->cols;
+	const int long_rows = r->dtype == RR_BF16 && r->cols * 2 % 64 == 0;
+	if (bytes > RR_CPU_HELD_BYTES && !(long_rows && bytes <= RR_CPU_HELD_LONG_BYTES)) {
 		memset(held, 0, (size_t)kernel->n_nodes);
 		return 0;
 	}

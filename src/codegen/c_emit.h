@@ -61,8 +61,16 @@ int rr__c_cached_node(const rr_kernel *kernel);
  * time at 1024 and 4096 columns (0.93 at 65536), two threads in cache (1024x1024, 64x4096)
  * 0.87-0.89; two threads from DRAM level (16384x1024 0.98, 4096x4096 1.005, 2048x8192 0.98,
  * 1024x16384 1.00). The bound keeps the f32 row in the first-level cache beside the 16-bit
- * ones (16 KiB: N <= 4096 for one value); longer rows keep their code, no gain shown there. */
+ * ones (16 KiB: N <= 4096 for one value). bf16 rows of whole 64-byte lines (every row at one
+ * offset in its line) keep up to RR_CPU_HELD_LONG_BYTES (512 KiB: N <= 131072 for one value,
+ * the values and the two bf16 rows within half of a 2 MiB L2): add_layernorm bf16 from memory,
+ * two threads, 256x65536 0.899-0.932, 512x32768 0.947, 128x131072 0.924, and not in any suite
+ * 96x100000 0.931, 1000x24576 0.946, 200x40000 0.976; 2048x8192 and 1024x16384 level. Left
+ * out, slower held: 64x262144 (1 MiB kept) 1.042, bf16 rows of odd length (2047x6143,
+ * 1000x50265) 1.021-1.032, f16 (256x65536, 512x32768; its widening is one conversion)
+ * 1.063-1.072 (bench/NOTES.md, session 42 CPU). */
 #define RR_CPU_HELD_BYTES (16 * 1024)
+#define RR_CPU_HELD_LONG_BYTES (512 * 1024)
 int rr__c_derived_keeps(const rr_kernel *kernel, const rr__realisation *r, unsigned char *held);
 /* Row outputs of an f32 realisation that round 1 writes and the later passes read back
  * instead of computing them again (add_layernorm's h): in the row, or where the launch
