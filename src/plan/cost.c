@@ -727,15 +727,12 @@ static int cpu_pair_order(const rr__plan_request *req, const rr_layout *l, const
 	    (double)(io->row_inputs + io->row_outputs) * f->rows * (double)req->cols * 2;
 	if (req->dtype != RR_BF16 || l->vec != 1 || l->workers_per_row % 32 != 0 ||
 	    req->cols % 32 != 0 || io->row_inputs < 2 || k->analysis.online_rewrites > 0 ||
-	    launch_bytes < RR_CPU_STREAM_BYTES)
+	    io->row_outputs == 0 || launch_bytes < RR_CPU_STREAM_BYTES)
 		return 0;
-	int row_outputs = 0;
-	for (int j = 0; j < k->n_outputs; j++)
-		row_outputs += k->outputs[j].kind == RR_KIND_ROW;
 	for (int id = 0; id < k->n_nodes; id++)
 		if (k->nodes[id].op == RR_OP_REDUCE && k->nodes[id].reduce != RR_REDUCE_SUM)
 			return 0;
-	return row_outputs > 0;
+	return 1;
 }
 
 /* exp, log and tanh of a row's elements, counted once in every phase that computes them

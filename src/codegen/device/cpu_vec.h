@@ -810,10 +810,18 @@ static inline void rr_stream_bf16(uint16_t *p, vf v)
 }
 
 #if defined(__AVX512BF16__) && defined(__AVX512DQ__) && L == 16
-/* Up to RR_BF16_PAIRS_MAX vectors of a run as bfloat16, two a conversion (vcvtne2ps2bf16 puts
- * the first's 16 values, then the second's, in order) into pairs[], an odd run's last vector
- * alone into *last. Returns whether a converted word is zero (vptestnmw): the conversion reads
- * a subnormal as zero, so only such a run can hold a lane that needs the exact conversion. */
+/* Two vectors' 32 values as bfloat16 in one vector, v0's first (vcvtne2ps2bf16); `paired`: the
+ * two in pair order (paired_bf16), put back in order by one permute of their 8-byte pieces. */
+static inline __m512i rr_bf16_pair_bits(vf v0, vf v1, int paired)
+{
+	const __m512i z = (__m512i)_mm512_cvtne2ps_pbh((__m512)v1, (__m512)v0);
+	return paired ? _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 4, 1, 5, 2, 6, 3, 7), z) : z;
+}
+
+/* Up to RR_BF16_PAIRS_MAX vectors of a run as bfloat16, two a conversion (rr_bf16_pair_bits,
+ * in order) into pairs[], an odd run's last vector alone into *last. Returns whether a
+ * converted word is zero (vptestnmw): the conversion reads a subnormal as zero, so only such a
+ * run can hold a lane that needs the exact conversion. */
 #define RR_BF16_PAIRS_MAX 16
 __attribute__((always_inline, unused)) static inline int
 rr_bf16_run_converted(const vf *v, int count, __m512i *pairs, __m256i *last)
@@ -821,7 +829,7 @@ rr_bf16_run_converted(const vf *v, int count, __m512i *pairs, __m256i *last)
 	__mmask32 zero = 0;
 	int k = 0;
 	for (; k + 1 < count; k += 2) {
-		pairs[k / 2] = (__m512i)_mm512_cvtne2ps_pbh((__m512)v[k + 1], (__m512)v[k]);
+		pairs[k / 2] = rr_bf16_pair_bits(v[k], v[k + 1], 0);
 		zero |= _mm512_testn_epi16_mask(pairs[k / 2], _mm512_set1_epi16(0x7fff));
 	}
 	if (k < count) {
@@ -1680,16 +1688,6 @@ static inline void rr_lines16_end(rr_lines16 *a)
 #endif
 	a->next = NULL;
 }
-
-#if defined(__AVX512BF16__) && defined(__AVX512DQ__) && L == 16
-/* Two vectors' 32 values as bfloat16 in one vector, v0's first (vcvtne2ps2bf16); `paired`: the
- * two in pair order (paired_bf16), put back in order by one permute of their 8-byte pieces. */
-static inline __m512i rr_bf16_pair_bits(vf v0, vf v1, int paired)
-{
-	const __m512i z = (__m512i)_mm512_cvtne2ps_pbh((__m512)v1, (__m512)v0);
-	return paired ? _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 4, 1, 5, 2, 6, 3, 7), z) : z;
-}
-#endif
 
 /* Stores a run of `count` vectors as whole lines where it can (returns 1), else returns 0 and
  * the caller stores it (rr_store_bf16_run or its pair-order form). `paired`: the vectors are in
