@@ -1042,6 +1042,62 @@ static void test_sixteen_block_clusters(const rr__target *gpu)
 	}
 }
 
+/* One row or a few, session 43 (plan.c grid_part_chunks, cheapest_alone). Over the grid,
+ * 16-bit rows just short of a whole chunk a worker (1x128256 at C = 32 and W = 512, or C = 64
+ * and W = 256) take one pack a worker at U = 1; softmax f32 keeps whole chunks. A launch of a
+ * few one-block rows of 4-32 KiB takes the cheapest plan (16-byte packs), not the simplest of
+ * the tie (W = 1024 at V = 1-2); odd rows, f32 rows of 64 KiB and packs in two steps keep the
+ * tie rule. */
+static void test_one_row_choices(const rr__target *gpu)
+{
+	static const char *const norms[] = {"rmsnorm", "layernorm", "softmax", "add_layernorm"};
+	for (int i = 0; i < 4; i++) {
+		rr_kernel *kernel = builtin(norms[i]);
+		rr__plan_request req = {kernel, RR_BF16, 1, 128256, gpu, NULL, NULL};
+		rr_layout l = choose(&req, NULL);
+		int64_t share = (req.cols + l.blocks_per_row - 1) / l.blocks_per_row;
+		CHECKF(l.storage == RR_STORAGE_GRID && l.unroll == 1 &&
+		           share <= (int64_t)l.workers_per_row * l.vec &&
+		           req.cols < (int64_t)l.blocks_per_row * l.workers_per_row * l.vec,
+		       "%s bf16 1x128256, one pack a worker: %s", norms[i], show(&l));
+		req.dtype = RR_F32;
+		l = choose(&req, NULL);
+		int whole = req.cols >= (int64_t)l.blocks_per_row * l.workers_per_row * l.vec;
+		CHECKF(l.storage == RR_STORAGE_GRID &&
+		           whole == (i == 2 || i == 3), /* softmax and add_layernorm f32 */
+		       "%s f32 1x128256: %s", norms[i], show(&l));
+		rr_kernel_free(kernel);
+	}
+	static const struct {
+		const char *kernel;
+		rr_dtype dtype;
+		int64_t rows, cols;
+		int cheapest; /* 1: 16-byte packs in one step (the cheapest); 0: the tie rule's */
+	} cases[] = {
+	    {"layernorm", RR_BF16, 1, 8192, 1},   {"layernorm", RR_BF16, 4, 8192, 1},
+	    {"rmsnorm", RR_BF16, 16, 4096, 1},    {"softmax", RR_F32, 1, 4096, 1},
+	    {"sum", RR_BF16, 1, 8192, 1},         {"layernorm", RR_F32, 1, 8192, 1},
+	    {"layernorm", RR_BF16, 2, 4095, 0},   {"rmsnorm", RR_F32, 2, 4095, 0},
+	    {"layernorm", RR_F32, 1, 16384, 0},   {"layernorm", RR_BF16, 1, 5000, 0},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		rr_kernel *kernel = builtin(cases[i].kernel);
+		rr__plan_request req = {kernel, cases[i].dtype, cases[i].rows, cases[i].cols,
+		                        gpu,    NULL,           NULL};
+		rr_layout l = choose(&req, NULL);
+		int elem = rr_dtype_size(cases[i].dtype);
+		int64_t chunks = (cases[i].cols + (int64_t)l.workers_per_row * l.vec - 1) /
+		                 ((int64_t)l.workers_per_row * l.vec);
+		int wide = l.vec * elem == 16 && l.workers_per_row <= 512 && chunks <= l.unroll;
+		/* the tie rule's simplest plan: the least unrolling */
+		CHECKF(l.blocks_per_row == 1 && (cases[i].cheapest ? wide : l.unroll == 1),
+		       "%s %s %lldx%lld: %s",
+		       cases[i].kernel, rr_dtype_name(cases[i].dtype), (long long)cases[i].rows,
+		       (long long)cases[i].cols, show(&l));
+		rr_kernel_free(kernel);
+	}
+}
+
 /* Mailbox clusters (rr__cluster_mailbox): a kernel of two rounds on bf16 rows of 131072 takes
  * C = 8 blocks of W = 256 (32 KB of the row each, six an SM), which the H200 ran in 0.87x the
  * time of C = 4 (bench/results/2026-12-02-h200-ab-cluster-mailbox-s18), and so does softmax,
@@ -1591,6 +1647,7 @@ int main(void)
 	test_unrolled_body_depth(&gpu);
 	test_mailbox_cluster_choices(&gpu);
 	test_sixteen_block_clusters(&gpu);
+	test_one_row_choices(&gpu);
 	test_staged_cluster_choices(&gpu);
 	test_grid_raw_stream_choices(&gpu);
 	test_narrow_block_few_packs(&gpu);

@@ -196,6 +196,21 @@ static int grid_wanted(const rr__plan_request *req)
 	       (double)req->cols * 4 > (double)most * (double)t->smem_per_group;
 }
 
+/* Whether S=grid offers C where a block's workers get at least three quarters of a chunk each
+ * on average (the last chunk partial) rather than a whole one: 16-bit rows, and f32 rows of
+ * kernels with one kept row input and no online pair. One pack a worker is what ran fastest
+ * on one row: bf16 1x128256 at C = 32 needs W = 512 (the whole-chunk bound allowed W = 256 at
+ * U = 2), and the H100 ran rmsnorm, layernorm, softmax and add_layernorm bf16 on 1-2 rows of
+ * 100000-200000 in 0.81-0.97x the time, rmsnorm and layernorm f32 0.86-0.95x; softmax f32 at W
+ * = 1024 1.11-1.15x, add_layernorm f32 0.96-1.05x (bench/NOTES.md session 43). */
+static int grid_part_chunks(const rr__plan_request *req)
+{
+	int phases[RR_MAX_IO];
+	return rr_dtype_size(req->dtype) < 4 ||
+	       (req->kernel->analysis.online_rewrites == 0 &&
+	        rr__layout_kept_inputs(req->kernel, phases) <= 1);
+}
+
 /* C > 1 on a target with clusters, for one row per group, when each block gets a chunk; with
  * S=grid wanted, C = 16 ... 1024 too (blocks of at least one warp, at most one per SM). */
 static values blocks(const rr__plan_request *req, int fixed, int grid, int W, int V, int R)
@@ -213,10 +228,11 @@ static values blocks(const rr__plan_request *req, int fixed, int grid, int W, in
 	/* S=grid needs all C blocks of a row resident at once; registers are known only after
 	 * compiling, so the planner offers no more blocks than SMs (one block per SM always fits
 	 * a block that fits at all). An explicit larger C is checked by the launcher. */
+	int64_t part = grid && grid_part_chunks(req) ? 3 : 4; /* quarters of a chunk a worker */
 	for (int C = 16;
 	     C <= 1024 && C <= req->target->multiprocessors && W >= 32 && grid && out.n < 16;
 	     C *= 2)
-		if (C > largest && req->cols >= (int64_t)C * W * V)
+		if (C > largest && 4 * req->cols >= part * C * W * V)
 			out.v[out.n++] = C;
 	return out;
 }
@@ -650,6 +666,26 @@ static void prefer_grid(const rr__plan_request *req, const rr__candidates *c, do
 			costs[i] = INFINITY;
 }
 
+/* Whether the cheapest plan wins outright, with no tie to a simpler one: a launch of fewer
+ * one-block groups than SMs (and more than few_groups' bytes) over aligned rows under 64 KiB,
+ * whose workers load their packs in one step. The memory terms of such plans are level within
+ * the tie tolerance, and the simpler plan (less unrolling, narrower packs) took W = 1024 at V =
+ * 1-2 where the H100 ran the cheapest (W = 128-512 at V = 16 bytes, U = 4) in 0.69-0.99x the
+ * time on 1-16 rows of 4096-16384 (all six kernels, f32 and bf16); odd rows (2x4095: 1.15-1.42x),
+ * f32 rows of 64 KiB (1.02-1.07x) and packs in two steps (layernorm bf16 1x5000: 1.13x) ran
+ * slower (bench/NOTES.md session 43). */
+static int cheapest_alone(const rr__plan_request *req, const rr_layout *l, rr__cost_fn cost)
+{
+	int64_t bytes = req->cols * rr_dtype_size(req->dtype);
+	if (cost != rr__cost_default || req->target->kind != RR_TARGET_GPU ||
+	    l->blocks_per_row != 1 || bytes % 16 != 0 || bytes >= 65536)
+		return 0;
+	rr__plan_features f;
+	rr__plan_features_compute(req, l, &f);
+	return f.groups < req->target->multiprocessors && !f.few_groups &&
+	       f.chunks_per_worker <= l->unroll;
+}
+
 rr_status rr__plan_choose(const rr__plan_request *req, const rr_layout *requested, rr__cost_fn cost,
                           void *ctx, rr_layout *out, rr__candidates *stats_out)
 {
@@ -713,13 +749,16 @@ rr_status rr__plan_choose(const rr__plan_request *req, const rr_layout *requeste
 		}
 	/* Costs within TIE_TOLERANCE of the lowest are a tie the model cannot split: the simplest
 	 * of them wins. The tolerance is of the plans' own time: the rows' head charge, the same
-	 * for every headed plan of a request, does not widen it. */
+	 * for every headed plan of a request, does not widen it; where cheapest_alone says, there
+	 * is no tie. */
 	double window = fabs(lowest) * TIE_TOLERANCE;
 	if (cheapest >= 0 && cost == rr__cost_default) {
 		rr__plan_features f;
 		rr__plan_features_compute(req, &c.items[cheapest], &f);
 		window = fabs(lowest - f.head_us) * TIE_TOLERANCE;
 	}
+	if (cheapest >= 0 && cheapest_alone(req, &c.items[cheapest], cost))
+		window = 0;
 	int best = -1;
 	for (int i = 0; i < c.count; i++)
 		if (isfinite(costs[i]) && costs[i] <= lowest + window &&
