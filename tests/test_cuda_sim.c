@@ -499,6 +499,7 @@ static const plan plans[] = {
     {4103, 32, 0, 1, 1, 16, RR_STORAGE_CLUSTER, RR_GRID_ROWS, 2},       /* a cluster of 16 */
     {4099, 4, 2, 1, 1, 8, RR_STORAGE_CLUSTER, RR_GRID_PERSISTENT, 3},   /* more ranks than lanes */
     {120011, 64, 4, 1, 1, 2, RR_STORAGE_GRID, RR_GRID_PERSISTENT, 3},   /* grid, re-read */
+    {3100, 32, 0, 1, 1, 16, RR_STORAGE_GRID, RR_GRID_PERSISTENT, 2},    /* grid, 3/4 of a chunk */
 };
 
 static int64_t *element_counts(const rr_kernel *kernel, int64_t rows, int64_t cols, int64_t *out)
