@@ -9,9 +9,10 @@
 #                     bench/compare_torch.py over that suite, f32 and bf16 (DTYPES=bf16, OPS=a,b to
 #                     narrow; ROUNDS, SAMPLES, SAMPLE_MS, TIME_LIMIT in seconds: configurations left
 #                     are listed as not measured; SHAPES=MxN,... and NAME=word for a part of the
-#                     suite), into bench/results/DATE-h200-compare-SUITE[-NAME][-DTYPES], then
+#                     suite), into bench/results/DATE-CARD-compare-SUITE[-NAME][-DTYPES] (CARD: h200 or h100, the
+#                     card it ran on), then
 #                     `rowreduce verify` on it
-#       model         bench/model_block.py into bench/results/DATE-h200-model-block
+#       model         bench/model_block.py into bench/results/DATE-CARD-model-block
 # QuACK is measured where tools/gpu/quack-carry.sh installed it (/tmp/quack-site) on this machine;
 # it compiles each shape for seconds on first use, which counts against TIME_LIMIT.
 # Results are also packed into $OUT/python-results.tgz.
@@ -35,6 +36,10 @@ if [ "${1:-}" = prepare ]; then
 fi
 
 mkdir -p "$OUT"
+# The card in the results folders' names (the lent machine is an H200 or an H100).
+GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 |
+	grep -oiE 'h100|h200|a100|l40s' | head -1 | tr A-Z a-z)
+GPU=${GPU:-gpu}
 # The shared library links the carried shared Jansson, SQLite and libcrypto (the static ones of
 # the tool's own GPU build are not position-independent).
 log "build the shared library"
@@ -82,7 +87,7 @@ for stage in "$@"; do
 	seed | large | odd | wide | models)
 		# SHAPES=MxN,... measures those shapes instead of the whole suite, into a folder named
 		# after the suite and NAME (e.g. SHAPES=1x129,3x3 NAME=tiny ... odd).
-		d=bench/results/$DATE-h200-compare-$stage${NAME:+-$NAME}${DTYPES:+-${DTYPES//,/-}}
+		d=bench/results/$DATE-$GPU-compare-$stage${NAME:+-$NAME}${DTYPES:+-${DTYPES//,/-}}
 		what=(--suite "$stage"); [ -n "${SHAPES:-}" ] && what=(--shapes "$SHAPES")
 		log "compare_torch $stage${SHAPES:+ ($SHAPES)} -> $d"
 		python3 bench/compare_torch.py "${what[@]}" --dtypes "${DTYPES:-f32,bf16}" --l2 cold \
@@ -100,7 +105,7 @@ for stage in "$@"; do
 		build-py/rowreduce verify "$d" || status=1
 		;;
 	model)
-		d=bench/results/$DATE-h200-model-block
+		d=bench/results/$DATE-$GPU-model-block
 		log "model block -> $d"
 		python3 bench/model_block.py --dtypes f32,bf16 --out "$d" 2>"$OUT/model-block.err" || status=1
 		tail -3 "$OUT/model-block.err"
@@ -111,6 +116,6 @@ for stage in "$@"; do
 		;;
 	esac
 done
-ls -d bench/results/"$DATE"-h200-compare-* bench/results/"$DATE"-h200-model-block 2>/dev/null |
+ls -d bench/results/"$DATE"-$GPU-compare-* bench/results/"$DATE"-$GPU-model-block 2>/dev/null |
 	tar czf "$OUT/python-results.tgz" -T - 2>/dev/null
 exit $status

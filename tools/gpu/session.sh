@@ -8,6 +8,10 @@ set -uo pipefail
 OUT=${OUT:-/tmp/rr-out}
 mkdir -p "$OUT"
 DATE=$(date -u +%Y-%m-%d)
+# The card in the results folders' names (the lent machine is an H200 or an H100).
+GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 |
+	grep -oiE 'h100|h200|a100|l40s' | head -1 | tr A-Z a-z)
+GPU=${GPU:-gpu}
 export RR_CACHE_DIR=/tmp/rr-cache
 export PYTHONUNBUFFERED=1
 log() { echo "== $* ($(date -u +%H:%M:%S))"; }
@@ -57,7 +61,7 @@ for stage in "$@"; do
 		;;
 	bench-large)
 		log "bench large"
-		d=bench/results/$DATE-h200-large
+		d=bench/results/$DATE-$GPU-large
 		"$RR" bench --backend cuda --suite large --kernels all --dtypes f32,bf16 --l2 cold \
 			--samples 5 --sample-ms 10 --warmup-ms 50 --capture-sources --out "$d" \
 			2>"$OUT/bench-large.err"
@@ -66,7 +70,7 @@ for stage in "$@"; do
 		;;
 	bench-seed)
 		log "bench seed"
-		d=bench/results/$DATE-h200-seed
+		d=bench/results/$DATE-$GPU-seed
 		"$RR" bench --backend cuda --suite seed --kernels all --dtypes f32,bf16 --l2 hot \
 			--samples 5 --sample-ms 10 --warmup-ms 50 --capture-sources --out "$d" \
 			2>"$OUT/bench-seed.err"
@@ -117,7 +121,7 @@ for stage in "$@"; do
 		;;
 	bench-f32)
 		log "bench large f32 + peers (same session)"
-		d=bench/results/$DATE-h200-large-f32-rerun
+		d=bench/results/$DATE-$GPU-large-f32-rerun
 		"$RR" bench --backend cuda --suite large --kernels all --dtypes f32 --l2 cold \
 			--samples 5 --sample-ms 10 --warmup-ms 50 --capture-sources --out "$d" \
 			2>"$OUT/bench-f32.err"
@@ -154,7 +158,7 @@ for stage in "$@"; do
 		# whose two plans are the same kernel listed as not replayed (--skip-identical).
 		src=bench/results/2026-11-30-h200-tuned-vs-auto-large
 		for dt in ${REPLAY_DTYPES:-f32 bf16}; do
-			d=bench/results/$DATE-h200-replay-tuned-vs-auto-large-$dt
+			d=bench/results/$DATE-$GPU-replay-tuned-vs-auto-large-$dt
 			log "replay large $dt -> $d"
 			"$RR" replay --reference $src/$dt-auto --candidate $src/$dt-tuned --rounds 4 --samples 5 \
 				--sample-ms 10 --warmup-ms 50 --bootstrap 1000 --skip-identical --allow-rebuild \
@@ -168,8 +172,8 @@ for stage in "$@"; do
 		log "tiny and many-tiny-row launches"
 		"$RR" bench --backend cuda --shapes 1x1,1x127,17x257,3x3,50000x3,100000x1 --kernels all \
 			--dtypes f32,bf16 --l2 cold --samples 3 --sample-ms 5 --warmup-ms 20 --capture-sources \
-			--out bench/results/$DATE-h200-tiny 2>"$OUT/tiny.err"
-		echo "exit $?"; tail -1 "$OUT/tiny.err"; python3 tools/gpu/summary.py bench/results/$DATE-h200-tiny/results.json
+			--out bench/results/$DATE-$GPU-tiny 2>"$OUT/tiny.err"
+		echo "exit $?"; tail -1 "$OUT/tiny.err"; python3 tools/gpu/summary.py bench/results/$DATE-$GPU-tiny/results.json
 		;;
 	ab)
 		# Two builds, ABBA x AB_REPEAT: the reference tree carried in .base/ (git archive, with
@@ -300,11 +304,11 @@ print(json.dumps({"rows": rows}))' /tmp/ab/$i-$side-*/results.json >/tmp/ab/$i-$
 			RR_PLAN_GRID=$g timeout "${WIDE_LIMIT:-150}" "$RR" bench --backend cuda \
 				--shapes 16x1048576,4x2097152,2x4000037 --kernels "${WIDE_KERNELS:-all}" --dtypes f32,bf16 --l2 cold \
 				--samples 3 --sample-ms 5 --warmup-ms 20 --no-ceilings --capture-sources \
-				--out bench/results/$DATE-h200-wide-few-grid$g 2>"$OUT/wide-few-$g.err"
+				--out bench/results/$DATE-$GPU-wide-few-grid$g 2>"$OUT/wide-few-$g.err"
 			echo "grid=$g exit $?"; tail -2 "$OUT/wide-few-$g.err"
 		done
-		python3 tools/gpu/summary.py bench/results/$DATE-h200-wide-few-grid1/results.json | head -60
-		tar czf "$OUT/wide-few.tgz" bench/results/$DATE-h200-wide-few-grid*
+		python3 tools/gpu/summary.py bench/results/$DATE-$GPU-wide-few-grid1/results.json | head -60
+		tar czf "$OUT/wide-few.tgz" bench/results/$DATE-$GPU-wide-few-grid*
 		;;
 	*)
 		echo "unknown stage $stage"
