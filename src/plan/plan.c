@@ -670,10 +670,11 @@ static void prefer_grid(const rr__plan_request *req, const rr__candidates *c, do
  * one-block groups than SMs (and more than few_groups' bytes) over aligned rows under 64 KiB,
  * whose workers load their packs in one step. The memory terms of such plans are level within
  * the tie tolerance, and the simpler plan (less unrolling, narrower packs) took W = 1024 at V =
- * 1-2 where the H100 ran the cheapest (W = 128-512 at V = 16 bytes, U = 4) in 0.69-0.99x the
- * time on 1-16 rows of 4096-16384 (all six kernels, f32 and bf16); odd rows (2x4095: 1.15-1.42x),
- * f32 rows of 64 KiB (1.02-1.07x) and packs in two steps (layernorm bf16 1x5000: 1.13x) ran
- * slower (bench/NOTES.md session 43). */
+ * 1-2 where the H100 ran the cheapest (mostly W = 128-512 at 16-byte packs and U = 4; U = 5-6
+ * at V = 2 on 5000-6144 columns) in 0.89x the time (geomean, 84 picks on 1-16 rows of
+ * 4096-16384, all six kernels, f32 and bf16; 0.89x again over 57 on shapes in no suite); odd
+ * rows (2x4095: 1.15-1.42x), f32 rows of 64 KiB (1.02-1.07x) and packs in two steps
+ * (layernorm bf16 1x5000: 1.13x) ran slower (bench/NOTES.md session 43). */
 static int cheapest_alone(const rr__plan_request *req, const rr_layout *l, rr__cost_fn cost)
 {
 	int64_t bytes = req->cols * rr_dtype_size(req->dtype);
