@@ -201,8 +201,9 @@ static int grid_wanted(const rr__plan_request *req)
  * kernels with one kept row input and no online pair. One pack a worker is what ran fastest
  * on one row: bf16 1x128256 at C = 32 needs W = 512 (the whole-chunk bound allowed W = 256 at
  * U = 2), and the H100 ran rmsnorm, layernorm, softmax and add_layernorm bf16 on 1-2 rows of
- * 100000-200000 in 0.81-0.97x the time, rmsnorm and layernorm f32 0.86-0.95x; softmax f32 at W
- * = 1024 1.11-1.15x, add_layernorm f32 0.96-1.05x (bench/NOTES.md session 43). */
+ * 100000-200000 in 0.81-0.97x the time, rmsnorm and layernorm f32 0.86-0.95x (24 picks, 0.89x
+ * geomean; 12 on shapes in no suite 0.90x); softmax f32 at W = 1024 1.11-1.15x, add_layernorm
+ * f32 0.96-1.05x (bench/NOTES.md session 43). */
 static int grid_part_chunks(const rr__plan_request *req)
 {
 	int phases[RR_MAX_IO];
@@ -671,8 +672,8 @@ static void prefer_grid(const rr__plan_request *req, const rr__candidates *c, do
  * whose workers load their packs in one step. The memory terms of such plans are level within
  * the tie tolerance, and the simpler plan (less unrolling, narrower packs) took W = 1024 at V =
  * 1-2 where the H100 ran the cheapest (mostly W = 128-512 at 16-byte packs and U = 4; U = 5-6
- * at V = 2 on 5000-6144 columns) in 0.89x the time (geomean, 84 picks on 1-16 rows of
- * 4096-16384, all six kernels, f32 and bf16; 0.89x again over 57 on shapes in no suite); odd
+ * at V = 2 on 5000-6144 columns) in 0.89x the time (geomean, 60 picks on 1-16 rows of
+ * 4096-16384, all six kernels, f32 and bf16; 0.89x again over 45 on shapes in no suite); odd
  * rows (2x4095: 1.15-1.42x), f32 rows of 64 KiB (1.02-1.07x) and packs in two steps
  * (layernorm bf16 1x5000: 1.13x) ran slower (bench/NOTES.md session 43). */
 static int cheapest_alone(const rr__plan_request *req, const rr_layout *l, rr__cost_fn cost)
