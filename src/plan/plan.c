@@ -212,8 +212,9 @@ static int grid_part_chunks(const rr__plan_request *req)
 	        rr__layout_kept_inputs(req->kernel, phases) <= 1);
 }
 
-/* C > 1 on a target with clusters, for one row per group, when each block gets a chunk; with
- * S=grid wanted, C = 16 ... 1024 too (blocks of at least one warp, at most one per SM). */
+/* C > 1 on a target with clusters, for one row per group, when each worker gets a chunk; with
+ * S=grid wanted, C = 16 ... 1024 too (blocks of at least one warp, at most one per SM; three
+ * quarters of a chunk a worker where grid_part_chunks says). */
 static values blocks(const rr__plan_request *req, int fixed, int grid, int W, int V, int R)
 {
 	values out = {{0}, 0};
