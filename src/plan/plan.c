@@ -196,11 +196,11 @@ static int grid_wanted(const rr__plan_request *req)
 	       (double)req->cols * 4 > (double)most * (double)t->smem_per_group;
 }
 
-/* Whether S=grid offers C where a block's workers get at least three quarters of a chunk each
- * on average (the last chunk partial) rather than a whole one: 16-bit rows, and f32 rows of
- * kernels with one kept row input and no online pair. One pack a worker is what ran fastest
- * on one row: bf16 1x128256 at C = 32 needs W = 512 (the whole-chunk bound allowed W = 256 at
- * U = 2), and the H100 ran rmsnorm, layernorm, softmax and add_layernorm bf16 on 1-2 rows of
+/* Whether S=grid offers C where each block gets at least three quarters of a chunk (of one
+ * pack a worker; the chunk partial, some workers idle) rather than a whole one: 16-bit rows,
+ * and f32 rows of kernels with one kept row input and no online pair. One pack a worker is
+ * what ran fastest on one row: bf16 1x128256 at C = 32 needs W = 512 (the whole-chunk bound
+ * allowed W = 256 at U = 2), and the H100 ran rmsnorm, layernorm, softmax and add_layernorm bf16 on 1-2 rows of
  * 100000-200000 in 0.81-0.97x the time, rmsnorm and layernorm f32 0.86-0.95x (24 picks, 0.89x
  * geomean; 12 on shapes in no suite 0.90x); softmax f32 at W = 1024 1.11-1.15x, add_layernorm
  * f32 0.96-1.05x (bench/NOTES.md session 43). */
@@ -212,9 +212,9 @@ static int grid_part_chunks(const rr__plan_request *req)
 	        rr__layout_kept_inputs(req->kernel, phases) <= 1);
 }
 
-/* C > 1 on a target with clusters, for one row per group, when each worker gets a chunk; with
+/* C > 1 on a target with clusters, for one row per group, when each block gets a chunk; with
  * S=grid wanted, C = 16 ... 1024 too (blocks of at least one warp, at most one per SM; three
- * quarters of a chunk a worker where grid_part_chunks says). */
+ * quarters of a chunk a block where grid_part_chunks says). */
 static values blocks(const rr__plan_request *req, int fixed, int grid, int W, int V, int R)
 {
 	values out = {{0}, 0};
