@@ -200,16 +200,15 @@ static int grid_wanted(const rr__plan_request *req)
  * pack a worker; the chunk partial, some workers idle) rather than a whole one: 16-bit rows,
  * and f32 rows of kernels with one kept row input and no online pair. One pack a worker is
  * what ran fastest on one row: bf16 1x128256 at C = 32 needs W = 512 (the whole-chunk bound
- * allowed W = 256 at U = 2), and the H100 ran rmsnorm, layernorm, softmax and add_layernorm bf16 on 1-2 rows of
- * 100000-200000 in 0.81-0.97x the time, rmsnorm and layernorm f32 0.86-0.95x (24 picks, 0.89x
- * geomean; 12 on shapes in no suite 0.90x); softmax f32 at W = 1024 1.11-1.15x, add_layernorm
- * f32 0.96-1.05x (bench/NOTES.md session 43). */
+ * allowed W = 256 at U = 2), and the H100 ran rmsnorm, layernorm, softmax and add_layernorm
+ * bf16 on 1-2 rows of 100000-200000 in 0.81-0.97x the time, rmsnorm and layernorm f32
+ * 0.86-0.95x (24 picks, 0.89x geomean; 12 on shapes in no suite 0.90x); softmax f32 at W =
+ * 1024 1.11-1.15x, add_layernorm f32 0.96-1.05x (bench/NOTES.md session 43). */
 static int grid_part_chunks(const rr__plan_request *req)
 {
 	int phases[RR_MAX_IO];
-	return rr_dtype_size(req->dtype) < 4 ||
-	       (req->kernel->analysis.online_rewrites == 0 &&
-	        rr__layout_kept_inputs(req->kernel, phases) <= 1);
+	return rr_dtype_size(req->dtype) < 4 || (req->kernel->analysis.online_rewrites == 0 &&
+	                                         rr__layout_kept_inputs(req->kernel, phases) <= 1);
 }
 
 /* C > 1 on a target with clusters, for one row per group, when each block gets a chunk; with
