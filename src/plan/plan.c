@@ -229,7 +229,7 @@ static values blocks(const rr__plan_request *req, int fixed, int grid, int W, in
 	/* S=grid needs all C blocks of a row resident at once; registers are known only after
 	 * compiling, so the planner offers no more blocks than SMs (one block per SM always fits
 	 * a block that fits at all). An explicit larger C is checked by the launcher. */
-	int64_t part = grid && grid_part_chunks(req) ? 3 : 4; /* quarters of a chunk a worker */
+	int64_t part = grid && grid_part_chunks(req) ? 3 : 4; /* quarters of a chunk a block */
 	for (int C = 16;
 	     C <= 1024 && C <= req->target->multiprocessors && W >= 32 && grid && out.n < 16;
 	     C *= 2)
