@@ -1045,10 +1045,9 @@ static void test_sixteen_block_clusters(const rr__target *gpu)
 /* One row or a few, session 43 (plan.c grid_part_chunks, cheapest_alone). Over the grid,
  * 16-bit rows just short of a whole chunk a block (1x128256 at C = 32 and W = 512, or C = 64
  * and W = 256) take one pack a worker at U = 1; softmax and add_layernorm f32 keep whole
- * chunks. A launch of a
- * few one-block rows of 4-32 KiB takes the cheapest plan (16-byte packs), not the simplest of
- * the tie (W = 1024 at V = 1-2); odd rows, f32 rows of 64 KiB and packs in two steps keep the
- * tie rule. */
+ * chunks. A launch of a few one-block rows of 4-32 KiB takes the cheapest plan (16-byte
+ * packs), not the simplest of the tie (W = 1024 at V = 1-2); odd rows, f32 rows of 64 KiB and
+ * packs in two steps keep the tie rule. */
 static void test_one_row_choices(const rr__target *gpu)
 {
 	static const char *const norms[] = {"rmsnorm", "layernorm", "softmax", "add_layernorm"};
