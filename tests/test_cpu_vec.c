@@ -230,10 +230,11 @@ static void test_exp_nonpos_bf16_ranged(void)
 	       nan_mismatches);
 }
 
-/* rr_bf16_extrema against the float comparisons: random rows of 0 to 100 values and of 1000
- * (every length class of the vector loop and its scalar ends), starting at every element of a
- * 32-byte span (the scalar lead to the aligned loads), drawn from ordinary values,
- * zeros, infinities, subnormals and NaNs of both signs. Where it answers, *max is the largest
+/* rr_bf16_extrema against the float comparisons: random rows of 0 to 100 values, of 100 to
+ * 299 and of 1000 (every length class of the vector loops and their ends), starting at every
+ * element of a 64-byte span (the lead to the 32- and 64-byte aligned loads), drawn from
+ * ordinary values, zeros, infinities, subnormals and NaNs of both signs, some rows all of one
+ * sign. Where it answers, *max is the largest
  * value that is no NaN (+0 over -0) and *min the smallest (-0 under +0), or a NaN where a
  * negative NaN is present; it declines exactly where a positive NaN is or every value is NaN. */
 static void test_bf16_extrema(void)
@@ -244,9 +245,9 @@ static void test_bf16_extrema(void)
 	uint64_t state = 0x9e3779b97f4a7c15ull;
 	int wrong = 0;
 	for (int trial = 0; trial < 20000; trial++) {
-		_Alignas(32) uint16_t buffer[1016];
-		uint16_t *row = buffer + trial % 16; /* every start within 32 bytes */
-		const int n = trial % 5 == 4 ? 1000 : trial % 101;
+		_Alignas(64) uint16_t buffer[1032];
+		uint16_t *row = buffer + trial % 32; /* every start within 64 bytes */
+		const int n = trial % 5 == 4 ? 1000 : trial % 5 == 3 ? 100 + trial % 200 : trial % 101;
 		/* how often specials appear: never, rarely, often; NaNs only in some trials */
 		const int odds = trial % 3 == 0 ? 0 : trial % 3 == 1 ? 50 : 4;
 		const int nans = trial % 7 < 3;
@@ -257,6 +258,11 @@ static void test_bf16_extrema(void)
 				v = specials[(state >> 50) % (nans ? 16 : 8)];
 			else if ((v & 0x7f80) == 0x7f80) /* ordinary values: no NaN, no infinity */
 				v ^= 0x0100;
+			/* rows of one sign, where the unsigned extrema decide */
+			if (trial % 11 == 0)
+				v |= 0x8000;
+			else if (trial % 11 == 1)
+				v &= 0x7fff;
 			row[k] = v;
 		}
 		int pos_nan = 0, neg_nan = 0, values = 0;

@@ -651,6 +651,48 @@ static inline int rr_bf16_extrema(const uint16_t *p, int64_t n, float *max, floa
 		umin0 = smax0;
 		__m256i smax1 = smax0, umax1 = smax0, umin1 = smax0;
 		k = (int64_t)((32 - (uintptr_t)p % 32) % 32 / sizeof *p);
+#if defined(__AVX512BW__)
+		/* With AVX-512BW, on rows of up to 2048 values, 32 values a vector operation from the
+		 * row's first 64-byte boundary, four lines a step: softmax bf16 from memory, two
+		 * threads (`rowreduce bench`, two builds alternated), 32768x512 0.916 of the time,
+		 * 16384x1024 0.943, 1024x1024 0.917, 8192x2048 0.949; on longer rows it ran 4096x4096
+		 * 1.03-1.04 and 2048x8192 1.016, though 128x4096 in L2 on one thread 0.95 (bench/NOTES.md,
+		 * session 43 CPU). */
+		if (n <= 2048 && k + 16 <= n && (uintptr_t)(p + k) % 64 != 0) {
+			const __m256i v0 = _mm256_load_si256((const __m256i *)(const void *)(p + k));
+			smax0 = _mm256_max_epi16(smax0, v0);
+			umax0 = _mm256_max_epu16(umax0, v0);
+			umin0 = _mm256_min_epu16(umin0, v0);
+			k += 16;
+		}
+		if (n <= 2048 && k + 128 <= n) {
+			__m512i s0 = _mm512_inserti64x4(_mm512_castsi256_si512(smax0), smax0, 1);
+			__m512i u0 = _mm512_inserti64x4(_mm512_castsi256_si512(umax0), umax0, 1);
+			__m512i m0 = _mm512_inserti64x4(_mm512_castsi256_si512(umin0), umin0, 1);
+			__m512i s1 = s0, u1 = u0, m1 = m0;
+			for (; k + 128 <= n; k += 128) {
+				const __m512i v0 = _mm512_load_si512((const void *)(p + k));
+				const __m512i v1 = _mm512_load_si512((const void *)(p + k + 32));
+				const __m512i v2 = _mm512_load_si512((const void *)(p + k + 64));
+				const __m512i v3 = _mm512_load_si512((const void *)(p + k + 96));
+				s0 = _mm512_max_epi16(s0, _mm512_max_epi16(v0, v2));
+				s1 = _mm512_max_epi16(s1, _mm512_max_epi16(v1, v3));
+				u0 = _mm512_max_epu16(u0, _mm512_max_epu16(v0, v2));
+				u1 = _mm512_max_epu16(u1, _mm512_max_epu16(v1, v3));
+				m0 = _mm512_min_epu16(m0, _mm512_min_epu16(v0, v2));
+				m1 = _mm512_min_epu16(m1, _mm512_min_epu16(v1, v3));
+			}
+			s0 = _mm512_max_epi16(s0, s1);
+			u0 = _mm512_max_epu16(u0, u1);
+			m0 = _mm512_min_epu16(m0, m1);
+			smax0 = _mm256_max_epi16(_mm512_castsi512_si256(s0),
+			                         _mm512_extracti64x4_epi64(s0, 1));
+			umax0 = _mm256_max_epu16(_mm512_castsi512_si256(u0),
+			                         _mm512_extracti64x4_epi64(u0, 1));
+			umin0 = _mm256_min_epu16(_mm512_castsi512_si256(m0),
+			                         _mm512_extracti64x4_epi64(m0, 1));
+		}
+#endif
 		for (; k + 32 <= n; k += 32) {
 			const __m256i v0 =
 			    _mm256_load_si256((const __m256i *)(const void *)(p + k));
