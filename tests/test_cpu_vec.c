@@ -234,9 +234,9 @@ static void test_exp_nonpos_bf16_ranged(void)
  * 299 and of 1000 (every length class of the vector loops and their ends), starting at every
  * element of a 64-byte span (the lead to the 32- and 64-byte aligned loads), drawn from
  * ordinary values, zeros, infinities, subnormals and NaNs of both signs, some rows all of one
- * sign. Where it answers, *max is the largest
- * value that is no NaN (+0 over -0) and *min the smallest (-0 under +0), or a NaN where a
- * negative NaN is present; it declines exactly where a positive NaN is or every value is NaN. */
+ * sign. Where it answers, *max is the largest value that is no NaN (+0 over -0) and *min the
+ * smallest (-0 under +0), or a NaN where a negative NaN is present; it declines exactly where a
+ * positive NaN is or every value is NaN. */
 static void test_bf16_extrema(void)
 {
 	static const uint16_t specials[] = {0x0000, 0x8000, 0x7f80, 0xff80, 0x0001, 0x8001,

@@ -655,9 +655,9 @@ static inline int rr_bf16_extrema(const uint16_t *p, int64_t n, float *max, floa
 		/* With AVX-512BW, on rows of up to 2048 values, 32 values a vector operation from the
 		 * row's first 64-byte boundary, four lines a step: softmax bf16 from memory, two
 		 * threads (`rowreduce bench`, two builds alternated), 32768x512 0.916 of the time,
-		 * 16384x1024 0.943, 1024x1024 0.917, 8192x2048 0.949; on longer rows it ran 4096x4096
-		 * 1.03-1.04 and 2048x8192 1.016, though 128x4096 in L2 on one thread 0.95 (bench/NOTES.md,
-		 * session 43 CPU). */
+		 * 16384x1024 0.943, 1024x1024 0.917, 8192x2048 0.949; on longer rows it ran
+		 * 4096x4096 1.03-1.04 and 2048x8192 1.016, though 128x4096 in L2 on one thread 0.95
+		 * (bench/NOTES.md, session 43 CPU). */
 		if (n <= 2048 && k + 16 <= n && (uintptr_t)(p + k) % 64 != 0) {
 			const __m256i v0 = _mm256_load_si256((const __m256i *)(const void *)(p + k));
 			smax0 = _mm256_max_epi16(smax0, v0);
