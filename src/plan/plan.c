@@ -676,16 +676,13 @@ static void prefer_grid(const rr__plan_request *req, const rr__candidates *c, do
  * 4096-16384, all six kernels, f32 and bf16; 0.89x again over 45 on shapes in no suite); odd
  * rows (2x4095: 1.15-1.42x), f32 rows of 64 KiB (1.02-1.07x) and packs in two steps
  * (layernorm bf16 1x5000: 1.13x) ran slower (bench/NOTES.md session 43). */
-static int cheapest_alone(const rr__plan_request *req, const rr_layout *l, rr__cost_fn cost)
+static int cheapest_alone(const rr__plan_request *req, const rr_layout *l,
+                          const rr__plan_features *f)
 {
 	int64_t bytes = req->cols * rr_dtype_size(req->dtype);
-	if (cost != rr__cost_default || req->target->kind != RR_TARGET_GPU ||
-	    l->blocks_per_row != 1 || bytes % 16 != 0 || bytes >= 65536)
-		return 0;
-	rr__plan_features f;
-	rr__plan_features_compute(req, l, &f);
-	return f.groups < req->target->multiprocessors && !f.few_groups &&
-	       f.chunks_per_worker <= l->unroll;
+	return req->target->kind == RR_TARGET_GPU && l->blocks_per_row == 1 && bytes % 16 == 0 &&
+	       bytes < 65536 && f->groups < req->target->multiprocessors && !f->few_groups &&
+	       f->chunks_per_worker <= l->unroll;
 }
 
 rr_status rr__plan_choose(const rr__plan_request *req, const rr_layout *requested, rr__cost_fn cost,
@@ -757,10 +754,10 @@ rr_status rr__plan_choose(const rr__plan_request *req, const rr_layout *requeste
 	if (cheapest >= 0 && cost == rr__cost_default) {
 		rr__plan_features f;
 		rr__plan_features_compute(req, &c.items[cheapest], &f);
-		window = fabs(lowest - f.head_us) * TIE_TOLERANCE;
+		window = cheapest_alone(req, &c.items[cheapest], &f)
+		             ? 0
+		             : fabs(lowest - f.head_us) * TIE_TOLERANCE;
 	}
-	if (cheapest >= 0 && cheapest_alone(req, &c.items[cheapest], cost))
-		window = 0;
 	int best = -1;
 	for (int i = 0; i < c.count; i++)
 		if (isfinite(costs[i]) && costs[i] <= lowest + window &&
