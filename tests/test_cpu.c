@@ -585,8 +585,9 @@ static void compare_streamed(rr_program *program, const rr_kernel *kernel, rr_dt
  * dtype, rows aligned, 16, 32 and 48 bytes in (with AVX-512, f32 rows past a line are stored
  * as aligned lines across two vectors, shifted by each), and 1, 3 and 15 elements in (f32
  * rows there too, their first and last pieces by masked stores; elsewhere ordinary stores);
- * and rows of 1003, 127 and 21 elements, each row at another offset (f32: the pieces of one
- * row's last line and the next row's first carried from row to row, rr_carry). */
+ * and rows of 1003, 127 and 21 elements, each row at another offset (f32, and bf16 rows of
+ * whole lines 16-48 bytes in: the pieces of one row's last line and the next row's first
+ * carried from row to row, rr_carry). */
 static void test_streaming_stores(rr_device *device)
 {
 	static const rr_dtype dtypes[] = {RR_F32, RR_BF16, RR_F16};

@@ -1369,8 +1369,9 @@ static inline vf rr_vswap(vf v, int o)
  * their ordinary stores took 1.5 times as long; rows of odd length (each at another offset, their
  * guarded chunk stored by store_tail) in 0.57-0.74 of the time with the arrays in L3 (layernorm,
  * softmax and add_layernorm 8191x1023, layernorm 2047x6143, rmsnorm 1000x50265). */
-/* A streamed f32 row output's pieces in the lines it shares with its neighbours, carried from
- * one row to the next: rr_cpu_kernel runs a thread's rows in order, and each row follows the
+/* A streamed f32 row output's pieces in the lines it shares with its neighbours (and a bf16
+ * row's of whole lines, rr_lines16, in 32-bit words: two values a lane), carried from one row
+ * to the next: rr_cpu_kernel runs a thread's rows in order, and each row follows the
  * last in memory, so the end of one row and the start of the next fill such a line together,
  * which then leaves as one aligned 64-byte store past the caches (rr_carry_put) where each row
  * stored its piece as up to four smaller ones (rr_stream_floats). One per row output, held
@@ -1679,9 +1680,14 @@ static inline void rr_aligner_end(const rr_aligner *a, io_t *p)
  * (AVX-512 BF16): each run's vectors converted two at a time into one vector of 32 values
  * (vcvtne2ps2bf16), and where the row starts `past` 4-byte words into a line each line one
  * non-temporal store of the last pair's top words and this pair's first (one two-source
- * permute), the row's first and last pieces as the smaller stores of rr_stream_floats (rows
- * on a line boundary keep the 32-byte stores of rr_store_bf16_run: as whole lines they ran
- * 1.07 times as long). Where
+ * permute), the row's first and last pieces into the row output's carry (rr_carry), where
+ * the next row's first piece completes the line the two rows share and it leaves as one
+ * store (rows on a line boundary keep the 32-byte stores of rr_store_bf16_run: as whole lines
+ * they ran 1.07 times as long). Each piece streamed apart (rr_stream_floats), as before:
+ * two threads from DRAM, rows 16 bytes in, the lab's paired calls (bench/NOTES.md, session 44
+ * CPU), the carry took layernorm bf16 16384x1024 0.91 of the time, 4096x4096 0.95,
+ * add_layernorm 65536x256 0.89, rmsnorm 4096x4096 0.92, softmax 65536x256 0.95; rows of 8 KiB
+ * and more 0.98-1.00 (softmax 4096x4096 level). Where
  * the row was stored as 32-byte spans across two vectors (16 bytes into a line, NumPy's
  * arrays), every line took three stores, one of them from the run before: softmax bf16
  * 4096x4096 streamed, two threads, outputs 16 bytes in, 0.90 of the time (bench/NOTES.md,
@@ -1693,16 +1699,19 @@ static inline void rr_aligner_end(const rr_aligner *a, io_t *p)
 typedef struct rr_lines16 {
 	uint16_t *next; /* where a run that continues the held pair starts; NULL: none held */
 	int past;       /* 4-byte words (1-15) the row starts past a line boundary, -1: unused */
+	rr_carry *carry; /* the row's first and last pieces, shared with the neighbouring rows */
 #if defined(__AVX512BF16__) && defined(__AVX512DQ__) && L == 16
 	__m512i last; /* the held pair's 32 values */
 	__m512i span; /* its top past words, then this pair's first (two-source permute) */
 #endif
 } rr_lines16;
 
-static inline void rr_lines16_begin(rr_lines16 *a, const uint16_t *p, int64_t N, int stream)
+static inline void rr_lines16_begin(rr_lines16 *a, const uint16_t *p, int64_t N, int stream,
+                                    rr_carry *carry)
 {
 	a->next = NULL;
 	a->past = -1;
+	a->carry = carry;
 #if defined(__AVX512BF16__) && defined(__AVX512DQ__) && L == 16
 	vi lane = {0};
 	for (int l = 0; l < VL; l++)
@@ -1718,15 +1727,15 @@ static inline void rr_lines16_begin(rr_lines16 *a, const uint16_t *p, int64_t N,
 #endif
 }
 
-/* The held pair's top words, up to the end of its line. */
+/* The held pair's top words, the first past words of the next line, into the carry: the
+ * next row's first piece fills that line (rr_carry_merge), which then leaves as one store. */
 static inline void rr_lines16_end(rr_lines16 *a)
 {
 #if defined(__AVX512BF16__) && defined(__AVX512DQ__) && L == 16
-	if (a->next && a->past > 0) {
-		float words[16];
-		memcpy(words, &a->last, sizeof words);
-		rr_stream_floats((float *)(void *)(a->next - 32), words, 16 - a->past, 16);
-	}
+	if (a->next && a->past > 0)
+		rr_carry_merge(a->carry, (float *)(void *)a->next - a->past,
+		               (__mmask16)((1u << a->past) - 1),
+		               _mm512_castsi512_ps(_mm512_permutexvar_epi32(a->span, a->last)));
 #endif
 	a->next = NULL;
 }
@@ -1750,11 +1759,11 @@ rr_lines16_try(rr_lines16 *a, uint16_t *p, const vf *v, int count, int paired)
 				if (q == a->next) {
 					_mm512_stream_si512((void *)(q - 2 * a->past),
 					                    _mm512_permutex2var_epi32(a->last, a->span, z));
-				} else { /* the row's first piece, up to its line's end */
-					float words[16];
+				} else { /* the row's first piece, up to its line's end, into the carry */
 					rr_lines16_end(a);
-					memcpy(words, &z, sizeof words);
-					rr_stream_floats((float *)(void *)q, words, 0, 16 - a->past);
+					rr_carry_merge(a->carry, (float *)(void *)q - a->past,
+					               (__mmask16)(0xffffu << a->past),
+					               _mm512_castsi512_ps(_mm512_permutexvar_epi32(a->span, z)));
 				}
 				a->last = z;
 				a->next = q + 32;
