@@ -205,6 +205,8 @@ int main(int argc, char **argv)
 		in_b[k] = p;
 	}
 	void *out_b[2] = {0};
+	/* LAB_OUT_B_SAME (session 44): side B writes A's outputs, its inputs alone at offset_b */
+	const int out_b_same = getenv("LAB_OUT_B_SAME") != NULL;
 	for (int j = 0; j < n_out && offset_b >= 0; j++)
 		out_b[j] = (char *)lab_alloc((size_t)out_n * es + 128) + offset_b;
 	for (int b = 0; b < 2; b++)
@@ -238,7 +240,7 @@ int main(int argc, char **argv)
 					/* both into the same outputs: their placement is no difference */
 					c[u] = (call){fn[b], M * u / threads, M * (u + 1) / threads, N,
 					              b && offset_b >= 0 ? in_b : in, params,
-					              b && offset_b >= 0 ? out_b : out[0], scratch[u], stream};
+					              b && offset_b >= 0 && !out_b_same ? out_b : out[0], scratch[u], stream};
 					pthread_create(&th[u], NULL, run_call, &c[u]);
 				}
 				for (int u = 0; u < threads; u++)
