@@ -1306,8 +1306,9 @@ static void emit_traversal(emitter *em, int round)
 				     em->kernel->outputs[j].name);
 		for (int j = 0; j < em->kernel->n_outputs; j++)
 			if (em->kernel->outputs[j].kind == RR_KIND_ROW)
-				line(em, 2, "rr_lines16_begin(&lines%d, out%d + h, N, stream, carry + %d);", j, j,
-				     j);
+				line(em, 2,
+				     "rr_lines16_begin(&lines%d, out%d + h, N, stream, carry + %d);",
+				     j, j, j);
 		rr__emit_indent(em->out, 2 + em->indent);
 		rr__buf_printf(em->out, "if (");
 		for (int j = 0, n = 0; j < em->kernel->n_outputs; j++)

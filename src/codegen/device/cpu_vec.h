@@ -1683,9 +1683,9 @@ static inline void rr_aligner_end(const rr_aligner *a, io_t *p)
  * permute), the row's first and last pieces into the row output's carry (rr_carry), where
  * the next row's first piece completes the line the two rows share and it leaves as one
  * store (rows on a line boundary keep the 32-byte stores of rr_store_bf16_run: as whole lines
- * they ran 1.07 times as long). Each piece streamed apart (rr_stream_floats), as before:
- * two threads from DRAM, rows 16 bytes in, the lab's paired calls (bench/NOTES.md, session 44
- * CPU), the carry took layernorm bf16 16384x1024 0.91 of the time, 4096x4096 0.95,
+ * they ran 1.07 times as long). Against each piece streamed apart (rr_stream_floats, as
+ * before), two threads from DRAM, rows 16 bytes in, the lab's paired calls (bench/NOTES.md,
+ * session 44 CPU): the carry took layernorm bf16 16384x1024 0.91 of the time, 4096x4096 0.95,
  * add_layernorm 65536x256 0.89, rmsnorm 4096x4096 0.92, softmax 65536x256 0.95; rows of 8 KiB
  * and more 0.98-1.00 (softmax 4096x4096 level). Where
  * the row was stored as 32-byte spans across two vectors (16 bytes into a line, NumPy's
