@@ -1727,15 +1727,24 @@ static inline void rr_lines16_begin(rr_lines16 *a, const uint16_t *p, int64_t N,
 #endif
 }
 
+#if defined(__AVX512BF16__) && defined(__AVX512DQ__) && L == 16
+/* The words of pair z for the places `mask` of the line at `line` (word l of the line takes
+ * z's word l - past, mod 16) into the carry. */
+static inline void rr_lines16_carry(rr_lines16 *a, float *line, __mmask16 mask, __m512i z)
+{
+	rr_carry_merge(a->carry, line, mask,
+	               _mm512_castsi512_ps(_mm512_permutexvar_epi32(a->span, z)));
+}
+#endif
+
 /* The held pair's top words, the first past words of the next line, into the carry: the
  * next row's first piece fills that line (rr_carry_merge), which then leaves as one store. */
 static inline void rr_lines16_end(rr_lines16 *a)
 {
 #if defined(__AVX512BF16__) && defined(__AVX512DQ__) && L == 16
 	if (a->next && a->past > 0)
-		rr_carry_merge(a->carry, (float *)(void *)a->next - a->past,
-		               (__mmask16)((1u << a->past) - 1),
-		               _mm512_castsi512_ps(_mm512_permutexvar_epi32(a->span, a->last)));
+		rr_lines16_carry(a, (float *)(void *)a->next - a->past,
+		                 (__mmask16)((1u << a->past) - 1), a->last);
 #endif
 	a->next = NULL;
 }
@@ -1761,9 +1770,8 @@ rr_lines16_try(rr_lines16 *a, uint16_t *p, const vf *v, int count, int paired)
 					                    _mm512_permutex2var_epi32(a->last, a->span, z));
 				} else { /* the row's first piece, up to its line's end, into the carry */
 					rr_lines16_end(a);
-					rr_carry_merge(a->carry, (float *)(void *)q - a->past,
-					               (__mmask16)(0xffffu << a->past),
-					               _mm512_castsi512_ps(_mm512_permutexvar_epi32(a->span, z)));
+					rr_lines16_carry(a, (float *)(void *)q - a->past,
+					                 (__mmask16)(0xffffu << a->past), z);
 				}
 				a->last = z;
 				a->next = q + 32;
