@@ -58,7 +58,7 @@ typedef struct emitter {
 	 * not kept: its branch re-reads the row in cache and keeps nothing. */
 	int split_unkept;
 	int prefetch; /* emitting a pass that prefetches the next row (prefetch_in_split,
-	               * prefetch_in_output; PREFETCH_SHORT_ROWS) */
+	               * prefetch_in_output; PREFETCH_SINGLE) */
 	int lead;     /* emitting round 1's pass that fetches the next row's first eighth
 	               * (prefetch_lead_in_round) */
 	int64_t split_max_n;
@@ -112,8 +112,8 @@ typedef struct emitter {
 	int parts; /* rows may be split over threads (rr__c_row_parts): exchanges before trees */
 } emitter;
 
-/* em->prefetch where only rows under 16384 elements prefetch (f32's single pass, below). */
-#define PREFETCH_SHORT_ROWS 2
+/* em->prefetch of a single pass (prefetch_in_single_pass): a distance of its own. */
+#define PREFETCH_SINGLE 2
 
 static void line(emitter *em, int depth, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -831,11 +831,9 @@ static void emit_pack(emitter *em, int depth, int round, int guarded)
 		for (int k = 0; em->prefetch && !guarded && k < kernel->n_inputs; k++)
 			if (kernel->inputs[k].kind == RR_KIND_ROW)
 				line(em, depth + 1,
-				     "%s__builtin_prefetch(in%d + prefetch_ahead(N, stream) + i); "
-				     "/* "
-				     "a row on */",
-				     em->prefetch == PREFETCH_SHORT_ROWS ? "if (N < 16384) " : "",
-				     k);
+				     "__builtin_prefetch(in%d + %s(N, stream) + i); /* %s */", k,
+				     em->prefetch == PREFETCH_SINGLE ? "prefetch_single" : "prefetch_ahead",
+				     em->prefetch == PREFETCH_SINGLE ? "ahead" : "a row on");
 		for (int k = 0; em->lead && !guarded && k < kernel->n_inputs; k++)
 			if (kernel->inputs[k].kind == RR_KIND_ROW)
 				line(em, depth + 1,
@@ -1591,7 +1589,8 @@ static int prefetch_lead_in_round(const emitter *em, int round)
  * bench/NOTES.md session 29) f32 rows of 16384 elements and more ran faster without it in
  * every round (sum f32 64x262144 0.67-0.71 of the time, 256x65536 0.65-0.91, 1024x16384
  * 0.89-0.93; 512x32768 0.79-1.05; 16384x1024 and 4096x4096 0.84-1.30, level), while bf16 rows
- * ran 1.2-1.9x slower without it: f32 rows from 16384 elements on skip it (a test of N). */
+ * ran 1.2-1.9x slower without it. A row on is far for wide rows: they fetch 8 KiB ahead
+ * instead (prefetch_single, device/cpu_row.h), f32 too. */
 static int prefetch_in_single_pass(const emitter *em, int round)
 {
 	for (int j = 0; j < em->kernel->n_outputs; j++)
@@ -1599,7 +1598,7 @@ static int prefetch_in_single_pass(const emitter *em, int round)
 			return 0;
 	if (em->layout->vec != 1 || em->rounds != 1 || round != 1)
 		return 0;
-	return em->dtype == RR_F32 ? PREFETCH_SHORT_ROWS : 1;
+	return PREFETCH_SINGLE;
 }
 
 /* Whether every user of max node `max_id` is x - m (m the max, x its operand) whose every user

@@ -95,6 +95,19 @@ static inline int64_t prefetch_ahead(int64_t N, int stream)
 	return stream && row_bytes < 8192 ? 2 * N : N;
 }
 
+/* Elements from a row's element to the element a single pass (sum: c_emit.c's
+ * prefetch_in_single_pass) prefetches: prefetch_ahead's, but 8 KiB on in rows of more than
+ * 16 KiB of row inputs, where a row on is too far. On the AVX-512 Xeon (bench/NOTES.md,
+ * session 45 CPU; two threads, rows 16 bytes in, paired) 8 KiB on against a row on: sum bf16
+ * 256x65536 0.87, 64x262144 0.81, 1024x16384 0.89-0.95, 128x65536 in L3 0.89; f32 2048x8192
+ * 0.87; against no prefetch (f32 from 16384 elements) 256x65536 0.97-0.98, 64x262144 and
+ * 512x32768 0.97-0.98; rows of 16 KiB (f32 4096x4096, bf16 2048x8192) level. */
+static inline int64_t prefetch_single(int64_t N, int stream)
+{
+	const int64_t row_bytes = (int64_t)ROW_INPUTS * N * (int64_t)sizeof(io_t);
+	return row_bytes > 16384 ? 8192 / (int64_t)sizeof(io_t) : prefetch_ahead(N, stream);
+}
+
 /* Round 1 of a kernel whose output phase prefetches the next row (c_emit.c's
  * prefetch_lead_in_round) reads its row from cache while the memory would idle: in launches
  * past the caches (its copy of the pass for them) it fetches the first eighth of the row the
