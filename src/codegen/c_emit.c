@@ -1121,6 +1121,22 @@ static int output_from_cache_alone(emitter *em, int round)
 	return 1;
 }
 
+/* Whether the f32 output phase of `round` computes F32_RUN_CHUNKS chunks (a run) before it
+ * stores any of them, as the 16-bit runs do: a load that matches an older pending store in
+ * its low 20 address bits waits for that store, and the phase re-reads a row input a vector
+ * or two ahead of each store, so an output row 64-320 bytes past an input row modulo 1 MiB
+ * (NumPy's arrays land there now and then) ran 1.3-5x longer: rmsnorm and layernorm f32
+ * 2048x1024 2.2-2.4x at +64, softmax f32 4.3-5.3x (bench/NOTES.md, session 45 CPU). With runs
+ * of four or eight chunks a run's loads come before its stores and no distance was slow; the
+ * other placements level. Not the in-row branch (output_from_cache_alone), whose stores go
+ * out as lines of its own. */
+#define F32_RUN_CHUNKS 4
+static int f32_runs(emitter *em, int round)
+{
+	return round > em->rounds && em->dtype == RR_F32 && em->layout->vec == 1 &&
+	       em->r->head_slots == 0 && !em->piped_row && !output_from_cache_alone(em, round);
+}
+
 /* A part vector of emit_in_row_lines: its first `lanes` lanes at q + k. */
 static void emit_in_row_masked(emitter *em, int round, const char *lanes)
 {
@@ -1184,7 +1200,8 @@ static void emit_chunk_loop(emitter *em, int round, const char *u_text, int only
 		line(em, 2, "for (; chunk + %s <= chunks; chunk += %s) {", u_text, u_text);
 	em->run_only = only;
 	for (int j = 0; j < em->kernel->n_outputs && em->runs; j++)
-		if (em->kernel->outputs[j].kind == RR_KIND_ROW && (only < 0 || j == only))
+		if (em->kernel->outputs[j].kind == RR_KIND_ROW && (only < 0 || j == only) &&
+		    !(em->dtype == RR_F32 && em->early[j] && !em->prefetch))
 			line(em, 3,
 			     "vf run%d[%s * BLOCKS]; /* the chunks' values, stored together */", j,
 			     u_text);
@@ -1199,6 +1216,23 @@ static void emit_chunk_loop(emitter *em, int round, const char *u_text, int only
 	for (int j = 0; j < em->kernel->n_outputs && em->runs; j++) {
 		if (em->kernel->outputs[j].kind != RR_KIND_ROW || (only >= 0 && j != only))
 			continue;
+		if (em->dtype == RR_F32) { /* f32_runs: vector by vector, after the run's loads */
+			if (em->early[j] && !em->prefetch)
+				continue;
+			line(em, 3, "for (int u = 0; u < %s; u++)", u_text);
+			line(em, 4, "for (int b = b_lo; b < b_hi; b++) /* a row part's blocks */");
+			if (em->aligned)
+				line(em, 5,
+				     "rr_store_aligned(&aligned%d, out%d, h + (chunk + u) * W + b * L, "
+				     "stream, run%d[u * BLOCKS + b]);",
+				     j, j, j);
+			else
+				line(em, 5,
+				     "store_lanes(out%d, h + (chunk + u) * W + b * L, stream, "
+				     "run%d[u * BLOCKS + b]);",
+				     j, j);
+			continue;
+		}
 		if (em->lines)
 			line(em, 3,
 			     "rr_store_bf16_lines%s(&lines%d, out%d + h + chunk * W * V, run%d, %s * "
@@ -1226,7 +1260,7 @@ static void emit_run_loops(emitter *em, int round, const char *u_text)
 	int outputs = 0;
 	for (int j = 0; j < em->kernel->n_outputs && em->runs; j++)
 		outputs += em->kernel->outputs[j].kind == RR_KIND_ROW && !em->early[j];
-	if (!em->runs || !em->prefetch || outputs < 2) {
+	if (!em->runs || !em->prefetch || outputs < 2 || em->dtype == RR_F32) {
 		emit_chunk_loop(em, round, u_text, -1, 0);
 		return;
 	}
@@ -1268,7 +1302,7 @@ static void emit_traversal(emitter *em, int round)
 	 * is a chain of ~15 dependent operations per vector, and two in one iteration share the
 	 * constants' loads and the loop's overhead. A worker's order is unchanged (lab, softmax
 	 * f32 1024x1024, one thread, AVX2: 0.48 -> 0.44 µs a row). */
-	em->runs = stores_in_runs(em, round);
+	em->runs = stores_in_runs(em, round) || f32_runs(em, round);
 	/* An output phase of the cached value alone (softmax f32: a load, a multiply and a store a
 	 * vector) runs four chunks an iteration. With one, its loop was small enough to be bound
 	 * by fetching its own code, whose placement alone moved softmax f32 4096x4096 by 10 %
@@ -1277,6 +1311,8 @@ static void emit_traversal(emitter *em, int round)
 	int few = em->pass == 2 || em->runs ? 2 : 1;
 	if (!em->runs && output_from_cache_alone(em, round))
 		few = 4;
+	if (em->runs && em->dtype == RR_F32)
+		few = F32_RUN_CHUNKS;
 	const int unroll = em->layout->unroll < few ? few : em->layout->unroll;
 	char u_text[12] = "U";
 	if (unroll != em->layout->unroll)
