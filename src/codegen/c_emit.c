@@ -518,11 +518,18 @@ static void vector_ref(emitter *em, int id)
 	rr__buf_printf(em->out, ")");
 }
 
+/* Whether the output phase being emitted stores row output j: a row output, and not one
+ * written in round 1 (early) unless this is the branch that prefetches, which stores it. */
+static int phase_stores(const emitter *em, int j)
+{
+	return em->kernel->outputs[j].kind == RR_KIND_ROW && (!em->early[j] || em->prefetch);
+}
+
 static void emit_outputs_of_element(emitter *em, int depth, int guarded)
 {
 	const rr_kernel *kernel = em->kernel;
 	for (int j = 0; j < kernel->n_outputs; j++) {
-		if (kernel->outputs[j].kind != RR_KIND_ROW || (em->early[j] && !em->prefetch))
+		if (!phase_stores(em, j))
 			continue;
 		if (em->runs && !guarded && em->run_only >= 0 && j != em->run_only)
 			continue;
@@ -1124,12 +1131,12 @@ static int output_from_cache_alone(emitter *em, int round)
 /* Whether the f32 output phase of `round` computes F32_RUN_CHUNKS chunks (a run) before it
  * stores any of them, as the 16-bit runs do: a load that matches an older pending store in
  * its low 20 address bits waits for that store, and the phase re-reads a row input a vector
- * or two ahead of each store, so an output row 64-320 bytes past an input row modulo 1 MiB
- * (NumPy's arrays land there now and then) ran 1.3-5x longer: rmsnorm and layernorm f32
- * 2048x1024 2.2-2.4x at +64, softmax f32 4.3-5.3x (bench/NOTES.md, session 45 CPU). With runs
- * of four or eight chunks a run's loads come before its stores and no distance was slow; the
- * other placements level. Not the in-row branch (output_from_cache_alone), whose stores go
- * out as lines of its own. */
+ * or two ahead of each store, so an output row 64-128 bytes past an input row modulo 1 MiB
+ * (NumPy's arrays land there now and then) ran rmsnorm and layernorm f32 2048x1024 2.2-2.4x
+ * longer (bench/NOTES.md, session 45 CPU). In runs of four chunks a run's loads come before
+ * its stores: no distance was slow, other placements 0.93-1.01 of the time. Not the in-row
+ * branch (output_from_cache_alone), whose stores go out as lines of its own; softmax f32's
+ * sums pass, which writes its exp values into the output row, is not an output phase. */
 #define F32_RUN_CHUNKS 4
 static int f32_runs(emitter *em, int round)
 {
@@ -1185,7 +1192,7 @@ static void emit_in_row_lines(emitter *em, int round)
 static void emit_aligners(emitter *em, const char *fmt)
 {
 	for (int j = 0; j < em->kernel->n_outputs && em->aligned; j++)
-		if (em->kernel->outputs[j].kind == RR_KIND_ROW && (!em->early[j] || em->prefetch))
+		if (phase_stores(em, j))
 			line(em, 2, fmt, j, j, j);
 }
 
@@ -1200,8 +1207,7 @@ static void emit_chunk_loop(emitter *em, int round, const char *u_text, int only
 		line(em, 2, "for (; chunk + %s <= chunks; chunk += %s) {", u_text, u_text);
 	em->run_only = only;
 	for (int j = 0; j < em->kernel->n_outputs && em->runs; j++)
-		if (em->kernel->outputs[j].kind == RR_KIND_ROW && (only < 0 || j == only) &&
-		    !(em->dtype == RR_F32 && em->early[j] && !em->prefetch))
+		if (phase_stores(em, j) && (only < 0 || j == only))
 			line(em, 3,
 			     "vf run%d[%s * BLOCKS]; /* the chunks' values, stored together */", j,
 			     u_text);
@@ -1214,11 +1220,9 @@ static void emit_chunk_loop(emitter *em, int round, const char *u_text, int only
 		line(em, 4, "pending_chunk(pend, pal, c); /* the previous row's output, this chunk */");
 	line(em, 3, "}");
 	for (int j = 0; j < em->kernel->n_outputs && em->runs; j++) {
-		if (em->kernel->outputs[j].kind != RR_KIND_ROW || (only >= 0 && j != only))
+		if (!phase_stores(em, j) || (only >= 0 && j != only))
 			continue;
 		if (em->dtype == RR_F32) { /* f32_runs: vector by vector, after the run's loads */
-			if (em->early[j] && !em->prefetch)
-				continue;
 			line(em, 3, "for (int u = 0; u < %s; u++)", u_text);
 			line(em, 4, "for (int b = b_lo; b < b_hi; b++) /* a row part's blocks */");
 			if (em->aligned)
