@@ -753,10 +753,15 @@ static void emit_element(emitter *em, int depth, int round, int guarded)
 		if (early >= 0 && guarded)
 			line(em, depth, "store_lanes_guarded(early%d, i, N, e%d); /* %s */", early,
 			     id, kernel->outputs[early].name);
+		else if (early >= 0 && em->runs)
+			line(em, depth, "run%d[u * BLOCKS + b] = e%d; /* %s, stored with the run */",
+			     early, id, kernel->outputs[early].name);
 		else if (early >= 0)
 			line(em, depth, "store_packed(early%d + i, e%d); /* %s, read back after */",
 			     early, id, kernel->outputs[early].name);
-		if (id == em->cached && em->pass == 2 && !em->head)
+		if (id == em->cached && em->pass == 2 && !em->head && em->runs && !guarded)
+			line(em, depth, "run_kept[u * BLOCKS + b] = e%d; /* stored with the run */", id);
+		else if (id == em->cached && em->pass == 2 && !em->head)
 			line(em, depth, "store_kept(cache%s, slot * W + b * L, e%d);",
 			     guarded ? "_tail" : "", id);
 		if (em->held[id] && round == 1 && !em->head)
@@ -1144,6 +1149,37 @@ static int f32_runs(emitter *em, int round)
 	       em->r->head_slots == 0 && !em->piped_row && !output_from_cache_alone(em, round);
 }
 
+/* Whether a pass of the reductions that stores rows as it goes holds its stores in runs as
+ * f32_runs does: round 1 writing its early outputs (add_layernorm's h = x + r, the next
+ * vector of x and r loaded right after each store of h), and the split's pass of the sums
+ * writing its e-values into the output row (softmax f32: each exp's store ahead of the next
+ * load of x). At y - x = +64 modulo 1 MiB those ran 1.4-1.5x and 4.2-5x the time; in runs, at
+ * most 1.2x and 1.5x, over a window as wide as a run (bench/NOTES.md, session 46 CPU). Each
+ * accumulator still adds its values in the plan's order. */
+static int f32_pass_runs(const emitter *em, int round)
+{
+	if (round > em->rounds || em->dtype != RR_F32 || em->layout->vec != 1 ||
+	    em->r->head_slots > 0 || em->piped_row || em->n_held > 0)
+		return 0;
+	if (em->pass == 2)
+		return em->cached >= 0 && em->n_early == 0;
+	return em->pass == 0 && round == 1 && em->n_early > 0;
+}
+
+/* Whether the run loop of `round` (em->runs) holds row output j's values. */
+static int run_holds(const emitter *em, int round, int j)
+{
+	if (round > em->rounds)
+		return phase_stores(em, j);
+	return em->pass != 2 && em->early[j] != 0;
+}
+
+/* Whether the run loop of a pass of the sums holds the split's e-values for its cache. */
+static int run_holds_cache(const emitter *em, int round)
+{
+	return round <= em->rounds && em->pass == 2 && em->cached >= 0;
+}
+
 /* A part vector of emit_in_row_lines: its first `lanes` lanes at q + k. */
 static void emit_in_row_masked(emitter *em, int round, const char *lanes)
 {
@@ -1196,6 +1232,23 @@ static void emit_aligners(emitter *em, const char *fmt)
 			line(em, 2, fmt, j, j, j);
 }
 
+/* The stores of a run of a pass of the reductions (f32_pass_runs), after its loads. */
+static void emit_pass_run_stores(emitter *em, int round, int depth, const char *u_text)
+{
+	line(em, depth, "for (int u = 0; u < %s; u++)", u_text);
+	line(em, depth + 1, "for (int b = b_lo; b < b_hi; b++) {");
+	if (run_holds_cache(em, round))
+		line(em, depth + 2,
+		     "store_kept(cache, (chunk + u) * W + b * L, run_kept[u * BLOCKS + b]);");
+	for (int j = 0; j < em->kernel->n_outputs; j++)
+		if (run_holds(em, round, j))
+			line(em, depth + 2,
+			     "store_packed(early%d + h + (chunk + u) * W + b * L, "
+			     "run%d[u * BLOCKS + b]); /* %s */",
+			     j, j, em->kernel->outputs[j].name);
+	line(em, depth + 1, "}");
+}
+
 /* The loop over the complete chunks, `u_text` a loop iteration, storing row output `only`
  * (-1: all of them; only with em->runs). */
 static void emit_chunk_loop(emitter *em, int round, const char *u_text, int only, int from_start)
@@ -1207,10 +1260,12 @@ static void emit_chunk_loop(emitter *em, int round, const char *u_text, int only
 		line(em, 2, "for (; chunk + %s <= chunks; chunk += %s) {", u_text, u_text);
 	em->run_only = only;
 	for (int j = 0; j < em->kernel->n_outputs && em->runs; j++)
-		if (phase_stores(em, j) && (only < 0 || j == only))
-			line(em, 3,
-			     "vf run%d[%s * BLOCKS]; /* the chunks' values, stored together */", j,
-			     u_text);
+		if (run_holds(em, round, j) && (only < 0 || j == only))
+			line(em, 3, "vf run%d[%s * BLOCKS]; /* the chunks' values, stored together */",
+			     j, u_text);
+	if (em->runs && run_holds_cache(em, round))
+		line(em, 3, "vf run_kept[%s * BLOCKS]; /* the chunks' e-values, stored together */",
+		     u_text);
 	line(em, 3, "for (int u = 0; u < %s; u++) {", u_text);
 	line(em, 4, "const int64_t c = chunk + u;");
 	line(em, 4, "for (int b = b_lo; b < b_hi; b++) {");
@@ -1219,7 +1274,9 @@ static void emit_chunk_loop(emitter *em, int round, const char *u_text, int only
 	if (em->piped_row && em->pass == 2)
 		line(em, 4, "pending_chunk(pend, pal, c); /* the previous row's output, this chunk */");
 	line(em, 3, "}");
-	for (int j = 0; j < em->kernel->n_outputs && em->runs; j++) {
+	if (em->runs && round <= em->rounds)
+		emit_pass_run_stores(em, round, 3, u_text);
+	for (int j = 0; j < em->kernel->n_outputs && em->runs && round > em->rounds; j++) {
 		if (!phase_stores(em, j) || (only >= 0 && j != only))
 			continue;
 		if (em->dtype == RR_F32) { /* f32_runs: vector by vector, after the run's loads */
@@ -1306,7 +1363,7 @@ static void emit_traversal(emitter *em, int round)
 	 * is a chain of ~15 dependent operations per vector, and two in one iteration share the
 	 * constants' loads and the loop's overhead. A worker's order is unchanged (lab, softmax
 	 * f32 1024x1024, one thread, AVX2: 0.48 -> 0.44 µs a row). */
-	em->runs = stores_in_runs(em, round) || f32_runs(em, round);
+	em->runs = stores_in_runs(em, round) || f32_runs(em, round) || f32_pass_runs(em, round);
 	/* An output phase of the cached value alone (softmax f32: a load, a multiply and a store a
 	 * vector) runs four chunks an iteration. With one, its loop was small enough to be bound
 	 * by fetching its own code, whose placement alone moved softmax f32 4096x4096 by 10 %
