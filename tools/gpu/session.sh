@@ -43,6 +43,21 @@ for stage in "$@"; do
 		nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw \
 			--format=csv | tee "$OUT/nvidia-smi.csv"
 		gcc --version | head -1
+		# A card that computes wrong sums (session 46: an H100 whose rows past ~20 of a launch came
+		# back wrong, PyTorch's own sums too, Xid 31 in dmesg) fails rows of every build alike: say
+		# so here rather than in an A/B's failed rows.
+		python3 - <<'PY' 2>&1 | tee "$OUT/health.txt"
+import torch
+torch.manual_seed(46)
+worst = 0.0
+for m, n in [(64, 4096), (132, 16000), (1024, 4096)]:
+    x = torch.randn(m, n, device="cuda")
+    err = (x.sum(1).double().cpu() - x.double().cpu().sum(1)).abs().max().item()
+    worst = max(worst, err)
+print("health: torch row sums against float64 on the CPU, max abs error %.3g: %s" %
+      (worst, "ok" if worst < 0.05 else "DEVICE FAULT: wrong results, do not time on this card"))
+PY
+		dmesg 2>/dev/null | grep -i 'xid' | tail -3
 		;;
 	test)
 		log "ctest -L gpu"
