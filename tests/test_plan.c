@@ -1072,13 +1072,17 @@ static void test_one_row_choices(const rr__target *gpu)
 		const char *kernel;
 		rr_dtype dtype;
 		int64_t rows, cols;
-		int cheapest; /* 1: 16-byte packs in one step (the cheapest); 0: the tie rule's */
+		int cheapest; /* 1: 16-byte packs in one step (the cheapest); 2: the cheapest plan of
+		               * the tie loading in one step (the cheapest loads in two; kernels
+		               * reading col inputs); 0: the tie rule's */
 	} cases[] = {
 	    {"layernorm", RR_BF16, 1, 8192, 1},   {"layernorm", RR_BF16, 4, 8192, 1},
 	    {"rmsnorm", RR_BF16, 16, 4096, 1},    {"softmax", RR_F32, 1, 4096, 1},
 	    {"sum", RR_BF16, 1, 8192, 1},         {"layernorm", RR_F32, 1, 8192, 1},
 	    {"layernorm", RR_BF16, 2, 4095, 0},   {"rmsnorm", RR_F32, 2, 4095, 0},
-	    {"layernorm", RR_F32, 1, 16384, 0},   {"layernorm", RR_BF16, 1, 5000, 0},
+	    {"layernorm", RR_F32, 1, 16384, 0},   {"layernorm", RR_BF16, 1, 5000, 2},
+	    {"layernorm", RR_BF16, 1, 6144, 2},   {"rmsnorm", RR_BF16, 12, 5120, 2},
+	    {"softmax", RR_BF16, 12, 5120, 0},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		rr_kernel *kernel = builtin(cases[i].kernel);
@@ -1090,7 +1094,10 @@ static void test_one_row_choices(const rr__target *gpu)
 		                 ((int64_t)l.workers_per_row * l.vec);
 		int wide = l.vec * elem == 16 && l.workers_per_row <= 512 && chunks <= l.unroll;
 		/* the tie rule's simplest plan: the least unrolling */
-		CHECKF(l.blocks_per_row == 1 && (cases[i].cheapest ? wide : l.unroll == 1),
+		const int one_step = chunks <= l.unroll && l.unroll > 1;
+		CHECKF(l.blocks_per_row == 1 && (cases[i].cheapest == 1   ? wide
+		                                 : cases[i].cheapest == 2 ? one_step && !wide
+		                                                          : l.unroll == 1),
 		       "%s %s %lldx%lld: %s",
 		       cases[i].kernel, rr_dtype_name(cases[i].dtype), (long long)cases[i].rows,
 		       (long long)cases[i].cols, show(&l));

@@ -681,8 +681,33 @@ static int cheapest_alone(const rr__plan_request *req, const rr_layout *l,
 {
 	int64_t bytes = req->cols * rr_dtype_size(req->dtype);
 	return req->target->kind == RR_TARGET_GPU && l->blocks_per_row == 1 && bytes % 16 == 0 &&
-	       bytes < 65536 && f->groups < req->target->multiprocessors && !f->few_groups &&
-	       f->chunks_per_worker <= l->unroll;
+	       bytes < 65536 && f->groups < req->target->multiprocessors && !f->few_groups;
+}
+
+/* Whether the kernel reads col inputs (the norms' weights): a worker's element then takes two
+ * or three loads, and where cheapest_alone covers the launch but the cheapest plan loads its
+ * packs in two steps, the cheapest plan of the tie window that loads them in one step wins over
+ * the tie rule's simplest (U = 1 at wide packs, idle workers). H100, one-step against the tie
+ * rule's pick (bench/NOTES.md session 45): layernorm, rmsnorm and add_layernorm bf16 on 1-12
+ * rows of 5000-12288, 0.69-0.90 of the time (10 of 10 faster); softmax bf16 0.84-1.19 and f32
+ * sum and cross_entropy (V = 4, U = 4 -> V = 2, U = 8) 0.88-1.06, 14 of 22 slower: kernels
+ * without col inputs keep the tie rule. On shapes the rule was not drawn from (session 46, a
+ * card that failed launches of 24 rows or more, so a record only): 24 of the 25 validated rows
+ * faster, 0.66-0.99; add_layernorm f16 8x8000 1.04, its W = 512, V = 4, U = 4 spilling. */
+static int reads_cols(const rr_kernel *kernel)
+{
+	for (int k = 0; k < kernel->n_inputs; k++)
+		if (kernel->inputs[k].kind == RR_KIND_COL)
+			return 1;
+	return 0;
+}
+
+/* Whether a plan's workers load their packs in one step. */
+static int one_step(const rr__plan_request *req, const rr_layout *l)
+{
+	rr__plan_features f;
+	rr__plan_features_compute(req, l, &f);
+	return l->blocks_per_row == 1 && f.chunks_per_worker <= l->unroll;
 }
 
 rr_status rr__plan_choose(const rr__plan_request *req, const rr_layout *requested, rr__cost_fn cost,
@@ -751,15 +776,22 @@ rr_status rr__plan_choose(const rr__plan_request *req, const rr_layout *requeste
 	 * for every headed plan of a request, does not widen it; where cheapest_alone says, there
 	 * is no tie. */
 	double window = fabs(lowest) * TIE_TOLERANCE;
+	int alone = 0;
 	if (cheapest >= 0 && cost == rr__cost_default) {
 		rr__plan_features f;
 		rr__plan_features_compute(req, &c.items[cheapest], &f);
-		window = cheapest_alone(req, &c.items[cheapest], &f)
+		alone = cheapest_alone(req, &c.items[cheapest], &f);
+		window = alone && f.chunks_per_worker <= c.items[cheapest].unroll
 		             ? 0
 		             : fabs(lowest - f.head_us) * TIE_TOLERANCE;
 	}
 	int best = -1;
-	for (int i = 0; i < c.count; i++)
+	for (int i = 0; alone && reads_cols(req->kernel) && i < c.count; i++)
+		if (isfinite(costs[i]) && costs[i] <= lowest + window &&
+		    (best < 0 || costs[i] < costs[best]) && one_step(req, &c.items[i]))
+			best = i;
+	const int tied = best < 0;
+	for (int i = 0; tied && i < c.count; i++)
 		if (isfinite(costs[i]) && costs[i] <= lowest + window &&
 		    (best < 0 || simpler(&c.items[i], &c.items[best])))
 			best = i;
