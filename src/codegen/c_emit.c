@@ -760,7 +760,8 @@ static void emit_element(emitter *em, int depth, int round, int guarded)
 			line(em, depth, "store_packed(early%d + i, e%d); /* %s, read back after */",
 			     early, id, kernel->outputs[early].name);
 		if (id == em->cached && em->pass == 2 && !em->head && em->runs && !guarded)
-			line(em, depth, "run_kept[u * BLOCKS + b] = e%d; /* stored with the run */", id);
+			line(em, depth,
+			     "run_kept[u * BLOCKS + b] = e%d; /* stored with the run */ (void)slot;", id);
 		else if (id == em->cached && em->pass == 2 && !em->head)
 			line(em, depth, "store_kept(cache%s, slot * W + b * L, e%d);",
 			     guarded ? "_tail" : "", id);
@@ -1153,9 +1154,10 @@ static int f32_runs(emitter *em, int round)
  * f32_runs does: round 1 writing its early outputs (add_layernorm's h = x + r, the next
  * vector of x and r loaded right after each store of h), and the split's pass of the sums
  * writing its e-values into the output row (softmax f32: each exp's store ahead of the next
- * load of x). At y - x = +64 modulo 1 MiB those ran 1.4-1.5x and 4.2-5x the time; in runs, at
- * most 1.2x and 1.5x, over a window as wide as a run (bench/NOTES.md, session 46 CPU). Each
- * accumulator still adds its values in the plan's order. */
+ * load of x). At y - x = +16 to +64 modulo 1 MiB (where NumPy's heap puts arrays of whole MiB)
+ * those ran 1.4-1.5x and 4.2-4.8x the time; in runs, at most 1.2x and 1.5x, over a window as
+ * wide as a run (bench/NOTES.md, session 46 CPU). Each accumulator still adds its values in the
+ * plan's order. */
 static int f32_pass_runs(const emitter *em, int round)
 {
 	if (round > em->rounds || em->dtype != RR_F32 || em->layout->vec != 1 ||
