@@ -7,7 +7,9 @@
 set -u
 : "${ROWREDUCE:?set ROWREDUCE to the rowreduce tool}"
 : "${RR_SOURCE_DIR:?set RR_SOURCE_DIR to the source tree}"
-export RR_CFLAGS="${RR_CFLAGS:--O1}"
+# -Wall -Wextra -Werror: the generated C holds to the warnings the project's own code does (a
+# kernel whose source warns fails to build and so to validate).
+export RR_CFLAGS="${RR_CFLAGS:--O1 -Wall -Wextra -Werror}"
 # The release tool when `make test` names it (RR_RELEASE_ROWREDUCE), as cli_emit_cuda does: the
 # cases' time is the host's input generation, float64 reference and validation of up to 5.4M
 # elements, ten times slower under the sanitizers (minutes of CI). The sanitizers still see

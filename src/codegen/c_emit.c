@@ -3,6 +3,7 @@
  * slot order, then the fixed xor tree combines their partials, so sums match the GPU bit for bit.
  * Workers are the lanes of vectors (device/cpu_vec.h), L at a time, so the code is vector code
  * by construction and the compiler never has to reorder arithmetic to vectorise it. */
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -693,6 +694,31 @@ static void element_needs(emitter *em, int round, int from_cache)
 	rr__mark_operands(kernel, em->needed, stop);
 }
 
+/* Narrows em->needed to what row output j alone needs (a run loop that stores only j):
+ * the needed nodes its node reaches, descending where emit_element computes a value from its
+ * operands and not where it loads one (an input, the cache, a held value, an early output). */
+static void needs_of_one_output(emitter *em, int round, int from_cache, int j)
+{
+	const rr_kernel *kernel = em->kernel;
+	unsigned char reach[RR_MAX_NODES] = {0};
+	if (kernel->outputs[j].node < 0)
+		return;
+	reach[kernel->outputs[j].node] = 1;
+	for (int id = kernel->n_nodes - 1; id >= 0; id--) {
+		const rr__node *node = &kernel->nodes[id];
+		if (!reach[id] || !em->needed[id] || node->op == RR_OP_INPUT || id == from_cache ||
+		    (em->held[id] && round > 1 && !em->head) ||
+		    (early_output_of(em, id) >= 0 && round > 1))
+			continue;
+		if (node->a >= 0)
+			reach[node->a] = 1;
+		if (node->b >= 0)
+			reach[node->b] = 1;
+	}
+	for (int id = 0; id < kernel->n_nodes; id++)
+		em->needed[id] = em->needed[id] && reach[id];
+}
+
 /* The work on the L workers' element e of one pack (lane 0's index i): evaluate the elem
  * nodes the round needs as vectors, then accumulate or write the row outputs. */
 static void emit_element(emitter *em, int depth, int round, int guarded)
@@ -700,6 +726,8 @@ static void emit_element(emitter *em, int depth, int round, int guarded)
 	const rr_kernel *kernel = em->kernel;
 	int from_cache = em->cache_live && !em->head && round > em->rounds ? em->cached : -1;
 	element_needs(em, round, from_cache);
+	if (em->runs && !guarded && em->run_only >= 0 && round > em->rounds)
+		needs_of_one_output(em, round, from_cache, em->run_only);
 	for (int id = 0; id < kernel->n_nodes; id++) {
 		if (!em->needed[id])
 			continue;
@@ -807,12 +835,47 @@ static void emit_online_update(emitter *em, int depth, int max_id)
 	line(em, depth, "}");
 }
 
+/* Whether the text of `buf` from `from` on names the variable i outside comments. */
+static int names_index(const rr__buf *buf, size_t from)
+{
+	if (buf->failed)
+		return 1;
+	const char *text = buf->data;
+	for (size_t k = from; k < buf->length; k++) {
+		if (text[k] == '/' && k + 1 < buf->length && text[k + 1] == '*') {
+			const char *end = strstr(text + k + 2, "*/");
+			if (!end)
+				return 0;
+			k = (size_t)(end - text) + 1;
+			continue;
+		}
+		if (text[k] != 'i')
+			continue;
+		const int before = k > from && (isalnum((unsigned char)text[k - 1]) || text[k - 1] == '_');
+		const int after = k + 1 < buf->length &&
+		                  (isalnum((unsigned char)text[k + 1]) || text[k + 1] == '_');
+		if (!before && !after)
+			return 1;
+	}
+	return 0;
+}
+
+/* Removes the text [from, to) of `buf` (a line emitted that turned out unused). */
+static void drop_text(rr__buf *buf, size_t from, size_t to)
+{
+	if (buf->failed || to > buf->length || from > to)
+		return;
+	memmove(buf->data + from, buf->data + to, buf->length - to + 1);
+	buf->length -= to - from;
+}
+
 /* One pack of each of the L workers of block b in chunk c: V elements, lane l's element e at
  * i + l * V. `guarded` for the last chunk: lanes past N take no part, and once lane 0's
  * element is past N every lane's is. */
 static void emit_pack(emitter *em, int depth, int round, int guarded)
 {
 	const rr_kernel *kernel = em->kernel;
+	size_t index_at = 0, index_end = 0; /* the line declaring i, where one is emitted */
 	for (int id = 0; id < kernel->n_nodes && em->pass == 0; id++) {
 		if (!rr__reduced_in(kernel, id, round) || kernel->analysis.online_partner[id] < 0)
 			continue;
@@ -831,8 +894,10 @@ static void emit_pack(emitter *em, int depth, int round, int guarded)
 		line(em, depth + 2, "break;");
 	} else {
 		line(em, depth, "for (int e = 0; e < V; e++) {");
+		index_at = em->out->length;
 		line(em, depth + 1,
 		     "const int64_t i = h + (c * W + b * L) * V + e; /* lane l: i + l * V */");
+		index_end = em->out->length;
 		if (guarded) {
 			line(em, depth + 1, "if (i >= N)");
 			line(em, depth + 2, "break;");
@@ -855,6 +920,8 @@ static void emit_pack(emitter *em, int depth, int round, int guarded)
 				     k);
 	}
 	emit_element(em, depth + 1, round, guarded);
+	if (index_end > 0 && !names_index(em->out, index_end))
+		drop_text(em->out, index_at, index_end); /* every value from kept slots, runs stored */
 	line(em, depth, "}");
 	for (int id = 0; id < kernel->n_nodes && em->pass == 0; id++)
 		if (rr__reduced_in(kernel, id, round) && kernel->analysis.online_partner[id] >= 0)
