@@ -986,8 +986,9 @@ static int simulate_deferred_online(rr_device *device)
 				rr_program_free(program);
 			}
 		/* packs of 16 bytes: rows have heads. The entry for rows on a boundary defers the
-		 * pair (softmax keeping its exponentials); the headed entry adds pack by pack after
-		 * the head's elements. simulate() runs both: aligned rows and views 1-3 in. */
+		 * pair (softmax keeping its exponentials); so does the headed entry where the row is
+		 * kept in registers and not flat (its head's elements added after the body's max),
+		 * pack by pack otherwise. simulate() runs both: aligned rows and views 1-3 in. */
 		plan headed[] = {{129, 32, 0, 2, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 3},
 		                 {1000, 64, 0, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 5},
 		                 {300, 32, 0, 1, 2, 1, RR_STORAGE_REGS, RR_GRID_PERSISTENT, 7},
@@ -1006,6 +1007,19 @@ static int simulate_deferred_online(rr_device *device)
 		CHECKF((strstr(source, "rr_online_sum_keep(z") != NULL) == (k == 0),
 		       "%s N=129 V=4: kept exponentials %s", kernels[k],
 		       k == 0 ? "missing" : "where nothing is kept");
+		rr_program_free(program);
+		/* four chunks at U = 1 (not flat): softmax keeps x in registers and defers in both
+		 * entries, cross_entropy keeps nothing and defers in neither */
+		rr_layout kept = {64, 4, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS};
+		program = NULL;
+		CHECK(rr__program_emit_only(device, kernel, RR_F32, 5, 1000, &kept, &program) ==
+		      RR_OK);
+		int sums = 0;
+		for (const char *at = program ? rr_program_source(program) : "";
+		     (at = strstr(at, "this worker's max first")) != NULL; at++)
+			sums++;
+		CHECKF(sums == (k == 0 ? 2 : 0), "%s N=1000 V=4 U=1: %d deferred sums, want %d",
+		       kernels[k], sums, k == 0 ? 2 : 0);
 		rr_program_free(program);
 		rr_kernel_free(kernel);
 	}

@@ -38,6 +38,10 @@ static void load_array(rr__cu_emitter *em, int id, int phase)
 {
 	if (em->flat)
 		rr__buf_printf(em->out, "%s%d_%d", em->head ? "hl" : "ld", id, phase);
+	else if (em->head_loaded)
+		rr__buf_printf(em->out, "hd%d", id);
+	else if (em->tail_loads > 0)
+		rr__buf_printf(em->out, "tl%d_%d", id, em->tail_loads);
 	else
 		rr__buf_printf(em->out, "ld%d", id);
 }
@@ -224,11 +228,19 @@ static void emit_pack_load(rr__cu_emitter *em, int depth, int id, const char *de
 
 /* ---------------------------------------------------------------- one pack */
 
-/* Whether `phase` reads kept exponentials: a later phase of a plain body, where exp(x - max)
- * is the kept array scaled and x and x - max (whose one use it is) are not computed. */
+/* Whether the body being emitted takes its online pairs deferred (deferred_online): the body
+ * of rows without a head, and the headed entry's body where headed_defers says. */
+static int body_defers(const rr__cu_emitter *em)
+{
+	return em->plain || (em->body && em->headed_defer);
+}
+
+/* Whether `phase` reads kept exponentials: a later phase of a body that deferred its pair,
+ * where exp(x - max) is the kept array scaled and x and x - max (whose one use it is) are not
+ * computed. The head computes exp(x - max) from x again. */
 static int kexp_reads(const rr__cu_emitter *em, int phase)
 {
-	return phase > 1 && em->kexp_max >= 0 && em->plain && !em->head;
+	return phase > 1 && em->kexp_max >= 0 && body_defers(em) && !em->head;
 }
 
 static int kexp_skipped(const rr__cu_emitter *em, int id, int phase)
@@ -298,18 +310,19 @@ static void emit_values(rr__cu_emitter *em, int depth, int phase, const char *u)
 }
 
 /* Where every value an online pair of `phase` reduces is still in registers after the body
- * (a flat row's loads, or values kept in registers from round 1), in the body of rows without
- * a head (em->plain: every row where the layout has no head, the !HEADED entry otherwise): the
- * pair is accumulated as this worker's max over its packs first, then one sum of
- * exp(v - max) (emit_deferred_sums), one rescale a worker where the pack-by-pack form pays
- * one a pack (at V = 1 two exponentials an element, bench/NOTES.md session 12). Writes the
- * array holding the argument's values by chunk into `source`; 0 where the pair stays pack by
- * pack. */
+ * (a flat row's loads, or values kept in registers from round 1), in a body that defers
+ * (body_defers: rows without a head, and the headed entry's packs after its head): the pair
+ * is accumulated as this worker's max over its packs first, then one sum of exp(v - max)
+ * (emit_deferred_sums), one rescale a worker where the pack-by-pack form pays one a pack (at
+ * V = 1 two exponentials an element, bench/NOTES.md session 12). In the headed entry the
+ * head's few elements are added pack by pack after the body's max, before its sum.
+ * Writes the array holding the argument's values by chunk into `source`; 0 where the pair
+ * stays pack by pack. */
 static int deferred_online(const rr__cu_emitter *em, int id, int phase, char *source, size_t size)
 {
 	const rr_kernel *kernel = em->kernel;
 	if (kernel->analysis.online_partner[id] < 0 || !rr__reduced_in(kernel, id, phase) ||
-	    !em->plain || em->head)
+	    !body_defers(em) || em->head)
 		return 0;
 	int arg = kernel->nodes[id].a;
 	const rr__node *node = &kernel->nodes[arg];
@@ -336,6 +349,31 @@ static int read_only_by(const rr_kernel *kernel, int id, int u1, int u2)
 		if (kernel->outputs[j].node == id)
 			return 0;
 	return 1;
+}
+
+/* Whether round 1's online pairs are deferred in the headed entry's body as in the plain one:
+ * registers keep the rows (not a flat row), every reduction of round 1 is the max of a pair
+ * whose argument is kept, so the head's elements may be added after the body's max (the max
+ * is exact in any order, and the sum still runs head first, then the packs). Pack by pack
+ * there, the headed entry took two exponentials an element and the last chunk's loads waited
+ * for the others' values (softmax bf16 2047x6143: 19.2 µs against 14.2 at 2048x6144,
+ * bench/results/2026-12-04-h200-odd-vs-aligned-s32). */
+static int headed_defers(const rr__cu_emitter *em)
+{
+	const rr_kernel *kernel = em->kernel;
+	if (em->geo->head_slots == 0 || em->flat || em->geo->keep != RR_KEEP_REGS)
+		return 0;
+	int any = 0;
+	for (int id = 0; id < kernel->n_nodes; id++) {
+		if (!rr__reduced_in(kernel, id, 1))
+			continue;
+		int arg = kernel->nodes[id].a;
+		if (kernel->analysis.online_partner[id] < 0 || kernel->nodes[arg].op != RR_OP_INPUT ||
+		    kernel->nodes[arg].shape != RR_SHAPE_ELEM || !em->kept[arg])
+			return 0;
+		any = 1;
+	}
+	return any;
 }
 
 /* Kept exponentials. A round-1 online pair m = max(x), z = sum(t), t = exp(x - m), over an
@@ -405,36 +443,41 @@ static void emit_accumulate(rr__cu_emitter *em, int depth, int phase, int guarde
 	}
 }
 
-/* The sums of the deferred online pairs (deferred_online), after the body: every complete
- * chunk, then the partial pack where this worker has one, in slot order. */
-static void emit_deferred_sums(rr__cu_emitter *em, int phase)
+/* The sum of one deferred pair, max node `id`, over this worker's packs at `depth`: in rows
+ * without a head every complete chunk, then the partial pack where this worker has one; in the
+ * headed entry (whose head was added just before, at the worker's max) chunks 0 .. FULL - 2,
+ * then chunks FULL - 1 and FULL where this worker's pack there holds elements of the row.
+ * Slot order either way. */
+static void emit_deferred_sum(rr__cu_emitter *em, int depth, int id, int phase, int headed)
 {
 	const rr_kernel *kernel = em->kernel;
-	int headed = em->geo->head_slots > 0, any = 0;
-	if (phase == 1 && em->kexp_max >= 0)
-		rr__cu_line(em, 1,
-		            "float kb%d = -INFINITY; /* the max the kept exponentials are taken "
-		            "from */",
-		            em->kexp_max);
-	em->plain = 1;
-	for (int id = 0; id < kernel->n_nodes; id++) {
-		char source[32];
-		if (!deferred_online(em, id, phase, source, sizeof source))
-			continue;
-		if (headed && !any)
-			rr__cu_line(em, 1, "if constexpr (!HEADED) {");
-		any = 1;
-		int d = 1 + headed, z = kernel->analysis.online_partner[id];
-		int keep = phase == 1 && id == em->kexp_max;
-		const char *sum = keep ? "rr_online_sum_keep" : "rr_online_sum";
-		if (keep)
-			snprintf(source, sizeof source, "k%d", em->kexp_x);
-		rr__cu_line(em, d,
-		            keep ? "{ /* online s%d, s%d: this worker's max first, then its sum, "
-		                   "keeping the exponentials */"
-		                 : "{ /* online s%d, s%d: this worker's max first, then its sum */",
-		            id, z);
-		rr__cu_line(em, d + 1, "const float base = m%d == -INFINITY ? 0.0f : m%d;", id, id);
+	char source[32];
+	deferred_online(em, id, phase, source, sizeof source);
+	int d = depth, z = kernel->analysis.online_partner[id];
+	int keep = phase == 1 && id == em->kexp_max;
+	const char *sum = keep ? "rr_online_sum_keep" : "rr_online_sum";
+	if (keep)
+		snprintf(source, sizeof source, "k%d", em->kexp_x);
+	rr__cu_line(em, d,
+	            keep ? "{ /* online s%d, s%d: this worker's max first, then its sum, "
+	                   "keeping the exponentials */"
+	                 : "{ /* online s%d, s%d: this worker's max first, then its sum */",
+	            id, z);
+	rr__cu_line(em, d + 1, "const float base = m%d == -INFINITY ? 0.0f : m%d;", id, id);
+	if (headed) {
+		rr__cu_line(em, d + 1, "#pragma unroll");
+		rr__cu_line(em, d + 1, "for (int c = 0; c < FULL - 1; c++)");
+		rr__cu_line(em, d + 2, "%s(z%d, %s[c], base, V);", sum, z, source);
+		const char *last[2][2] = {{"FULL > 0", "(FULL - 1)"}, {"REM > 0", "FULL"}};
+		for (int k = 0; k < 2; k++) {
+			rr__cu_line(em, d + 1, "if constexpr (%s) {", last[k][0]);
+			rr__cu_line(em, d + 2, "const int at = h + (%s * W + worker) * V;", last[k][1]);
+			rr__cu_line(em, d + 2, "if (at < LEN)");
+			rr__cu_line(em, d + 3, "%s(z%d, %s[%s], base, LEN - at);", sum, z, source,
+			            last[k][1]);
+			rr__cu_line(em, d + 1, "}");
+		}
+	} else {
 		rr__cu_line(em, d + 1, "#pragma unroll");
 		rr__cu_line(em, d + 1, "for (int c = 0; c < FULL; c++)");
 		rr__cu_line(em, d + 2, "%s(z%d, %s[c], base, V);", sum, z, source);
@@ -443,13 +486,58 @@ static void emit_deferred_sums(rr__cu_emitter *em, int phase)
 		rr__cu_line(em, d + 3, "%s(z%d, %s[FULL], base, REM - worker * V);", sum, z,
 		            source);
 		rr__cu_line(em, d + 1, "}");
-		if (keep)
-			rr__cu_line(em, d + 1, "kb%d = m%d;", id, id);
-		rr__cu_line(em, d, "}");
 	}
-	if (headed && any)
-		rr__cu_line(em, 1, "}");
+	if (keep)
+		rr__cu_line(em, d + 1, "kb%d = m%d;", id, id);
+	rr__cu_line(em, d, "}");
+}
+
+/* Whether max node `id`'s pair is deferred in the body of the entry `headed` names. */
+static int defers_in(rr__cu_emitter *em, int id, int phase, int headed)
+{
+	char source[32];
+	int plain = em->plain, body = em->body;
+	em->plain = !headed;
+	em->body = 1;
+	int defers = deferred_online(em, id, phase, source, sizeof source);
+	em->plain = plain;
+	em->body = body;
+	return defers;
+}
+
+/* The sums of the deferred online pairs (deferred_online), after the body, in each entry's
+ * form (emit_deferred_sum). */
+static void emit_deferred_sums(rr__cu_emitter *em, int phase)
+{
+	const rr_kernel *kernel = em->kernel;
+	int headed = em->geo->head_slots > 0, plain_any = 0, headed_any = 0;
+	for (int id = 0; id < kernel->n_nodes; id++) {
+		plain_any |= defers_in(em, id, phase, 0);
+		headed_any |= headed && defers_in(em, id, phase, 1);
+	}
+	if (phase == 1 && em->kexp_max >= 0 && (plain_any || headed_any))
+		rr__cu_line(em, 1,
+		            "float kb%d = -INFINITY; /* the max the kept exponentials are taken "
+		            "from */",
+		            em->kexp_max);
+	if (!plain_any && !headed_any)
+		return;
+	if (headed)
+		rr__cu_line(em, 1, "if constexpr (!HEADED) {");
+	em->plain = em->body = 1;
+	for (int id = 0; id < kernel->n_nodes && plain_any; id++)
+		if (defers_in(em, id, phase, 0))
+			emit_deferred_sum(em, 1 + headed, id, phase, 0);
 	em->plain = 0;
+	if (headed && headed_any) {
+		rr__cu_line(em, 1, "} else {");
+		for (int id = 0; id < kernel->n_nodes; id++)
+			if (defers_in(em, id, phase, 1))
+				emit_deferred_sum(em, 2, id, phase, 1);
+	}
+	em->body = 0;
+	if (headed)
+		rr__cu_line(em, 1, "}");
 }
 
 /* The scale that turns a kept exponential exp(x - kb) into exp(x - s), s the row's max, once
@@ -695,7 +783,7 @@ static void emit_tail_chunk(rr__cu_emitter *em, int d, int phase, const char *ch
 	rr__cu_line(em, d + 1, "const int at = h + (%s * W + worker) * V;", chunk);
 	rr__cu_line(em, d + 1,
 	            "const int valid = LEN - at; /* elements of this pack in the row */");
-	for (int id = 0; id < kernel->n_nodes && !em->flat; id++) {
+	for (int id = 0; id < kernel->n_nodes && !em->flat && em->tail_loads == 0; id++) {
 		if (!global_load(em, id, phase))
 			continue;
 		char dest[32];
@@ -709,6 +797,33 @@ static void emit_tail_chunk(rr__cu_emitter *em, int d, int phase, const char *ch
 		rr__cu_line(em, d - 1, "}");
 }
 
+/* The packs of the headed body's guarded chunk `chunk` (its `k`-th, into tl<id>_<k>), loaded
+ * before its complete chunks: emitted where they are used, after those chunks' values, ptxas
+ * issued them only then, a second trip to memory for every row (softmax bf16 2047x6143). Only
+ * in round 1 of rows kept in registers, whose complete chunks' loads are all issued up front
+ * anyway: in later phases (col inputs) and in loops of chunks the early packs took registers
+ * that spilled (layernorm bf16 2047x6143 at W = 128, five blocks an SM). */
+static void emit_tail_loads(rr__cu_emitter *em, int d, int phase, const char *chunk,
+                            const char *exists, int k)
+{
+	const rr_kernel *kernel = em->kernel;
+	for (int id = 0; id < kernel->n_nodes; id++)
+		if (global_load(em, id, phase))
+			rr__cu_line(em, d, "[[maybe_unused]] float tl%d_%d[1][V];", id, k);
+	rr__cu_line(em, d, "if constexpr (%s) {", exists);
+	rr__cu_line(em, d + 1, "const int at = h + (%s * W + worker) * V;", chunk);
+	rr__cu_line(em, d + 1, "if (at < LEN) {");
+	for (int id = 0; id < kernel->n_nodes; id++) {
+		if (!global_load(em, id, phase))
+			continue;
+		char dest[32];
+		snprintf(dest, sizeof dest, "tl%d_%d[0]", id, k);
+		emit_pack_load(em, d + 2, id, dest, "LEN - at");
+	}
+	rr__cu_line(em, d + 1, "}");
+	rr__cu_line(em, d, "}");
+}
+
 /* The body. Without a head (and in the entry for rows on a boundary, h = 0): FULL complete
  * chunks and the partial one, all bounds constants. With one: chunks 0 .. FULL - 2 are
  * complete whatever h < W·V is, chunk FULL - 1 is complete unless h > REM, and chunk FULL
@@ -716,11 +831,11 @@ static void emit_tail_chunk(rr__cu_emitter *em, int d, int phase, const char *ch
  * runtime bound cost ptxas registers: spills at W = 1024). */
 static void emit_body(rr__cu_emitter *em, int phase)
 {
-	em->plain = 1;
+	em->plain = em->body = 1;
 	if (em->geo->head_slots == 0) {
 		emit_full_chunks(em, 1, phase, "FULL");
 		emit_tail_chunk(em, 1, phase, "FULL", 0);
-		em->plain = 0;
+		em->plain = em->body = 0;
 		return;
 	}
 	rr__cu_line(em, 1, "if constexpr (!HEADED) {");
@@ -728,14 +843,24 @@ static void emit_body(rr__cu_emitter *em, int phase)
 	emit_tail_chunk(em, 2, phase, "FULL", 0);
 	em->plain = 0;
 	rr__cu_line(em, 1, "} else {");
+	int early = phase == 1 && !em->flat && em->geo->keep == RR_KEEP_REGS &&
+	            em->geo->kept_values > 0 && batch_headed(em) && count_loads(em, phase) > 0;
+	if (early) {
+		emit_tail_loads(em, 2, phase, "(FULL - 1)", "FULL > 0", 1);
+		emit_tail_loads(em, 2, phase, "FULL", "REM > 0", 2);
+	}
 	emit_full_chunks(em, 2, phase, "(FULL - 1)");
 	rr__cu_line(em, 2, "if constexpr (FULL > 0) {");
+	em->tail_loads = early ? 1 : 0;
 	emit_tail_chunk(em, 3, phase, "(FULL - 1)", 1);
 	rr__cu_line(em, 2, "}");
 	rr__cu_line(em, 2, "if constexpr (REM > 0) {");
+	em->tail_loads = early ? 2 : 0;
 	emit_tail_chunk(em, 3, phase, "FULL", 1);
+	em->tail_loads = 0;
 	rr__cu_line(em, 2, "}");
 	rr__cu_line(em, 1, "}");
+	em->body = 0;
 }
 
 /* Switches to emitting the head in `phase`: unless its kept values stay in registers, a later
@@ -750,27 +875,37 @@ static void mark_head(rr__cu_emitter *em, int phase)
 }
 
 /* The head: this worker's elements j = t * W + (W - 1 - worker) < h, read and written element
- * by element, before its body packs (slot order). Except in flat rows kept in registers,
+ * by element, before its body packs (slot order). `part` 0: the head whole; 1: its loads
+ * alone (into hd<id>), 2: its values from those, after the body (headed_defers). Except in flat rows kept in registers,
  * nothing of the head is kept: a later phase reads its elements again and recomputes what it
  * needs from them (the same values). */
-static void emit_head(rr__cu_emitter *em, int phase)
+static void emit_head(rr__cu_emitter *em, int phase, int part)
 {
 	const rr_kernel *kernel = em->kernel;
 	if (em->geo->head_slots == 0)
 		return;
 	mark_head(em, phase);
+	for (int id = 0; id < kernel->n_nodes && part == 1; id++)
+		if (global_load(em, id, phase))
+			rr__cu_line(em, 1, "float hd%d[1][V]; /* the head's, loaded before the body */",
+			            id);
 	rr__cu_line(em, 1, "if (W - 1 - worker < h) { /* the head, on the last workers */");
-	rr__cu_line(em, 2,
-	            "const int valid = (h - (W - 1 - worker) + W - 1) / W; /* this worker's "
-	            "head elements */");
-	for (int id = 0; id < kernel->n_nodes && !em->flat; id++) {
+	if (part != 1)
+		rr__cu_line(em, 2,
+		            "const int valid = (h - (W - 1 - worker) + W - 1) / W; /* this worker's "
+		            "head elements */");
+	for (int id = 0; id < kernel->n_nodes && !em->flat && part != 2; id++) {
 		if (!global_load(em, id, phase))
 			continue;
-		rr__cu_line(em, 2, "float ld%d[1][V];", id);
-		rr__cu_line(em, 2, "rr_load_head(ld%d[0], x%d, worker, h);", id,
-		            kernel->nodes[id].input);
+		if (part == 0)
+			rr__cu_line(em, 2, "float ld%d[1][V];", id);
+		rr__cu_line(em, 2, "rr_load_head(%s%d[0], x%d, worker, h);", part ? "hd" : "ld",
+		            id, kernel->nodes[id].input);
 	}
-	emit_pack(em, 2, phase, "0", 1);
+	em->head_loaded = part == 2;
+	if (part != 1)
+		emit_pack(em, 2, phase, "0", 1);
+	em->head_loaded = 0;
 	rr__cu_line(em, 1, "}");
 	em->head = 0;
 	rr__cu_mark_phase(em, phase);
@@ -1092,8 +1227,15 @@ static void emit_phase(rr__cu_emitter *em, int phase)
 	} else if (em->flat) {
 		emit_flat_loads(em, phase, 2);
 	}
-	emit_head(em, phase);
-	emit_body(em, phase);
+	if (phase == 1 && em->headed_defer) {
+		/* the head's loads first, its values after the body's max (headed_defers) */
+		emit_head(em, phase, 1);
+		emit_body(em, phase);
+		emit_head(em, phase, 2);
+	} else {
+		emit_head(em, phase, 0);
+		emit_body(em, phase);
+	}
 	if (!reduce)
 		return;
 	emit_deferred_sums(em, phase);
@@ -1187,6 +1329,7 @@ void rr__cu_emit_row(rr__cu_emitter *em)
 	emit_scalars_after(em, 0);
 	emit_kept_arrays(em);
 	kexp_of(em);
+	em->headed_defer = headed_defers(em);
 	for (int phase = 1; phase <= em->phases; phase++)
 		emit_phase(em, phase);
 	emit_rowscalar_outputs(em);

@@ -32,6 +32,12 @@ typedef struct rr__cu_emitter {
 	int flat; /* every load of a phase issued before any use (rr__cu_emit_row's flat rows) */
 	int shifted_cols; /* col inputs read by shifted aligned blocks (rr_load_shifted) */
 	int plain;  /* emitting the body of rows without a head (h = 0: all of it, or !HEADED) */
+	int body;   /* emitting a body's packs, of either entry (not the head's) */
+	int tail_loads; /* k > 0: the headed tail chunk whose packs tl<id>_<k> were loaded early */
+	int head_loaded; /* emitting the head's values from hd<id>, loaded before the body */
+	/* Round 1's online pairs are deferred in the headed entry's body too (cuda_emit_row.c,
+	 * headed_defers): the head's loads come first and its accumulation after the body. */
+	int headed_defer;
 	int staged; /* emitting complete chunks whose raw kept packs were copied asynchronously */
 	/* Kept exponentials (cuda_emit_row.c, kexp_of): the online max node, its input x
 	 * (kept), x - max and exp(x - max); kexp_max -1 where the kernel has none. */
