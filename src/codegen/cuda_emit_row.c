@@ -797,20 +797,20 @@ static void emit_tail_chunk(rr__cu_emitter *em, int d, int phase, const char *ch
 		rr__cu_line(em, d - 1, "}");
 }
 
-/* Whether the body's guarded chunks load with its complete ones (emit_tail_loads). */
+/* Whether the headed body's guarded chunks load with its complete ones (emit_tail_loads):
+ * round 1 of a body that defers its online pairs there (headed_defers), in blocks that batch
+ * their loads. Tried and not kept (bench/NOTES.md, session 47): the same for the norms' round
+ * 1 and for the aligned entry's partial chunk, 0.90-1.38 of the time on an H100 (rmsnorm bf16
+ * 1000x3001 1.38, softmax bf16 2048x11008 1.12: the registers the early packs hold). */
 static int early_tails(const rr__cu_emitter *em, int phase)
 {
-	return phase == 1 && !em->flat && em->geo->keep == RR_KEEP_REGS &&
-	       em->geo->kept_values > 0 && batch_headed(em) && count_loads(em, phase) > 0;
+	return phase == 1 && em->headed_defer && batch_headed(em) && count_loads(em, phase) > 0;
 }
 
-/* The packs of the body's guarded chunk `chunk` (its `k`-th, into tl<id>_<k>), loaded before
- * its complete chunks: emitted where they are used, after those chunks' values, ptxas issued
- * them only then, a second trip to memory for every row (softmax bf16 2047x6143, and aligned
- * rows of a partial last chunk such as 4096x5000 at W = 128). Only
- * in round 1 of rows kept in registers, whose complete chunks' loads are all issued up front
- * anyway: in later phases (col inputs) and in loops of chunks the early packs took registers
- * that spilled (layernorm bf16 2047x6143 at W = 128, five blocks an SM). */
+/* The packs of the headed body's guarded chunk `chunk` (its `k`-th, into tl<id>_<k>), loaded
+ * before its complete chunks (early_tails): emitted where they are used, after those chunks'
+ * values, ptxas issued them only then, a second trip to memory for every row (softmax bf16
+ * 2047x6143). */
 static void emit_tail_loads(rr__cu_emitter *em, int d, int phase, const char *chunk,
                             const char *exists, int k)
 {
@@ -841,20 +841,16 @@ static void emit_body(rr__cu_emitter *em, int phase)
 {
 	int early = early_tails(em, phase);
 	em->plain = em->body = 1;
-	int d = em->geo->head_slots == 0 ? 1 : 2;
-	if (d == 2)
-		rr__cu_line(em, 1, "if constexpr (!HEADED) {");
-	if (early)
-		emit_tail_loads(em, d, phase, "FULL", "REM > 0", 1);
-	emit_full_chunks(em, d, phase, "FULL");
-	em->tail_loads = early ? 1 : 0;
-	emit_tail_chunk(em, d, phase, "FULL", 0);
-	em->tail_loads = 0;
-	em->plain = 0;
-	if (d == 1) {
-		em->body = 0;
+	if (em->geo->head_slots == 0) {
+		emit_full_chunks(em, 1, phase, "FULL");
+		emit_tail_chunk(em, 1, phase, "FULL", 0);
+		em->plain = em->body = 0;
 		return;
 	}
+	rr__cu_line(em, 1, "if constexpr (!HEADED) {");
+	emit_full_chunks(em, 2, phase, "FULL");
+	emit_tail_chunk(em, 2, phase, "FULL", 0);
+	em->plain = 0;
 	rr__cu_line(em, 1, "} else {");
 	if (early) {
 		emit_tail_loads(em, 2, phase, "(FULL - 1)", "FULL > 0", 1);
