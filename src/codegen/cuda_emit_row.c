@@ -801,7 +801,8 @@ static void emit_tail_chunk(rr__cu_emitter *em, int d, int phase, const char *ch
  * round 1 of a body that defers its online pairs there (headed_defers), in blocks that batch
  * their loads. Tried and not kept (bench/NOTES.md, session 47): the same for the norms' round
  * 1 and for the aligned entry's partial chunk, 0.90-1.38 of the time on an H100 (rmsnorm bf16
- * 1000x3001 1.38, softmax bf16 2048x11008 1.12: the registers the early packs hold). */
+ * 1000x3001 1.38, softmax bf16 2048x11008 1.12; a guess, not measured: the registers the
+ * early packs hold across the complete chunks). */
 static int early_tails(const rr__cu_emitter *em, int phase)
 {
 	return phase == 1 && em->headed_defer && batch_headed(em) && count_loads(em, phase) > 0;
