@@ -986,9 +986,10 @@ static int simulate_deferred_online(rr_device *device)
 				rr_program_free(program);
 			}
 		/* packs of 16 bytes: rows have heads. The entry for rows on a boundary defers the
-		 * pair (softmax keeping its exponentials); so does the headed entry where the row is
-		 * kept in registers and not flat (its head's elements added after the body's max),
-		 * pack by pack otherwise. simulate() runs both: aligned rows and views 1-3 in. */
+		 * pair (softmax keeping its exponentials); so does the headed entry where the row
+		 * is kept in registers and not flat (its head's elements added after the body's
+		 * max), pack by pack otherwise. simulate() runs both: aligned rows and views 1-3
+		 * in. */
 		plan headed[] = {{129, 32, 0, 2, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 3},
 		                 {1000, 64, 0, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 5},
 		                 {300, 32, 0, 1, 2, 1, RR_STORAGE_REGS, RR_GRID_PERSISTENT, 7},

@@ -851,7 +851,8 @@ static int names_index(const rr__buf *buf, size_t from)
 		}
 		if (text[k] != 'i')
 			continue;
-		const int before = k > from && (isalnum((unsigned char)text[k - 1]) || text[k - 1] == '_');
+		const int before =
+		    k > from && (isalnum((unsigned char)text[k - 1]) || text[k - 1] == '_');
 		const int after = k + 1 < buf->length &&
 		                  (isalnum((unsigned char)text[k + 1]) || text[k + 1] == '_');
 		if (!before && !after)
@@ -920,8 +921,9 @@ static void emit_pack(emitter *em, int depth, int round, int guarded)
 				     k);
 	}
 	emit_element(em, depth + 1, round, guarded);
+	/* every value from kept slots, the stores through runs: no line reads i */
 	if (index_end > 0 && !names_index(em->out, index_end))
-		drop_text(em->out, index_at, index_end); /* every value from kept slots, runs stored */
+		drop_text(em->out, index_at, index_end);
 	line(em, depth, "}");
 	for (int id = 0; id < kernel->n_nodes && em->pass == 0; id++)
 		if (rr__reduced_in(kernel, id, round) && kernel->analysis.online_partner[id] >= 0)

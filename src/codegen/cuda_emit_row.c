@@ -368,7 +368,8 @@ static int headed_defers(const rr__cu_emitter *em)
 		if (!rr__reduced_in(kernel, id, 1))
 			continue;
 		int arg = kernel->nodes[id].a;
-		if (kernel->analysis.online_partner[id] < 0 || kernel->nodes[arg].op != RR_OP_INPUT ||
+		if (kernel->analysis.online_partner[id] < 0 ||
+		    kernel->nodes[arg].op != RR_OP_INPUT ||
 		    kernel->nodes[arg].shape != RR_SHAPE_ELEM || !em->kept[arg])
 			return 0;
 		any = 1;
@@ -471,7 +472,8 @@ static void emit_deferred_sum(rr__cu_emitter *em, int depth, int id, int phase, 
 		const char *last[2][2] = {{"FULL > 0", "(FULL - 1)"}, {"REM > 0", "FULL"}};
 		for (int k = 0; k < 2; k++) {
 			rr__cu_line(em, d + 1, "if constexpr (%s) {", last[k][0]);
-			rr__cu_line(em, d + 2, "const int at = h + (%s * W + worker) * V;", last[k][1]);
+			rr__cu_line(em, d + 2, "const int at = h + (%s * W + worker) * V;",
+			            last[k][1]);
 			rr__cu_line(em, d + 2, "if (at < LEN)");
 			rr__cu_line(em, d + 3, "%s(z%d, %s[%s], base, LEN - at);", sum, z, source,
 			            last[k][1]);
@@ -884,9 +886,9 @@ static void mark_head(rr__cu_emitter *em, int phase)
 
 /* The head: this worker's elements j = t * W + (W - 1 - worker) < h, read and written element
  * by element, before its body packs (slot order). `part` 0: the head whole; 1: its loads
- * alone (into hd<id>), 2: its values from those, after the body (headed_defers). Except in flat rows kept in registers,
- * nothing of the head is kept: a later phase reads its elements again and recomputes what it
- * needs from them (the same values). */
+ * alone (into hd<id>), 2: its values from those, after the body (headed_defers). Except in
+ * flat rows kept in registers, nothing of the head is kept: a later phase reads its elements
+ * again and recomputes what it needs from them (the same values). */
 static void emit_head(rr__cu_emitter *em, int phase, int part)
 {
 	const rr_kernel *kernel = em->kernel;
@@ -895,13 +897,14 @@ static void emit_head(rr__cu_emitter *em, int phase, int part)
 	mark_head(em, phase);
 	for (int id = 0; id < kernel->n_nodes && part == 1; id++)
 		if (global_load(em, id, phase))
-			rr__cu_line(em, 1, "float hd%d[1][V]; /* the head's, loaded before the body */",
+			rr__cu_line(em, 1,
+			            "float hd%d[1][V]; /* the head's, loaded before the body */",
 			            id);
 	rr__cu_line(em, 1, "if (W - 1 - worker < h) { /* the head, on the last workers */");
 	if (part != 1)
 		rr__cu_line(em, 2,
-		            "const int valid = (h - (W - 1 - worker) + W - 1) / W; /* this worker's "
-		            "head elements */");
+		            "const int valid = (h - (W - 1 - worker) + W - 1) / W; /* this "
+		            "worker's head elements */");
 	for (int id = 0; id < kernel->n_nodes && !em->flat && part != 2; id++) {
 		if (!global_load(em, id, phase))
 			continue;
