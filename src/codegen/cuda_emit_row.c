@@ -316,13 +316,12 @@ static void emit_values(rr__cu_emitter *em, int depth, int phase, const char *u)
  * (emit_deferred_sums), one rescale a worker where the pack-by-pack form pays one a pack (at
  * V = 1 two exponentials an element, bench/NOTES.md session 12). In the headed entry the
  * head's few elements are added pack by pack after the body's max, before its sum.
- * Writes the array holding the argument's values by chunk into `source`; 0 where the pair
- * stays pack by pack. */
-static int deferred_online(const rr__cu_emitter *em, int id, int phase, char *source, size_t size)
+ * pair_source writes the array holding the argument's values by chunk into `source`; 0 where
+ * the pair stays pack by pack whatever the body. */
+static int pair_source(const rr__cu_emitter *em, int id, int phase, char *source, size_t size)
 {
 	const rr_kernel *kernel = em->kernel;
-	if (kernel->analysis.online_partner[id] < 0 || !rr__reduced_in(kernel, id, phase) ||
-	    !body_defers(em) || em->head)
+	if (kernel->analysis.online_partner[id] < 0 || !rr__reduced_in(kernel, id, phase))
 		return 0;
 	int arg = kernel->nodes[id].a;
 	const rr__node *node = &kernel->nodes[arg];
@@ -337,6 +336,14 @@ static int deferred_online(const rr__cu_emitter *em, int id, int phase, char *so
 		return 1;
 	}
 	return 0;
+}
+
+/* Whether the pack being emitted accumulates max node `id`'s pair deferred (pair_source, in a
+ * body that defers). */
+static int deferred_online(const rr__cu_emitter *em, int id, int phase)
+{
+	char source[32];
+	return body_defers(em) && !em->head && pair_source(em, id, phase, source, sizeof source);
 }
 
 /* Whether nodes `u1` and `u2` are the only ones that read node `id` (and no output is `id`). */
@@ -433,8 +440,7 @@ static void emit_accumulate(rr__cu_emitter *em, int depth, int phase, int guarde
 	for (int id = 0; id < kernel->n_nodes; id++) {
 		if (!rr__reduced_in(kernel, id, phase) || kernel->analysis.online_partner[id] < 0)
 			continue;
-		char source[32];
-		if (deferred_online(em, id, phase, source, sizeof source))
+		if (deferred_online(em, id, phase))
 			rr__cu_line(em, depth, "rr_online_max(m%d, e%d, %s);", id,
 			            kernel->nodes[id].a, guarded ? "valid" : "V");
 		else
@@ -453,7 +459,7 @@ static void emit_deferred_sum(rr__cu_emitter *em, int depth, int id, int phase, 
 {
 	const rr_kernel *kernel = em->kernel;
 	char source[32];
-	deferred_online(em, id, phase, source, sizeof source);
+	pair_source(em, id, phase, source, sizeof source);
 	int d = depth, z = kernel->analysis.online_partner[id];
 	int keep = phase == 1 && id == em->kexp_max;
 	const char *sum = keep ? "rr_online_sum_keep" : "rr_online_sum";
@@ -495,16 +501,10 @@ static void emit_deferred_sum(rr__cu_emitter *em, int depth, int id, int phase, 
 }
 
 /* Whether max node `id`'s pair is deferred in the body of the entry `headed` names. */
-static int defers_in(rr__cu_emitter *em, int id, int phase, int headed)
+static int defers_in(const rr__cu_emitter *em, int id, int phase, int headed)
 {
 	char source[32];
-	int plain = em->plain, body = em->body;
-	em->plain = !headed;
-	em->body = 1;
-	int defers = deferred_online(em, id, phase, source, sizeof source);
-	em->plain = plain;
-	em->body = body;
-	return defers;
+	return (!headed || em->headed_defer) && pair_source(em, id, phase, source, sizeof source);
 }
 
 /* The sums of the deferred online pairs (deferred_online), after the body, in each entry's
@@ -526,18 +526,15 @@ static void emit_deferred_sums(rr__cu_emitter *em, int phase)
 		return;
 	if (headed)
 		rr__cu_line(em, 1, "if constexpr (!HEADED) {");
-	em->plain = em->body = 1;
 	for (int id = 0; id < kernel->n_nodes && plain_any; id++)
 		if (defers_in(em, id, phase, 0))
 			emit_deferred_sum(em, 1 + headed, id, phase, 0);
-	em->plain = 0;
 	if (headed && headed_any) {
 		rr__cu_line(em, 1, "} else {");
 		for (int id = 0; id < kernel->n_nodes; id++)
 			if (defers_in(em, id, phase, 1))
 				emit_deferred_sum(em, 2, id, phase, 1);
 	}
-	em->body = 0;
 	if (headed)
 		rr__cu_line(em, 1, "}");
 }
