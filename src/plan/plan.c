@@ -691,9 +691,9 @@ static int cheapest_alone(const rr__plan_request *req, const rr_layout *l,
  * rule's pick (bench/NOTES.md session 45): layernorm, rmsnorm and add_layernorm bf16 on 1-12
  * rows of 5000-12288, 0.69-0.90 of the time (10 of 10 faster); softmax bf16 0.84-1.19 and f32
  * sum and cross_entropy (V = 4, U = 4 -> V = 2, U = 8) 0.88-1.06, 14 of 22 slower: kernels
- * without col inputs keep the tie rule. On shapes the rule was not drawn from (session 46, a
- * card that failed launches of 24 rows or more, so a record only): 24 of the 25 validated rows
- * faster, 0.66-0.99; add_layernorm f16 8x8000 1.04, its W = 512, V = 4, U = 4 spilling. */
+ * without col inputs keep the tie rule. On 32 shapes the rule was not drawn from (H100, session
+ * 47, bench/results/2026-12-06-h100-ab-one-step-cols-s47): 31 faster, 0.66-0.98; add_layernorm
+ * f16 8x8000 1.04, its W = 512, V = 4, U = 4 spilling. */
 static int reads_cols(const rr_kernel *kernel)
 {
 	for (int k = 0; k < kernel->n_inputs; k++)
