@@ -987,9 +987,8 @@ static int simulate_deferred_online(rr_device *device)
 			}
 		/* packs of 16 bytes: rows have heads. The entry for rows on a boundary defers the
 		 * pair (softmax keeping its exponentials); so does the headed entry where the row
-		 * is kept in registers and not flat (its head's elements added after the body's
-		 * max), pack by pack otherwise. simulate() runs both: aligned rows and views 1-3
-		 * in. */
+		 * is kept in registers or flat (its head's elements added after the body's max),
+		 * pack by pack otherwise. simulate() runs both: aligned rows and views 1-3 in. */
 		plan headed[] = {{129, 32, 0, 2, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 3},
 		                 {1000, 64, 0, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 5},
 		                 {300, 32, 0, 1, 2, 1, RR_STORAGE_REGS, RR_GRID_PERSISTENT, 7},
@@ -998,6 +997,7 @@ static int simulate_deferred_online(rr_device *device)
 			for (size_t d = 0; d < 3; d++)
 				simulated += simulate(device, kernel, dtypes[d], &headed[p],
 				                      1390u + 10u * (unsigned)p + (unsigned)d);
+		/* a flat row (two chunks at U = 2): both entries defer, the head pack by pack */
 		rr_layout l = {32, 4, 2, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS};
 		rr_program *program = NULL;
 		CHECK(rr__program_emit_only(device, kernel, RR_F32, 3, 129, &l, &program) == RR_OK);
@@ -1005,6 +1005,12 @@ static int simulate_deferred_online(rr_device *device)
 		CHECKF(strstr(source, "rr_online_max(m") && strstr(source, "rr_online_add(m"),
 		       "%s N=129 V=4: the pair is not deferred in the aligned entry alone",
 		       kernels[k]);
+		int flat_sums = 0;
+		for (const char *at = source; (at = strstr(at, "this worker's max first")) != NULL;
+		     at++)
+			flat_sums++;
+		CHECKF(flat_sums == 2, "%s N=129 V=4 U=2 (flat): %d deferred sums, want 2",
+		       kernels[k], flat_sums);
 		CHECKF((strstr(source, "rr_online_sum_keep(z") != NULL) == (k == 0),
 		       "%s N=129 V=4: kept exponentials %s", kernels[k],
 		       k == 0 ? "missing" : "where nothing is kept");

@@ -37,7 +37,8 @@ static int from_storage(const rr__cu_emitter *em, int id, int phase)
 static void load_array(rr__cu_emitter *em, int id, int phase)
 {
 	if (em->flat)
-		rr__buf_printf(em->out, "%s%d_%d", em->head ? "hl" : "ld", id, phase);
+		rr__buf_printf(em->out, "%s%d_%d", em->head ? "hl" : "ld", id,
+		               em->flat_first[id] ? 1 : phase);
 	else if (em->head_loaded)
 		rr__buf_printf(em->out, "hd%d", id);
 	else if (em->tail_loads > 0)
@@ -368,7 +369,7 @@ static int read_only_by(const rr_kernel *kernel, int id, int u1, int u2)
 static int headed_defers(const rr__cu_emitter *em)
 {
 	const rr_kernel *kernel = em->kernel;
-	if (em->geo->head_slots == 0 || em->flat || em->geo->keep != RR_KEEP_REGS)
+	if (em->geo->head_slots == 0 || (!em->flat && em->geo->keep != RR_KEEP_REGS))
 		return 0;
 	int any = 0;
 	for (int id = 0; id < kernel->n_nodes; id++) {
@@ -377,7 +378,7 @@ static int headed_defers(const rr__cu_emitter *em)
 		int arg = kernel->nodes[id].a;
 		if (kernel->analysis.online_partner[id] < 0 ||
 		    kernel->nodes[arg].op != RR_OP_INPUT ||
-		    kernel->nodes[arg].shape != RR_SHAPE_ELEM || !em->kept[arg])
+		    kernel->nodes[arg].shape != RR_SHAPE_ELEM || (!em->flat && !em->kept[arg]))
 			return 0;
 		any = 1;
 	}
@@ -804,7 +805,8 @@ static void emit_tail_chunk(rr__cu_emitter *em, int d, int phase, const char *ch
  * early packs hold across the complete chunks). */
 static int early_tails(const rr__cu_emitter *em, int phase)
 {
-	return phase == 1 && em->headed_defer && batch_headed(em) && count_loads(em, phase) > 0;
+	return phase == 1 && em->headed_defer && !em->flat && batch_headed(em) &&
+	       count_loads(em, phase) > 0;
 }
 
 /* The packs of the headed body's guarded chunk `chunk` (its `k`-th, into tl<id>_<k>), loaded
@@ -889,7 +891,7 @@ static void mark_head(rr__cu_emitter *em, int phase)
 static void emit_head(rr__cu_emitter *em, int phase, int part)
 {
 	const rr_kernel *kernel = em->kernel;
-	if (em->geo->head_slots == 0)
+	if (em->geo->head_slots == 0 || (part == 1 && em->flat))
 		return;
 	mark_head(em, phase);
 	for (int id = 0; id < kernel->n_nodes && part == 1; id++)
@@ -1158,10 +1160,12 @@ static void emit_tree(rr__cu_emitter *em, int round)
 /* ---------------------------------------------------------------- phases */
 
 /* Whether input node `id`, loaded in `phase`, is among the loads emitted now: `which` 0 all,
- * 1 the col inputs only, 2 all but the col inputs. */
+ * 1 the col inputs only, 2 all but the col inputs. A later phase reads what round 1 loaded
+ * (flat_first) again from its registers. */
 static int flat_load_now(const rr__cu_emitter *em, int id, int phase, int which)
 {
-	return global_load(em, id, phase) && (which == 0 || (which == 1) == is_col_input(em, id));
+	return global_load(em, id, phase) && (phase == 1 || !em->flat_first[id]) &&
+	       (which == 0 || (which == 1) == is_col_input(em, id));
 }
 
 /* A flat row's loads of `phase`, all issued before any is used: the head's elements (each
@@ -1188,6 +1192,8 @@ static void emit_flat_loads(rr__cu_emitter *em, int phase, int which)
 		count += flat_load_now(em, id, phase, which);
 	if (count == 0)
 		return;
+	for (int id = 0; id < kernel->n_nodes && phase == 1; id++)
+		em->flat_first[id] |= flat_load_now(em, id, phase, which);
 	for (int id = 0; id < kernel->n_nodes; id++)
 		if (flat_load_now(em, id, phase, which))
 			rr__cu_line(em, 1, "float ld%d_%d[CH > 0 ? CH : 1][V];", id, phase);
@@ -1337,6 +1343,7 @@ void rr__cu_emit_row(rr__cu_emitter *em)
 	emit_scalars_after(em, 0);
 	emit_kept_arrays(em);
 	kexp_of(em);
+	memset(em->flat_first, 0, sizeof em->flat_first);
 	em->headed_defer = headed_defers(em);
 	for (int phase = 1; phase <= em->phases; phase++)
 		emit_phase(em, phase);

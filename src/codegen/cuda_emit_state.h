@@ -30,6 +30,9 @@ typedef struct rr__cu_emitter {
 	unsigned char eval[RR_MAX_NODES]; /* scratch: elem nodes evaluated in the current phase */
 	int head; /* emitting the head's pack: width HS, kept values in kh<id>[], strided access */
 	int flat; /* every load of a phase issued before any use (rr__cu_emit_row's flat rows) */
+	/* A flat row's inputs loaded in round 1 (ld<id>_1, hl<id>_1): later phases read them
+	 * there instead of loading them again. */
+	unsigned char flat_first[RR_MAX_NODES];
 	int shifted_cols; /* col inputs read by shifted aligned blocks (rr_load_shifted) */
 	int plain;  /* emitting the body of rows without a head (h = 0: all of it, or !HEADED) */
 	int body;   /* emitting a body's packs, of either entry (not the head's) */
