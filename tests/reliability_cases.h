@@ -14,11 +14,12 @@
 #include "util/util.h"
 #include "validate/validate.h"
 
-#define REL_ROWS 6
+#define REL_ROWS 7
 #define REL_COLS 100
 
 /* Row r of a special matrix: 0 and 5 ordinary, 1 all -inf, 2 one NaN, 3 one +inf, 4 one -inf
- * among finite values. */
+ * among finite values, 6 masked (-inf from column 40 on, as a causal mask leaves a row: whole
+ * workers' elements -inf under a finite max). */
 static double special_value(int64_t r, int64_t c, unsigned long long *rng)
 {
 	double v = rr_test_uniform(rng, -3.0, 3.0);
@@ -31,6 +32,8 @@ static double special_value(int64_t r, int64_t c, unsigned long long *rng)
 		return c == 50 ? INFINITY : v;
 	case 4:
 		return c == 3 ? -INFINITY : v;
+	case 6:
+		return c >= 40 ? -INFINITY : v;
 	default:
 		return v;
 	}
@@ -144,16 +147,19 @@ static void case_special_rows(rr_device *device)
 		}
 		if (status == RR_OK && strcmp(names[n], "softmax") == 0) {
 			const float *y = host[0];
-			int nan_rows = 1, finite_rows = 1;
+			int nan_rows = 1, finite_rows = 1, masked = 1;
 			for (int c = 0; c < REL_COLS; c++) {
 				nan_rows &=
 				    isnan(y[1 * REL_COLS + c]) && isnan(y[2 * REL_COLS + c]);
 				finite_rows &=
 				    isfinite(y[0 * REL_COLS + c]) && isfinite(y[4 * REL_COLS + c]);
+				masked &= c < 40 ? y[6 * REL_COLS + c] > 0.0f
+				                 : y[6 * REL_COLS + c] == 0.0f;
 			}
 			CHECKF(nan_rows, "softmax of a row of -inf, or holding a NaN, is NaN");
 			CHECKF(finite_rows && y[4 * REL_COLS + 3] == 0.0f,
 			       "softmax with one -inf gives 0 there and finite values elsewhere");
+			CHECKF(masked, "softmax of a masked row: 0 under the mask, > 0 elsewhere");
 		}
 		if (status == RR_OK && strcmp(names[n], "sum") == 0) {
 			const float *s = host[0];

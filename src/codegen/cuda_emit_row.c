@@ -923,9 +923,14 @@ static void emit_head(rr__cu_emitter *em, int phase, int part)
 
 /* ---------------------------------------------------------------- the tree */
 
+/* Which partials emit_combine combines: all of them (online pairs as pairs), the plain
+ * reductions and the pairs' maxes alone, or the pairs' sums alone (emit_butterfly). */
+enum { COMBINE_ALL, COMBINE_MAXES, COMBINE_SUMS };
+
 /* Each partial of a round combined with its partner's, `other` printing the partner's value
  * of a variable ("__shfl_xor_sync(RR_MASK, %s, 16)"). */
-static void emit_combine(rr__cu_emitter *em, int round, int depth, const char *other_fmt, int arg)
+static void emit_combine(rr__cu_emitter *em, int round, int depth, const char *other_fmt, int arg,
+                         int which)
 {
 	const rr_kernel *kernel = em->kernel;
 	char m[32], z[32], other_m[96], other_z[96];
@@ -933,6 +938,17 @@ static void emit_combine(rr__cu_emitter *em, int round, int depth, const char *o
 		if (!rr__reduced_in(kernel, id, round))
 			continue;
 		int partner = kernel->analysis.online_partner[id];
+		if (partner >= 0 && which != COMBINE_ALL) {
+			snprintf(m, sizeof m, which == COMBINE_MAXES ? "m%d" : "z%d",
+			         which == COMBINE_MAXES ? id : partner);
+			snprintf(other_m, sizeof other_m, other_fmt, m, arg);
+			rr__cu_line(em, depth, which == COMBINE_MAXES ? "%s = fmaxf(%s, %s);"
+			                                               : "%s = %s + %s;",
+			            m, m, other_m);
+			continue;
+		}
+		if (which == COMBINE_SUMS)
+			continue;
 		if (partner >= 0) {
 			snprintf(m, sizeof m, "m%d", id);
 			snprintf(z, sizeof z, "z%d", partner);
@@ -949,6 +965,48 @@ static void emit_combine(rr__cu_emitter *em, int round, int depth, const char *o
 		else
 			rr__cu_line(em, depth, "%s = %s(%s, %s);", m,
 			            reduce_fn(kernel->nodes[id].reduce), m, other_m);
+	}
+}
+
+/* The butterfly steps of a round over the offsets below 32 (`cross` 0, shuffle format `fmt`
+ * taking the offset) or those of 32 and up between the warps' partials (`cross` 1, the offset
+ * over 32). An online pair (max m, sum z of exp(v - m)) takes its maxes first, one plain
+ * butterfly, then each lane's sum rescaled to that max once, and its sums in a second plain
+ * butterfly: an exponential a lane where the pairwise form pays two a step (W = 128: 4 SHFL,
+ * FMNMX and FADD a step against 14 instructions; softmax bf16 8192x1024 was issue-bound,
+ * bench/NOTES.md session 48). Both are fixed trees; max is exact and each step's sum is
+ * symmetric, so every lane of a butterfly gets the same bits. */
+static void emit_butterfly(rr__cu_emitter *em, int round, const char *fmt, int cross)
+{
+	const rr_kernel *kernel = em->kernel;
+	int pairs = 0, steps = 0;
+	for (int k = 0; k < em->n_offsets; k++)
+		steps += (em->offsets[k] >= 32) == cross;
+	for (int id = 0; id < kernel->n_nodes; id++)
+		pairs |= rr__reduced_in(kernel, id, round) && kernel->analysis.online_partner[id] >= 0;
+	if (steps == 0)
+		return;
+	for (int id = 0; id < kernel->n_nodes && pairs; id++)
+		if (rr__reduced_in(kernel, id, round) && kernel->analysis.online_partner[id] >= 0)
+			rr__cu_line(em, 1, "const float mo%d_%d = m%d; /* this lane's max */", id,
+			            cross, id);
+	for (int pass = 0; pass < (pairs ? 2 : 1); pass++) {
+		for (int k = 0; k < em->n_offsets; k++) {
+			int offset = em->offsets[k];
+			if ((offset >= 32) != cross)
+				continue;
+			emit_combine(em, round, 1, fmt, cross ? offset / 32 : offset,
+			             !pairs ? COMBINE_ALL : pass == 0 ? COMBINE_MAXES : COMBINE_SUMS);
+		}
+		for (int id = 0; id < kernel->n_nodes && pairs && pass == 0; id++) {
+			int z = kernel->analysis.online_partner[id];
+			if (!rr__reduced_in(kernel, id, round) || z < 0)
+				continue;
+			rr__cu_line(em, 1,
+			            "z%d = __fmul_rn(z%d, rr_exp(mo%d_%d - (m%d == -INFINITY ? 0.0f : "
+			            "m%d)));",
+			            z, z, id, cross, id, id);
+		}
 	}
 }
 
@@ -1131,12 +1189,10 @@ static void emit_tree(rr__cu_emitter *em, int round)
 		rr__buf_printf(em->out, " %d", em->offsets[k]);
 	rr__buf_printf(em->out, "%s */\n", em->n_offsets ? "" : " (none: one worker)");
 	/* With W < 32 the shuffle width is W: the R rows sharing a warp stay apart. */
-	for (int k = 0; k < em->n_offsets; k++)
-		if (em->offsets[k] < 32)
-			emit_combine(em, round, 1,
-			             em->W < 32 ? "__shfl_xor_sync(RR_MASK, %s, %d, W)"
-			                        : "__shfl_xor_sync(RR_MASK, %s, %d)",
-			             em->offsets[k]);
+	emit_butterfly(em, round,
+	               em->W < 32 ? "__shfl_xor_sync(RR_MASK, %s, %d, W)"
+	                          : "__shfl_xor_sync(RR_MASK, %s, %d)",
+	               0);
 	if (rr__cu_mailbox(em)) {
 		emit_mail_stage(em, round);
 	} else if (em->W > 32) {
@@ -1145,10 +1201,7 @@ static void emit_tree(rr__cu_emitter *em, int round)
 		rr__cu_line(em, 1, "}");
 		rr__cu_line(em, 1, "__syncthreads();");
 		rr__cu_for_each_partial(em, round, 1, read_warp_partial);
-		for (int k = 0; k < em->n_offsets; k++)
-			if (em->offsets[k] >= 32)
-				emit_combine(em, round, 1, "__shfl_xor_sync(RR_MASK, %s, %d)",
-				             em->offsets[k] / 32);
+		emit_butterfly(em, round, "__shfl_xor_sync(RR_MASK, %s, %d)", 1);
 	}
 	if (rr__cu_grid(em))
 		rr__cu_emit_grid_stage(em, round);
