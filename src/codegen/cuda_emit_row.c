@@ -970,19 +970,21 @@ static void emit_combine(rr__cu_emitter *em, int round, int depth, const char *o
 
 /* The butterfly steps of a round over the offsets below 32 (`cross` 0, shuffle format `fmt`
  * taking the offset) or those of 32 and up between the warps' partials (`cross` 1, the offset
- * over 32). An online pair (max m, sum z of exp(v - m)) takes its maxes first, one plain
- * butterfly, then each lane's sum rescaled to that max once, and its sums in a second plain
- * butterfly: an exponential a lane where the pairwise form pays two a step (W = 128: 4 SHFL,
- * FMNMX and FADD a step against 14 instructions; softmax bf16 8192x1024 was issue-bound,
- * bench/NOTES.md session 48). Both are fixed trees; max is exact and each step's sum is
- * symmetric, so every lane of a butterfly gets the same bits. */
+ * over 32). In rows that span warps (W > 32) an online pair (max m, sum z of exp(v - m)) takes
+ * its maxes first, one plain butterfly, then each lane's sum rescaled to that max once, and its
+ * sums in a second plain butterfly: one exponential a lane where the pairwise form pays two a
+ * step, 4 instructions a step against 14 (H100, session 48: cross_entropy bf16 4096x4096 at
+ * W = 64 0.857 of the time, softmax bf16 at W = 512 and 1024 0.93; rows within a warp kept the
+ * pairwise form, whose steps' latencies overlap: W = 16 and 32 at V = 1 ran 1.016-1.039 of the
+ * time split). Both are fixed trees; max is exact and each step's sum is symmetric, so every
+ * lane of a butterfly gets the same bits. */
 static void emit_butterfly(rr__cu_emitter *em, int round, const char *fmt, int cross)
 {
 	const rr_kernel *kernel = em->kernel;
 	int pairs = 0, steps = 0;
 	for (int k = 0; k < em->n_offsets; k++)
 		steps += (em->offsets[k] >= 32) == cross;
-	for (int id = 0; id < kernel->n_nodes; id++)
+	for (int id = 0; id < kernel->n_nodes && em->W > 32; id++)
 		pairs |= rr__reduced_in(kernel, id, round) && kernel->analysis.online_partner[id] >= 0;
 	if (steps == 0)
 		return;
