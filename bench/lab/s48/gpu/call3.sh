@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Session 48, call 3: plans and picks (SPECS files) under three builds (.base = 3cf675c, this
-# tree, .base-mb = this tree asking 32 registers of flat rows' headed entries), ABCCBA.
+# tree, .base-mb = this tree asking 40 registers of flat rows' headed entries), ABCCBA.
 set -uo pipefail
 OUT=${OUT:-/tmp/rr-out}
 bash tools/gpu/session.sh info
