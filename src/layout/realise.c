@@ -470,6 +470,13 @@ static int min_blocks_head(const rr__kernel_facts *f, const rr__realisation *r)
 	    r->slots * kept + (int64_t)r->layout.vec * r->layout.unroll * f->row_and_col_inputs;
 	if (live <= 28 && r->layout.blocks_per_row == 1 && blocks_at(r, 64) > blocks)
 		blocks = blocks_at(r, 64);
+	/* flat rows of one pack a worker: ptxas gave their headed entries 46-47 registers where the
+	 * aligned entry took 32 (10 blocks of 128 threads an SM against 16); asked for 40, they fit
+	 * without spilling (at 32 softmax bf16 spilled) and cross_entropy bf16 8191x1023 at
+	 * W = 128, V = 8 ran 0.884 of the time, softmax f32 at W = 256, V = 4 0.921, no pick
+	 * slower (H100, bench/NOTES.md session 48) */
+	if (r->flat && live <= 8 && blocks_at(r, 40) > blocks)
+		blocks = blocks_at(r, 40);
 	return blocks < 1 ? 1 : blocks;
 }
 
