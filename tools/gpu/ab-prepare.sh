@@ -6,8 +6,9 @@
 #   bash tools/gpu/ab-prepare.sh [PATCH]    then carry .deps .base .rr-commit (.whl)
 #   bash tools/gpu/ab-prepare.sh --base REV [NAME]
 #                                           no patch: .base (or .base-NAME, for session.sh ab's
-#                                           AB_BASE=.base-NAME) = REV, the candidate HEAD; run it
-#                                           again with another NAME for a second reference
+#                                           AB_BASE=.base-NAME or abspecs' AB_BASES) = REV, the
+#                                           candidate HEAD; run it again with another NAME for a
+#                                           second reference
 #   bash tools/gpu/ab-prepare.sh --restore  bench/results back, .base* removed (the patch stays:
 #                                           `git apply -R PATCH` or `git checkout -- FILES`)
 set -euo pipefail

@@ -2,7 +2,7 @@
 # One call on the lent H200: build there (gcc 13, static Jansson/SQLite/libcrypto from the
 # carried .deps/), then the stages named on the command line, logging everything under $OUT.
 #   stages: info test run bench-large bench-seed peers-large peers-seed lab grid-check wide-few
-#           ceilings replay-large tiny (see each stage below)
+#           ceilings replay-large tiny ab abspecs plans ncu (see each stage below)
 # Usage (from the repo root, .deps and .whl carried): bash tools/gpu/session.sh info test run
 set -uo pipefail
 OUT=${OUT:-/tmp/rr-out}
@@ -248,6 +248,44 @@ print(json.dumps({"rows": rows}))' /tmp/ab/$i-$side-*/results.json >/tmp/ab/$i-$
 		files=(); i=0; for side in "${order[@]}"; do i=$((i + 1)); files+=(/tmp/ab/$i-$side/results.json); done
 		python3 tools/gpu/ab.py "${files[@]}" | tee "$OUT/ab${tag:+-$tag}.md"
 		keep_runs
+		;;
+	abspecs)
+		# Specs (SPECS: files of "kernel:dtype:MxN:plan" lines, plan `auto` = the planner's
+		# pick) under the reference trees of AB_BASES (".base .base-x"; default .base, each
+		# readied by tools/gpu/ab-prepare.sh --base) and this tree, in that order and then
+		# reversed (A B C C B A: drift cancels), each bench cut at AB_RUN_LIMIT (60) s. Table
+		# ab-specs.md (tools/gpu/ab_specs.py: medians, ratios to the first base), raw runs
+		# ab-specs-runs.tgz.
+		bases=(${AB_BASES:-.base})
+		log "A/B of specs: ${bases[*]} and this tree"
+		declare -A bin=([tree]=$RR)
+		for b in "${bases[@]}"; do
+			(cd "$b" && cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DRR_STATIC_DEPS=$STATIC \
+				-DRR_GIT_COMMIT="$(cat .rr-commit)" -DCMAKE_PREFIX_PATH="$OLDPWD/.deps" >"$OUT/build$b.log" 2>&1 &&
+				cmake --build build-gpu -j 16 --target rowreduce_cli >>"$OUT/build$b.log" 2>&1) ||
+				{ tail -20 "$OUT/build$b.log"; exit 1; }
+			bin[$b]=$PWD/$b/build-gpu/rowreduce
+		done
+		sides=("${bases[0]}" tree "${bases[@]:1}")
+		order=("${sides[@]}")
+		for ((k = ${#sides[@]} - 1; k >= 0; k--)); do order+=("${sides[k]}"); done
+		rm -rf /tmp/abspecs; mkdir -p /tmp/abspecs
+		i=0
+		for side in "${order[@]}"; do
+			i=$((i + 1))
+			grep -hv '^#' ${SPECS:?abspecs needs SPECS} | while IFS=: read -r k dt shape plan; do
+				[ -n "$k" ] || continue
+				lab=${side#.}; lab=${lab//-/_}
+				d=/tmp/abspecs/$i-$lab-$k-$dt-$shape-$(echo "$plan" | tr ',=' '-_')
+				p=(--plan "$plan"); [ "$plan" = auto ] && p=()
+				timeout "${AB_RUN_LIMIT:-60}" "${bin[$side]}" bench --backend cuda --shapes "$shape" --kernels "$k" \
+					--dtypes "$dt" "${p[@]}" --l2 "${AB_L2:-cold}" --samples 5 --sample-ms 5 --warmup-ms 20 \
+					--no-ceilings --out "$d" </dev/null >/dev/null 2>"$d.err" || echo "run $i ($side) $k $dt $shape $plan failed"
+			done
+			tar czf "$OUT/ab-specs-runs.tgz.part" -C /tmp abspecs && mv "$OUT/ab-specs-runs.tgz.part" "$OUT/ab-specs-runs.tgz"
+		done
+		labels=(); for s in "${sides[@]}"; do lab=${s#.}; labels+=("${lab//-/_}"); done
+		python3 tools/gpu/ab_specs.py /tmp/abspecs "${labels[@]}" | tee "$OUT/ab-specs.md"
 		;;
 	plans)
 		# One workload under several plans (PLAN_SPECS: "kernel:dtype:MxN:plan ...", or
