@@ -360,12 +360,13 @@ static int read_only_by(const rr_kernel *kernel, int id, int u1, int u2)
 }
 
 /* Whether round 1's online pairs are deferred in the headed entry's body as in the plain one:
- * registers keep the rows (not a flat row), every reduction of round 1 is the max of a pair
- * whose argument is kept, so the head's elements may be added after the body's max (the max
- * is exact in any order, and the sum still runs head first, then the packs). Pack by pack
- * there, the headed entry took two exponentials an element and the last chunk's loads waited
- * for the others' values (softmax bf16 2047x6143: 19.2 µs against 14.2 at 2048x6144,
- * bench/results/2026-12-04-h200-odd-vs-aligned-s32). */
+ * registers keep the rows or the row is flat, every reduction of round 1 is the max of a pair
+ * whose argument is kept (or, flat, loaded), so the head's elements may be added after the
+ * body's max (the max is exact in any order, and the sum still runs head first, then the
+ * packs). Pack by pack there, the headed entry took two exponentials an element and the last
+ * chunk's loads waited for the others' values (softmax bf16 2047x6143: 19.2 µs against 14.2 at
+ * 2048x6144, bench/results/2026-12-04-h200-odd-vs-aligned-s32); flat rows since session 48
+ * (0.97-0.99 of the time on headed flat plans: 2026-12-06-h100-ab-flat-butterfly-s48). */
 static int headed_defers(const rr__cu_emitter *em)
 {
 	const rr_kernel *kernel = em->kernel;
@@ -885,7 +886,8 @@ static void mark_head(rr__cu_emitter *em, int phase)
 
 /* The head: this worker's elements j = t * W + (W - 1 - worker) < h, read and written element
  * by element, before its body packs (slot order). `part` 0: the head whole; 1: its loads
- * alone (into hd<id>), 2: its values from those, after the body (headed_defers). Except in
+ * alone (into hd<id>; nothing in a flat row, whose head came with its flat loads), 2: its
+ * values from those, after the body (headed_defers). Except in
  * flat rows kept in registers, nothing of the head is kept: a later phase reads its elements
  * again and recomputes what it needs from them (the same values). */
 static void emit_head(rr__cu_emitter *em, int phase, int part)
