@@ -276,7 +276,7 @@ print(json.dumps({"rows": rows}))' /tmp/ab/$i-$side-*/results.json >/tmp/ab/$i-$
 			grep -hv '^#' ${SPECS:?abspecs needs SPECS} | while IFS=: read -r k dt shape plan; do
 				[ -n "$k" ] || continue
 				lab=${side#.}; lab=${lab//-/_}
-				d=/tmp/abspecs/$i-$lab-$k-$dt-$shape-$(echo "$plan" | tr ',=' '-_')
+				d=/tmp/abspecs/$i-$lab-$(basename "$k" .rr)-$dt-$shape-$(echo "$plan" | tr ',=' '-_')
 				p=(--plan "$plan"); [ "$plan" = auto ] && p=()
 				timeout "${AB_RUN_LIMIT:-60}" "${bin[$side]}" bench --backend cuda --shapes "$shape" --kernels "$k" \
 					--dtypes "$dt" "${p[@]}" --l2 "${AB_L2:-cold}" --samples 5 --sample-ms 5 --warmup-ms 20 \
@@ -289,13 +289,14 @@ print(json.dumps({"rows": rows}))' /tmp/ab/$i-$side-*/results.json >/tmp/ab/$i-$
 		;;
 	plans)
 		# One workload under several plans (PLAN_SPECS: "kernel:dtype:MxN:plan ...", or
-		# PLAN_FILE: one such spec a line), L2 cold (PLANS_L2=hot for tiny shapes).
+		# PLAN_FILE: one such spec a line; kernel a built-in or a kernel file), L2 cold
+		# (PLANS_L2=hot for tiny shapes).
 		log "plans"
 		specs=${PLAN_SPECS:-}
 		[ -n "${PLAN_FILE:-}" ] && specs="$specs $(grep -v '^#' "$PLAN_FILE")"
 		for spec in $specs; do
 			IFS=: read -r k dt shape plan <<<"$spec"
-			mkdir -p /tmp/plans; d=/tmp/plans/$k-$dt-$shape-$(echo "$plan" | tr ',=' '-_')
+			mkdir -p /tmp/plans; d=/tmp/plans/$(basename "$k" .rr)-$dt-$shape-$(echo "$plan" | tr ',=' '-_')
 			"$RR" bench --backend cuda --shapes "$shape" --kernels "$k" --dtypes "$dt" --plan "$plan" --l2 "${PLANS_L2:-cold}" \
 				--samples 5 --sample-ms 5 --warmup-ms 20 --no-ceilings --out "$d" >/dev/null 2>"$d.err" ||
 				{ echo "$spec: $(tail -1 "$d.err")"; continue; }
