@@ -970,6 +970,22 @@ static void emit_combine(rr__cu_emitter *em, int round, int depth, const char *o
 	}
 }
 
+/* Whether node `id` is the max of an online pair reduced in `round`. */
+static int pair_max_in(const rr_kernel *kernel, int id, int round)
+{
+	return rr__reduced_in(kernel, id, round) && kernel->analysis.online_partner[id] >= 0;
+}
+
+/* The steps of the butterfly `cross` selects, each combining the partials `which` names. */
+static void emit_steps(rr__cu_emitter *em, int round, const char *fmt, int cross, int which)
+{
+	for (int k = 0; k < em->n_offsets; k++) {
+		int offset = em->offsets[k];
+		if ((offset >= 32) == cross)
+			emit_combine(em, round, 1, fmt, cross ? offset / 32 : offset, which);
+	}
+}
+
 /* The butterfly steps of a round over the offsets below 32 (`cross` 0, shuffle format `fmt`
  * taking the offset) or those of 32 and up between the warps' partials (`cross` 1, the offset
  * over 32). In rows that span warps (W > 32) an online pair (max m, sum z of exp(v - m)) takes
@@ -983,35 +999,26 @@ static void emit_combine(rr__cu_emitter *em, int round, int depth, const char *o
 static void emit_butterfly(rr__cu_emitter *em, int round, const char *fmt, int cross)
 {
 	const rr_kernel *kernel = em->kernel;
-	int pairs = 0, steps = 0;
-	for (int k = 0; k < em->n_offsets; k++)
-		steps += (em->offsets[k] >= 32) == cross;
-	for (int id = 0; id < kernel->n_nodes && em->W > 32; id++)
-		pairs |= rr__reduced_in(kernel, id, round) && kernel->analysis.online_partner[id] >= 0;
-	if (steps == 0)
+	int split = 0;
+	for (int id = 0; id < kernel->n_nodes && em->W > 32; id++) /* rows that span warps */
+		split |= pair_max_in(kernel, id, round);
+	if (!split) {
+		emit_steps(em, round, fmt, cross, COMBINE_ALL);
 		return;
-	for (int id = 0; id < kernel->n_nodes && pairs; id++)
-		if (rr__reduced_in(kernel, id, round) && kernel->analysis.online_partner[id] >= 0)
+	}
+	for (int id = 0; id < kernel->n_nodes; id++)
+		if (pair_max_in(kernel, id, round))
 			rr__cu_line(em, 1, "const float mo%d_%d = m%d; /* this lane's max */", id,
 			            cross, id);
-	for (int pass = 0; pass < (pairs ? 2 : 1); pass++) {
-		for (int k = 0; k < em->n_offsets; k++) {
-			int offset = em->offsets[k];
-			if ((offset >= 32) != cross)
-				continue;
-			emit_combine(em, round, 1, fmt, cross ? offset / 32 : offset,
-			             !pairs ? COMBINE_ALL : pass == 0 ? COMBINE_MAXES : COMBINE_SUMS);
-		}
-		for (int id = 0; id < kernel->n_nodes && pairs && pass == 0; id++) {
-			int z = kernel->analysis.online_partner[id];
-			if (!rr__reduced_in(kernel, id, round) || z < 0)
-				continue;
+	emit_steps(em, round, fmt, cross, COMBINE_MAXES);
+	for (int id = 0; id < kernel->n_nodes; id++)
+		if (pair_max_in(kernel, id, round))
 			rr__cu_line(em, 1,
 			            "z%d = __fmul_rn(z%d, rr_exp(mo%d_%d - (m%d == -INFINITY ? 0.0f : "
 			            "m%d)));",
-			            z, z, id, cross, id, id);
-		}
-	}
+			            kernel->analysis.online_partner[id],
+			            kernel->analysis.online_partner[id], id, cross, id, id);
+	emit_steps(em, round, fmt, cross, COMBINE_SUMS);
 }
 
 static void write_warp_partial(rr__cu_emitter *em, int depth, const char *name, int slot)
