@@ -566,26 +566,42 @@ static void emit_shared(rr__cu_emitter *em, const char **red, const char **cl, c
 	rr__buf_append(em->out, "\n", 1);
 }
 
-/* Rows up to this many elements get the first row's own copy (first_row_unguarded): past it a
- * launch's time is its bytes, and the copy doubles the row code NVRTC compiles. */
-#define FIRST_ROW_COPY_COLS 4096
-
-/* Whether every block's first row group is a row: one block a row, a grid of as many blocks as
- * rows (rr__cuda_launch_shape_of; the host simulation launches fewer). Not where the register
- * cap was raised for rows in flight (realise.c, rows_in_flight_blocks): the first row's own
- * copy of the row code took layernorm bf16 at 8192 columns past that cap (95 registers where
- * the loop alone fits 64), and those launches are not the tiny ones the copy is for. */
-static int first_row_unguarded(const rr__cu_emitter *em)
+/* One row group's rows: row group*R + rig where it exists (idle rows compute, never store), its
+ * segment of the row in a cluster. */
+static void emit_group(rr__cu_emitter *em, int d, const char *red, const char *cl,
+                       const char *keep)
 {
 	const rr__realisation *g = em->geo;
-	return em->C == 1 && g->rows_per_group == 1 && !g->persistent && !rr__cu_grid(em) &&
-	       em->n <= FIRST_ROW_COPY_COLS && g->min_blocks == g->min_blocks_capped &&
-	       g->min_blocks_head == g->min_blocks_head_capped;
+	rr__cu_line(em, d, "const long long wanted = group * R + rig;");
+	rr__cu_line(em, d, "const bool live = wanted < rows;");
+	rr__cu_line(em, d,
+	            "const long long row = live ? wanted : rows - 1; /* idle rows compute, never "
+	            "store */");
+	const char *tail = "(a, rows, row, live, worker, rig";
+	if (em->C == 1) {
+		rr__cu_line(em, d, "rr_row<VEC, HEADED, N, TWIN>%s, 0, parity, %s, %s, %s);", tail, red,
+		            cl, keep);
+		return;
+	}
+	int64_t full = em->n / g->segment, last = em->n % g->segment;
+	rr__cu_line(em, d, "if (rank < %lld)", (long long)full);
+	rr__cu_line(em, d + 1, "rr_row<VEC, HEADED, SEG, TWIN>%s, rank * SEG, parity, %s, %s, %s);",
+	            tail, red, cl, keep);
+	if (last > 0 && full < em->C) {
+		rr__cu_line(em, d, "else if (rank == %lld)", (long long)full);
+		rr__cu_line(em, d + 1,
+		            "rr_row<VEC, HEADED, %lld, TWIN>%s, rank * SEG, parity, %s, %s, %s);",
+		            (long long)last, tail, red, cl, keep);
+	}
+	if (full + (last > 0) < em->C) {
+		rr__cu_line(em, d, "else /* beyond the row: partials are identities */");
+		rr__cu_line(em, d + 1, "rr_row<VEC, HEADED, 0, TWIN>%s, N, parity, %s, %s, %s);", tail,
+		            red, cl, keep);
+	}
 }
 
 static void emit_main(rr__cu_emitter *em)
 {
-	const rr__realisation *g = em->geo;
 	const char *red = "nullptr", *cl = "nullptr", *keep = "nullptr";
 	emit_shared(em, &red, &cl, &keep);
 	rr__cu_line(em, 0, "template <bool VEC, bool HEADED, bool TWIN = false>");
@@ -602,49 +618,29 @@ static void emit_main(rr__cu_emitter *em)
 		if (rr__cu_mailbox(em))
 			rr__cu_line(em, 1, "rr_mail_init();");
 	}
-	rr__cu_line(em, 1, "const long long step = gridDim.x / C;");
-	rr__cu_line(em, 1, "int parity = 0; /* scratch slots alternate between groups */");
-	rr__cu_line(em, 1, "long long group = blockIdx.x / C;");
-	/* A grid of one block a row (R = 1, C = 1, not persistent) has no block past the last
-	 * row, so a block's first row needs no test against `rows`: its loads wait only for
-	 * their own address, not for `rows` to arrive first (a tiny launch's critical path). */
-	if (first_row_unguarded(em)) {
-		rr__cu_line(em, 1,
-		            "rr_row<VEC, HEADED, N, TWIN>(a, rows, group, true, worker, rig, 0, parity, "
-		            "%s, %s, %s);",
-		            red, cl, keep);
-		rr__cu_line(em, 1, "parity ^= 1;");
-		rr__cu_line(em, 1, "group += step;");
-	}
-	rr__cu_line(em, 1, "for (; group * R < rows; group += step) {");
-	rr__cu_line(em, 2, "const long long wanted = group * R + rig;");
-	rr__cu_line(em, 2, "const bool live = wanted < rows;");
-	rr__cu_line(em, 2,
-	            "const long long row = live ? wanted : rows - 1; /* idle rows compute, never "
-	            "store */");
-	const char *tail = "(a, rows, row, live, worker, rig";
-	if (em->C == 1) {
-		rr__cu_line(em, 2, "rr_row<VEC, HEADED, N, TWIN>%s, 0, parity, %s, %s, %s);", tail, red,
-		            cl, keep);
+	if (rr__realisation_one_pass(em->geo)) {
+		/* The grid holds every row group (rr__cuda_launch_shape_of), one a block: no loop.
+		 * Blocks of one row need no test against `rows` (there is no block past the last
+		 * row), so their loads wait only for their own address (a tiny launch's critical
+		 * path). */
+		rr__cu_line(em, 1, "const long long group = blockIdx.x / C; /* one group a block */");
+		rr__cu_line(em, 1, "const int parity = 0;");
+		if (em->R == 1)
+			rr__cu_line(em, 1,
+			            "rr_row<VEC, HEADED, N, TWIN>(a, rows, group, true, worker, rig, 0, "
+			            "parity, %s, %s, %s);",
+			            red, cl, keep);
+		else
+			emit_group(em, 1, red, cl, keep);
 	} else {
-		int64_t full = em->n / g->segment, last = em->n % g->segment;
-		rr__cu_line(em, 2, "if (rank < %lld)", (long long)full);
-		rr__cu_line(em, 3, "rr_row<VEC, HEADED, SEG, TWIN>%s, rank * SEG, parity, %s, %s, %s);",
-		            tail, red, cl, keep);
-		if (last > 0 && full < em->C) {
-			rr__cu_line(em, 2, "else if (rank == %lld)", (long long)full);
-			rr__cu_line(em, 3,
-			            "rr_row<VEC, HEADED, %lld, TWIN>%s, rank * SEG, parity, %s, %s, %s);",
-			            (long long)last, tail, red, cl, keep);
-		}
-		if (full + (last > 0) < em->C) {
-			rr__cu_line(em, 2, "else /* beyond the row: partials are identities */");
-			rr__cu_line(em, 3, "rr_row<VEC, HEADED, 0, TWIN>%s, N, parity, %s, %s, %s);",
-			            tail, red, cl, keep);
-		}
+		rr__cu_line(em, 1, "const long long step = gridDim.x / C;");
+		rr__cu_line(em, 1, "int parity = 0; /* scratch slots alternate between groups */");
+		rr__cu_line(em, 1, "for (long long group = blockIdx.x / C; group * R < rows; "
+		                   "group += step) {");
+		emit_group(em, 2, red, cl, keep);
+		rr__cu_line(em, 2, "parity ^= 1;");
+		rr__cu_line(em, 1, "}");
 	}
-	rr__cu_line(em, 2, "parity ^= 1;");
-	rr__cu_line(em, 1, "}");
 	if (em->C > 1 && !rr__cu_grid(em))
 		rr__cu_line(
 		    em, 1,

@@ -238,6 +238,14 @@ rr_status rr__realise_with(const rr__kernel_facts *facts, rr_dtype dtype, int64_
 int rr__realisation_vec_allowed(const rr_kernel *kernel, const rr__realisation *r,
                                 const rr_arg *inputs, void *const *outputs);
 
+/* Whether every block of a launch takes one row group and no more: blocks of whole rows
+ * (C = 1) in a grid that holds every group (rr__cuda_launch_shape_of: not persistent). The
+ * emitted kernel then has no loop over groups: its copy of the row code held registers for a
+ * loop that never ran (softmax bf16 8191x1023, W = 128: 55 registers with it, 26 without).
+ * Clusters keep the loop: without it, add_layernorm bf16 1000x262144 at C = 8, W = 1024 spilled
+ * in its scalar entry (64 registers, 59 with the loop). */
+int rr__realisation_one_pass(const rr__realisation *r);
+
 /* The array whose address sets every row's head: the first row input (*is_output = 0),
  * else the first row output (*is_output = 1); its index, or -1 when there is none. */
 int rr__head_reference(const rr_kernel *kernel, int *is_output);
