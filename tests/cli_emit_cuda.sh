@@ -43,15 +43,24 @@ emits() {
 }
 
 # A grid of one block a row (R = 1, C = 1, G=rows) has no block past the last row: a block's
-# first row is read without a test against the row count, so its loads wait for nothing else
-# (the tiny launches' critical path); blocks of several rows, clusters and persistent grids test
+# row is read without a test against the row count, so its loads wait for nothing else (the
+# tiny launches' critical path), and there is no loop over rows (its copy of the row code held
+# registers for nothing); blocks of several rows, clusters and persistent grids loop and test
 # every row.
-emits f32 'rr_row<VEC, HEADED, N, TWIN>(a, rows, group, true,' "unguarded first row" \
+emits f32 'rr_row<VEC, HEADED, N, TWIN>(a, rows, blockIdx.x, true,' "one row a block, unguarded" \
 	"sum 3x3 W=4,V=1,U=1,R=1,C=1,S=regs,G=rows yes" \
 	"rmsnorm 1024x4096 W=256,V=4,U=4,R=1,C=1,S=regs,G=rows yes" \
+	"softmax 8191x1023 W=128,V=8,U=1,R=1,C=1,S=regs,G=rows yes" \
 	"sum 3x3 W=4,V=1,U=1,R=2,C=1,S=regs,G=rows no" \
 	"rmsnorm 1024x4096 W=256,V=4,U=4,R=1,C=1,S=regs,G=persistent no" \
 	"rmsnorm 64x65536 W=512,V=4,U=4,R=1,C=2,S=cluster,G=rows no"
+emits f32 'group += step' "a loop over row groups" \
+	"sum 3x3 W=4,V=1,U=1,R=1,C=1,S=regs,G=rows no" \
+	"rmsnorm 1024x4096 W=256,V=4,U=4,R=1,C=1,S=regs,G=rows no" \
+	"softmax 8191x1023 W=128,V=8,U=1,R=1,C=1,S=regs,G=rows no" \
+	"sum 3x3 W=4,V=1,U=1,R=2,C=1,S=regs,G=rows yes" \
+	"rmsnorm 1024x4096 W=256,V=4,U=4,R=1,C=1,S=regs,G=persistent yes" \
+	"rmsnorm 64x65536 W=512,V=4,U=4,R=1,C=2,S=cluster,G=rows yes"
 
 # Flat rows: a block of one row whose workers own at most U packs issues every load of a
 # phase before any use (one list of loads per phase, the head kept in registers, the col

@@ -619,24 +619,18 @@ static void emit_main(rr__cu_emitter *em)
 			rr__cu_line(em, 1, "rr_mail_init();");
 	}
 	if (rr__realisation_one_pass(em->geo)) {
-		/* The grid holds every row group (rr__cuda_launch_shape_of), one a block: no loop.
-		 * Blocks of one row need no test against `rows` (there is no block past the last
-		 * row), so their loads wait only for their own address (a tiny launch's critical
-		 * path). */
-		rr__cu_line(em, 1, "const long long group = blockIdx.x / C; /* one group a block */");
-		rr__cu_line(em, 1, "const int parity = 0;");
-		if (em->R == 1)
-			rr__cu_line(em, 1,
-			            "rr_row<VEC, HEADED, N, TWIN>(a, rows, group, true, worker, rig, 0, "
-			            "parity, %s, %s, %s);",
-			            red, cl, keep);
-		else
-			emit_group(em, 1, red, cl, keep);
+		/* The grid holds every row, one a block (rr__cuda_launch_shape_of): no loop, and no
+		 * test against `rows` (there is no block past the last row), so the loads wait only
+		 * for their own address (a tiny launch's critical path). */
+		rr__cu_line(em, 1,
+		            "rr_row<VEC, HEADED, N, TWIN>(a, rows, blockIdx.x, true, worker, rig, 0, 0, "
+		            "%s, %s, %s); /* one row a block */",
+		            red, cl, keep);
 	} else {
 		rr__cu_line(em, 1, "const long long step = gridDim.x / C;");
 		rr__cu_line(em, 1, "int parity = 0; /* scratch slots alternate between groups */");
-		rr__cu_line(em, 1, "for (long long group = blockIdx.x / C; group * R < rows; "
-		                   "group += step) {");
+		rr__cu_line(em, 1, "long long group = blockIdx.x / C;");
+		rr__cu_line(em, 1, "for (; group * R < rows; group += step) {");
 		emit_group(em, 2, red, cl, keep);
 		rr__cu_line(em, 2, "parity ^= 1;");
 		rr__cu_line(em, 1, "}");

@@ -452,16 +452,6 @@ static void emit_accumulate(rr__cu_emitter *em, int depth, int phase, int guarde
 	}
 }
 
-/* Whether a chunk that may be partial takes its complete packs apart from the partial one
- * (emit_tail_chunk, emit_deferred_sum): in blocks of whole rows outside register-kept plans.
- * Most workers' packs there are complete, and the guards of a runtime `valid` cost a compare
- * and a predicated operation an element. Not in clusters or plans that keep values in
- * registers: the second copy of the pack spilled layernorm f32 1024x131072 (C = 4). */
-static int split_tail(const rr__cu_emitter *em)
-{
-	return em->C == 1 && em->geo->keep != RR_KEEP_REGS;
-}
-
 /* The sum of one deferred pair, max node `id`, over this worker's packs at `depth`: in rows
  * without a head every complete chunk, then the partial pack where this worker has one; in the
  * headed entry (whose head was added just before, at the worker's max) chunks 0 .. FULL - 2,
@@ -492,12 +482,7 @@ static void emit_deferred_sum(rr__cu_emitter *em, int depth, int id, int phase, 
 			rr__cu_line(em, d + 1, "if constexpr (%s) {", last[k][0]);
 			rr__cu_line(em, d + 2, "const int at = h + (%s * W + worker) * V;",
 			            last[k][1]);
-			if (split_tail(em)) {
-				rr__cu_line(em, d + 2, "if (LEN - at >= V)");
-				rr__cu_line(em, d + 3, "%s(z%d, %s[%s], base, V);", sum, z, source,
-				            last[k][1]);
-			}
-			rr__cu_line(em, d + 2, "%sif (at < LEN)", split_tail(em) ? "else " : "");
+			rr__cu_line(em, d + 2, "if (at < LEN)");
 			rr__cu_line(em, d + 3, "%s(z%d, %s[%s], base, LEN - at);", sum, z, source,
 			            last[k][1]);
 			rr__cu_line(em, d + 1, "}");
@@ -507,11 +492,7 @@ static void emit_deferred_sum(rr__cu_emitter *em, int depth, int id, int phase, 
 		rr__cu_line(em, d + 1, "for (int c = 0; c < FULL; c++)");
 		rr__cu_line(em, d + 2, "%s(z%d, %s[c], base, V);", sum, z, source);
 		rr__cu_line(em, d + 1, "if constexpr (REM > 0) {");
-		if (split_tail(em)) {
-			rr__cu_line(em, d + 2, "if (REM - worker * V >= V)");
-			rr__cu_line(em, d + 3, "%s(z%d, %s[FULL], base, V);", sum, z, source);
-		}
-		rr__cu_line(em, d + 2, "%sif (worker * V < REM)", split_tail(em) ? "else " : "");
+		rr__cu_line(em, d + 2, "if (worker * V < REM)");
 		rr__cu_line(em, d + 3, "%s(z%d, %s[FULL], base, REM - worker * V);", sum, z,
 		            source);
 		rr__cu_line(em, d + 1, "}");
@@ -811,15 +792,7 @@ static void emit_tail_chunk(rr__cu_emitter *em, int d, int phase, const char *ch
 		rr__cu_line(em, d + 1, "float ld%d[1][V];", id);
 		emit_pack_load(em, d + 1, id, dest, "valid");
 	}
-	if (split_tail(em)) {
-		rr__cu_line(em, d + 1, "if (valid >= V) { /* a complete pack */");
-		emit_pack(em, d + 2, phase, em->flat ? chunk : "0", 0);
-		rr__cu_line(em, d + 1, "} else {");
-		emit_pack(em, d + 2, phase, em->flat ? chunk : "0", 1);
-		rr__cu_line(em, d + 1, "}");
-	} else {
-		emit_pack(em, d + 1, phase, em->flat ? chunk : "0", 1);
-	}
+	emit_pack(em, d + 1, phase, em->flat ? chunk : "0", 1);
 	rr__cu_line(em, d, "}");
 	if (!headed)
 		rr__cu_line(em, d - 1, "}");

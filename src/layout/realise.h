@@ -238,12 +238,14 @@ rr_status rr__realise_with(const rr__kernel_facts *facts, rr_dtype dtype, int64_
 int rr__realisation_vec_allowed(const rr_kernel *kernel, const rr__realisation *r,
                                 const rr_arg *inputs, void *const *outputs);
 
-/* Whether every block of a launch takes one row group and no more: blocks of whole rows
- * (C = 1) in a grid that holds every group (rr__cuda_launch_shape_of: not persistent). The
- * emitted kernel then has no loop over groups: its copy of the row code held registers for a
- * loop that never ran (softmax bf16 8191x1023, W = 128: 55 registers with it, 26 without).
- * Clusters keep the loop: without it, add_layernorm bf16 1000x262144 at C = 8, W = 1024 spilled
- * in its scalar entry (64 registers, 59 with the loop). */
+/* Whether every block of a launch takes one row and no more: blocks of one whole row (C = 1,
+ * R = 1) in a grid of a block a row (rr__cuda_launch_shape_of: not persistent). The emitted
+ * kernel then has no loop over rows: its copy of the row code held registers for a loop that
+ * never ran (softmax bf16 8191x1023, W = 128: 55 registers with it, 26 without; on an H100
+ * 0.79 of the time, bench/NOTES.md session 49). Clusters keep the loop: without it,
+ * add_layernorm bf16 1000x262144 at C = 8, W = 1024 spilled in its scalar entry (64 registers,
+ * 59 with the loop). So do blocks of several rows: layernorm bf16 8191x1023 at R = 32 took
+ * 1.08 of the time without it, rmsnorm bf16 65535x127 at R = 4 1.04. */
 int rr__realisation_one_pass(const rr__realisation *r);
 
 /* The array whose address sets every row's head: the first row input (*is_output = 0),
