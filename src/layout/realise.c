@@ -765,7 +765,8 @@ int rr__head_reference(const rr_kernel *kernel, int *is_output)
 
 int rr__realisation_one_pass(const rr__realisation *r)
 {
-	return !r->persistent && !r->grid_split && r->blocks_per_row == 1 && r->rows_per_group == 1;
+	return !r->persistent && !r->grid_split && r->blocks_per_row == 1 &&
+	       r->rows_per_group == 1 && r->min_blocks > 1 && r->min_blocks_head > 1;
 }
 
 int rr__realisation_vec_allowed(const rr_kernel *kernel, const rr__realisation *r,

@@ -244,8 +244,10 @@ int rr__realisation_vec_allowed(const rr_kernel *kernel, const rr__realisation *
  * never ran (softmax bf16 8191x1023, W = 128: 55 registers with it, 26 without; on an H100
  * 0.79 of the time, bench/NOTES.md session 49). Clusters keep the loop: without it,
  * add_layernorm bf16 1000x262144 at C = 8, W = 1024 spilled in its scalar entry (64 registers,
- * 59 with the loop). So do blocks of several rows: layernorm bf16 8191x1023 at R = 32 took
- * 1.08 of the time without it, rmsnorm bf16 65535x127 at R = 4 1.04. */
+ * 59 with the loop). So do blocks of several rows (layernorm bf16 8191x1023 at R = 32 took
+ * 1.08 of the time without it, rmsnorm bf16 65535x127 at R = 4 1.04) and plans whose register
+ * cap holds one block an SM (min_blocks 1), where fewer registers gain no block: ptxas then
+ * issued add_layernorm f32 8192x8192's loads later, 1.07 of the time. */
 int rr__realisation_one_pass(const rr__realisation *r);
 
 /* The array whose address sets every row's head: the first row input (*is_output = 0),
