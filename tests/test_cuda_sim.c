@@ -260,10 +260,10 @@ static void pool_stop(void)
 /* Seconds one simulated launch may take before it counts as hung (the longest takes a few). */
 #define SIM_HANG_SECONDS 120
 
-/* One cluster (C blocks) at a time. A grid of one group a cluster (rr__realisation_one_pass)
- * has as many clusters as groups, as on the device; otherwise two, and the kernel's own loop
- * over row groups covers every row, so the loop's stride and the alternating scratch slots are
- * exercised. */
+/* One cluster (C blocks) at a time. A grid of one row a block (rr__realisation_one_pass) has
+ * a block for every row, as on the device: that kernel has no loop. Otherwise two clusters, and
+ * the kernel's own loop over row groups covers every row, so the loop's stride and the
+ * alternating scratch slots are exercised. */
 static void sim_launch(const sim_module *m, const rr__realisation *g, int vec, int64_t rows,
                        void **params)
 {
