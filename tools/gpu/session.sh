@@ -2,7 +2,7 @@
 # One call on the lent H200: build there (gcc 13, static Jansson/SQLite/libcrypto from the
 # carried .deps/), then the stages named on the command line, logging everything under $OUT.
 #   stages: info test run bench-large bench-seed peers-large peers-seed lab grid-check wide-few
-#           ceilings replay-large tiny ab abspecs plans ncu (see each stage below)
+#           ceilings replay-large tiny ab abspecs plans ncu odd-pairs (see each stage below)
 # Usage (from the repo root, .deps and .whl carried): bash tools/gpu/session.sh info test run
 set -uo pipefail
 OUT=${OUT:-/tmp/rr-out}
@@ -363,6 +363,22 @@ print(json.dumps({"rows": rows}))' /tmp/ab/$i-$side-*/results.json >/tmp/ab/$i-$
 		done
 		python3 tools/gpu/summary.py bench/results/$DATE-$GPU-wide-few-grid1/results.json | head -60
 		tar czf "$OUT/wide-few.tgz" bench/results/$DATE-$GPU-wide-few-grid*
+		;;
+	odd-pairs)
+		# Issue 10's odd rows beside their aligned neighbours (ODD_KERNELS: groups of kernels,
+		# one bench run each so that a cut keeps the finished ones; ODD_DTYPES, default bf16),
+		# L2 cold, then tools/gpu/odd_pairs.py's table over them; archived as odd-pairs.tgz.
+		log "odd rows beside aligned ones"
+		shapes=2047x6143,2048x6144,8191x1023,8192x1024,512x32003,512x32000,1000x50265,1000x50256,65535x127,65536x128
+		d=bench/results/$DATE-$GPU-odd-vs-aligned
+		for k in ${ODD_KERNELS:-rmsnorm,layernorm add_layernorm,sum softmax,cross_entropy}; do
+			timeout "${ODD_LIMIT:-150}" "$RR" bench --backend cuda --kernels "$k" --dtypes "${ODD_DTYPES:-bf16}" \
+				--l2 cold --shapes $shapes --samples 3 --sample-ms 5 --warmup-ms 10 --out "$d/${k//,/-}" \
+				2>"$OUT/odd-${k//,/-}.err"
+			echo "$k: exit $?"; tail -1 "$OUT/odd-${k//,/-}.err"
+			tar czf "$OUT/odd-pairs.tgz" "$d"
+		done
+		python3 tools/gpu/odd_pairs.py "$d"/*/results.json | tee "$OUT/odd-pairs.md" | tail -40
 		;;
 	*)
 		echo "unknown stage $stage"
