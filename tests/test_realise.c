@@ -162,6 +162,11 @@ static void check_cuda_source(const char *label, const char *src, const rr__real
 	       red, r->red_slots);
 	if (r->blocks_per_row > 1)
 		CHECKF(number_after(src, "constexpr int SEG = ") == r->segment, "%s: SEG", label);
+	/* One row a block (rr__realisation_one_pass): no loop over row groups, and the launch
+	 * gives every row its block (check_launch); everything else loops. */
+	int loops = strstr(src, "group += step") != NULL;
+	CHECKF(loops == !rr__realisation_one_pass(r), "%s: the source %s a loop over row groups",
+	       label, loops ? "has" : "lacks");
 	/* The aligned entry's twin: only S=grid and clusters of blocks of at most 256 threads
 	 * whose aligned body is a few chunks, defined in the source where the record says. */
 	long long full = r->segment / ((long long)l->workers_per_row * l->vec);
@@ -374,9 +379,12 @@ static void check_launch(const char *label, const rr__realisation *r, long long 
 	CHECK(strcmp(s.entry, r->has_aligned_entry ? r->entry_vec
 	                      : r->has_vec_entry   ? r->entry_head
 	                                           : r->entry_scalar) == 0);
-	/* A persistent grid holds at most the resident groups. */
+	/* A persistent grid holds at most the resident groups; a kernel without a loop over rows
+	 * (one row a block) has a block for every row whatever the resident groups. */
 	CHECK(rr__cuda_launch_shape_of(r, rows, 3, 0, &s) == RR_OK);
 	CHECK(s.blocks == (r->persistent && groups > 3 ? 3 : groups) * r->blocks_per_row);
+	CHECKF(!rr__realisation_one_pass(r) || s.blocks == rows, "%s: %lld blocks for %lld rows",
+	       label, (long long)s.blocks, rows);
 	CHECK(strcmp(s.entry, r->entry_scalar) == 0);
 	/* looping groups wait for the last block of the row before theirs */
 	CHECKF(s.cooperative == (waits || (r->grid_split && r->persistent && groups > 3)),
