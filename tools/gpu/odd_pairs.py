@@ -5,6 +5,7 @@ row whose shape is an odd shape of PAIRS, its neighbour of the same kernel and d
 the odd row's minimal traffic, and odd TB/s / aligned TB/s; then how many of the odd rows of
 16 MiB or more (issue 10's target) are within 5 %.
 usage: odd_pairs.py RESULTS.json... [--pairs ODD=ALIGNED,...]"""
+import argparse
 import json
 import sys
 
@@ -21,18 +22,11 @@ def phase(row):
 
 
 def main(argv):
-    files, pairs = [], PAIRS
-    i = 0
-    while i < len(argv):
-        if argv[i] == "--pairs" and i + 1 < len(argv):
-            pairs = argv[i + 1]
-            i += 2
-            continue
-        files.append(argv[i])
-        i += 1
-    if not files:
-        print(__doc__.strip(), file=sys.stderr)
-        return 2
+    ap = argparse.ArgumentParser(description="issue 10's odd-against-aligned table")
+    ap.add_argument("results", nargs="+", help="the tool's results.json files")
+    ap.add_argument("--pairs", default=PAIRS, help="ODD=ALIGNED,... (default: the odd suite's)")
+    args = ap.parse_args(argv)
+    files, pairs = args.results, args.pairs
     rows = {}
     for path in files:
         try:
