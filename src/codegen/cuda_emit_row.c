@@ -205,12 +205,10 @@ static int batch_headed(const rr__cu_emitter *em)
  * NULL) or the one that may be partial (`valid` elements of it exist). Where rows have heads,
  * col inputs share the body's alignment only when COLS_VEC; otherwise, in blocks of one row
  * (shifted_cols), their complete packs are read by the aligned blocks that cover them, shifted
- * into place (rr_load_shifted; the pack's place in the col array bounds those blocks, checked
- * where `edge`, an expression of the chunk, holds: the first chunk and chunk FULL - 1; the
- * headed body's others end at least W * V - HEAD_MAX elements before LEN),
- * and element by element in blocks of many rows. */
+ * into place (rr_load_shifted; the pack's place in the col array bounds those blocks), and
+ * element by element in blocks of many rows. */
 static void emit_pack_load(rr__cu_emitter *em, int depth, int id, const char *dest,
-                           const char *valid, const char *edge)
+                           const char *valid)
 {
 	int input = em->kernel->nodes[id].input;
 	int col = is_col_input(em, id) && em->geo->head_slots > 0;
@@ -219,8 +217,8 @@ static void emit_pack_load(rr__cu_emitter *em, int depth, int id, const char *de
 		            "rr_load_tail_shifted<VEC>(%s, x%d + at, %s, seg_begin + at);", dest,
 		            input, valid);
 	else if (col && em->shifted_cols)
-		rr__cu_line(em, depth, "rr_load_shifted<VEC>(%s, x%d + at, seg_begin + at, %s);",
-		            dest, input, edge);
+		rr__cu_line(em, depth, "rr_load_shifted<VEC>(%s, x%d + at, seg_begin + at);", dest,
+		            input);
 	else if (valid && col)
 		rr__cu_line(em, depth, "rr_load_tail<VEC && COLS_VEC>(%s, x%d + at, %s, false);",
 		            dest, input, valid);
@@ -741,8 +739,6 @@ static void emit_full_chunks(rr__cu_emitter *em, int d, int phase, const char *b
 		rr__cu_line(em, d + 1, "for (int u = 0; u < UL; u++) {");
 		rr__cu_line(em, d + 2, "if (c0 + u < %s) {", bound);
 		rr__cu_line(em, d + 3, "const int at = h + ((c0 + u) * W + worker) * V;");
-		/* the headed body's complete chunks end a pack's worth of blocks before LEN */
-		const char *edge = "c0 + u == 0 || c0 + u + 1 >= FULL || W * V < 2 * RR_BLOCK_ELEMS";
 		for (int id = 0; id < kernel->n_nodes; id++) {
 			if (!global_load(em, id, phase))
 				continue;
@@ -753,10 +749,10 @@ static void emit_full_chunks(rr__cu_emitter *em, int d, int phase, const char *b
 				rr__cu_line(em, d + 4, "rr_keep_load(%s, keep, %d, c0 + u);", dest,
 				            em->keep_ordinal[id]);
 				rr__cu_line(em, d + 3, "else");
-				emit_pack_load(em, d + 4, id, dest, NULL, edge);
+				emit_pack_load(em, d + 4, id, dest, NULL);
 				continue;
 			}
-			emit_pack_load(em, d + 3, id, dest, NULL, edge);
+			emit_pack_load(em, d + 3, id, dest, NULL);
 		}
 		rr__cu_line(em, d + 2, "}");
 		rr__cu_line(em, d + 1, "}");
@@ -797,7 +793,7 @@ static void emit_tail_chunk(rr__cu_emitter *em, int d, int phase, const char *ch
 		char dest[32];
 		snprintf(dest, sizeof dest, "ld%d[0]", id);
 		rr__cu_line(em, d + 1, "float ld%d[1][V];", id);
-		emit_pack_load(em, d + 1, id, dest, "valid", NULL);
+		emit_pack_load(em, d + 1, id, dest, "valid");
 	}
 	emit_pack(em, d + 1, phase, em->flat ? chunk : "0", 1);
 	rr__cu_line(em, d, "}");
@@ -836,7 +832,7 @@ static void emit_tail_loads(rr__cu_emitter *em, int d, int phase, const char *ch
 			continue;
 		char dest[32];
 		snprintf(dest, sizeof dest, "tl%d_%d[0]", id, k);
-		emit_pack_load(em, d + 2, id, dest, "LEN - at", NULL);
+		emit_pack_load(em, d + 2, id, dest, "LEN - at");
 	}
 	rr__cu_line(em, d + 1, "}");
 	rr__cu_line(em, d, "}");
@@ -1283,8 +1279,7 @@ static void emit_flat_loads(rr__cu_emitter *em, int phase, int which)
 				continue;
 			char dest[32];
 			snprintf(dest, sizeof dest, "ld%d_%d[c]", id, phase);
-			emit_pack_load(em, 3, id, dest, tail ? "LEN - at" : NULL,
-			               "c == 0 || c + 1 >= FULL || W * V < 2 * RR_BLOCK_ELEMS");
+			emit_pack_load(em, 3, id, dest, tail ? "LEN - at" : NULL);
 		}
 	}
 	rr__cu_line(em, 2, "}");

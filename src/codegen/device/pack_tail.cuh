@@ -121,29 +121,26 @@ __device__ __forceinline__ void rr_store_head(io_t *p, const float (&v)[V], int 
  * index a constant, so the words stay in registers), then by half a word in 16-bit types
  * (rr_in_shifted, io_*.cuh). The bits are those of an element-by-element load. A pack whose
  * blocks would reach outside the col array's N elements (at most a row's first and last ones)
- * goes element by element: `edge` says where the caller cannot rule that out (a constant
- * elsewhere once the chunks are unrolled), so the packs between carry no branch and ptxas
- * issues their loads together, as for aligned rows (a branch a pack held layernorm bf16
- * 2047x6143's col loads to one pack at a time). At s = 0 the pack is the first block alone:
- * the last block is read from the one before it, no selects taken, no branch.
- * i: the pack's first element in the col array. */
+ * goes element by element. i: the pack's first element in the col array. */
 constexpr int RR_PACK_WORDS = V * (int)sizeof(io_t) / 4;
 constexpr int RR_BLOCK_WORDS = HEAD_BYTES / 4;
 constexpr int RR_BLOCK_ELEMS = HEAD_BYTES / (int)sizeof(io_t);
 template <bool VEC>
-__device__ __forceinline__ void rr_load_shifted(float (&v)[V], const io_t *p, int i, bool edge)
+__device__ __forceinline__ void rr_load_shifted(float (&v)[V], const io_t *p, int i)
 {
 	const int s = (int)((reinterpret_cast<unsigned long long>(p) & (HEAD_BYTES - 1)) / sizeof(io_t));
-	if (!VEC || (edge && s != 0 && (i < s || i - s + V + RR_BLOCK_ELEMS > N))) {
+	if (!VEC || s == 0) {
+		rr_load<VEC>(v, p);
+		return;
+	}
+	if (i < s || i - s + V + RR_BLOCK_ELEMS > N) {
 		rr_load<false>(v, p);
 		return;
 	}
-	constexpr int BLOCKS = RR_PACK_WORDS / RR_BLOCK_WORDS + 1;
-	const int last = s != 0 ? BLOCKS - 1 : BLOCKS - 2; /* where the last block is read from */
 	unsigned w[RR_PACK_WORDS + RR_BLOCK_WORDS];
 	#pragma unroll
-	for (int b = 0; b < BLOCKS; b++) {
-		const io_t *block = p - s + (b < BLOCKS - 1 ? b : last) * RR_BLOCK_ELEMS;
+	for (int b = 0; b < RR_PACK_WORDS / RR_BLOCK_WORDS + 1; b++) {
+		const io_t *block = p - s + b * RR_BLOCK_ELEMS;
 		if constexpr (HEAD_BYTES == 16) {
 			const uint4 t = __ldg(reinterpret_cast<const uint4 *>(block));
 			w[4 * b] = t.x;
@@ -178,7 +175,7 @@ template <bool VEC>
 __device__ __forceinline__ void rr_load_tail_shifted(float (&v)[V], const io_t *p, int valid, int i)
 {
 	if (valid >= V)
-		rr_load_shifted<VEC>(v, p, i, true);
+		rr_load_shifted<VEC>(v, p, i);
 	else
 		rr_load_tail<false>(v, p, valid, false);
 }
