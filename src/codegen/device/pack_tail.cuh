@@ -116,13 +116,15 @@ __device__ __forceinline__ void rr_store_head(io_t *p, const float (&v)[V], int 
 //@ shifted
 /* Col inputs where rows do not share their phase (COLS_VEC false): the packs of a row's body
  * stand s elements past a HEAD_BYTES boundary in a col input, s the same for all of the row's
- * packs. A complete pack is read as the words that cover it (four-byte loads from the word
- * holding its first element: no selects over a register array) and, in 16-bit types, shifted
- * by half a word where s is odd (rr_in_shifted, io_*.cuh). The bits are those of an
- * element-by-element load. A pack whose words would reach outside the col array's N elements
- * (a row's first and last ones at most) goes element by element; at s = 0 the pack is one
- * aligned load. i: the pack's first element in the col array. */
+ * packs. A complete pack is read as the V * size / HEAD_BYTES + 1 aligned blocks that cover it
+ * and shifted into place: by whole words through selects on the bits of the word offset (every
+ * index a constant, so the words stay in registers), then by half a word in 16-bit types
+ * (rr_in_shifted, io_*.cuh). The bits are those of an element-by-element load. A pack whose
+ * blocks would reach outside the col array's N elements (at most a row's first and last ones)
+ * goes element by element. i: the pack's first element in the col array. */
 constexpr int RR_PACK_WORDS = V * (int)sizeof(io_t) / 4;
+constexpr int RR_BLOCK_WORDS = HEAD_BYTES / 4;
+constexpr int RR_BLOCK_ELEMS = HEAD_BYTES / (int)sizeof(io_t);
 template <bool VEC>
 __device__ __forceinline__ void rr_load_shifted(float (&v)[V], const io_t *p, int i)
 {
@@ -131,17 +133,40 @@ __device__ __forceinline__ void rr_load_shifted(float (&v)[V], const io_t *p, in
 		rr_load<VEC>(v, p);
 		return;
 	}
-	const int half = s * (int)sizeof(io_t) % 4 / (int)sizeof(io_t); /* elements before p in its word */
-	if (half != 0 && (i < half || i + V + half > N)) {
+	if (i < s || i - s + V + RR_BLOCK_ELEMS > N) {
 		rr_load<false>(v, p);
 		return;
 	}
-	const unsigned *words = reinterpret_cast<const unsigned *>(p - half);
+	unsigned w[RR_PACK_WORDS + RR_BLOCK_WORDS];
+	#pragma unroll
+	for (int b = 0; b < RR_PACK_WORDS / RR_BLOCK_WORDS + 1; b++) {
+		const io_t *block = p - s + b * RR_BLOCK_ELEMS;
+		if constexpr (HEAD_BYTES == 16) {
+			const uint4 t = __ldg(reinterpret_cast<const uint4 *>(block));
+			w[4 * b] = t.x;
+			w[4 * b + 1] = t.y;
+			w[4 * b + 2] = t.z;
+			w[4 * b + 3] = t.w;
+		} else if constexpr (HEAD_BYTES == 8) {
+			const uint2 t = __ldg(reinterpret_cast<const uint2 *>(block));
+			w[2 * b] = t.x;
+			w[2 * b + 1] = t.y;
+		} else {
+			w[b] = __ldg(reinterpret_cast<const unsigned *>(block));
+		}
+	}
+	const int words = s * (int)sizeof(io_t) / 4; /* whole words before the pack */
+	#pragma unroll
+	for (int bit = 1; bit < RR_BLOCK_WORDS; bit *= 2) {
+		const bool take = (words & bit) != 0;
+		#pragma unroll
+		for (int k = 0; k + bit < RR_PACK_WORDS + RR_BLOCK_WORDS; k++)
+			w[k] = take ? w[k + bit] : w[k];
+	}
 	unsigned pack[RR_PACK_WORDS + 1];
 	#pragma unroll
-	for (int k = 0; k < RR_PACK_WORDS; k++)
-		pack[k] = __ldg(words + k);
-	pack[RR_PACK_WORDS] = half != 0 ? __ldg(words + RR_PACK_WORDS) : 0u;
+	for (int k = 0; k <= RR_PACK_WORDS; k++)
+		pack[k] = w[k];
 	rr_in_shifted<RR_PACK_WORDS>(v, pack, s);
 }
 /* The pack at the end of the row of a col input read as above: `valid` of its elements exist,
