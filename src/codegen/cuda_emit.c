@@ -195,31 +195,6 @@ static void emit_header(rr__cu_emitter *em)
 			rr__emit_comment_expr(em->out, kernel, "  kept: ", id);
 	rr__emit_comment_kernel_text(em->out, kernel);
 }
-/* Chunks an iteration of the vector entry with a head. Half of U where the head's bounds and
- * guarded tails take registers beside what the kernel keeps (the norms: 80-135 registers at
- * W = 64-1024). A plain one-round reduction without row outputs (sum, a loss) holds only its
- * loads and accumulators there: up to 16 values of a worker in flight, as many as U = 4 packs
- * of f32 (ptxas: sum f32 2x4000037 at W = 1024 36 -> 40 registers, one block an SM either
- * way); 32 (bf16 at U = 4, f32 at U = 8) took 66-74 and halved the blocks an SM. In blocks
- * of whole rows of up to 256 threads, up to 64 bytes of loads a worker (sum bf16 2047x6143 at
- * W = 64: 30 -> 54 registers, every load of the row issued at once; an H100 ran it in 0.961x
- * the time, the other one-round picks 0.999-1.002x). All of U
- * too on 16-bit rows whose kept value combines two row inputs (add_layernorm's h = x + r) in
- * blocks of whole rows: the H200 ran add_layernorm bf16 and f16 512x32003 (one block an SM
- * either way) in 0.94x the time at U = 2 than at 1, no spills; not over clusters and S=grid,
- * where 1000x50265 (C = 2) took 1.33x and 7x777777 1.01x (bench/NOTES.md session 32). */
-static int head_unroll(const rr__cu_emitter *em)
-{
-	const rr__realisation *g = em->geo;
-	int paired = g->elem_bytes < 4 && g->keep != RR_KEEP_NONE && g->kept_inputs >= 2 &&
-	             g->kept_values < g->kept_inputs && g->layout.blocks_per_row == 1;
-	int half = em->U > 1 && !paired ? em->U / 2 : em->U;
-	if (em->rounds == 1 && em->phases == em->rounds &&
-	    (em->U * em->V <= 16 ||
-	     (em->C == 1 && em->W * em->R <= 256 && em->U * em->V * g->elem_bytes <= 64)))
-		return em->U;
-	return half;
-}
 
 /* ---------------------------------------------------------------- prelude */
 
@@ -269,7 +244,7 @@ static void emit_constants(rr__cu_emitter *em)
 		rr__cu_line(em, 0,
 		            "constexpr int U_HEAD = %d;  /* U of the vector entry with a head (the "
 		            "order of a worker's adds does not depend on U) */",
-		            head_unroll(em));
+		            rr__realisation_head_unroll(em->geo));
 	}
 	rr__cu_line(em, 0,
 	            "constexpr int WARPS = %d;  /* warps per row in the shared-memory stage */",

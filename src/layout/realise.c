@@ -769,6 +769,19 @@ int rr__realisation_one_pass(const rr__realisation *r)
 	       r->rows_per_group == 1 && r->min_blocks > 1 && r->min_blocks_head > 1;
 }
 
+int rr__realisation_head_unroll(const rr__realisation *r)
+{
+	const rr_layout *l = &r->layout;
+	int U = l->unroll, V = l->vec;
+	int paired = r->elem_bytes < 4 && r->keep != RR_KEEP_NONE && r->kept_inputs >= 2 &&
+	             r->kept_values < r->kept_inputs && l->blocks_per_row == 1;
+	if (r->rounds == 1 && r->phases == r->rounds &&
+	    (U * V <= 16 || (l->blocks_per_row == 1 && l->workers_per_row * l->rows_per_group <= 256 &&
+	                     U * V * r->elem_bytes <= 64)))
+		return U;
+	return U > 1 && !paired ? U / 2 : U;
+}
+
 int rr__realisation_vec_allowed(const rr_kernel *kernel, const rr__realisation *r,
                                 const rr_arg *inputs, void *const *outputs)
 {

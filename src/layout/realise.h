@@ -250,6 +250,22 @@ int rr__realisation_vec_allowed(const rr_kernel *kernel, const rr__realisation *
  * issued add_layernorm f32 8192x8192's loads later, 1.07 of the time. */
 int rr__realisation_one_pass(const rr__realisation *r);
 
+/* U of the vector entry with a head (chunks an iteration): what the CUDA emitter gives it and
+ * what the cost model counts its trips with. Half of U where the head's bounds and
+ * guarded tails take registers beside what the kernel keeps (the norms: 80-135 registers at
+ * W = 64-1024). A plain one-round reduction without row outputs (sum, a loss) holds only its
+ * loads and accumulators there: up to 16 values of a worker in flight, as many as U = 4 packs
+ * of f32 (ptxas: sum f32 2x4000037 at W = 1024 36 -> 40 registers, one block an SM either
+ * way); 32 (bf16 at U = 4, f32 at U = 8) took 66-74 and halved the blocks an SM. In blocks
+ * of whole rows of up to 256 threads, up to 64 bytes of loads a worker (sum bf16 2047x6143 at
+ * W = 64: 30 -> 54 registers, every load of the row issued at once; an H100 ran it in 0.961x
+ * the time, the other one-round picks 0.999-1.002x). All of U
+ * too on 16-bit rows whose kept value combines two row inputs (add_layernorm's h = x + r) in
+ * blocks of whole rows: the H200 ran add_layernorm bf16 and f16 512x32003 (one block an SM
+ * either way) in 0.94x the time at U = 2 than at 1, no spills; not over clusters and S=grid,
+ * where 1000x50265 (C = 2) took 1.33x and 7x777777 1.01x (bench/NOTES.md session 32). */
+int rr__realisation_head_unroll(const rr__realisation *r);
+
 /* The array whose address sets every row's head: the first row input (*is_output = 0),
  * else the first row output (*is_output = 1); its index, or -1 when there is none. */
 int rr__head_reference(const rr_kernel *kernel, int *is_output);

@@ -536,7 +536,12 @@ static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
 	    l->rows_per_group == 1 && req->cols <= KEPT_IN_FLIGHT_COLS &&
 	    (elem >= 4 || f->groups <= sms))
 		regs_kept = 0;
-	double depth = regs_kept ? f->chunks_per_worker : fmin(l->unroll, f->chunks_per_worker);
+	/* Rows that all run the headed entry (no aligned one) issue its U a step
+	 * (rr__realisation_head_unroll): sum f32 2047x6143 at W = 64, U = 8 ran 4 packs at a time,
+	 * 1.07x the time of W = 128, U = 4 (all 4) on an H100 (bench/NOTES.md session 50). */
+	int headed = r->has_vec_entry && !r->has_aligned_entry && io->row_outputs == 0;
+	double unroll = headed ? rr__realisation_head_unroll(r) : l->unroll;
+	double depth = regs_kept ? f->chunks_per_worker : fmin(unroll, f->chunks_per_worker);
 	f->serial_steps = !regs_kept && grid_one_wave(req, l, f)
 	                      ? load_trips(r)
 	                      : ceil(f->chunks_per_worker / depth);
