@@ -537,8 +537,11 @@ static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
 	    (elem >= 4 || f->groups <= sms))
 		regs_kept = 0;
 	/* Rows that all run the headed entry (no aligned one) issue its U a step
-	 * (rr__realisation_head_unroll): sum f32 2047x6143 at W = 64, U = 8 ran 4 packs at a time,
-	 * 1.07x the time of W = 128, U = 4 (all 4) on an H100 (bench/NOTES.md session 50). */
+	 * (rr__realisation_head_unroll), counted for kernels without row outputs: sum f32
+	 * 2047x6143 at W = 64, U = 8 ran 4 packs at a time, 1.07x the time of W = 128, U = 4 (all
+	 * 4) on an H100. The 13 picks of the suites this moved ran 0.88-1.03x their old time there
+	 * (cross_entropy bf16 1x131073 0.88, sum f32 2047x6143 0.93; cross_entropy bf16 16x128257
+	 * 1.03, sum f32 8191x1023 1.02; bench/NOTES.md session 50). */
 	int headed = r->has_vec_entry && !r->has_aligned_entry && io->row_outputs == 0;
 	double unroll = headed ? rr__realisation_head_unroll(r) : l->unroll;
 	double depth = regs_kept ? f->chunks_per_worker : fmin(unroll, f->chunks_per_worker);
