@@ -7,5 +7,7 @@
 # -mbK ones with MIN_BLOCKS_HEAD edited to K.
 #   call 7: OCC_GRID=1056|528 /tmp/occ lab-cubins/ln_staged.cubin rr_layernorm_head 2047 6143 2 RCCSR 0
 #           (and ln_pers.cubin, the same source unedited)
+#   call 14: ln_async.cu (cols by cp.async into shared memory, read shifted there), its
+#           -mb6 and -mb8 copies, beside ln_rows.cubin and ln_al.cubin as in call 8
 #   call 8: /tmp/occ lab-cubins/ln_rstaged{1,3}[-mb7|-mb8].cubin rr_layernorm_head 2047 6143 2 RCCSR 0
 #           beside ln_rows.cubin (head entry, unedited) and ln_al.cubin (rr_layernorm_vec 2048 6144)
