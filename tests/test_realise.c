@@ -162,6 +162,12 @@ static void check_cuda_source(const char *label, const char *src, const rr__real
 	       red, r->red_slots);
 	if (r->blocks_per_row > 1)
 		CHECKF(number_after(src, "constexpr int SEG = ") == r->segment, "%s: SEG", label);
+	/* The headed entry's U is the record's (rr__realisation_head_unroll), which the cost
+	 * model counts its trips with. */
+	if (strstr(src, "constexpr int U_HEAD = "))
+		CHECKF(number_after(src, "constexpr int U_HEAD = ") == rr__realisation_head_unroll(r),
+		       "%s: U_HEAD %lld, record %d", label, number_after(src, "constexpr int U_HEAD = "),
+		       rr__realisation_head_unroll(r));
 	/* One row a block (rr__realisation_one_pass): no loop over row groups, and the launch
 	 * gives every row its block (check_launch); everything else loops. */
 	int loops = strstr(src, "group += step") != NULL;
@@ -468,6 +474,41 @@ static void test_twin_entry(const rr__target *sm90)
 	rr_kernel_free(kernel);
 }
 
+/* The headed entry's U: all of it in a sum whose U packs a worker are at most 16 values, or at
+ * most 64 bytes in blocks of whole rows of up to 256 threads; half of it elsewhere (the norms,
+ * wide blocks), all of it again for add_layernorm's paired 16-bit rows. */
+static void test_head_unroll(const rr__target *sm90)
+{
+	static const struct {
+		const char *kernel;
+		rr_dtype dtype;
+		long long cols;
+		rr_layout l;
+		int u_head;
+	} cases[] = {
+	    {"sum", RR_F32, 6143, {64, 4, 8, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS}, 4},
+	    {"sum", RR_F32, 6143, {128, 4, 4, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS}, 4},
+	    {"sum", RR_BF16, 6143, {64, 8, 4, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS}, 4},
+	    {"sum", RR_BF16, 6143, {512, 8, 4, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS}, 2},
+	    {"sum", RR_BF16, 131073, {64, 8, 4, 1, 64, RR_STORAGE_GRID, RR_GRID_PERSISTENT}, 2},
+	    {"rmsnorm", RR_BF16, 6143, {128, 8, 2, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS}, 1},
+	    {"add_layernorm", RR_BF16, 32003, {512, 8, 2, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS}, 2},
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		rr_kernel *kernel = NULL;
+		CHECK(rr_kernel_load_builtin(cases[c].kernel, &kernel) == RR_OK);
+		if (!kernel)
+			continue;
+		rr__realisation r;
+		CHECK(rr__realise(kernel, cases[c].dtype, cases[c].cols, &cases[c].l, sm90, &r) ==
+		      RR_OK);
+		CHECKF(rr__realisation_head_unroll(&r) == cases[c].u_head,
+		       "%s N=%lld case %zu: U_HEAD %d, want %d", cases[c].kernel, cases[c].cols, c,
+		       rr__realisation_head_unroll(&r), cases[c].u_head);
+		rr_kernel_free(kernel);
+	}
+}
+
 static void test_grid_raw_keep(const rr__target *sm90)
 {
 	rr_kernel *kernel = NULL;
@@ -526,6 +567,7 @@ int main(void)
 		rr_kernel_free(kernel);
 	}
 	test_grid_raw_keep(&devices[1].target);
+	test_head_unroll(&devices[1].target);
 	test_twin_entry(&devices[1].target);
 	printf("%d plans checked against their realisation\n", checked);
 	CHECK(checked > 300);
