@@ -14,6 +14,9 @@ them is validated.
               read there as five 4-byte loads and four byte permutes
     preshift  w and b read as aligned packs from 8 pre-shifted copies of each (an extra
               pointer before `rows`; copy h holds w[i] at i + (8 - h) % 8)
+    batched   edge.patch's form: the shifted loads of the chunks between the first and the
+              last without a branch, so ptxas issues them together (96 registers as emitted;
+              for a copy at a register cap, edit MIN_BLOCKS_HEAD)
 """
 import sys
 
@@ -45,6 +48,43 @@ __device__ __forceinline__ void rr_load_smem_shifted(float (&v)[V], const unsign
 	rr_in_shifted<4>(v, pack, i & 1);
 }
 """
+
+
+BATCHED_LOAD = """template <bool VEC>
+__device__ __forceinline__ void rr_load_shifted_nb(float (&v)[V], const io_t *p, int i, bool edge)
+{
+	const int s = (int)((reinterpret_cast<unsigned long long>(p) & (HEAD_BYTES - 1)) / sizeof(io_t));
+	if (!VEC || (edge && s != 0 && (i < s || i - s + V + RR_BLOCK_ELEMS > N))) {
+		rr_load<false>(v, p);
+		return;
+	}
+	constexpr int BLOCKS = RR_PACK_WORDS / RR_BLOCK_WORDS + 1;
+	const int last = s != 0 ? BLOCKS - 1 : BLOCKS - 2;
+	unsigned w[RR_PACK_WORDS + RR_BLOCK_WORDS];
+	#pragma unroll
+	for (int b = 0; b < BLOCKS; b++) {
+		const uint4 t = __ldg(reinterpret_cast<const uint4 *>(p - s + (b < BLOCKS - 1 ? b : last) * RR_BLOCK_ELEMS));
+		w[4 * b] = t.x;
+		w[4 * b + 1] = t.y;
+		w[4 * b + 2] = t.z;
+		w[4 * b + 3] = t.w;
+	}
+	const int words = s * (int)sizeof(io_t) / 4;
+	#pragma unroll
+	for (int bit = 1; bit < RR_BLOCK_WORDS; bit *= 2) {
+		const bool take = (words & bit) != 0;
+		#pragma unroll
+		for (int k = 0; k + bit < RR_PACK_WORDS + RR_BLOCK_WORDS; k++)
+			w[k] = take ? w[k + bit] : w[k];
+	}
+	unsigned pack[RR_PACK_WORDS + 1];
+	#pragma unroll
+	for (int k = 0; k <= RR_PACK_WORDS; k++)
+		pack[k] = w[k];
+	rr_in_shifted<RR_PACK_WORDS>(v, pack, s);
+}
+"""
+EDGE = "c0 + u == 0 || c0 + u + 1 >= FULL || W * V < 2 * RR_BLOCK_ELEMS"
 
 
 def before_row(s, text):
@@ -156,6 +196,12 @@ def variant(name, s):
         if i >= 0:
             s = s[:i] + s[s.find("#endif", i) + 6:]
         return s
+    if name == "batched":
+        s = before_row(s, BATCHED_LOAD)
+        return edit_lines(s, (f"rr_load_shifted_nb<VEC>(ld1[u], x1 + at, seg_begin + at, {EDGE});",
+                              f"rr_load_shifted_nb<VEC>(ld2[u], x2 + at, seg_begin + at, {EDGE});",
+                              "rr_load_shifted_nb<VEC>(ld1[0], x1 + at, seg_begin + at, true);",
+                              "rr_load_shifted_nb<VEC>(ld2[0], x2 + at, seg_begin + at, true);"))
     raise SystemExit(f"unknown variant {name}")
 
 
