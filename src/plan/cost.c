@@ -411,6 +411,13 @@ static double complete_chunks(const rr__realisation *r, int *partial)
 	return (double)(r->segment / WV);
 }
 
+/* Whether every row runs the headed entry: a vector entry without the aligned one (N·size not
+ * a multiple of the access). */
+static int every_row_headed(const rr__realisation *r)
+{
+	return r->has_vec_entry && !r->has_aligned_entry;
+}
+
 /* A worker's steps through its segment of an S=grid launch of few blocks (grid_one_wave) in one
  * pass (elsewhere the model keeps chunks / U, which its fits were made with): U complete chunks
  * a step, then the partial chunk. Rows with a head (N·size not a multiple of the access) run the
@@ -423,7 +430,7 @@ static double load_trips(const rr__realisation *r)
 	const rr_layout *l = &r->layout;
 	int partial;
 	double full = complete_chunks(r, &partial);
-	if (r->has_vec_entry && !r->has_aligned_entry) {
+	if (every_row_headed(r)) {
 		double u_head = l->unroll > 1 ? floor(l->unroll / 2.0) : 1;
 		return (full > 1 ? ceil((full - 1) / u_head) : 0) + (full > 0) + partial;
 	}
@@ -542,7 +549,7 @@ static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
 	 * 4) on an H100. The 13 picks of the suites this moved ran 0.88-1.03x their old time there
 	 * (cross_entropy bf16 1x131073 0.88, sum f32 2047x6143 0.93; cross_entropy bf16 16x128257
 	 * 1.03, sum f32 8191x1023 1.02; bench/NOTES.md session 50). */
-	int headed = r->has_vec_entry && !r->has_aligned_entry && io->row_outputs == 0;
+	int headed = every_row_headed(r) && io->row_outputs == 0;
 	double unroll = headed ? rr__realisation_head_unroll(r) : l->unroll;
 	double depth = regs_kept ? f->chunks_per_worker : fmin(unroll, f->chunks_per_worker);
 	f->serial_steps = !regs_kept && grid_one_wave(req, l, f)
