@@ -95,8 +95,9 @@ fi
 "$ROWREDUCE" emit --kernel rmsnorm --shape 2047x6143 --dtype bf16 --backend cuda --arch sm_90 \
 	--layout W=128,V=8,U=1,R=1,C=1,S=regs,G=rows >"$out/odd.cu" 2>"$out/err" ||
 	{ cat "$out/err"; echo "FAIL: emit of rmsnorm 2047x6143"; exit 1; }
-for want in 'constexpr bool COLS_VEC = false;' 'rr_load_tail_shifted<VEC>(ld1[0], x1 + at, valid, seg_begin + at);' \
-	'__device__ __forceinline__ void rr_load_shifted(' '__byte_perm(w[k], w[k + 1], selector)'; do
+for want in 'constexpr bool COLS_VEC = false;' 'rr_load_tail_copy<VEC>(ld1[0], c1 + at, x1 + at, valid);' \
+	'constexpr int COL_PHASES = 8;' 'rr_rmsnorm_cols(const io_t *__restrict__ in1, io_t *__restrict__ cc)' \
+	'rr_load<VEC>(ld1[u], c1 + at);'; do
 	if ! grep -qF -- "$want" "$out/odd.cu"; then
 		echo "FAIL: rmsnorm bf16 2047x6143 lacks '$want'"
 		exit 1
@@ -116,8 +117,7 @@ fi
 "$ROWREDUCE" emit --kernel layernorm --shape 64x4099 --dtype bf16 --backend cuda --arch sm_90 \
 	--layout W=128,V=8,U=2,R=1,C=1,S=regs,G=rows >"$out/odd.cu" 2>"$out/err" ||
 	{ cat "$out/err"; echo "FAIL: emit of layernorm 64x4099"; exit 1; }
-for want in 'rr_load_shifted<VEC>(ld1[u], x1 + at, seg_begin + at);' \
-	'rr_load_shifted<VEC>(ld2[u], x2 + at, seg_begin + at);'; do
+for want in 'rr_load<VEC>(ld1[u], c1 + at);' 'rr_load<VEC>(ld2[u], c2 + at);'; do
 	if ! grep -qF -- "$want" "$out/odd.cu"; then
 		echo "FAIL: layernorm bf16 64x4099 lacks '$want'"
 		exit 1

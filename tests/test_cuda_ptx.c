@@ -279,6 +279,82 @@ static void check_raised_launch_bounds(void)
 	}
 }
 
+/* The second compile's defines (rr__cuda_second_defines) from a first build's ptxas log: the
+ * raised bounds capped where any entry spilled, unless the source gives its entry with a head
+ * a bound of its own, which is capped alone where that entry spilled more than a few registers
+ * and the others did not. */
+static void check_second_defines(void)
+{
+	static const char *const raised = "#ifndef RR_MIN_BLOCKS_CAPPED\n";
+	static const char *const both = "#ifndef RR_MIN_BLOCKS_CAPPED\n#ifndef RR_HEAD_CAPPED\n";
+	static const char *const own = "#ifndef RR_HEAD_CAPPED\n";
+	static const struct {
+		const char *source;
+		int head, scalar; /* spill store bytes in the log */
+		int n;
+		const char *first, *second;
+	} cases[] = {
+	    {"", 0, 64, 0, NULL, NULL},
+	    {raised, 0, 0, 0, NULL, NULL},
+	    {raised, 16, 0, 1, "-DRR_MIN_BLOCKS_CAPPED", NULL},
+	    {raised, 0, 8, 1, "-DRR_MIN_BLOCKS_CAPPED", NULL},
+	    {both, 16, 0, 0, NULL, NULL},
+	    {both, 16, 176, 1, "-DRR_MIN_BLOCKS_CAPPED", NULL},
+	    {both, 432, 0, 2, "-DRR_HEAD_CAPPED", "-DRR_MIN_BLOCKS_CAPPED"},
+	    {own, 88, 0, 1, "-DRR_HEAD_CAPPED", NULL},
+	    {own, 0, 88, 0, NULL, NULL},
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		char log[1024];
+		snprintf(log, sizeof log,
+		         "ptxas info    : Function properties for rr_k_cols\n"
+		         "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+		         "ptxas info    : Function properties for rr_k_scalar\n"
+		         "    %d bytes stack frame, %d bytes spill stores, %d bytes spill loads\n"
+		         "ptxas info    : Function properties for rr_k_head\n"
+		         "    %d bytes stack frame, %d bytes spill stores, %d bytes spill loads\n",
+		         cases[c].scalar, cases[c].scalar, cases[c].scalar, cases[c].head / 2,
+		         cases[c].head / 2, cases[c].head / 2);
+		const char *defines[2] = {NULL, NULL};
+		int n = rr__cuda_second_defines(cases[c].source, log, defines);
+		CHECKF(n == cases[c].n, "case %zu: %d defines, expected %d", c, n, cases[c].n);
+		for (int k = 0; k < n && k < cases[c].n; k++) {
+			const char *want = k == 0 ? cases[c].first : cases[c].second;
+			CHECKF(strcmp(defines[k], want) == 0, "case %zu: define %d is %s, expected %s", c,
+			       k, defines[k], want);
+		}
+	}
+}
+
+/* Odd 16-bit rows whose col inputs come from the copies (realise.c, col_copies): the entry with
+ * a head at most 64 registers (layernorm bf16 6143 at W = 128, where the scalar entry keeps
+ * its own bound), or, where it spills there (add_layernorm bf16 20001 at W = 512, U = 2 in
+ * shared memory), the scalar entry's bound and no local memory. */
+static void check_col_copies_bounds(void)
+{
+	compiled_plan plan;
+	rr_layout row = {128, 8, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS};
+	if (compile_plan("layernorm", RR_BF16, 6143, row, &plan)) {
+		CHECKF(plan.geometry.col_copies == 2, "%s: %d col copies", plan.label,
+		       plan.geometry.col_copies);
+		int regs = entry_registers(plan.log, "rr_layernorm_head");
+		CHECKF(regs > 0 && regs <= 64, "%s: %d registers in the entry with a head", plan.label,
+		       regs);
+		CHECKF(entry_registers(plan.log, "rr_layernorm_cols") > 0, "%s: no copies' entry",
+		       plan.label);
+		CHECKF(plan.ptx && strstr(plan.ptx, "griddepcontrol.wait"),
+		       "%s: the row entries do not wait for the copies", plan.label);
+		release(&plan);
+	}
+	rr_layout smem = {512, 8, 2, 1, 1, RR_STORAGE_SMEM, RR_GRID_ROWS};
+	if (compile_plan("add_layernorm", RR_BF16, 20001, smem, &plan)) {
+		int regs = entry_registers(plan.log, "rr_add_layernorm_head");
+		CHECKF(regs > 64, "%s: %d registers: not the head's capped build", plan.label, regs);
+		CHECKF(no_local_memory(&plan), "%s uses local memory:\n%s", plan.label, plan.log);
+		release(&plan);
+	}
+}
+
 /* Launch bounds raised for rows kept in shared memory (realise.c, smem_rows_blocks): layernorm
  * bf16 4096x32000 at W = 512 keeps 64 KB of row a block, room for three blocks an SM, and asks
  * ptxas for the two that 64 registers a thread allow, which it fits without local memory; not
@@ -383,6 +459,8 @@ int main(void)
 	check_no_local_memory();
 	check_barriers();
 	check_raised_launch_bounds();
+	check_second_defines();
+	check_col_copies_bounds();
 	check_smem_launch_bounds();
 	check_compile_errors_and_cache();
 	return rr_test_finish("test_cuda_ptx");

@@ -35,6 +35,7 @@ typedef struct sim_module {
 	void *handle[MAX_RANKS];
 	void (*entry[MAX_RANKS])(int, void **);
 	void (*set_ids[MAX_RANKS])(unsigned, unsigned, unsigned);
+	void (*cols)(void **); /* (lab) rr_sim_cols: writes the col inputs' copies */
 	float *cl[MAX_RANKS];                /* each block's rr_cl, for distributed shared memory */
 	unsigned long long *mbar[MAX_RANKS]; /* each block's rr_mbar, the mailboxes' barriers */
 } sim_module;
@@ -155,7 +156,7 @@ static void hook_mbar_wait(unsigned long long *bar, unsigned long long state)
 /* The arrays a launch may read (run_checked names them; none: reads go unchecked). */
 static struct {
 	int count;
-	uintptr_t begin[RR_MAX_IO], end[RR_MAX_IO];
+	uintptr_t begin[RR_MAX_IO + 1], end[RR_MAX_IO + 1];
 	atomic_long stray; /* reads that fall outside every one of them */
 } readable;
 
@@ -425,6 +426,8 @@ static int sim_load(const char *source, int ranks, int grid, sim_module *m)
 		rr_sim_hooks_t **slot = dlsym(m->handle[r], "rr_sim_hooks");
 		*(void **)&m->entry[r] = dlsym(m->handle[r], "rr_sim_entry");
 		*(void **)&m->set_ids[r] = dlsym(m->handle[r], "rr_sim_set_ids");
+		if (r == 0)
+			*(void **)&m->cols = dlsym(m->handle[r], "rr_sim_cols");
 		m->cl[r] = dlsym(m->handle[r], "rr_cl");
 		m->mbar[r] = dlsym(m->handle[r], "rr_mbar");
 		if (!slot || !m->entry[r] || !m->set_ids[r] || (ranks > 1 && !grid && !m->cl[r]))
@@ -448,7 +451,8 @@ typedef struct packed_params {
 	float values[RR_MAX_IO];
 	long long rows;
 	void *workspace; /* S=grid: the program's workspace, after rows */
-	void *params[2 * RR_MAX_IO + 2];
+	void *copies;    /* (lab) the col inputs' copies, after rows (and the workspace) */
+	void *params[2 * RR_MAX_IO + 3];
 } packed_params;
 
 static void pack(const rr_kernel *kernel, int64_t rows, const rr_arg *inputs, void *const *outputs,
@@ -472,6 +476,8 @@ static void pack(const rr_kernel *kernel, int64_t rows, const rr_arg *inputs, vo
 	p->params[n] = &p->rows;
 	p->workspace = NULL;
 	p->params[n + 1] = &p->workspace;
+	p->copies = NULL;
+	p->params[n + 2] = &p->copies;
 }
 
 typedef struct plan {
@@ -559,8 +565,27 @@ static void launch_checked(const sim_module *m, const rr_kernel *kernel, const r
 	 * the barrier words do not matter here (the test's barrier stands in), the partials do. */
 	if (g->grid_split)
 		p.workspace = calloc(2, (size_t)g->workspace_per_group);
+	/* (lab) col copies: written first as the launcher does, their slot right after rows
+	 * (and the workspace), readable by the kernel */
+	if (g->col_copies > 0) {
+		int at = kernel->n_inputs + kernel->n_outputs + 1 + (g->grid_split ? 1 : 0);
+		p.copies = malloc((size_t)g->col_copies_bytes);
+		p.params[at] = &p.copies;
+		void *cols[RR_MAX_IO + 1];
+		int c = 0;
+		for (int k = 0; k < kernel->n_inputs; k++)
+			if (kernel->inputs[k].kind == RR_KIND_COL)
+				cols[c++] = &p.pointers[k];
+		cols[c] = &p.copies;
+		CHECKF(m->cols != NULL, "%s: no rr_sim_cols in the source", label);
+		if (p.copies && m->cols)
+			m->cols(cols);
+		readable.begin[readable.count] = (uintptr_t)p.copies;
+		readable.end[readable.count++] = (uintptr_t)p.copies + (size_t)g->col_copies_bytes;
+	}
 	sim_launch(m, g, vec, rows, p.params);
 	free(p.workspace);
+	free(p.copies);
 	long stray = atomic_load(&readable.stray);
 	CHECKF(stray == 0, "%s (entry %d): %ld reads outside the input arrays", label, vec, stray);
 	readable.count = 0;

@@ -417,6 +417,7 @@ static int check_plan(rr_device *device, const rr_kernel *kernel, rr_dtype dtype
 	const rr__realisation *r = &program->realisation;
 	rr__realisation again;
 	CHECK(rr__realise(kernel, dtype, cols, &program->layout, &device->target, &again) == RR_OK);
+	rr__realisation_for_rows(&again, rows);
 	CHECKF(memcmp(&again, r, sizeof again) == 0, "%s: realising twice differs", label);
 	int rereads = r->layout.storage == RR_STORAGE_REREAD ||
 	              (r->grid_split && r->keep == RR_KEEP_NONE); /* S=grid over shared memory */

@@ -31,6 +31,9 @@ typedef struct cuda_module {
 	int resident_clusters; /* the driver's count for a cluster plan; -1 when not asked */
 	/* S=grid: resident_groups (the most of any entry) × the record's bytes per group */
 	CUdeviceptr workspace;
+	/* rr__realisation.col_copies: the entry that writes them, and their memory */
+	CUfunction cols;
+	CUdeviceptr col_copies;
 } cuda_module;
 
 static cuda_device *impl_of(rr_device *device)
@@ -214,6 +217,9 @@ static rr_status load_functions(rr_device *device, const rr__realisation *g, cud
 	if (status == RR_OK && g->has_vec_entry)
 		status = rr__cuda_check(
 		    d, d->cuModuleGetFunction(&m->head, m->module, g->entry_head), g->entry_head);
+	if (status == RR_OK && g->col_copies > 0)
+		status = rr__cuda_check(
+		    d, d->cuModuleGetFunction(&m->cols, m->module, g->entry_cols), g->entry_cols);
 	CUfunction functions[4] = {m->scalar, m->vec, m->head, twin};
 	for (int i = 0; i < 4 && status == RR_OK; i++)
 		if (functions[i] && g->blocks_per_row > 8 && !g->grid_split)
@@ -373,6 +379,10 @@ static rr_status cuda_compile(rr_device *device, rr_program *program)
 		size_persistent_grid(device, g, m);
 	if (status == RR_OK && g->grid_split)
 		status = prepare_grid_split(device, g, m);
+	if (status == RR_OK && g->col_copies > 0)
+		status = rr__cuda_check(cu->driver,
+		                        cu->driver->cuMemAlloc(&m->col_copies, (size_t)g->col_copies_bytes),
+		                        "allocating the col inputs' copies");
 	if (status == RR_OK && g->blocks_per_row > 8 && !g->grid_split && m->resident_clusters == 0)
 		status =
 		    rr__fail(RR_ERR_ILLEGAL_LAYOUT,
@@ -381,6 +391,8 @@ static rr_status cuda_compile(rr_device *device, rr_program *program)
 		             "block); use C <= 8 or S=grid",
 		             g->blocks_per_row, g->threads, (long long)g->dynamic_smem);
 	if (status != RR_OK) {
+		if (m->col_copies)
+			cu->driver->cuMemFree(m->col_copies);
 		if (m->module)
 			cu->driver->cuModuleUnload(m->module);
 		free(m);
@@ -400,6 +412,8 @@ static void cuda_unload(rr_device *device, rr_program *program)
 		impl_of(device)->driver->cuModuleUnload(m->module);
 		if (m->workspace)
 			impl_of(device)->driver->cuMemFree(m->workspace);
+		if (m->col_copies)
+			impl_of(device)->driver->cuMemFree(m->col_copies);
 	}
 	free(m);
 	program->module = NULL;
@@ -447,13 +461,25 @@ static rr_status cuda_launch(rr_device *device, rr_program *program, int64_t row
 	CUdeviceptr workspace = m->workspace;
 	if (shape.workspace)
 		params[n++] = &workspace;
+	CUdeviceptr copies = m->col_copies;
+	if (g->col_copies > 0)
+		params[n++] = &copies;
 	rr__cu_launch_attribute cluster = {.id = RR_CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION};
 	cluster.value.cluster_dim.x = (unsigned)shape.cluster;
 	cluster.value.cluster_dim.y = cluster.value.cluster_dim.z = 1;
 	if (shape.cooperative) /* the row's blocks wait for one another: all resident */
 		cluster = (rr__cu_launch_attribute){.id = RR_CU_LAUNCH_ATTRIBUTE_COOPERATIVE,
 		                                    .value.cooperative = 1};
-	int attributes = shape.cluster > 1 || shape.cooperative;
+	rr__cu_launch_attribute attribute[2];
+	int attributes = 0;
+	if (shape.cluster > 1 || shape.cooperative)
+		attribute[attributes++] = cluster;
+	/* the row entry may start while the copies' entry runs: it waits for them (the emitted
+	 * rr_wait_copies) only where a phase reads them */
+	if (g->col_copies > 0 && !shape.cooperative && device->target.cc_major >= 9)
+		attribute[attributes++] = (rr__cu_launch_attribute){
+		    .id = RR_CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
+		    .value.programmatic = 1};
 	rr__cu_launch_config config = {.grid_x = (unsigned)shape.blocks,
 	                               .grid_y = 1,
 	                               .grid_z = 1,
@@ -462,11 +488,32 @@ static rr_status cuda_launch(rr_device *device, rr_program *program, int64_t row
 	                               .block_z = 1,
 	                               .shared_mem_bytes = (unsigned)shape.dynamic_smem,
 	                               .stream = (CUstream)stream,
-	                               .attrs = attributes ? &cluster : NULL,
-	                               .num_attrs = attributes ? 1 : 0};
+	                               .attrs = attributes ? attribute : NULL,
+	                               .num_attrs = (unsigned)attributes};
 	status = bind(device);
 	if (status != RR_OK)
 		return status;
+	if (g->col_copies > 0) { /* the copies first, on the same stream */
+		void *cols[RR_MAX_IO + 1];
+		int c = 0;
+		for (int k = 0; k < kernel->n_inputs; k++)
+			if (kernel->inputs[k].kind == RR_KIND_COL)
+				cols[c++] = &pointers[k];
+		cols[c] = &copies;
+		rr__cu_launch_config copy = {.grid_x = (unsigned)((g->cols + 255) / 256),
+		                             .grid_y = (unsigned)g->head_align,
+		                             .grid_z = (unsigned)g->col_copies,
+		                             .block_x = 256,
+		                             .block_y = 1,
+		                             .block_z = 1,
+		                             .stream = (CUstream)stream};
+		status = rr__cuda_check(
+		    impl_of(device)->driver,
+		    impl_of(device)->driver->cuLaunchKernelEx(&copy, m->cols, cols, NULL),
+		    "launching the col inputs' copies");
+		if (status != RR_OK)
+			return status;
+	}
 	return rr__cuda_check(impl_of(device)->driver,
 	                      impl_of(device)->driver->cuLaunchKernelEx(&config, f, params, NULL),
 	                      "launching the kernel");

@@ -219,14 +219,13 @@ void rr__cuda_compiled_free(rr__cuda_compiled *compiled)
 	memset(compiled, 0, sizeof *compiled);
 }
 
-static void options_for(const char *arch, char *arch_option, size_t size, const char *options[5])
+static void options_for(const char *arch, char *arch_option, size_t size, const char *options[4])
 {
 	snprintf(arch_option, size, "--gpu-architecture=%s", arch);
 	options[0] = arch_option;
 	options[1] = "-default-device";
 	options[2] = "--std=c++17";
-	options[3] = "--ptxas-options=-v";
-	options[4] = "-DRR_MIN_BLOCKS_CAPPED"; /* the second compile's (compile_once) */
+	options[3] = "--ptxas-options=-v"; /* the second compile adds its defines (rr__cuda_compile) */
 }
 
 /* The number written just before `at` in `log` ("128 bytes ..."), 0 without one. */
@@ -237,6 +236,59 @@ static int number_before(const char *log, const char *at)
 	while (at > log && at[-1] >= '0' && at[-1] <= '9')
 		at--;
 	return atoi(at);
+}
+
+/* An entry with a head may spill this much at the col copies' bound and keep it: layernorm
+ * bf16 512x32003 at W = 512 spilled 16 bytes there and ran 0.79 of the time of the shifted
+ * loads, add_layernorm bf16 1024x20001 spilled 432 and ran 1.50x (H100, bench/NOTES.md
+ * session 51). */
+#define HEAD_SPILL_BYTES 32
+
+/* Bytes of local memory ptxas gave entries whose names end in "_head" (`head` 1) or the
+ * others (`head` 0), per the -v log: stack frames plus spill stores, summed. */
+static int entry_spills(const char *log, int head)
+{
+	int bytes = 0;
+	const char *at = "Function properties for ";
+	for (const char *p = log; p && (p = strstr(p, at)) != NULL;) {
+		p += strlen(at);
+		size_t name = strcspn(p, " \n");
+		int is_head = name >= 5 && strncmp(p + name - 5, "_head", 5) == 0;
+		const char *frame = strstr(p, "bytes stack frame");
+		const char *spill = strstr(p, "bytes spill stores");
+		const char *next = strstr(p, at);
+		if (!frame || (next && frame > next) || is_head != head)
+			continue;
+		bytes += number_before(log, frame);
+		if (spill && (!next || spill < next))
+			bytes += number_before(log, spill);
+	}
+	return bytes;
+}
+
+static int head_spills(const char *log)
+{
+	return entry_spills(log, 1);
+}
+
+static int other_spills(const char *log)
+{
+	return entry_spills(log, 0);
+}
+
+int rr__cuda_second_defines(const char *source, const char *log, const char *defines[2])
+{
+	if (!rr__cuda_log_local_memory(log))
+		return 0;
+	int n = 0;
+	int own_head = strstr(source, "#ifndef RR_HEAD_CAPPED") != NULL;
+	int head_over = own_head && head_spills(log) > HEAD_SPILL_BYTES;
+	if (head_over)
+		defines[n++] = "-DRR_HEAD_CAPPED";
+	if (strstr(source, "#ifndef RR_MIN_BLOCKS_CAPPED") &&
+	    (!own_head || head_over || other_spills(log)))
+		defines[n++] = "-DRR_MIN_BLOCKS_CAPPED";
+	return n;
 }
 
 int rr__cuda_log_local_memory(const char *log)
@@ -416,7 +468,7 @@ rr_status rr__cuda_compile(const char *source, const char *arch, int want_ptx,
 	if (status != RR_OK)
 		return status;
 	char arch_option[64];
-	const char *options[5];
+	const char *options[6];
 	options_for(arch, arch_option, sizeof arch_option, options);
 	char dir[1024];
 	rr__cuda_cache_dir(dir, sizeof dir);
@@ -426,12 +478,16 @@ rr_status rr__cuda_compile(const char *source, const char *arch, int want_ptx,
 	status = compile_once(nv, dir, source, options, 4, want_ptx, out);
 	/* A source whose launch bounds were raised for rows in flight (realise.c,
 	 * rows_in_flight_blocks) carries the capped ones too: where ptxas spilled at the raised
-	 * bounds, the capped build is the one used. */
-	if (status != RR_OK || !strstr(source, "#ifndef RR_MIN_BLOCKS_CAPPED") ||
-	    !rr__cuda_log_local_memory(out->log))
+	 * bounds, the capped build is the one used. One whose entry with a head reads the col
+	 * copies under a bound of its own (RR_HEAD_CAPPED) takes the scalar entry's bound there
+	 * where that entry spilled more than HEAD_SPILL_BYTES, and only there. */
+	if (status != RR_OK)
+		return status;
+	int n = rr__cuda_second_defines(source, out->log, options + 4);
+	if (n == 0)
 		return status;
 	rr__cuda_compiled capped;
-	status = compile_once(nv, dir, source, options, 5, want_ptx, &capped);
+	status = compile_once(nv, dir, source, options, 4 + n, want_ptx, &capped);
 	if (status != RR_OK) {
 		rr__cuda_compiled_free(&capped);
 		return status;

@@ -49,6 +49,7 @@ enum {
 
 #define RR_CU_LAUNCH_ATTRIBUTE_COOPERATIVE 2
 #define RR_CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION 4
+#define RR_CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION 6
 #define RR_CU_STREAM_NON_BLOCKING 1
 #define RR_CU_STREAM_CAPTURE_MODE_THREAD_LOCAL 1
 
@@ -62,6 +63,7 @@ typedef struct rr__cu_launch_attribute {
 			unsigned int x, y, z;
 		} cluster_dim;
 		int cooperative;
+		int programmatic; /* programmaticStreamSerializationAllowed */
 	} value;
 } rr__cu_launch_attribute;
 
@@ -181,6 +183,11 @@ rr_status rr__cuda_compile(const char *source, const char *arch, int want_ptx,
 void rr__cuda_compiled_free(rr__cuda_compiled *compiled);
 /* Whether a ptxas log (--ptxas-options=-v) reports a stack frame or spill stores: local memory. */
 int rr__cuda_log_local_memory(const char *log);
+/* The defines of a second compile of `source` after a first whose ptxas -v log is `log`, into
+ * `defines`; returns how many (0: the first build stands). RR_MIN_BLOCKS_CAPPED where the
+ * source has raised bounds and an entry spilled; RR_HEAD_CAPPED where its entry with a head
+ * has a bound of its own (the col copies') and spilled more than a few registers there. */
+int rr__cuda_second_defines(const char *source, const char *log, const char *defines[2]);
 /* Removes the cached files of `key` after the driver refused its cubin, saying so (with `why`)
  * once on stderr; the next rr__cuda_compile of that source compiles it again. */
 void rr__cuda_cache_discard(const char *key, const char *why);

@@ -79,6 +79,7 @@ static rr_status plan_emitter(rr__cu_emitter *em, const rr__emit_request *req)
 	 * slower in bench/NOTES.md), and the other rows hide the trips. */
 	em->flat = r->flat;
 	em->shifted_cols = shifted_cols_of(em);
+	em->col_copies = em->shifted_cols && r->col_copies > 0;
 	return RR_OK;
 }
 
@@ -198,6 +199,15 @@ static void emit_header(rr__cu_emitter *em)
 
 /* ---------------------------------------------------------------- prelude */
 
+/* Whether the entry with a head has a launch bound of its own, the col copies' (realise.c),
+ * apart from the scalar entry's: where ptxas spills in that one, the backend's second compile
+ * caps it alone (a shared bound let layernorm bf16 512x32003's scalar entry take the copies'
+ * entry back to 128 registers, 0.96 of the shifted loads' time against 0.79). */
+static int copies_bound(const rr__cu_emitter *em)
+{
+	return em->col_copies;
+}
+
 static void emit_constants(rr__cu_emitter *em)
 {
 	const rr__realisation *g = em->geo;
@@ -216,6 +226,9 @@ static void emit_constants(rr__cu_emitter *em)
 	            em->C);
 	rr__cu_line(em, 0, "constexpr int THREADS = W * R;");
 	int raised = g->min_blocks != g->min_blocks_capped;
+	/* the entry with a head reading the col copies has a bound of its own (realise.c), the
+	 * scalar entry keeps the shifted one: each spills, or not, at its own */
+	const char *headed = copies_bound(em) ? "MIN_BLOCKS_SCALAR" : "MIN_BLOCKS_HEAD";
 	if (raised)
 		rr__cu_line(em, 0,
 		            "#ifndef RR_MIN_BLOCKS_CAPPED  /* defined by the backend's second "
@@ -225,9 +238,9 @@ static void emit_constants(rr__cu_emitter *em)
 	            raised ? "that keep 64 KB of rows in flight" : "the register cap allows");
 	if (g->head_slots > 0)
 		rr__cu_line(em, 0,
-		            "constexpr int MIN_BLOCKS_HEAD = %d;  /* the same for the entries with "
+		            "constexpr int %s = %d;  /* the same for the entries with "
 		            "a head */",
-		            g->min_blocks_head);
+		            headed, g->min_blocks_head_shifted);
 	if (raised) {
 		rr__cu_line(em, 0, "#else");
 		rr__cu_line(
@@ -236,8 +249,20 @@ static void emit_constants(rr__cu_emitter *em)
 		    "cap allows */",
 		    g->min_blocks_capped);
 		if (g->head_slots > 0)
-			rr__cu_line(em, 0, "constexpr int MIN_BLOCKS_HEAD = %d;",
+			rr__cu_line(em, 0, "constexpr int %s = %d;", headed,
 			            g->min_blocks_head_capped);
+		rr__cu_line(em, 0, "#endif");
+	}
+	if (copies_bound(em)) {
+		rr__cu_line(em, 0,
+		            "#ifndef RR_HEAD_CAPPED  /* defined by the backend's second compile "
+		            "where ptxas spills in the entry with a head at this */");
+		rr__cu_line(em, 0,
+		            "constexpr int MIN_BLOCKS_HEAD = %d;  /* the entry with a head, its "
+		            "col inputs from the copies */",
+		            g->min_blocks_head);
+		rr__cu_line(em, 0, "#else");
+		rr__cu_line(em, 0, "constexpr int MIN_BLOCKS_HEAD = MIN_BLOCKS_SCALAR;");
 		rr__cu_line(em, 0, "#endif");
 	}
 	if (g->head_slots > 0) {
@@ -280,6 +305,15 @@ static void emit_constants(rr__cu_emitter *em)
 			            "constexpr bool COLS_VEC = %s;  /* col inputs share the body's "
 			            "alignment (N * size %% HEAD_BYTES == 0) */",
 			            g->cols_vec ? "true" : "false");
+		if (em->col_copies) {
+			rr__cu_line(em, 0,
+			            "constexpr int COL_PHASES = %d;  /* copies of a col input: one a "
+			            "phase */",
+			            g->head_align);
+			rr__cu_line(em, 0,
+			            "constexpr long long COL_STRIDE = %lld;  /* elements of one copy */",
+			            (long long)g->col_copy_stride);
+		}
 	}
 	rr__cu_line(em, 0, "constexpr int RED_SLOTS = %d;  /* partials per row over all rounds */",
 	            em->red_slots > 0 ? em->red_slots : 1);
@@ -413,6 +447,8 @@ static void emit_access_helpers(rr__cu_emitter *em)
 		rr__device_emit(em->out, io_file(em), "shifted");
 		rr__device_emit(em->out, "pack_tail.cuh", "shifted");
 	}
+	if (em->col_copies)
+		rr__device_emit(em->out, "pack_tail.cuh", "col_copies");
 }
 
 /* Kept values in dynamic shared memory: pack c of kept value k of this thread, in units of
@@ -503,6 +539,8 @@ static void emit_args_struct(rr__cu_emitter *em)
 	if (rr__cu_grid(em))
 		rr__cu_line(em, 1,
 		            "float *ws; /* the program's workspace: WS_GROUP words a group */");
+	if (em->col_copies)
+		rr__cu_line(em, 1, "const io_t *cc; /* the col inputs' copies (the entry *_cols) */");
 	rr__cu_line(em, 0, "};\n");
 }
 
@@ -630,10 +668,13 @@ static void emit_entry(rr__cu_emitter *em, const char *name, int kind)
 {
 	const rr_kernel *kernel = em->kernel;
 	const int headed = kind != RR_ENTRY_VEC && kind != RR_ENTRY_TWIN && em->geo->head_slots > 0;
+	const char *bound = !headed                                         ? "MIN_BLOCKS"
+	                    : kind == RR_ENTRY_SCALAR && copies_bound(em) ? "MIN_BLOCKS_SCALAR"
+	                                                                    : "MIN_BLOCKS_HEAD";
 	rr__buf_printf(em->out,
 	               "extern \"C\" __global__ void __launch_bounds__(THREADS, %s) "
 	               "%s(",
-	               headed ? "MIN_BLOCKS_HEAD" : "MIN_BLOCKS", name);
+	               bound, name);
 	for (int k = 0; k < kernel->n_inputs; k++) {
 		rr_kind input = kernel->inputs[k].kind;
 		rr__buf_printf(em->out, "%s in%d, ",
@@ -644,17 +685,71 @@ static void emit_entry(rr__cu_emitter *em, const char *name, int kind)
 	}
 	for (int j = 0; j < kernel->n_outputs; j++)
 		rr__buf_printf(em->out, "io_t *__restrict__ out%d, ", j);
-	rr__buf_printf(em->out, "const long long rows%s)\n{\n\tconst rr_args a = {",
-	               rr__cu_grid(em) ? ", float *const ws" : "");
+	rr__buf_printf(em->out, "const long long rows%s%s)\n{\n\tconst rr_args a = {",
+	               rr__cu_grid(em) ? ", float *const ws" : "",
+	               em->col_copies ? ", const io_t *__restrict__ cc" : "");
 	for (int k = 0; k < kernel->n_inputs; k++)
 		rr__buf_printf(em->out, "%sin%d", k ? ", " : "", k);
 	for (int j = 0; j < kernel->n_outputs; j++)
 		rr__buf_printf(em->out, "%sout%d", kernel->n_inputs + j ? ", " : "", j);
 	if (rr__cu_grid(em))
 		rr__buf_printf(em->out, ", ws");
+	if (em->col_copies)
+		rr__buf_printf(em->out, ", cc");
 	rr__buf_printf(em->out, "};\n\trr_main<%s, %s%s>(a, rows);\n}\n",
 	               kind != RR_ENTRY_SCALAR ? "true" : "false", headed ? "true" : "false",
 	               kind == RR_ENTRY_TWIN ? ", true" : "");
+}
+
+/* The entry that writes the col inputs' copies (rr__realisation.col_copies), launched
+ * before the row entry: block (x, q, k) copies elements [256x, 256x + 256) of the k-th col
+ * input into its copy for phase q, element j at j + (COL_PHASES - q) % COL_PHASES; and, for
+ * the tests' host simulation, the same as a loop (rr_sim_cols). */
+static void emit_cols_entry(rr__cu_emitter *em)
+{
+	const rr_kernel *kernel = em->kernel;
+	rr__buf_printf(em->out, "extern \"C\" __global__ void __launch_bounds__(256) %s(",
+	               em->geo->entry_cols);
+	for (int k = 0; k < kernel->n_inputs; k++)
+		if (kernel->inputs[k].kind == RR_KIND_COL)
+			rr__buf_printf(em->out, "const io_t *__restrict__ in%d, ", k);
+	rr__buf_printf(em->out, "io_t *__restrict__ cc)\n{\n");
+	rr__cu_line(em, 0, "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900");
+	rr__cu_line(em, 1,
+	            "asm volatile(\"griddepcontrol.launch_dependents;\"); /* the row entries "
+	            "may start: they wait (rr_wait_copies) before reading the copies */");
+	rr__cu_line(em, 0, "#endif");
+	rr__cu_line(em, 1, "const long long j = (long long)blockIdx.x * 256 + threadIdx.x;");
+	rr__cu_line(em, 1, "const int q = (int)blockIdx.y;");
+	rr__cu_line(em, 1, "if (j >= N)");
+	rr__cu_line(em, 2, "return;");
+	rr__buf_printf(em->out, "\tconst io_t *const from = ");
+	int ordinal = 0;
+	for (int k = 0; k < kernel->n_inputs; k++)
+		if (kernel->inputs[k].kind == RR_KIND_COL) {
+			if (ordinal + 1 < em->geo->col_copies)
+				rr__buf_printf(em->out, "blockIdx.z == %d ? in%d : ", ordinal, k);
+			else
+				rr__buf_printf(em->out, "in%d;\n", k);
+			ordinal++;
+		}
+	rr__cu_line(em, 1,
+	            "cc[((long long)blockIdx.z * COL_PHASES + q) * COL_STRIDE + (COL_PHASES - q) "
+	            "%% COL_PHASES + j] = from[j];");
+	rr__cu_line(em, 0, "}");
+	rr__cu_line(em, 0, "#if !defined(__CUDA_ARCH__)");
+	rr__cu_line(em, 0, "extern \"C\" void rr_sim_cols(void **params)\n{");
+	rr__cu_line(em, 1, "io_t *const cc = *(io_t *const *)params[%d];", em->geo->col_copies);
+	rr__cu_line(em, 1, "for (int k = 0; k < %d; k++) {", em->geo->col_copies);
+	rr__cu_line(em, 2, "const io_t *const from = *(const io_t *const *)params[k];");
+	rr__cu_line(em, 2, "for (int q = 0; q < COL_PHASES; q++)");
+	rr__cu_line(em, 3, "for (long long j = 0; j < N; j++)");
+	rr__cu_line(em, 4,
+	            "cc[((long long)k * COL_PHASES + q) * COL_STRIDE + (COL_PHASES - q) %% "
+	            "COL_PHASES + j] = from[j];");
+	rr__cu_line(em, 1, "}");
+	rr__cu_line(em, 0, "}");
+	rr__cu_line(em, 0, "#endif");
 }
 
 /* For the tests' host simulation: the entry with the driver's parameter array. */
@@ -677,6 +772,9 @@ static void emit_simulation_entry(rr__cu_emitter *em)
 		rr__buf_printf(em->out, "%s*(io_t *const *)params[%d]", n ? ", " : "", n);
 	if (rr__cu_grid(em))
 		rr__buf_printf(em->out, ", *(float *const *)params[%d]", n + 1);
+	if (em->col_copies)
+		rr__buf_printf(em->out, ", *(const io_t *const *)params[%d]",
+		               n + 1 + (rr__cu_grid(em) ? 1 : 0));
 	rr__buf_printf(em->out, "};\n");
 	rr__cu_line(em, 1, "const long long rows = *(const long long *)params[%d];", n);
 	const char *head = em->geo->head_slots > 0 ? "true" : "false";
@@ -733,6 +831,8 @@ rr_status rr__cuda_emit(const rr__emit_request *request, rr__buf *out)
 	if (em->geo->has_vec_entry)
 		emit_entry(em, em->geo->entry_head, RR_ENTRY_HEAD);
 	emit_entry(em, em->geo->entry_scalar, RR_ENTRY_SCALAR);
+	if (em->col_copies)
+		emit_cols_entry(em);
 	emit_simulation_entry(em);
 	int failed = out->failed;
 	char name[RR_MAX_NAME];

@@ -212,7 +212,12 @@ static void emit_pack_load(rr__cu_emitter *em, int depth, int id, const char *de
 {
 	int input = em->kernel->nodes[id].input;
 	int col = is_col_input(em, id) && em->geo->head_slots > 0;
-	if (col && em->shifted_cols && valid)
+	if (col && em->col_copies && valid)
+		rr__cu_line(em, depth, "rr_load_tail_copy<VEC>(%s, c%d + at, x%d + at, %s);", dest,
+		            input, input, valid);
+	else if (col && em->col_copies)
+		rr__cu_line(em, depth, "rr_load<VEC>(%s, c%d + at);", dest, input);
+	else if (col && em->shifted_cols && valid)
 		rr__cu_line(em, depth,
 		            "rr_load_tail_shifted<VEC>(%s, x%d + at, %s, seg_begin + at);", dest,
 		            input, valid);
@@ -1286,10 +1291,39 @@ static void emit_flat_loads(rr__cu_emitter *em, int phase, int which)
 	rr__cu_line(em, 1, "}");
 }
 
+/* Whether `phase` reads a col input from its copies (em->col_copies); the caller marked it. */
+static int reads_copies(rr__cu_emitter *em, int phase)
+{
+	int any = 0;
+	for (int id = 0; em->col_copies && id < em->kernel->n_nodes; id++)
+		any |= global_load(em, id, phase) && is_col_input(em, id);
+	return any;
+}
+
+/* A phase that reads the copies waits for the entry that writes them (rr_wait_copies): in a
+ * flat row the first phase, which loads every phase's values; otherwise each such phase, so
+ * the rounds before it run while the copies are written. */
+static void emit_wait_copies(rr__cu_emitter *em, int phase)
+{
+	int wait = 0;
+	if (em->flat && phase == 1) {
+		for (int later = 1; later <= em->phases; later++) {
+			rr__cu_mark_phase(em, later);
+			wait |= reads_copies(em, later);
+		}
+		rr__cu_mark_phase(em, phase);
+	} else if (!em->flat) {
+		wait = reads_copies(em, phase);
+	}
+	if (wait)
+		rr__cu_line(em, 1, "rr_wait_copies();");
+}
+
 static void emit_phase(rr__cu_emitter *em, int phase)
 {
 	int reduce = phase <= em->rounds;
 	rr__cu_mark_phase(em, phase);
+	emit_wait_copies(em, phase);
 	if (reduce) {
 		rr__cu_line(em, 1, "/* round %d: each worker accumulates its slots in order */",
 		            phase);
@@ -1366,6 +1400,17 @@ static void emit_head_length(rr__cu_emitter *em)
 			    ": 0; /* from %s */",
 			    is_output ? "out" : "in", at, name);
 	}
+	if (!em->col_copies)
+		return;
+	/* the copy of each col input in which this row's (segment's) packs are aligned */
+	rr__cu_line(em, 1, "const int cq = (int)((seg_begin + h) %% COL_PHASES);");
+	int ordinal = 0;
+	for (int k = 0; k < em->kernel->n_inputs; k++)
+		if (em->kernel->inputs[k].kind == RR_KIND_COL)
+			rr__cu_line(em, 1,
+			            "const io_t *const c%d = a.cc + ((long long)%d * COL_PHASES + cq) * "
+			            "COL_STRIDE + (COL_PHASES - cq) %% COL_PHASES + seg_begin; /* %s */",
+			            k, ordinal++, em->kernel->inputs[k].name);
 }
 
 void rr__cu_emit_row(rr__cu_emitter *em)

@@ -34,6 +34,7 @@ typedef struct rr__cu_emitter {
 	 * there instead of loading them again. */
 	unsigned char flat_first[RR_MAX_NODES];
 	int shifted_cols; /* col inputs read by shifted aligned blocks (rr_load_shifted) */
+	int col_copies;   /* ... from the launch's per-phase copies instead (col_copies) */
 	int plain;  /* emitting the body of rows without a head (h = 0: all of it, or !HEADED) */
 	int body;   /* emitting a body's packs, of either entry (not the head's) */
 	int tail_loads; /* k > 0: the headed tail chunk whose packs tl<id>_<k> were loaded early */

@@ -361,6 +361,7 @@ static void name_entries(const rr_kernel *kernel, rr__kernel_facts *r)
 	snprintf(r->entry_head, sizeof r->entry_head, "rr_%s_head", base);
 	snprintf(r->entry_scalar, sizeof r->entry_scalar, "rr_%s_scalar", base);
 	snprintf(r->entry_twin, sizeof r->entry_twin, "rr_%s_vecu", base);
+	snprintf(r->entry_cols, sizeof r->entry_cols, "rr_%s_cols", base);
 }
 
 /* The blocks of realisation `r` an SM holds at `registers` a thread: registers are allocated
@@ -610,9 +611,11 @@ void rr__kernel_facts_of(const rr_kernel *kernel, const rr__target *target, rr__
 		int n = rr__analysis_inputs_read(kernel, round, read);
 		f->in_flight_inputs = n > f->in_flight_inputs ? n : f->in_flight_inputs;
 	}
-	for (int i = 0; kernel && i < kernel->n_inputs; i++)
+	for (int i = 0; kernel && i < kernel->n_inputs; i++) {
 		f->row_and_col_inputs +=
 		    kernel->inputs[i].kind == RR_KIND_ROW || kernel->inputs[i].kind == RR_KIND_COL;
+		f->col_inputs += kernel->inputs[i].kind == RR_KIND_COL;
+	}
 	for (int id = 0; kernel && id < kernel->n_nodes; id++) {
 		const rr__node *node = &kernel->nodes[id];
 		f->rounding_sums +=
@@ -710,6 +713,13 @@ rr_status rr__realise_with(const rr__kernel_facts *f, rr_dtype dtype, int64_t co
 	r->flat = l->blocks_per_row == 1 && l->rows_per_group == 1 && r->keep != RR_KEEP_SMEM &&
 	          r->chunks <= l->unroll;
 	realise_workspace(r);
+	if (target->cc_major > 0 && f->col_inputs > 0 && r->head_slots > 0 && !r->cols_vec &&
+	    l->rows_per_group == 1 && r->elem_bytes == 2) {
+		r->col_copies = f->col_inputs;
+		r->col_copy_stride = ceil_div(r->cols + r->head_align, r->head_align) * r->head_align;
+		r->col_copies_bytes =
+		    (int64_t)r->col_copies * r->head_align * r->col_copy_stride * r->elem_bytes;
+	}
 	realise_in_flight(f, target, r);
 	r->min_blocks = min_blocks(f, r);
 	r->min_blocks_head = min_blocks_head(f, r);
@@ -721,6 +731,16 @@ rr_status rr__realise_with(const rr__kernel_facts *f, rr_dtype dtype, int64_t co
 		if (r->min_blocks != r->min_blocks_capped)
 			r->min_blocks_head = min_blocks_head(f, r);
 	}
+	r->min_blocks_head_shifted = r->min_blocks_head;
+	/* Col inputs read from their copies load as the aligned entry's do, all together, and
+	 * ptxas then took more registers than it did for the shifted loads under the same cap
+	 * (rmsnorm bf16 2047x6143 at W = 128: 102 against 63, 4 blocks an SM against 8, 8 %
+	 * slower); layernorm bf16 there ran 28.2 µs at 96, 27.2 at 80 and 25.7 at 64 (H100,
+	 * bench/NOTES.md session 51): at least the blocks 64 registers allow. Where ptxas spills
+	 * at that (rmsnorm f16 1024x12289 at W = 256, U = 4), the backend's second compile takes
+	 * the capped bound. */
+	if (r->col_copies > 0 && blocks_at(r, 64) > r->min_blocks_head)
+		r->min_blocks_head = blocks_at(r, 64);
 	r->has_twin_entry = twin_entry(r);
 	r->n_tree_offsets = rr__tree_offsets(
 	    l->workers_per_row, target->warp_size > 0 ? target->warp_size : 32, r->tree_offsets);
@@ -728,7 +748,20 @@ rr_status rr__realise_with(const rr__kernel_facts *f, rr_dtype dtype, int64_t co
 	memcpy(r->entry_head, f->entry_head, sizeof r->entry_head);
 	memcpy(r->entry_scalar, f->entry_scalar, sizeof r->entry_scalar);
 	memcpy(r->entry_twin, f->entry_twin, sizeof r->entry_twin);
+	memcpy(r->entry_cols, f->entry_cols, sizeof r->entry_cols);
 	return RR_OK;
+}
+
+void rr__realisation_for_rows(rr__realisation *r, int64_t rows_hint)
+{
+	if (r->col_copies == 0 || rows_hint == 0 ||
+	    (rows_hint >= (int64_t)COPIES_ROWS_PER_INPUT * r->col_copies &&
+	     rows_hint * r->cols >= COPIES_MIN_ELEMENTS))
+		return;
+	r->col_copies = 0;
+	r->col_copy_stride = 0;
+	r->col_copies_bytes = 0;
+	r->min_blocks_head = r->min_blocks_head_shifted;
 }
 
 rr_status rr__realise(const rr_kernel *kernel, rr_dtype dtype, int64_t cols,

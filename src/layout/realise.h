@@ -88,11 +88,13 @@ typedef struct rr__kernel_facts {
 	int red_slots;
 	int partials; /* reduction partials budgeted per row: an online pair two, one spare */
 	int row_and_col_inputs;
+	int col_inputs;
 	int rounding_sums; /* sum reductions that round (not exact): what the serial bound is for */
 	char entry_vec[96];
 	char entry_head[96];
 	char entry_scalar[96];
 	char entry_twin[96];
+	char entry_cols[96];
 } rr__kernel_facts;
 
 typedef struct rr__realisation {
@@ -162,6 +164,16 @@ typedef struct rr__realisation {
 	 * line (arrival count, generation) and the partials [parity][slot][block], in whole
 	 * 128-byte lines. The launcher allocates it once per resident group; 0 otherwise. */
 	int64_t workspace_per_group;
+	/* (lab) Col inputs read by shifted blocks (rows with heads, N·size not a multiple of the
+	 * access, one row a block) are read instead from copies the launch writes first (the
+	 * entry entry_cols): for each col input, one copy a phase q < head_align holding
+	 * element j at j + (head_align - q) % head_align, so a row whose col packs stand q past an
+	 * access boundary finds them aligned in copy q. col_copies: the col inputs copied (0:
+	 * none); col_copy_stride: elements a copy (a multiple of head_align); col_copies_bytes:
+	 * all of them. */
+	int col_copies;
+	int64_t col_copy_stride;
+	int64_t col_copies_bytes;
 	/* A flat row (CUDA): one block a row, a block of one row, at most U packs a worker and
 	 * nothing kept in shared memory. The emitter issues every load of a phase before any is
 	 * used (cuda_emit.c); the cost model counts one trip to memory for it (cost.c). */
@@ -180,6 +192,7 @@ typedef struct rr__realisation {
 	int min_blocks_capped; /* min_blocks and min_blocks_head before rows_in_flight_blocks */
 	int min_blocks_head_capped; /* raised them (equal when it did not): the cuda backend
 	                             * compiles with these where ptxas spills at the raised ones */
+	int min_blocks_head_shifted; /* min_blocks_head without col_copies' own bound */
 
 	/* Values in flight: U chunks of V values of every input one phase reads. */
 	int in_flight_inputs;
@@ -206,6 +219,7 @@ typedef struct rr__realisation {
 	char entry_head[96];   /* "rr_softmax_head" */
 	char entry_scalar[96]; /* "rr_softmax_scalar" */
 	char entry_twin[96];   /* "rr_softmax_vecu" */
+	char entry_cols[96];   /* "rr_layernorm_cols": writes the col copies (col_copies) */
 } rr__realisation;
 
 /* Which entry a launch runs (rr__realisation_vec_allowed). */
@@ -218,6 +232,16 @@ enum { RR_ENTRY_TWIN = 3 };
  * length `cols` on `target`. kernel may be NULL or unanalysed (hand-built kernels in tests):
  * every row input is then assumed read in every phase. RR_ERR_INVALID_ARG for an incomplete
  * layout or cols < 1. */
+/* Col copies (col_copies) pay for their launch and their writes, about head_align copies of
+ * every col input, only over enough rows: a realisation for `rows_hint` rows (0: unknown, the
+ * copies stay) below COPIES_ROWS_PER_INPUT rows a col input, or below COPIES_MIN_ELEMENTS
+ * elements in all, reads its col inputs shifted instead. On an H100 the copies made layernorm
+ * bf16 16x128257 1.68x as slow, 7x777777 3.2x, add_layernorm bf16 8x50265 1.29x, layernorm
+ * bf16 256x12289 1.06x and rmsnorm bf16 128x16385 1.07x (half a µs more), where 4M elements
+ * and 512 rows and more ran 0.79-0.97 of the time (bench/NOTES.md session 51). */
+enum { COPIES_ROWS_PER_INPUT = 128, COPIES_MIN_ELEMENTS = 1 << 22 };
+void rr__realisation_for_rows(rr__realisation *r, int64_t rows_hint);
+
 rr_status rr__realise(const rr_kernel *kernel, rr_dtype dtype, int64_t cols,
                       const rr_layout *layout, const rr__target *target, rr__realisation *out);
 

@@ -1012,9 +1012,13 @@ static rr_status realise(const rr__plan_request *req, const rr_layout *layout, r
 {
 	if (!rr__layout_is_complete(layout) || req->cols < 1)
 		return RR_ERR_INVALID_ARG;
-	if (req->facts)
-		return rr__realise_with(req->facts, req->dtype, req->cols, layout, req->target, r);
-	return rr__realise(req->kernel, req->dtype, req->cols, layout, req->target, r);
+	rr_status status =
+	    req->facts
+	        ? rr__realise_with(req->facts, req->dtype, req->cols, layout, req->target, r)
+	        : rr__realise(req->kernel, req->dtype, req->cols, layout, req->target, r);
+	if (status == RR_OK)
+		rr__realisation_for_rows(r, req->rows);
+	return status;
 }
 
 /* The features of a realised layout. */

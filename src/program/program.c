@@ -188,6 +188,7 @@ rr_status rr__program_emit_only(rr_device *device, const rr_kernel *kernel, rr_d
 		free(program);
 		return status;
 	}
+	rr__realisation_for_rows(&program->realisation, rows_hint);
 	rr__buf source = {0};
 	status = device->ops->emit(device, program, &source);
 	if (status == RR_OK && (source.failed || !source.data))

@@ -179,3 +179,25 @@ __device__ __forceinline__ void rr_load_tail_shifted(float (&v)[V], const io_t *
 	else
 		rr_load_tail<false>(v, p, valid, false);
 }
+//@ col_copies
+/* The launch of the row entries may begin before the copies' entry has finished (a
+ * programmatic dependent launch, sm_90 and up): a phase that reads the copies waits for it
+ * here first, which returns at once when there was nothing to wait for. */
+__device__ __forceinline__ void rr_wait_copies()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+	asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+/* The pack of a col input at the end of the row from its copy (cuda_emit.c,
+ * rr__realisation.col_copies): a complete one as one aligned access, a partial one element by
+ * element from the col array itself. */
+template <bool VEC>
+__device__ __forceinline__ void rr_load_tail_copy(float (&v)[V], const io_t *copy, const io_t *p, int valid)
+{
+	if (valid >= V)
+		rr_load<VEC>(v, copy);
+	else
+		rr_load_tail<false>(v, p, valid, false);
+}
