@@ -35,7 +35,7 @@ typedef struct sim_module {
 	void *handle[MAX_RANKS];
 	void (*entry[MAX_RANKS])(int, void **);
 	void (*set_ids[MAX_RANKS])(unsigned, unsigned, unsigned);
-	void (*cols)(void **); /* (lab) rr_sim_cols: writes the col inputs' copies */
+	void (*cols)(void **); /* rr_sim_cols: writes the col inputs' copies */
 	float *cl[MAX_RANKS];                /* each block's rr_cl, for distributed shared memory */
 	unsigned long long *mbar[MAX_RANKS]; /* each block's rr_mbar, the mailboxes' barriers */
 } sim_module;
@@ -451,7 +451,7 @@ typedef struct packed_params {
 	float values[RR_MAX_IO];
 	long long rows;
 	void *workspace; /* S=grid: the program's workspace, after rows */
-	void *copies;    /* (lab) the col inputs' copies, after rows (and the workspace) */
+	void *copies;    /* the col inputs' copies, after rows (and the workspace) */
 	void *params[2 * RR_MAX_IO + 3];
 } packed_params;
 
@@ -565,7 +565,7 @@ static void launch_checked(const sim_module *m, const rr_kernel *kernel, const r
 	 * the barrier words do not matter here (the test's barrier stands in), the partials do. */
 	if (g->grid_split)
 		p.workspace = calloc(2, (size_t)g->workspace_per_group);
-	/* (lab) col copies: written first as the launcher does, their slot right after rows
+	/* col copies: written first as the launcher does, their slot right after rows
 	 * (and the workspace), readable by the kernel */
 	if (g->col_copies > 0) {
 		int at = kernel->n_inputs + kernel->n_outputs + 1 + (g->grid_split ? 1 : 0);
@@ -712,6 +712,10 @@ static int views = 1;
 /* simulate() runs col inputs at the other phases than the rows' instead, each against the
  * scalar entry bit for bit (simulate_col_views). */
 static int col_views = 0;
+/* simulate() builds for rows not known (a rows hint of 0), so 16-bit odd rows with col inputs
+ * read them from the copies the launch writes first (realise.c, col_copies), and checks that
+ * they do (simulate_col_copies). */
+static int col_copies = 0;
 
 static int simulate(rr_device *device, const rr_kernel *kernel, rr_dtype dtype, const plan *pl,
                     unsigned seed)
@@ -723,12 +727,13 @@ static int simulate(rr_device *device, const rr_kernel *kernel, rr_dtype dtype, 
 	snprintf(label, sizeof label, "%s %s N=%lld %s", rr_kernel_name(kernel),
 	         rr_dtype_name(dtype), (long long)pl->cols, text);
 	rr_program *program = NULL;
+	int64_t hint = col_copies ? 0 : pl->rows;
 	rr_status status =
-	    rr__program_emit_only(device, kernel, dtype, pl->rows, pl->cols, &layout, &program);
+	    rr__program_emit_only(device, kernel, dtype, hint, pl->cols, &layout, &program);
 	if (status == RR_ERR_ILLEGAL_LAYOUT && full_grid && layout.storage != RR_STORAGE_REREAD) {
 		layout.storage = RR_STORAGE_REREAD; /* as the GPU grid does */
 		layout.blocks_per_row = 1;
-		status = rr__program_emit_only(device, kernel, dtype, pl->rows, pl->cols, &layout,
+		status = rr__program_emit_only(device, kernel, dtype, hint, pl->cols, &layout,
 		                               &program);
 	}
 	if (status == RR_ERR_ILLEGAL_LAYOUT)
@@ -742,6 +747,9 @@ static int simulate(rr_device *device, const rr_kernel *kernel, rr_dtype dtype, 
 	CHECKF(loaded == 0, "%s: the simulation did not compile or load", label);
 	CHECKF(!col_views || (g.head_slots > 0 && !g.cols_vec),
 	       "%s: rows without heads or col inputs at the body's phase (nothing shifted)", label);
+	CHECKF(!col_copies || g.col_copies > 0, "%s: no col copies for rows not known", label);
+	CHECKF(col_copies || g.col_copies == 0, "%s: col copies for %lld rows", label,
+	       (long long)pl->rows);
 	if (loaded == 0 && col_views) {
 		/* col inputs at other phases than the rows' (rows aligned, then a view 1 in, whose
 		 * head is a - 1 long): the odd views of the col inputs give their packs every phase
@@ -983,6 +991,38 @@ static int simulate_col_views(rr_device *device)
 		rr_kernel_free(kernel);
 	}
 	col_views = 0;
+	return simulated;
+}
+
+/* The same col views, 16-bit rows of one row a block, their col inputs read from the copies the
+ * launch writes first (rr_sim_cols; realise.c, col_copies): each copy's packs aligned for the
+ * rows of its phase, every storage mode, a cluster and a grid split. */
+static int simulate_col_copies(rr_device *device)
+{
+	static const plan copied[] = {
+	    {1001, 32, 0, 2, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 9},
+	    {1001, 32, 0, 1, 1, 1, RR_STORAGE_SMEM, RR_GRID_PERSISTENT, 9},
+	    {2047, 32, 0, 1, 1, 4, RR_STORAGE_CLUSTER, RR_GRID_ROWS, 5},
+	    {4099, 32, 0, 1, 1, 4, RR_STORAGE_GRID, RR_GRID_PERSISTENT, 5},
+	    {129, 16, 0, 4, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 9}, /* flat */
+	    {1001, 32, 16, 1, 1, 1, RR_STORAGE_REREAD, RR_GRID_ROWS, 9},
+	};
+	static const char *const kernels[] = {"layernorm", "rmsnorm", "add_layernorm"};
+	static const rr_dtype dtypes[] = {RR_BF16, RR_F16};
+	int simulated = 0;
+	col_views = col_copies = 1;
+	for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
+		rr_kernel *kernel = NULL;
+		CHECK(rr_kernel_load_builtin(kernels[k], &kernel) == RR_OK);
+		for (size_t p = 0; kernel && p < sizeof copied / sizeof copied[0]; p++)
+			for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; d++)
+				if (k == 0 || (p + d + k) % 2 == 0) /* layernorm: all */
+					simulated +=
+					    simulate(device, kernel, dtypes[d], &copied[p],
+					             1900u + 10u * (unsigned)p + (unsigned)d);
+		rr_kernel_free(kernel);
+	}
+	col_views = col_copies = 0;
 	return simulated;
 }
 
@@ -1321,6 +1361,8 @@ int main(void)
 	int cols = simulate_col_views(&device);
 	CHECKF(cols >= 30, "only %d plans with col inputs off the rows' phase were simulated",
 	       cols);
+	int copies = simulate_col_copies(&device);
+	CHECKF(copies >= 20, "only %d plans reading col copies were simulated", copies);
 	int deferred = simulate_deferred_online(&device);
 	CHECKF(deferred >= 30, "only %d plans with deferred online pairs were simulated", deferred);
 	int raw = simulate_raw_keeps(&device);

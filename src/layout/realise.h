@@ -164,7 +164,7 @@ typedef struct rr__realisation {
 	 * line (arrival count, generation) and the partials [parity][slot][block], in whole
 	 * 128-byte lines. The launcher allocates it once per resident group; 0 otherwise. */
 	int64_t workspace_per_group;
-	/* (lab) Col inputs read by shifted blocks (rows with heads, N·size not a multiple of the
+	/* Col inputs read by shifted blocks (rows with heads, N·size not a multiple of the
 	 * access, one row a block) are read instead from copies the launch writes first (the
 	 * entry entry_cols): for each col input, one copy a phase q < head_align holding
 	 * element j at j + (head_align - q) % head_align, so a row whose col packs stand q past an
