@@ -89,9 +89,11 @@ if [ -z "$tree" ] || [ -z "$wload" ] || [ "$wload" -gt "$tree" ]; then
 fi
 
 # Col inputs of rows with heads whose N·size is not a multiple of the access width read, in
-# blocks of one row (2047x6143 bf16), complete packs by the aligned blocks that cover them
-# (rr_load_shifted), never by the element-wise COLS_VEC form; in blocks of many rows (65535x127,
-# R = 32) element by element; where N·size is a multiple (x1024 bf16) they keep COLS_VEC.
+# blocks of one row of 16-bit rows (2047x6143 bf16), complete packs from the copies the launch
+# writes first (rr_<kernel>_cols), never by the element-wise COLS_VEC form; over too few rows
+# for the copies (64x4099) by the aligned blocks that cover them (rr_load_shifted); in blocks of
+# many rows (65535x127, R = 32) element by element; where N·size is a multiple (x1024 bf16)
+# they keep COLS_VEC.
 "$ROWREDUCE" emit --kernel rmsnorm --shape 2047x6143 --dtype bf16 --backend cuda --arch sm_90 \
 	--layout W=128,V=8,U=1,R=1,C=1,S=regs,G=rows >"$out/odd.cu" 2>"$out/err" ||
 	{ cat "$out/err"; echo "FAIL: emit of rmsnorm 2047x6143"; exit 1; }
@@ -114,15 +116,22 @@ if grep -qF 'rr_load_shifted' "$out/many.cu" || ! grep -qF 'rr_load_tail<VEC && 
 	echo "FAIL: rmsnorm bf16 65535x127 at R = 32 should read w element by element"
 	exit 1
 fi
-"$ROWREDUCE" emit --kernel layernorm --shape 64x4099 --dtype bf16 --backend cuda --arch sm_90 \
+"$ROWREDUCE" emit --kernel layernorm --shape 2048x4099 --dtype bf16 --backend cuda --arch sm_90 \
 	--layout W=128,V=8,U=2,R=1,C=1,S=regs,G=rows >"$out/odd.cu" 2>"$out/err" ||
-	{ cat "$out/err"; echo "FAIL: emit of layernorm 64x4099"; exit 1; }
-for want in 'rr_load<VEC>(ld1[u], c1 + at);' 'rr_load<VEC>(ld2[u], c2 + at);'; do
+	{ cat "$out/err"; echo "FAIL: emit of layernorm 2048x4099"; exit 1; }
+for want in 'rr_load<VEC>(ld1[u], c1 + at);' 'rr_load<VEC>(ld2[u], c2 + at);' 'rr_wait_copies();'; do
 	if ! grep -qF -- "$want" "$out/odd.cu"; then
-		echo "FAIL: layernorm bf16 64x4099 lacks '$want'"
+		echo "FAIL: layernorm bf16 2048x4099 lacks '$want'"
 		exit 1
 	fi
 done
+"$ROWREDUCE" emit --kernel layernorm --shape 64x4099 --dtype bf16 --backend cuda --arch sm_90 \
+	--layout W=128,V=8,U=2,R=1,C=1,S=regs,G=rows >"$out/few.cu" 2>"$out/err" ||
+	{ cat "$out/err"; echo "FAIL: emit of layernorm 64x4099"; exit 1; }
+if grep -qF 'COL_PHASES' "$out/few.cu" || ! grep -qF 'rr_load_shifted' "$out/few.cu"; then
+	echo "FAIL: layernorm bf16 64x4099 should read w and b shifted, without copies"
+	exit 1
+fi
 "$ROWREDUCE" emit --kernel rmsnorm --shape 65535x1024 --dtype bf16 --backend cuda --arch sm_90 \
 	--layout W=128,V=8,U=1,R=1,C=1,S=regs,G=rows >"$out/even.cu" 2>"$out/err" ||
 	{ cat "$out/err"; echo "FAIL: emit of rmsnorm 65535x1024"; exit 1; }
