@@ -244,8 +244,10 @@ RR_API rr_status rr_device_synchronize(rr_device *device);
 
 /* Plans, checks legality, emits, compiles and loads the kernel for element type `dtype` and row
  * length `cols` (N >= 1: N = 0 is RR_ERR_INVALID_ARG, a row of no elements has no reduction);
- * `rows_hint` (the expected M, 0 if unknown) guides the planner's grid and R, the program stays
- * valid for any M. layout == NULL or fields set to 0 let the planner choose. An illegal layout
+ * `rows_hint` (the expected M, 0 if unknown) guides the planner's grid and R, and on CUDA whether
+ * odd 16-bit rows read their col inputs from per-phase copies the launch writes first (from 128
+ * rows a col input and 4M elements, or M unknown); the program stays valid for any M.
+ * layout == NULL or fields set to 0 let the planner choose. An illegal layout
  * fails with RR_ERR_ILLEGAL_LAYOUT and the named reason in rr_last_error(). `param_values` are not
  * needed: params are launch arguments. */
 RR_API rr_status rr_program_build(rr_device *device, const rr_kernel *kernel, rr_dtype dtype,
