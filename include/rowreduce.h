@@ -282,8 +282,10 @@ RR_API void rr_program_plan_stats(const rr_program *program, rr_plan_stats *out)
  * (RR_ERR_INVALID_ARG naming the row); on cuda it cannot without a copy and a synchronize, so
  * it does not: the kernel's gather never reads outside the row and gives NaN for such a row.
  * Check untrusted indices with rr_program_check_indices. A program whose plan splits rows over
- * the grid (S=grid) owns one workspace for its per-row barriers: its launches must not overlap
- * (launch it on one stream, or order the streams). */
+ * the grid (S=grid) owns one workspace for its per-row barriers, and one whose odd 16-bit rows
+ * read their col inputs from copies (rr_program_build) owns those copies, written by each
+ * launch: the launches of such a program must not overlap (launch it on one stream, or order
+ * the streams). */
 RR_API rr_status rr_program_launch(rr_program *program, int64_t rows, const rr_arg *inputs,
                                    void *const *outputs, void *stream);
 /* Checks every index input of a launch's arguments against [0, N) (copying them to the host
