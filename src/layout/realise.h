@@ -164,8 +164,8 @@ typedef struct rr__realisation {
 	 * line (arrival count, generation) and the partials [parity][slot][block], in whole
 	 * 128-byte lines. The launcher allocates it once per resident group; 0 otherwise. */
 	int64_t workspace_per_group;
-	/* Col inputs read by shifted blocks (rows with heads, N·size not a multiple of the
-	 * access, one row a block) are read instead from copies the launch writes first (the
+	/* Col inputs read by shifted blocks (16-bit rows with heads, N·size not a multiple of
+	 * the access, one row a block) are read instead from copies the launch writes first (the
 	 * entry entry_cols): for each col input, one copy a phase q < head_align holding
 	 * element j at j + (head_align - q) % head_align, so a row whose col packs stand q past an
 	 * access boundary finds them aligned in copy q. col_copies: the col inputs copied (0:
@@ -228,10 +228,6 @@ enum { RR_ENTRY_SCALAR = 0, RR_ENTRY_VEC = 1, RR_ENTRY_HEAD = 2 };
  * picks it in place of RR_ENTRY_VEC when the module loads, never per launch. */
 enum { RR_ENTRY_TWIN = 3 };
 
-/* Realises `layout` (every field set, each >= 1) of `kernel` for element type `dtype` at row
- * length `cols` on `target`. kernel may be NULL or unanalysed (hand-built kernels in tests):
- * every row input is then assumed read in every phase. RR_ERR_INVALID_ARG for an incomplete
- * layout or cols < 1. */
 /* Col copies (col_copies) pay for their launch and their writes, about head_align copies of
  * every col input, only over enough rows: a realisation for `rows_hint` rows (0: unknown, the
  * copies stay) below COPIES_ROWS_PER_INPUT rows a col input, or below COPIES_MIN_ELEMENTS
@@ -242,6 +238,10 @@ enum { RR_ENTRY_TWIN = 3 };
 enum { COPIES_ROWS_PER_INPUT = 128, COPIES_MIN_ELEMENTS = 1 << 22 };
 void rr__realisation_for_rows(rr__realisation *r, int64_t rows_hint);
 
+/* Realises `layout` (every field set, each >= 1) of `kernel` for element type `dtype` at row
+ * length `cols` on `target`. kernel may be NULL or unanalysed (hand-built kernels in tests):
+ * every row input is then assumed read in every phase. RR_ERR_INVALID_ARG for an incomplete
+ * layout or cols < 1. */
 rr_status rr__realise(const rr_kernel *kernel, rr_dtype dtype, int64_t cols,
                       const rr_layout *layout, const rr__target *target, rr__realisation *out);
 
