@@ -511,6 +511,83 @@ static void test_head_unroll(const rr__target *sm90)
 	}
 }
 
+/* Which realisations read their col inputs from per-phase copies (rr__realisation.col_copies)
+ * and for how many rows (rr__realisation_for_rows): 16-bit rows of one row a block whose N·size
+ * is not a multiple of the access, not f32, not blocks of many rows, not where N·size is a
+ * multiple; from 128 rows a col input and 4M elements, or rows not known. Where the rows drop
+ * them, the entry with a head gets back the shifted loads' bound. */
+static void test_col_copies(const rr__target *sm90, const rr__target *cpu)
+{
+	static const rr_layout one = {128, 8, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS};
+	static const rr_layout many = {16, 8, 2, 32, 1, RR_STORAGE_REGS, RR_GRID_ROWS};
+	static const rr_layout f32 = {128, 4, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS};
+	static const struct {
+		const char *kernel;
+		rr_dtype dtype;
+		long long cols;
+		const rr_layout *l;
+		long long rows; /* the hint; 0: not known */
+		int copies;
+	} cases[] = {
+	    {"layernorm", RR_BF16, 6143, &one, 2047, 2},
+	    {"layernorm", RR_BF16, 6143, &one, 0, 2},
+	    {"layernorm", RR_F16, 6143, &one, 2047, 2},
+	    {"rmsnorm", RR_BF16, 6143, &one, 2047, 1},
+	    {"add_layernorm", RR_BF16, 6143, &one, 2047, 2},
+	    {"layernorm", RR_BF16, 6144, &one, 2047, 0},   /* N·size a multiple: aligned cols */
+	    {"layernorm", RR_F32, 6143, &f32, 2047, 0},    /* f32 lost (session 51) */
+	    {"layernorm", RR_BF16, 1023, &many, 8191, 0},  /* blocks of many rows */
+	    {"sum", RR_BF16, 6143, &one, 2047, 0},         /* no col input */
+	    {"layernorm", RR_BF16, 6143, &one, 255, 0},    /* under 128 rows a col input */
+	    {"layernorm", RR_BF16, 20001, &one, 256, 2},   /* 256 rows, 5.1M elements */
+	    {"rmsnorm", RR_BF16, 40001, &one, 127, 0},
+	    {"rmsnorm", RR_BF16, 40001, &one, 128, 1},  /* 128 rows, 5.1M elements */
+	    {"layernorm", RR_BF16, 12289, &one, 256, 0},   /* 3.1M elements */
+	    {"layernorm", RR_BF16, 16385, &one, 256, 2},   /* 4.2M */
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		rr_kernel *kernel = NULL;
+		CHECK(rr_kernel_load_builtin(cases[c].kernel, &kernel) == RR_OK);
+		if (!kernel)
+			continue;
+		rr__realisation r;
+		CHECK(rr__realise(kernel, cases[c].dtype, cases[c].cols, cases[c].l, sm90, &r) ==
+		      RR_OK);
+		rr__realisation all = r;
+		rr__realisation_for_rows(&r, cases[c].rows);
+		CHECKF(r.col_copies == cases[c].copies, "%s %s %lldx%lld: %d col copies, want %d",
+		       cases[c].kernel, rr_dtype_name(cases[c].dtype), cases[c].rows, cases[c].cols,
+		       r.col_copies, cases[c].copies);
+		if (r.col_copies > 0) {
+			CHECKF(r.col_copy_stride % r.head_align == 0 &&
+			           r.col_copy_stride >= r.cols + r.head_align - 1 &&
+			           r.col_copies_bytes == (int64_t)r.col_copies * r.head_align *
+			                                     r.col_copy_stride * r.elem_bytes,
+			       "%s N=%lld: copies of %lld elements, %lld bytes", cases[c].kernel,
+			       cases[c].cols, (long long)r.col_copy_stride, (long long)r.col_copies_bytes);
+			CHECKF(r.min_blocks_head >= r.min_blocks_head_shifted,
+			       "%s N=%lld: the copies' bound %d under the shifted one %d", cases[c].kernel,
+			       cases[c].cols, r.min_blocks_head, r.min_blocks_head_shifted);
+		} else {
+			CHECKF(r.col_copy_stride == 0 && r.col_copies_bytes == 0 &&
+			           r.min_blocks_head == r.min_blocks_head_shifted,
+			       "%s N=%lld %lld rows: copies dropped but stride %lld, bound %d (shifted %d)",
+			       cases[c].kernel, cases[c].cols, cases[c].rows,
+			       (long long)r.col_copy_stride, r.min_blocks_head, r.min_blocks_head_shifted);
+			if (all.col_copies > 0) /* dropped for the rows: as if never there */
+				CHECKF(r.min_blocks_head == all.min_blocks_head_shifted,
+				       "%s N=%lld: bound %d after the drop", cases[c].kernel,
+				       cases[c].cols, r.min_blocks_head);
+		}
+		/* the CPU backend never copies */
+		rr__realisation on_cpu;
+		CHECK(rr__realise(kernel, cases[c].dtype, cases[c].cols, cases[c].l, cpu, &on_cpu) !=
+		          RR_OK ||
+		      on_cpu.col_copies == 0);
+		rr_kernel_free(kernel);
+	}
+}
+
 static void test_grid_raw_keep(const rr__target *sm90)
 {
 	rr_kernel *kernel = NULL;
@@ -570,6 +647,7 @@ int main(void)
 	}
 	test_grid_raw_keep(&devices[1].target);
 	test_head_unroll(&devices[1].target);
+	test_col_copies(&devices[1].target, &devices[0].target);
 	test_twin_entry(&devices[1].target);
 	printf("%d plans checked against their realisation\n", checked);
 	CHECK(checked > 300);
