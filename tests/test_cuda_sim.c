@@ -957,6 +957,27 @@ static void check_aligned_unroll(rr_device *device)
 	}
 }
 
+/* The norms (layernorm, rmsnorm, add_layernorm: every kind of col input) over `set` and
+ * `dtypes`: layernorm on each pair, the other two on every `every`-th (p + d + k), each at seed
+ * `seed` + 10 p + d. Returns the plans simulated. */
+static int simulate_norms(rr_device *device, const plan *set, size_t n_plans,
+                          const rr_dtype *dtypes, size_t n_dtypes, size_t every, unsigned seed)
+{
+	static const char *const kernels[] = {"layernorm", "rmsnorm", "add_layernorm"};
+	int simulated = 0;
+	for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
+		rr_kernel *kernel = NULL;
+		CHECK(rr_kernel_load_builtin(kernels[k], &kernel) == RR_OK);
+		for (size_t p = 0; kernel && p < n_plans; p++)
+			for (size_t d = 0; d < n_dtypes; d++)
+				if (k == 0 || (p + d + k) % every == 0) /* layernorm: all */
+					simulated += simulate(device, kernel, dtypes[d], &set[p],
+					                      seed + 10u * (unsigned)p + (unsigned)d);
+		rr_kernel_free(kernel);
+	}
+	return simulated;
+}
+
 /* Col inputs at every phase but the rows' (views 1 .. a - 1 elements in, a the access width
  * in elements) in plans whose rows have heads and whose N·size is not a multiple of the access
  * width: the head entry reads the complete packs of col inputs by the aligned blocks that
@@ -975,21 +996,10 @@ static int simulate_col_views(rr_device *device)
 	    {1001, 32, 16, 1, 1, 1, RR_STORAGE_REREAD, RR_GRID_ROWS, 9}, /* packs of 2+ blocks */
 	    {1001, 32, 2, 1, 1, 1, RR_STORAGE_REREAD, RR_GRID_ROWS, 9},  /* 4- and 8-byte access */
 	};
-	static const char *const kernels[] = {"layernorm", "rmsnorm", "add_layernorm"};
 	static const rr_dtype dtypes[] = {RR_BF16, RR_F32, RR_F16};
-	int simulated = 0;
 	col_views = 1;
-	for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
-		rr_kernel *kernel = NULL;
-		CHECK(rr_kernel_load_builtin(kernels[k], &kernel) == RR_OK);
-		for (size_t p = 0; kernel && p < sizeof shifted / sizeof shifted[0]; p++)
-			for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; d++)
-				if (k == 0 || (p + d + k) % 3 == 0) /* layernorm: all */
-					simulated +=
-					    simulate(device, kernel, dtypes[d], &shifted[p],
-					             900u + 10u * (unsigned)p + (unsigned)d);
-		rr_kernel_free(kernel);
-	}
+	int simulated = simulate_norms(device, shifted, sizeof shifted / sizeof shifted[0], dtypes,
+	                               sizeof dtypes / sizeof dtypes[0], 3, 900u);
 	col_views = 0;
 	return simulated;
 }
@@ -1007,21 +1017,10 @@ static int simulate_col_copies(rr_device *device)
 	    {129, 16, 0, 4, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 9}, /* flat */
 	    {1001, 32, 16, 1, 1, 1, RR_STORAGE_REREAD, RR_GRID_ROWS, 9},
 	};
-	static const char *const kernels[] = {"layernorm", "rmsnorm", "add_layernorm"};
 	static const rr_dtype dtypes[] = {RR_BF16, RR_F16};
-	int simulated = 0;
 	col_views = col_copies = 1;
-	for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
-		rr_kernel *kernel = NULL;
-		CHECK(rr_kernel_load_builtin(kernels[k], &kernel) == RR_OK);
-		for (size_t p = 0; kernel && p < sizeof copied / sizeof copied[0]; p++)
-			for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; d++)
-				if (k == 0 || (p + d + k) % 2 == 0) /* layernorm: all */
-					simulated +=
-					    simulate(device, kernel, dtypes[d], &copied[p],
-					             1900u + 10u * (unsigned)p + (unsigned)d);
-		rr_kernel_free(kernel);
-	}
+	int simulated = simulate_norms(device, copied, sizeof copied / sizeof copied[0], dtypes,
+	                               sizeof dtypes / sizeof dtypes[0], 2, 1900u);
 	col_views = col_copies = 0;
 	return simulated;
 }

@@ -266,27 +266,17 @@ static int entry_spills(const char *log, int head)
 	return bytes;
 }
 
-static int head_spills(const char *log)
-{
-	return entry_spills(log, 1);
-}
-
-static int other_spills(const char *log)
-{
-	return entry_spills(log, 0);
-}
-
 int rr__cuda_second_defines(const char *source, const char *log, const char *defines[2])
 {
 	if (!rr__cuda_log_local_memory(log))
 		return 0;
 	int n = 0;
 	int own_head = strstr(source, "#ifndef RR_HEAD_CAPPED") != NULL;
-	int head_over = own_head && head_spills(log) > HEAD_SPILL_BYTES;
+	int head_over = own_head && entry_spills(log, 1) > HEAD_SPILL_BYTES;
 	if (head_over)
 		defines[n++] = "-DRR_HEAD_CAPPED";
 	if (strstr(source, "#ifndef RR_MIN_BLOCKS_CAPPED") &&
-	    (!own_head || head_over || other_spills(log)))
+	    (!own_head || head_over || entry_spills(log, 0)))
 		defines[n++] = "-DRR_MIN_BLOCKS_CAPPED";
 	return n;
 }

@@ -199,15 +199,6 @@ static void emit_header(rr__cu_emitter *em)
 
 /* ---------------------------------------------------------------- prelude */
 
-/* Whether the entry with a head has a launch bound of its own, the col copies' (realise.c),
- * apart from the scalar entry's: where ptxas spills in that one, the backend's second compile
- * caps it alone (a shared bound let layernorm bf16 512x32003's scalar entry take the copies'
- * entry back to 128 registers, 0.96 of the shifted loads' time against 0.79). */
-static int copies_bound(const rr__cu_emitter *em)
-{
-	return em->col_copies;
-}
-
 static void emit_constants(rr__cu_emitter *em)
 {
 	const rr__realisation *g = em->geo;
@@ -226,9 +217,12 @@ static void emit_constants(rr__cu_emitter *em)
 	            em->C);
 	rr__cu_line(em, 0, "constexpr int THREADS = W * R;");
 	int raised = g->min_blocks != g->min_blocks_capped;
-	/* the entry with a head reading the col copies has a bound of its own (realise.c), the
-	 * scalar entry keeps the shifted one: each spills, or not, at its own */
-	const char *headed = copies_bound(em) ? "MIN_BLOCKS_SCALAR" : "MIN_BLOCKS_HEAD";
+	/* The entry with a head reading the col copies has a bound of its own (realise.c), the
+	 * scalar entry keeps the shifted one: where ptxas spills in one, the backend's second
+	 * compile caps that one alone (a shared bound let layernorm bf16 512x32003's scalar entry
+	 * take the copies' entry back to 128 registers, 0.96 of the shifted loads' time against
+	 * 0.79). */
+	const char *headed = em->col_copies ? "MIN_BLOCKS_SCALAR" : "MIN_BLOCKS_HEAD";
 	if (raised)
 		rr__cu_line(em, 0,
 		            "#ifndef RR_MIN_BLOCKS_CAPPED  /* defined by the backend's second "
@@ -253,7 +247,7 @@ static void emit_constants(rr__cu_emitter *em)
 			            g->min_blocks_head_capped);
 		rr__cu_line(em, 0, "#endif");
 	}
-	if (copies_bound(em)) {
+	if (em->col_copies) {
 		rr__cu_line(em, 0,
 		            "#ifndef RR_HEAD_CAPPED  /* defined by the backend's second compile "
 		            "where ptxas spills in the entry with a head at this */");
@@ -669,7 +663,7 @@ static void emit_entry(rr__cu_emitter *em, const char *name, int kind)
 	const rr_kernel *kernel = em->kernel;
 	const int headed = kind != RR_ENTRY_VEC && kind != RR_ENTRY_TWIN && em->geo->head_slots > 0;
 	const char *bound = !headed                                         ? "MIN_BLOCKS"
-	                    : kind == RR_ENTRY_SCALAR && copies_bound(em) ? "MIN_BLOCKS_SCALAR"
+	                    : kind == RR_ENTRY_SCALAR && em->col_copies ? "MIN_BLOCKS_SCALAR"
 	                                                                    : "MIN_BLOCKS_HEAD";
 	rr__buf_printf(em->out,
 	               "extern \"C\" __global__ void __launch_bounds__(THREADS, %s) "
@@ -703,8 +697,8 @@ static void emit_entry(rr__cu_emitter *em, const char *name, int kind)
 
 /* The entry that writes the col inputs' copies (rr__realisation.col_copies), launched
  * before the row entry: block (x, q, k) copies elements [256x, 256x + 256) of the k-th col
- * input into its copy for phase q, element j at j + (COL_PHASES - q) % COL_PHASES; and, for
- * the tests' host simulation, the same as a loop (rr_sim_cols). */
+ * input into its copy for phase q (rr_col_copy); and, for the tests' host simulation, the
+ * same as a loop (rr_sim_cols). */
 static void emit_cols_entry(rr__cu_emitter *em)
 {
 	const rr_kernel *kernel = em->kernel;
@@ -733,9 +727,7 @@ static void emit_cols_entry(rr__cu_emitter *em)
 				rr__buf_printf(em->out, "in%d;\n", k);
 			ordinal++;
 		}
-	rr__cu_line(em, 1,
-	            "cc[((long long)blockIdx.z * COL_PHASES + q) * COL_STRIDE + (COL_PHASES - q) "
-	            "%% COL_PHASES + j] = from[j];");
+	rr__cu_line(em, 1, "rr_col_copy(cc, blockIdx.z, q)[j] = from[j];");
 	rr__cu_line(em, 0, "}");
 	rr__cu_line(em, 0, "#if !defined(__CUDA_ARCH__)");
 	rr__cu_line(em, 0, "extern \"C\" void rr_sim_cols(void **params)\n{");
@@ -744,9 +736,7 @@ static void emit_cols_entry(rr__cu_emitter *em)
 	rr__cu_line(em, 2, "const io_t *const from = *(const io_t *const *)params[k];");
 	rr__cu_line(em, 2, "for (int q = 0; q < COL_PHASES; q++)");
 	rr__cu_line(em, 3, "for (long long j = 0; j < N; j++)");
-	rr__cu_line(em, 4,
-	            "cc[((long long)k * COL_PHASES + q) * COL_STRIDE + (COL_PHASES - q) %% "
-	            "COL_PHASES + j] = from[j];");
+	rr__cu_line(em, 4, "rr_col_copy(cc, k, q)[j] = from[j];");
 	rr__cu_line(em, 1, "}");
 	rr__cu_line(em, 0, "}");
 	rr__cu_line(em, 0, "#endif");

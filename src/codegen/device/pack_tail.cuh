@@ -180,6 +180,17 @@ __device__ __forceinline__ void rr_load_tail_shifted(float (&v)[V], const io_t *
 		rr_load_tail<false>(v, p, valid, false);
 }
 //@ col_copies
+/* Element 0 of col input k (the k-th of the kernel's col inputs) in its copy for phase q
+ * (rr__realisation.col_copies, at `cc`): the copy holds element j at
+ * j + (COL_PHASES - q) % COL_PHASES, so a row whose body starts q past an access boundary finds
+ * its col packs aligned there. The copies' entry and its simulation write them so; the rows
+ * (cuda_emit_row.c) read them at the same address, written out. */
+template <typename T>
+__device__ __forceinline__ T *rr_col_copy(T *cc, long long k, int q)
+{
+	return cc + (k * COL_PHASES + q) * COL_STRIDE + (COL_PHASES - q) % COL_PHASES;
+}
+
 /* The launch of the row entries may begin before the copies' entry has finished (a
  * programmatic dependent launch, sm_90 and up): a phase that reads the copies waits for it
  * here first, which returns at once when there was nothing to wait for. */
