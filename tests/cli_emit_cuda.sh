@@ -92,8 +92,9 @@ fi
 # blocks of one row of 16-bit rows (2047x6143 bf16), complete packs from the copies the launch
 # writes first (rr_<kernel>_cols), never by the element-wise COLS_VEC form; over too few rows
 # for the copies (64x4099) by the aligned blocks that cover them (rr_load_shifted); in blocks of
-# many rows (65535x127, R = 32) element by element; where N·size is a multiple (x1024 bf16)
-# they keep COLS_VEC.
+# many rows from the copies too (8191x1023, R = 32); over too few rows for them (100x1023) or
+# rows too short (65535x127) element by element; where N·size is a multiple (x1024 bf16) they
+# keep COLS_VEC.
 "$ROWREDUCE" emit --kernel rmsnorm --shape 2047x6143 --dtype bf16 --backend cuda --arch sm_90 \
 	--layout W=128,V=8,U=1,R=1,C=1,S=regs,G=rows >"$out/odd.cu" 2>"$out/err" ||
 	{ cat "$out/err"; echo "FAIL: emit of rmsnorm 2047x6143"; exit 1; }
@@ -109,13 +110,24 @@ if grep -qF 'COLS_VEC>' "$out/odd.cu"; then
 	echo "FAIL: rmsnorm bf16 2047x6143 still reads w element by element (COLS_VEC)"
 	exit 1
 fi
-"$ROWREDUCE" emit --kernel rmsnorm --shape 65535x127 --dtype bf16 --backend cuda --arch sm_90 \
-	--layout W=16,V=8,U=1,R=32,C=1,S=reread,G=rows >"$out/many.cu" 2>"$out/err" ||
-	{ cat "$out/err"; echo "FAIL: emit of rmsnorm 65535x127"; exit 1; }
-if grep -qF 'rr_load_shifted' "$out/many.cu" || ! grep -qF 'rr_load_tail<VEC && COLS_VEC>' "$out/many.cu"; then
-	echo "FAIL: rmsnorm bf16 65535x127 at R = 32 should read w element by element"
+"$ROWREDUCE" emit --kernel rmsnorm --shape 8191x1023 --dtype bf16 --backend cuda --arch sm_90 \
+	--layout W=16,V=8,U=2,R=32,C=1,S=regs,G=rows >"$out/many.cu" 2>"$out/err" ||
+	{ cat "$out/err"; echo "FAIL: emit of rmsnorm 8191x1023"; exit 1; }
+if grep -qF 'rr_load_shifted' "$out/many.cu" ||
+	! grep -qF 'rr_load_tail_copy<VEC>(ld1[0], c1 + at' "$out/many.cu"; then
+	echo "FAIL: rmsnorm bf16 8191x1023 at R = 32 should read w from its copies"
 	exit 1
 fi
+for shape in 100x1023 65535x127; do
+	"$ROWREDUCE" emit --kernel rmsnorm --shape $shape --dtype bf16 --backend cuda --arch sm_90 \
+		--layout W=16,V=8,U=1,R=32,C=1,S=reread,G=rows >"$out/many.cu" 2>"$out/err" ||
+		{ cat "$out/err"; echo "FAIL: emit of rmsnorm $shape"; exit 1; }
+	if grep -qF 'rr_load_shifted' "$out/many.cu" ||
+		! grep -qF 'rr_load_tail<VEC && COLS_VEC>' "$out/many.cu"; then
+		echo "FAIL: rmsnorm bf16 $shape at R = 32 should read w element by element"
+		exit 1
+	fi
+done
 "$ROWREDUCE" emit --kernel layernorm --shape 2048x4099 --dtype bf16 --backend cuda --arch sm_90 \
 	--layout W=128,V=8,U=2,R=1,C=1,S=regs,G=rows >"$out/odd.cu" 2>"$out/err" ||
 	{ cat "$out/err"; echo "FAIL: emit of layernorm 2048x4099"; exit 1; }

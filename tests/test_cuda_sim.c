@@ -157,12 +157,15 @@ static void hook_mbar_wait(unsigned long long *bar, unsigned long long state)
 static struct {
 	int count;
 	uintptr_t begin[RR_MAX_IO + 1], end[RR_MAX_IO + 1];
-	atomic_long stray; /* reads that fall outside every one of them */
+	atomic_long stray;      /* reads that fall outside every one of them */
+	atomic_long misaligned; /* reads not on a multiple of their size (a fault on the GPU) */
 } readable;
 
 static void hook_check_read(const void *p, unsigned long bytes)
 {
 	uintptr_t at = (uintptr_t)p;
+	if (readable.count > 0 && at % bytes != 0)
+		atomic_fetch_add(&readable.misaligned, 1);
 	for (int k = 0; k < readable.count; k++)
 		if (at >= readable.begin[k] && at + bytes <= readable.end[k])
 			return;
@@ -543,7 +546,8 @@ static int entry_wanted(const rr_kernel *kernel, const rr__realisation *g, place
 }
 
 /* Launches entry `vec` on the outputs, poisoned first; every read of the kernel must fall
- * inside an input array (`inputs`, the views, of `bytes` each). */
+ * inside an input array (`inputs`, the views, of `bytes` each) and stand on a multiple of its
+ * own size, as the GPU's loads must. */
 static void launch_checked(const sim_module *m, const rr_kernel *kernel, const rr__realisation *g,
                            int vec, int64_t rows, const rr_arg *inputs, const size_t *bytes,
                            void *const *outputs, const int64_t *counts, rr_dtype dtype,
@@ -551,6 +555,7 @@ static void launch_checked(const sim_module *m, const rr_kernel *kernel, const r
 {
 	readable.count = 0;
 	atomic_store(&readable.stray, 0);
+	atomic_store(&readable.misaligned, 0);
 	for (int k = 0; k < kernel->n_inputs; k++) {
 		if (kernel->inputs[k].kind == RR_KIND_PARAM)
 			continue;
@@ -588,6 +593,9 @@ static void launch_checked(const sim_module *m, const rr_kernel *kernel, const r
 	free(p.copies);
 	long stray = atomic_load(&readable.stray);
 	CHECKF(stray == 0, "%s (entry %d): %ld reads outside the input arrays", label, vec, stray);
+	long misaligned = atomic_load(&readable.misaligned);
+	CHECKF(misaligned == 0, "%s (entry %d): %ld reads not aligned to their size", label, vec,
+	       misaligned);
 	readable.count = 0;
 }
 
@@ -1004,9 +1012,9 @@ static int simulate_col_views(rr_device *device)
 	return simulated;
 }
 
-/* The same col views, 16-bit rows of one row a block, their col inputs read from the copies the
- * launch writes first (rr_sim_cols; realise.c, col_copies): each copy's packs aligned for the
- * rows of its phase, every storage mode, a cluster and a grid split. */
+/* The same col views, 16-bit rows of one row a block and of many, their col inputs read from the
+ * copies the launch writes first (rr_sim_cols; realise.c, col_copies): each copy's packs aligned
+ * for the rows of its phase, every storage mode, a cluster and a grid split. */
 static int simulate_col_copies(rr_device *device)
 {
 	static const plan copied[] = {
@@ -1014,8 +1022,10 @@ static int simulate_col_copies(rr_device *device)
 	    {1001, 32, 0, 1, 1, 1, RR_STORAGE_SMEM, RR_GRID_PERSISTENT, 9},
 	    {2047, 32, 0, 1, 1, 4, RR_STORAGE_CLUSTER, RR_GRID_ROWS, 5},
 	    {4099, 32, 0, 1, 1, 4, RR_STORAGE_GRID, RR_GRID_PERSISTENT, 5},
-	    {129, 16, 0, 4, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 9}, /* flat */
+	    {513, 64, 0, 4, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 9}, /* flat */
 	    {1001, 32, 16, 1, 1, 1, RR_STORAGE_REREAD, RR_GRID_ROWS, 9},
+	    {1023, 16, 0, 2, 8, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 19}, /* blocks of 8 rows */
+	    {519, 16, 0, 1, 4, 1, RR_STORAGE_REGS, RR_GRID_PERSISTENT, 19},
 	};
 	static const rr_dtype dtypes[] = {RR_BF16, RR_F16};
 	col_views = col_copies = 1;

@@ -512,15 +512,16 @@ static void test_head_unroll(const rr__target *sm90)
 }
 
 /* Which realisations read their col inputs from per-phase copies (rr__realisation.col_copies)
- * and for how many rows (rr__realisation_for_rows): 16-bit rows of one row a block whose N·size
- * is not a multiple of the access, not f32, not blocks of many rows, not where N·size is a
- * multiple; from 128 rows a col input and 4M elements, or rows not known. Where the rows drop
- * them, the entry with a head gets back the shifted loads' bound. */
+ * and for how many rows (rr__realisation_for_rows): 16-bit rows of at least COPIES_MIN_COLS
+ * elements whose N·size is not a multiple of the access, in blocks of one row or many; not
+ * f32, not where N·size is a multiple; from 128 rows a col input and 4M elements, or rows not
+ * known. Where the rows drop them, the entry with a head gets back the shifted loads' bound. */
 static void test_col_copies(const rr__target *sm90, const rr__target *cpu)
 {
 	static const rr_layout one = {128, 8, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS};
 	static const rr_layout many = {16, 8, 2, 32, 1, RR_STORAGE_REGS, RR_GRID_ROWS};
 	static const rr_layout f32 = {128, 4, 1, 1, 1, RR_STORAGE_REGS, RR_GRID_ROWS};
+	static const rr_layout narrow = {4, 8, 2, 8, 1, RR_STORAGE_REGS, RR_GRID_ROWS};
 	static const struct {
 		const char *kernel;
 		rr_dtype dtype;
@@ -536,7 +537,10 @@ static void test_col_copies(const rr__target *sm90, const rr__target *cpu)
 	    {"add_layernorm", RR_BF16, 6143, &one, 2047, 2},
 	    {"layernorm", RR_BF16, 6144, &one, 2047, 0},   /* N·size a multiple: aligned cols */
 	    {"layernorm", RR_F32, 6143, &f32, 2047, 0},    /* f32 lost (session 51) */
-	    {"layernorm", RR_BF16, 1023, &many, 8191, 0},  /* blocks of many rows */
+	    {"layernorm", RR_BF16, 1023, &many, 8191, 2},  /* blocks of many rows */
+	    {"layernorm", RR_BF16, 127, &narrow, 65535, 0}, /* under COPIES_MIN_COLS */
+	    {"rmsnorm", RR_BF16, 511, &narrow, 65535, 0},
+	    {"rmsnorm", RR_BF16, 513, &narrow, 65535, 1},
 	    {"sum", RR_BF16, 6143, &one, 2047, 0},         /* no col input */
 	    {"layernorm", RR_BF16, 6143, &one, 255, 0},    /* under 128 rows a col input */
 	    {"layernorm", RR_BF16, 20001, &one, 256, 2},   /* 256 rows, 5.1M elements */

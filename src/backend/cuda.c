@@ -500,7 +500,8 @@ static rr_status cuda_launch(rr_device *device, rr_program *program, int64_t row
 			if (kernel->inputs[k].kind == RR_KIND_COL)
 				cols[c++] = &pointers[k];
 		cols[c] = &copies;
-		rr__cu_launch_config copy = {.grid_x = (unsigned)((g->cols + 255) / 256),
+		rr__cu_launch_config copy = {.grid_x = (unsigned)((g->col_copy_stride /
+		                                                   g->head_align + 255) / 256),
 		                             .grid_y = (unsigned)g->head_align,
 		                             .grid_z = (unsigned)g->col_copies,
 		                             .block_x = 256,

@@ -79,7 +79,9 @@ static rr_status plan_emitter(rr__cu_emitter *em, const rr__emit_request *req)
 	 * slower in bench/NOTES.md), and the other rows hide the trips. */
 	em->flat = r->flat;
 	em->shifted_cols = shifted_cols_of(em);
-	em->col_copies = em->shifted_cols && r->col_copies > 0;
+	/* blocks of many rows read their col inputs element by element (they stay in L1), or
+	 * from the copies where the realisation has them */
+	em->col_copies = r->col_copies > 0 && r->head_slots > 0 && !r->cols_vec;
 	return RR_OK;
 }
 
@@ -696,9 +698,9 @@ static void emit_entry(rr__cu_emitter *em, const char *name, int kind)
 }
 
 /* The entry that writes the col inputs' copies (rr__realisation.col_copies), launched
- * before the row entry: block (x, q, k) copies elements [256x, 256x + 256) of the k-th col
- * input into its copy for phase q (rr_col_copy); and, for the tests' host simulation, the
- * same as a loop (rr_sim_cols). */
+ * before the row entry: thread x of block (b, q, k) writes pack 256b + x of the k-th col
+ * input's copy for phase q (rr_cols_pack); and, for the tests' host simulation, the same as a
+ * loop (rr_sim_cols). */
 static void emit_cols_entry(rr__cu_emitter *em)
 {
 	const rr_kernel *kernel = em->kernel;
@@ -713,9 +715,8 @@ static void emit_cols_entry(rr__cu_emitter *em)
 	            "asm volatile(\"griddepcontrol.launch_dependents;\"); /* the row entries "
 	            "may start: they wait (rr_wait_copies) before reading the copies */");
 	rr__cu_line(em, 0, "#endif");
-	rr__cu_line(em, 1, "const long long j = (long long)blockIdx.x * 256 + threadIdx.x;");
-	rr__cu_line(em, 1, "const int q = (int)blockIdx.y;");
-	rr__cu_line(em, 1, "if (j >= N)");
+	rr__cu_line(em, 1, "const long long t = (long long)blockIdx.x * 256 + threadIdx.x;");
+	rr__cu_line(em, 1, "if (t >= COL_STRIDE / COL_PHASES)");
 	rr__cu_line(em, 2, "return;");
 	rr__buf_printf(em->out, "\tconst io_t *const from = ");
 	int ordinal = 0;
@@ -727,17 +728,19 @@ static void emit_cols_entry(rr__cu_emitter *em)
 				rr__buf_printf(em->out, "in%d;\n", k);
 			ordinal++;
 		}
-	rr__cu_line(em, 1, "rr_col_copy(cc, blockIdx.z, q)[j] = from[j];");
+	rr__cu_line(em, 1,
+	            "rr_cols_pack(cc + ((long long)blockIdx.z * COL_PHASES + blockIdx.y) * "
+	            "COL_STRIDE, from, (int)blockIdx.y, t);");
 	rr__cu_line(em, 0, "}");
 	rr__cu_line(em, 0, "#if !defined(__CUDA_ARCH__)");
 	rr__cu_line(em, 0, "extern \"C\" void rr_sim_cols(void **params)\n{");
 	rr__cu_line(em, 1, "io_t *const cc = *(io_t *const *)params[%d];", em->geo->col_copies);
-	rr__cu_line(em, 1, "for (int k = 0; k < %d; k++) {", em->geo->col_copies);
-	rr__cu_line(em, 2, "const io_t *const from = *(const io_t *const *)params[k];");
+	rr__cu_line(em, 1, "for (int k = 0; k < %d; k++)", em->geo->col_copies);
 	rr__cu_line(em, 2, "for (int q = 0; q < COL_PHASES; q++)");
-	rr__cu_line(em, 3, "for (long long j = 0; j < N; j++)");
-	rr__cu_line(em, 4, "rr_col_copy(cc, k, q)[j] = from[j];");
-	rr__cu_line(em, 1, "}");
+	rr__cu_line(em, 3, "for (long long t = 0; t < COL_STRIDE / COL_PHASES; t++)");
+	rr__cu_line(em, 4,
+	            "rr_cols_pack(cc + ((long long)k * COL_PHASES + q) * COL_STRIDE, *(const io_t "
+	            "*const *)params[k], q, t);");
 	rr__cu_line(em, 0, "}");
 	rr__cu_line(em, 0, "#endif");
 }

@@ -1402,9 +1402,8 @@ static void emit_head_length(rr__cu_emitter *em)
 	}
 	if (!em->col_copies)
 		return;
-	/* the copy of each col input in which this row's (segment's) packs are aligned: the
-	 * address rr_col_copy gives, written out (its call took ptxas to 16 more instructions in
-	 * layernorm bf16 2047x6143's entry with a head, not measured) */
+	/* the copy of each col input in which this row's (segment's) packs are aligned: element j
+	 * of copy cq stands at j + (COL_PHASES - cq) % COL_PHASES (rr_cols_pack) */
 	rr__cu_line(em, 1, "const int cq = (int)((seg_begin + h) %% COL_PHASES);");
 	int ordinal = 0;
 	for (int k = 0; k < em->kernel->n_inputs; k++)

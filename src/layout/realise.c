@@ -714,7 +714,7 @@ rr_status rr__realise_with(const rr__kernel_facts *f, rr_dtype dtype, int64_t co
 	          r->chunks <= l->unroll;
 	realise_workspace(r);
 	if (target->cc_major > 0 && f->col_inputs > 0 && r->head_slots > 0 && !r->cols_vec &&
-	    l->rows_per_group == 1 && r->elem_bytes == 2) {
+	    r->elem_bytes == 2 && r->cols >= COPIES_MIN_COLS) {
 		r->col_copies = f->col_inputs;
 		r->col_copy_stride = ceil_div(r->cols + r->head_align, r->head_align) * r->head_align;
 		r->col_copies_bytes =

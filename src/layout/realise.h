@@ -164,9 +164,10 @@ typedef struct rr__realisation {
 	 * line (arrival count, generation) and the partials [parity][slot][block], in whole
 	 * 128-byte lines. The launcher allocates it once per resident group; 0 otherwise. */
 	int64_t workspace_per_group;
-	/* Col inputs read by shifted blocks (16-bit rows with heads, N·size not a multiple of
-	 * the access, one row a block) are read instead from copies the launch writes first (the
-	 * entry entry_cols): for each col input, one copy a phase q < head_align holding
+	/* Col inputs of 16-bit rows with heads (N·size not a multiple of the access, N of at
+	 * least COPIES_MIN_COLS) are read from copies the launch writes first (the entry
+	 * entry_cols), in blocks of one row or many: for each col input, one copy a phase
+	 * q < head_align holding
 	 * element j at j + (head_align - q) % head_align, so a row whose col packs stand q past an
 	 * access boundary finds them aligned in copy q. col_copies: the col inputs copied (0:
 	 * none); col_copy_stride: elements a copy (a multiple of head_align); col_copies_bytes:
@@ -236,6 +237,10 @@ enum { RR_ENTRY_TWIN = 3 };
  * bf16 256x12289 1.06x and rmsnorm bf16 128x16385 1.07x (half a µs more), where 4M elements
  * and 512 rows and more ran 0.79-0.97 of the time (bench/NOTES.md session 51). */
 enum { COPIES_ROWS_PER_INPUT = 128, COPIES_MIN_ELEMENTS = 1 << 22 };
+/* ... and rows shorter than COPIES_MIN_COLS elements take none: a few packs a row do not pay
+ * for the copy each row picks (the H100 ran layernorm bf16 65535x127 at W = 4, V = 8, R = 8
+ * 1.19x as slow with them, where 8191x1023 at R = 32 ran 0.92x; bench/NOTES.md session 52). */
+enum { COPIES_MIN_COLS = 512 };
 void rr__realisation_for_rows(rr__realisation *r, int64_t rows_hint);
 
 /* Realises `layout` (every field set, each >= 1) of `kernel` for element type `dtype` at row

@@ -180,17 +180,6 @@ __device__ __forceinline__ void rr_load_tail_shifted(float (&v)[V], const io_t *
 		rr_load_tail<false>(v, p, valid, false);
 }
 //@ col_copies
-/* Element 0 of col input k (the k-th of the kernel's col inputs) in its copy for phase q
- * (rr__realisation.col_copies, at `cc`): the copy holds element j at
- * j + (COL_PHASES - q) % COL_PHASES, so a row whose body starts q past an access boundary finds
- * its col packs aligned there. The copies' entry and its simulation write them so; the rows
- * (cuda_emit_row.c) read them at the same address, written out. */
-template <typename T>
-__device__ __forceinline__ T *rr_col_copy(T *cc, long long k, int q)
-{
-	return cc + (k * COL_PHASES + q) * COL_STRIDE + (COL_PHASES - q) % COL_PHASES;
-}
-
 /* The launch of the row entries may begin before the copies' entry has finished (a
  * programmatic dependent launch, sm_90 and up): a phase that reads the copies waits for it
  * here first, which returns at once when there was nothing to wait for. */
@@ -211,4 +200,26 @@ __device__ __forceinline__ void rr_load_tail_copy(float (&v)[V], const io_t *cop
 		rr_load<VEC>(v, copy);
 	else
 		rr_load_tail<false>(v, p, valid, false);
+}
+
+/* Pack t of the copy of a col input `from` (N elements) for phase q: the copy's elements
+ * t * COL_PHASES .. + COL_PHASES - 1 hold from[j] at j + (COL_PHASES - q) % COL_PHASES, 0 where
+ * no element falls; one 16-byte store (the copies are of 16-bit rows: COL_PHASES elements a
+ * pack). The copies' entry writes one pack a thread; the tests' simulation calls it too. */
+static_assert(COL_PHASES * sizeof(io_t) == 16, "the col copies are of 16-bit elements");
+__device__ __forceinline__ void rr_cols_pack(io_t *copy, const io_t *from, int q, long long t)
+{
+	const long long first = t * COL_PHASES - (COL_PHASES - q) % COL_PHASES;
+	unsigned e[COL_PHASES];
+#pragma unroll
+	for (int k = 0; k < COL_PHASES; k++) {
+		const long long j = first + k;
+		e[k] = j >= 0 && j < N ? (unsigned)from[j] : 0u;
+	}
+	uint4 v;
+	v.x = e[0] | e[1] << 16;
+	v.y = e[2] | e[3] << 16;
+	v.z = e[4] | e[5] << 16;
+	v.w = e[6] | e[7] << 16;
+	*reinterpret_cast<uint4 *>(copy + t * COL_PHASES) = v;
 }
