@@ -79,8 +79,9 @@ static rr_status plan_emitter(rr__cu_emitter *em, const rr__emit_request *req)
 	 * slower in bench/NOTES.md), and the other rows hide the trips. */
 	em->flat = r->flat;
 	em->shifted_cols = shifted_cols_of(em);
-	/* blocks of many rows read their col inputs element by element (they stay in L1), or
-	 * from the copies where the realisation has them */
+	/* where the realisation has copies, every block reads them, of one row or many; without,
+	 * blocks of one row read shifted (above), blocks of many element by element (L1 holds
+	 * their col vector) */
 	em->col_copies = r->col_copies > 0 && r->head_slots > 0 && !r->cols_vec;
 	return RR_OK;
 }
