@@ -729,9 +729,7 @@ static void emit_cols_entry(rr__cu_emitter *em)
 				rr__buf_printf(em->out, "in%d;\n", k);
 			ordinal++;
 		}
-	rr__cu_line(em, 1,
-	            "rr_cols_pack(cc + ((long long)blockIdx.z * COL_PHASES + blockIdx.y) * "
-	            "COL_STRIDE, from, (int)blockIdx.y, t);");
+	rr__cu_line(em, 1, "rr_cols_pack(cc, (int)blockIdx.z, from, (int)blockIdx.y, t);");
 	rr__cu_line(em, 0, "}");
 	rr__cu_line(em, 0, "#if !defined(__CUDA_ARCH__)");
 	rr__cu_line(em, 0, "extern \"C\" void rr_sim_cols(void **params)\n{");
@@ -739,9 +737,7 @@ static void emit_cols_entry(rr__cu_emitter *em)
 	rr__cu_line(em, 1, "for (int k = 0; k < %d; k++)", em->geo->col_copies);
 	rr__cu_line(em, 2, "for (int q = 0; q < COL_PHASES; q++)");
 	rr__cu_line(em, 3, "for (long long t = 0; t < COL_STRIDE / COL_PHASES; t++)");
-	rr__cu_line(em, 4,
-	            "rr_cols_pack(cc + ((long long)k * COL_PHASES + q) * COL_STRIDE, *(const io_t "
-	            "*const *)params[k], q, t);");
+	rr__cu_line(em, 4, "rr_cols_pack(cc, k, *(const io_t *const *)params[k], q, t);");
 	rr__cu_line(em, 0, "}");
 	rr__cu_line(em, 0, "#endif");
 }

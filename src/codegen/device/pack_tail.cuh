@@ -202,16 +202,18 @@ __device__ __forceinline__ void rr_load_tail_copy(float (&v)[V], const io_t *cop
 		rr_load_tail<false>(v, p, valid, false);
 }
 
-/* Pack t of the copy of a col input `from` (N elements) for phase q: the copy's elements
+/* Pack t of the copy for phase q of col input k (the k-th of the kernel's col inputs, `from`,
+ * N elements; the copies at `cc`, COL_STRIDE elements each): the copy's elements
  * t * COL_PHASES .. + COL_PHASES - 1 hold from[j] at j + (COL_PHASES - q) % COL_PHASES, 0 where
  * no element falls; one 16-byte store (the copies are of 16-bit rows: COL_PHASES elements a
  * pack). The copies' entry writes one pack a thread; the tests' simulation calls it too. A
  * template (of io_t) so that the file compiles on its own (test_device_sources), without the
  * COL_PHASES that the emitted source defines. */
 template <typename T>
-__device__ __forceinline__ void rr_cols_pack(T *copy, const T *from, int q, long long t)
+__device__ __forceinline__ void rr_cols_pack(T *cc, int k, const T *from, int q, long long t)
 {
 	static_assert(COL_PHASES * sizeof(T) == 16, "the col copies are of 16-bit elements");
+	T *const copy = cc + ((long long)k * COL_PHASES + q) * COL_STRIDE;
 	const long long first = t * COL_PHASES - (COL_PHASES - q) % COL_PHASES;
 	unsigned e[COL_PHASES];
 #pragma unroll
