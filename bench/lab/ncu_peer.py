@@ -1,6 +1,6 @@
 """Runs one peer kernel (torch.compile or eager) a few times on one workload, for `ncu` to
 profile next to rowreduce's own launch (tools/gpu/session.sh, stage ncu).
-Usage: python3 bench/lab/ncu_peer.py OP MxN DTYPE [compile|eager]"""
+Usage: python3 bench/lab/ncu_peer.py OP MxN DTYPE [compile|eager|liger]"""
 import os
 import sys
 
@@ -16,6 +16,10 @@ inputs = tp.make_inputs(op, m, n, dtype, torch.Generator(device="cuda").manual_s
 fn = tp.eager_fn(op, n)
 if variant == "compile":
     fn = torch.compile(fn, dynamic=False)
+elif variant == "liger":
+    fn = tp.liger_fn(op, n)
+    if fn is None:
+        sys.exit("ncu_peer: Liger has no %s here (liger_kernel not importable)" % op)
 for _ in range(6):
     fn(*inputs)
 torch.cuda.synchronize()
