@@ -2533,10 +2533,18 @@ int64_t rr__c_split_max_cols(const rr_kernel *kernel, rr_dtype dtype)
 
 /* Piped rows keep two caches beside the row and the next row on its way: softmax f32,
  * streamed, two threads (bench/NOTES.md, session 39 CPU), 256x65536 (1 MiB of those a row)
- * in 0.82-0.84 of the time, 16x128257 (2 MiB) in 1.14. */
+ * in 0.82-0.84 of the time, 16x128257 (2 MiB) in 1.14, on an Intel host of 2 MiB of L2 a
+ * core: rows whose four arrays fit three quarters of the L2. On an AMD host of 1 MiB (Zen 4,
+ * session 53 CPU) rows past that ran faster piped as well, 65536 in 0.82 and 98304 (1.5 MiB)
+ * in 0.76, so every host pipes rows up to PIPED_MEASURED_COLS where it splits them. */
+#define PIPED_MEASURED_COLS 98304
 int64_t rr__c_piped_max_cols(rr_dtype dtype)
 {
-	return rr__c_split_bytes() / (2 * (int64_t)rr_dtype_size(dtype) + 2 * (int64_t)sizeof(float));
+	const int64_t size = (int64_t)rr_dtype_size(dtype);
+	const int64_t in_l2 = rr__c_split_bytes() / (2 * size + 2 * (int64_t)sizeof(float));
+	const int64_t split = rr__c_split_bytes() / (size + (int64_t)sizeof(float));
+	const int64_t measured = split < PIPED_MEASURED_COLS ? split : PIPED_MEASURED_COLS;
+	return in_l2 > measured ? in_l2 : measured;
 }
 
 int rr__c_piped(const rr_kernel *kernel, const rr__realisation *r)

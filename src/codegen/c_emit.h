@@ -117,7 +117,8 @@ typedef void (*rr__cpu_row_part_fn)(int64_t row_begin, int64_t row_end, int part
  * stores the chunks of every block at once). */
 int rr__c_row_parts(const rr_kernel *kernel, const rr__realisation *r, rr_dtype dtype);
 /* The longest row piped in `dtype`: the row, the next one coming in and two rows' caches in
- * rr__c_split_bytes. */
+ * rr__c_split_bytes, or the split's longest row up to PIPED_MEASURED_COLS where that is more
+ * (never past the split's). */
 int64_t rr__c_piped_max_cols(rr_dtype dtype);
 /* Floats of private scratch one CPU thread needs for a realisation of `kernel`: the kept
  * values' slots of W workers (rr__c_derived_keeps' too), the split's cache at rows up to
