@@ -110,23 +110,22 @@ if grep -qF 'COLS_VEC>' "$out/odd.cu"; then
 	echo "FAIL: rmsnorm bf16 2047x6143 still reads w element by element (COLS_VEC)"
 	exit 1
 fi
-"$ROWREDUCE" emit --kernel rmsnorm --shape 8191x1023 --dtype bf16 --backend cuda --arch sm_90 \
-	--layout W=16,V=8,U=2,R=32,C=1,S=regs,G=rows >"$out/many.cu" 2>"$out/err" ||
-	{ cat "$out/err"; echo "FAIL: emit of rmsnorm 8191x1023"; exit 1; }
-if grep -qF 'rr_load_shifted' "$out/many.cu" ||
-	! grep -qF 'rr_load_tail_copy<VEC>(ld1[0], c1 + at' "$out/many.cu"; then
-	echo "FAIL: rmsnorm bf16 8191x1023 at R = 32 should read w from its copies"
-	exit 1
-fi
-for shape in 100x1023 65535x127; do
-	"$ROWREDUCE" emit --kernel rmsnorm --shape $shape --dtype bf16 --backend cuda --arch sm_90 \
-		--layout W=16,V=8,U=1,R=32,C=1,S=reread,G=rows >"$out/many.cu" 2>"$out/err" ||
-		{ cat "$out/err"; echo "FAIL: emit of rmsnorm $shape"; exit 1; }
-	if grep -qF 'rr_load_shifted' "$out/many.cu" ||
-		! grep -qF 'rr_load_tail<VEC && COLS_VEC>' "$out/many.cu"; then
-		echo "FAIL: rmsnorm bf16 $shape at R = 32 should read w element by element"
+# rmsnorm bf16 in blocks of 32 rows: SHAPE LAYOUT, the load of w the source must hold (and no
+# shifted load), and how it should read w
+many_rows_reads_w() {
+	"$ROWREDUCE" emit --kernel rmsnorm --shape "$1" --dtype bf16 --backend cuda --arch sm_90 \
+		--layout "$2" >"$out/many.cu" 2>"$out/err" ||
+		{ cat "$out/err"; echo "FAIL: emit of rmsnorm $1"; exit 1; }
+	if grep -qF 'rr_load_shifted' "$out/many.cu" || ! grep -qF "$3" "$out/many.cu"; then
+		echo "FAIL: rmsnorm bf16 $1 at R = 32 should read w $4"
 		exit 1
 	fi
+}
+many_rows_reads_w 8191x1023 W=16,V=8,U=2,R=32,C=1,S=regs,G=rows \
+	'rr_load_tail_copy<VEC>(ld1[0], c1 + at' 'from its copies'
+for shape in 100x1023 65535x127; do
+	many_rows_reads_w $shape W=16,V=8,U=1,R=32,C=1,S=reread,G=rows \
+		'rr_load_tail<VEC && COLS_VEC>' 'element by element'
 done
 "$ROWREDUCE" emit --kernel layernorm --shape 2048x4099 --dtype bf16 --backend cuda --arch sm_90 \
 	--layout W=128,V=8,U=2,R=1,C=1,S=regs,G=rows >"$out/odd.cu" 2>"$out/err" ||

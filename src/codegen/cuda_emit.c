@@ -79,10 +79,11 @@ static rr_status plan_emitter(rr__cu_emitter *em, const rr__emit_request *req)
 	 * slower in bench/NOTES.md), and the other rows hide the trips. */
 	em->flat = r->flat;
 	em->shifted_cols = shifted_cols_of(em);
-	/* where the realisation has copies, every block reads them, of one row or many; without,
+	/* where the realisation has copies (16-bit rows with a head, cols not at the body's
+	 * alignment: rr__realise_with), every block reads them, of one row or many; without,
 	 * blocks of one row read shifted (above), blocks of many element by element (L1 holds
 	 * their col vector) */
-	em->col_copies = r->col_copies > 0 && r->head_slots > 0 && !r->cols_vec;
+	em->col_copies = r->col_copies > 0;
 	return RR_OK;
 }
 

@@ -168,9 +168,9 @@ typedef struct rr__realisation {
 	 * least COPIES_MIN_COLS) are read from copies the launch writes first (the entry
 	 * entry_cols), in blocks of one row or many: for each col input, one copy a phase q <
 	 * head_align holding element j at j + (head_align - q) % head_align, so a row whose col
-	 * packs stand q past an access boundary finds them aligned in copy q. col_copies: the col inputs copied (0:
-	 * none); col_copy_stride: elements a copy (a multiple of head_align); col_copies_bytes:
-	 * all of them. */
+	 * packs stand q past an access boundary finds them aligned in copy q. col_copies: the
+	 * col inputs copied (0: none); col_copy_stride: elements a copy (a multiple of
+	 * head_align); col_copies_bytes: all of them. */
 	int col_copies;
 	int64_t col_copy_stride;
 	int64_t col_copies_bytes;

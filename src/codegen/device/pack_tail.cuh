@@ -217,9 +217,9 @@ __device__ __forceinline__ void rr_cols_pack(T *cc, int k, const T *from, int q,
 	const long long first = t * COL_PHASES - (COL_PHASES - q) % COL_PHASES;
 	unsigned e[COL_PHASES];
 #pragma unroll
-	for (int k = 0; k < COL_PHASES; k++) {
-		const long long j = first + k;
-		e[k] = j >= 0 && j < N ? (unsigned)from[j] : 0u;
+	for (int i = 0; i < COL_PHASES; i++) {
+		const long long j = first + i;
+		e[i] = j >= 0 && j < N ? (unsigned)from[j] : 0u;
 	}
 	uint4 v;
 	v.x = e[0] | e[1] << 16;
