@@ -617,6 +617,44 @@ static void test_grid_raw_keep(const rr__target *sm90)
 	rr_kernel_free(kernel);
 }
 
+/* S=grid's entries are asked for the blocks 64 registers allow, so that a persistent grid
+ * holds as many row groups as the model counts (rmsnorm bf16 2x2000003 at W = 512, C = 128:
+ * ptxas took 96 registers under a bound of one block, one row group resident). */
+static void test_grid_blocks(const rr__target *sm90)
+{
+	static const rr_layout w512 = {512, 8, 4, 1, 128, RR_STORAGE_GRID, RR_GRID_PERSISTENT};
+	static const rr_layout w1024 = {1024, 8, 2, 1, 64, RR_STORAGE_GRID, RR_GRID_PERSISTENT};
+	static const rr_layout w512c64 = {512, 8, 4, 1, 64, RR_STORAGE_GRID, RR_GRID_PERSISTENT};
+	static const rr_layout w256 = {256, 4, 4, 1, 64, RR_STORAGE_GRID, RR_GRID_PERSISTENT};
+	static const struct {
+		const char *kernel;
+		rr_dtype dtype;
+		long long cols;
+		const rr_layout *l;
+		int blocks; /* at least, both bounds */
+	} cases[] = {
+	    {"rmsnorm", RR_BF16, 2000003, &w512, 2},
+	    {"rmsnorm", RR_BF16, 2000003, &w1024, 1},
+	    {"layernorm", RR_BF16, 2000003, &w512c64, 2},
+	    {"sum", RR_F32, 131073, &w256, 4},
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		rr_kernel *kernel = NULL;
+		CHECK(rr_kernel_load_builtin(cases[c].kernel, &kernel) == RR_OK);
+		if (!kernel)
+			continue;
+		rr__realisation r;
+		CHECK(rr__realise(kernel, cases[c].dtype, cases[c].cols, cases[c].l, sm90, &r) ==
+		      RR_OK);
+		CHECKF(r.grid_split && r.min_blocks >= cases[c].blocks &&
+		           r.min_blocks_head >= cases[c].blocks,
+		       "%s %s N=%lld W=%d C=%d: bounds %d and %d, want at least %d", cases[c].kernel,
+		       rr_dtype_name(cases[c].dtype), cases[c].cols, cases[c].l->workers_per_row,
+		       cases[c].l->blocks_per_row, r.min_blocks, r.min_blocks_head, cases[c].blocks);
+		rr_kernel_free(kernel);
+	}
+}
+
 int main(void)
 {
 	const char *root = getenv("RR_SOURCE_DIR");
@@ -658,6 +696,7 @@ int main(void)
 	test_head_unroll(&devices[1].target);
 	test_col_copies(&devices[1].target, &devices[0].target);
 	test_twin_entry(&devices[1].target);
+	test_grid_blocks(&devices[1].target);
 	printf("%d plans checked against their realisation\n", checked);
 	CHECK(checked > 300);
 	return rr_test_finish("test_realise");

@@ -233,7 +233,9 @@ static void emit_constants(rr__cu_emitter *em)
 		            "compile where ptxas spills at these */");
 	rr__cu_line(em, 0, "constexpr int MIN_BLOCKS = %d;  /* resident blocks per SM %s */",
 	            g->min_blocks,
-	            raised ? "that keep 64 KB of rows in flight" : "the register cap allows");
+	            !raised           ? "the register cap allows"
+	            : g->grid_split ? "that hold the grid's row groups at once"
+	                            : "that keep 64 KB of rows in flight");
 	if (g->head_slots > 0)
 		rr__cu_line(em, 0,
 		            "constexpr int %s = %d;  /* the same for the entries with "

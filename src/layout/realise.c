@@ -731,6 +731,20 @@ rr_status rr__realise_with(const rr__kernel_facts *f, rr_dtype dtype, int64_t co
 		if (r->min_blocks != r->min_blocks_capped)
 			r->min_blocks_head = min_blocks_head(f, r);
 	}
+	/* S=grid holds a row group's blocks at once: where the entries take more registers than
+	 * the cost model counts (gpu_occupancy, 32 + packs in flight), fewer groups are resident
+	 * and a persistent grid runs its rows one after another. ptxas gave rmsnorm bf16
+	 * 2x2000003's headed entry at W = 512, C = 128 96 registers under MIN_BLOCKS_HEAD = 1,
+	 * one block an SM, where the model counted 64 and two; ncu: a grid of 128 blocks looping
+	 * over both rows, 16.0 µs, where W = 1024, C = 64 (48 registers, both rows at once) ran
+	 * 12.6 (H100, bench/NOTES.md session 53). At least the blocks 64 registers allow. */
+	if (target->cc_major > 0 && r->grid_split) {
+		int grid_blocks = blocks_at(r, 64);
+		if (grid_blocks > r->min_blocks)
+			r->min_blocks = grid_blocks;
+		if (grid_blocks > r->min_blocks_head)
+			r->min_blocks_head = grid_blocks;
+	}
 	r->min_blocks_head_shifted = r->min_blocks_head;
 	/* Col inputs read from their copies load as the aligned entry's do, all together, and
 	 * ptxas then took more registers than it did for the shifted loads under the same cap
