@@ -20,7 +20,7 @@ rm -rf /tmp/plans
 grep -hv '^#' $L/plans-aln-reread.txt >/tmp/plans-b.txt
 RR_LAB_GRID_REREAD=1 PLAN_FILE=/tmp/plans-b.txt bash tools/gpu/session.sh plans
 mv "$OUT/plans.txt" "$OUT/plans-reread.txt"; mv "$OUT/plans-runs.tgz" "$OUT/plans-reread-runs.tgz"
-for s in 4x2097152 2x4000037; do
+for s in 4x2097152; do
 	TORCH_LOGS=output_code timeout 90 python3 $L/inductor_code.py $s >"$OUT/inductor-$s.txt" 2>&1
 	grep -E "triton_|Self CUDA" "$OUT/inductor-$s.txt" | grep -v "^\s*$" | tail -8
 done
