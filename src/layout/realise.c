@@ -737,7 +737,9 @@ rr_status rr__realise_with(const rr__kernel_facts *f, rr_dtype dtype, int64_t co
 	 * 2x2000003's headed entry at W = 512, C = 128 96 registers under MIN_BLOCKS_HEAD = 1,
 	 * one block an SM, where the model counted 64 and two; ncu: a grid of 128 blocks looping
 	 * over both rows, 16.0 µs, where W = 1024, C = 64 (48 registers, both rows at once) ran
-	 * 12.6 (H100, bench/NOTES.md session 53). At least the blocks 64 registers allow. */
+	 * 12.6 (H100, bench/NOTES.md session 53). At least the blocks 64 registers allow: that
+	 * pick then ran in 0.75 of the time, the 7x777777 norms and loss in 0.71-0.75, the other
+	 * few-wide picks level (bench/results/2026-12-06-h100-grid-regs-s54). */
 	if (target->cc_major > 0 && r->grid_split) {
 		int grid_blocks = blocks_at(r, 64);
 		if (grid_blocks > r->min_blocks)
