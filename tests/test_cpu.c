@@ -184,6 +184,51 @@ static void test_misaligned_views(rr_device *device)
 	}
 }
 
+/* Plans of V > 1 read a complete chunk's packs as whole vectors and pick each lane's element
+ * (cpu_vec.h's rr_pick_packs): every built-in in every dtype, on views 0 to 3 elements into
+ * their buffers (the picks' vectors start at the head's end, not on a boundary), with 16, 8
+ * and 4 lanes a vector (AVX-512, AVX2, SSE) and one plan of two vectors a row (BLOCKS = 2) that
+ * re-reads its rows. A lane given another lane's element writes it to the wrong place. */
+static void test_packed_lanes(rr_device *device)
+{
+	static const rr_dtype dtypes[] = {RR_F32, RR_BF16, RR_F16};
+	static const char *const layouts[] = {"W=16,V=2,U=1,R=1", "W=8,V=4,U=2,R=1",
+	                                      "W=32,V=4,U=1,R=2,S=reread"};
+	static const char *const flags[] = {"-O1", "-O1 -mno-avx512f", "-O1 -mno-avx"};
+	const char *const *names = rr_builtin_names();
+	const int64_t rows = 5, cols = 1001;
+	int built = 0;
+	for (int f = 0; f < 3; f++) {
+#if !defined(__x86_64__)
+		if (f > 0)
+			break;
+#endif
+		setenv("RR_CFLAGS", flags[f], 1);
+		for (int k = 0; names[k]; k++) {
+			rr_kernel *kernel = NULL;
+			CHECK(rr_kernel_load_builtin(names[k], &kernel) == RR_OK);
+			for (int d = 0; kernel && d < 3; d++) {
+				/* one plan a dtype: f32 at 16 lanes, bf16 at 8, f16 at 4 and twice */
+				rr_layout layout;
+				CHECK(rr_layout_parse(layouts[(d + f) % 3], &layout) == RR_OK);
+				rr_program *program = NULL;
+				CHECKF(rr_program_build(device, kernel, dtypes[d], rows, cols, &layout,
+				                        &program) == RR_OK,
+				       "%s %s %s (%s): %s", names[k], rr_dtype_name(dtypes[d]),
+				       layouts[(d + f) % 3], flags[f], rr_last_error());
+				for (int offset = 0; program && offset <= 3; offset++)
+					validate_view(program, kernel, dtypes[d], rows, cols, offset,
+					              offset);
+				built += program != NULL;
+				rr_program_free(program);
+			}
+			rr_kernel_free(kernel);
+		}
+	}
+	setenv("RR_CFLAGS", "-O1", 1);
+	CHECK(built >= 6 * 3);
+}
+
 /* softmax f32 takes its split's maxima over the row's aligned vectors (c_emit.c,
  * emit_extrema_lines): rows 1 to 4 elements into their buffer, each with one element of 100 among
  * zeros at its start (in the masked lead), middle, or near its end (in the masked tail, or the
@@ -1675,6 +1720,7 @@ int main(void)
 	if (device && sum) {
 		test_sum_bitwise(device, sum);
 		test_misaligned_views(device);
+		test_packed_lanes(device);
 		test_aligned_extrema(device);
 		test_split_limit(device);
 		test_split_bytes();

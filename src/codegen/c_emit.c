@@ -16,6 +16,13 @@
 #include "codegen/device_files.h"
 #include "codegen/expr.h"
 
+/* The largest V whose complete chunks read their packs as whole vectors (cpu_vec.h's
+ * RR_PICK_PACKS, through the emitted PICK_MAX_VEC), with the loop over e unrolled so that the
+ * picks' shuffle indices are constants. At V = 8 they measured level with reading lane by lane
+ * on the norms in bf16 (sum f32 2.5x faster), so they stop at 4 (bench/NOTES.md, session 55
+ * CPU). */
+#define RR_PICK_MAX_VEC 4
+
 /* Rows the split takes from IN_ROW_MIN_N elements on keep its cache in their output row and
  * store through the caches even in launches that stream (the row's stream is off): the sum
  * pass writes the row, the output phase rewrites it in place, where streaming wrote a scratch
@@ -275,6 +282,8 @@ static void emit_prelude(emitter *em)
 	     layout->vec);
 	line(em, 0, "#define U %d /* chunks per loop iteration */", layout->unroll);
 	line(em, 0, "#define R %d /* rows per group */", layout->rows_per_group);
+	line(em, 0, "#define PICK_MAX_VEC %d /* the largest V read as whole vectors */",
+	     RR_PICK_MAX_VEC);
 	line(em, 0,
 	     "#define HEAD_BYTES %d /* a row's head runs up to its first boundary of this */",
 	     em->r->access_bytes);
@@ -494,15 +503,15 @@ static void emit_load(emitter *em, int depth, int id, int round, int guarded)
 	const int pair =
 	    em->paired && !guarded && (em->runs || (em->paired_kept && round <= em->rounds));
 	if (em->wide[k] && !guarded && (!em->paired || pair)) {
-		line(em, depth, "const vf e%d = load_widened(colf%d, i); /* %s */", id, k, name);
+		line(em, depth, "const vf e%d = load_widened(colf%d, i, e); /* %s */", id, k, name);
 		return;
 	}
 	if (pair)
 		line(em, depth, "const vf e%d = rr_load_bf16_paired(in%d, i, b & 1); /* %s */", id,
 		     k, name);
 	else
-		line(em, depth, "const vf e%d = load_lanes%s(in%d, i%s); /* %s */", id,
-		     guarded ? "_guarded" : "", k, guarded ? ", N" : "", name);
+		line(em, depth, "const vf e%d = load_lanes%s(in%d, i, %s); /* %s */", id,
+		     guarded ? "_guarded" : "", k, guarded ? "N" : "e", name);
 	if (input_kept(em, k))
 		line(em, depth, "store_kept(keep%d, slot * W + b * L, e%d);", k, id);
 }
@@ -756,8 +765,8 @@ static void emit_element(emitter *em, int depth, int round, int guarded)
 		const int early = early_output_of(em, id);
 		if (early >= 0 && round > 1) {
 			line(em, depth,
-			     "const vf e%d = load_lanes%s(early%d, i%s); /* %s, from round 1 */", id,
-			     guarded ? "_guarded" : "", early, guarded ? ", N" : "",
+			     "const vf e%d = load_lanes%s(early%d, i, %s); /* %s, from round 1 */", id,
+			     guarded ? "_guarded" : "", early, guarded ? "N" : "e",
 			     kernel->outputs[early].name);
 			continue;
 		}
@@ -894,6 +903,9 @@ static void emit_pack(emitter *em, int depth, int round, int guarded)
 		line(em, depth + 1, "if (!rr_vany(valid))");
 		line(em, depth + 2, "break;");
 	} else {
+		if (!guarded && em->layout->vec > 1 && em->layout->vec <= RR_PICK_MAX_VEC)
+			line(em, depth, "#pragma GCC unroll %d /* constant e: rr_pick_packs */",
+			     RR_PICK_MAX_VEC);
 		line(em, depth, "for (int e = 0; e < V; e++) {");
 		index_at = em->out->length;
 		line(em, depth + 1,

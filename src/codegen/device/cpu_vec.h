@@ -34,6 +34,7 @@
 #define W 16 /* workers per row */
 #endif
 #define V 1
+#define PICK_MAX_VEC 4
 #include "convert16.h"
 typedef float io_t;
 static inline float load_io(const io_t *p, int64_t i)
@@ -1123,17 +1124,80 @@ static inline void rr_store_f16_run(uint16_t *p, const vf *v, int count, int str
 	}
 }
 //@ io
-/* The L workers' element e of one chunk: lane l holds element i + l * V of p. V == 1 is one
- * contiguous access; larger V gathers lane by lane. The guarded forms touch only elements
- * before N (absent lanes read 0 and are never written). */
-static inline vf load_lanes(const io_t *p, int64_t i)
+/* Plans of V > 1: a block's L workers hold the L * V consecutive elements of their packs, lane
+ * l element e at l * V + e. rr_pick_packs takes one e from those elements loaded as the V
+ * vectors run[0..V): each pair of vectors one two-source shuffle (lane l's index into the pair
+ * is the same for every pair) and a select, where reading lane by lane cost sum f32 1024x4096
+ * 5.7x V = 1's time at V = 4 (bench/NOTES.md, session 55 CPU). GCC's __builtin_shuffle, for
+ * V up to PICK_MAX_VEC (the emitter unrolls the loop over e there, so the shuffles' indices are
+ * constants); elsewhere lane by lane. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define RR_PICK_PACKS                                                                          \
+	(V > 1 && V <= PICK_MAX_VEC && V <= L && V % 2 == 0 && (L & (L - 1)) == 0)
+#else
+#define RR_PICK_PACKS 0
+#endif
+#if RR_PICK_PACKS
+static inline vf rr_pick_packs(const vf *run, int e)
+{
+	vi index = {0}, pair = {0};
+	for (int l = 0; l < L; l++) {
+		index[l] = (l * V + e) & (2 * L - 1);
+		pair[l] = (l * V + e) / (2 * L);
+	}
+	vf v = __builtin_shuffle(run[0], run[1], index);
+	for (int k = 2; k < V; k += 2)
+		v = rr_vselect(pair == k / 2, __builtin_shuffle(run[k], run[k + 1], index), v);
+	return v;
+}
+
+/* The same on 16-bit elements as loaded, so that each picked vector is widened once. */
+typedef int16_t rr_vs16 __attribute__((vector_size(VL * 2)));
+static inline vh rr_pick_packs16(const vh *run, int e)
+{
+	rr_vs16 index = {0}, pair = {0};
+	for (int l = 0; l < L; l++) {
+		index[l] = (int16_t)((l * V + e) & (2 * L - 1));
+		pair[l] = (int16_t)((l * V + e) / (2 * L));
+	}
+	vh v = __builtin_shuffle(run[0], run[1], index);
+	for (int k = 2; k < V; k += 2) {
+		const vh mask = (vh)(pair == (int16_t)(k / 2));
+		v = (mask & __builtin_shuffle(run[k], run[k + 1], index)) | (~mask & v);
+	}
+	return v;
+}
+#endif
+
+/* The L workers' element e of one complete chunk: lane l holds element i + l * V of p. V == 1
+ * is one contiguous access; larger V reads the block's packs, the L * V elements from i - e on
+ * (all before N), as V vectors and picks lane l's from them (rr_pick_packs). The guarded forms
+ * touch only elements before N (absent lanes read 0 and are never written). */
+static inline vf load_lanes(const io_t *p, int64_t i, int e)
 {
 	if (V == 1)
 		return load_packed(p + i);
+#if RR_PICK_PACKS
+	if (sizeof(io_t) == sizeof(uint16_t)) {
+		vh run[V];
+		for (int k = 0; k < V; k++)
+			memcpy(&run[k], p + i - e + (int64_t)k * L, L * sizeof(uint16_t));
+		const vh picked = rr_pick_packs16(run, e);
+		io_t lanes[L];
+		memcpy(lanes, &picked, L * sizeof(uint16_t));
+		return load_packed(lanes);
+	}
+	vf run[V];
+	for (int k = 0; k < V; k++)
+		run[k] = load_packed(p + i - e + (int64_t)k * L);
+	return rr_pick_packs(run, e);
+#else
+	(void)e;
 	vf v = {0};
 	for (int l = 0; l < L; l++)
 		v[l] = load_io(p, i + (int64_t)l * V);
 	return v;
+#endif
 }
 
 /* stream: the launch writes more than the caches hold (rr__cpu_kernel_fn), so a contiguous
@@ -1298,16 +1362,24 @@ static inline void widen_col(float *to, const io_t *from, int64_t N)
 		to[i] = load_io(from, i);
 }
 
-static inline vf load_widened(const float *wide, int64_t i)
+static inline vf load_widened(const float *wide, int64_t i, int e)
 {
 	vf v = {0};
 	if (V == 1) {
 		memcpy(&v, wide + i, L * sizeof(float));
 		return v;
 	}
+#if RR_PICK_PACKS
+	vf run[V];
+	for (int k = 0; k < V; k++)
+		memcpy(&run[k], wide + i - e + (int64_t)k * L, L * sizeof(float));
+	return rr_pick_packs(run, e);
+#else
+	(void)e;
 	for (int l = 0; l < L; l++)
 		v[l] = wide[i + (int64_t)l * V];
 	return v;
+#endif
 }
 
 /* Private values kept between rounds: slot s of the L workers from lane 0's index k. */
