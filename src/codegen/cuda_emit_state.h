@@ -46,6 +46,9 @@ typedef struct rr__cu_emitter {
 	/* Kept exponentials (cuda_emit_row.c, kexp_of): the online max node, its input x
 	 * (kept), x - max and exp(x - max); kexp_max -1 where the kernel has none. */
 	int kexp_max, kexp_x, kexp_sub, kexp_t;
+	/* t's one use in the output phase where that is t / s, s a reduced value: the kept array
+	 * times ks * (1 / s), one multiply an element (cuda_emit_row.c, kexp_of); else -1. */
+	int kexp_div;
 } rr__cu_emitter;
 
 /* Appends one line at `depth` tabs. */
