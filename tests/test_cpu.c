@@ -185,10 +185,11 @@ static void test_misaligned_views(rr_device *device)
 }
 
 /* Plans of V > 1 read a complete chunk's packs as whole vectors and pick each lane's element
- * (cpu_vec.h's rr_pick_packs): every built-in in every dtype, on views 0 to 3 elements into
- * their buffers (the picks' vectors start at the head's end, not on a boundary), with 16, 8
- * and 4 lanes a vector (AVX-512, AVX2, SSE) and one plan of two vectors a row (BLOCKS = 2) that
- * re-reads its rows. A lane given another lane's element writes it to the wrong place. */
+ * (cpu_vec.h's rr_pick_packs), and store an output phase's packs so (store_packs): every
+ * built-in in every dtype, on views 0 to 3 elements into their buffers (the vectors start at
+ * the head's end, not on a boundary), with 16, 8 and 4 lanes a vector (AVX-512, AVX2, SSE) and
+ * one plan of two vectors a row (BLOCKS = 2) that re-reads its rows. A lane given another
+ * lane's element, or a value stored in another's place, fails validation. */
 static void test_packed_lanes(rr_device *device)
 {
 	static const rr_dtype dtypes[] = {RR_F32, RR_BF16, RR_F16};
@@ -208,17 +209,17 @@ static void test_packed_lanes(rr_device *device)
 			rr_kernel *kernel = NULL;
 			CHECK(rr_kernel_load_builtin(names[k], &kernel) == RR_OK);
 			for (int d = 0; kernel && d < 3; d++) {
-				/* one plan a dtype: f32 at 16 lanes, bf16 at 8, f16 at 4 and twice */
+				/* each dtype under each plan over the three targets */
 				rr_layout layout;
 				CHECK(rr_layout_parse(layouts[(d + f) % 3], &layout) == RR_OK);
 				rr_program *program = NULL;
-				CHECKF(rr_program_build(device, kernel, dtypes[d], rows, cols, &layout,
-				                        &program) == RR_OK,
+				CHECKF(rr_program_build(device, kernel, dtypes[d], rows, cols,
+				                        &layout, &program) == RR_OK,
 				       "%s %s %s (%s): %s", names[k], rr_dtype_name(dtypes[d]),
 				       layouts[(d + f) % 3], flags[f], rr_last_error());
 				for (int offset = 0; program && offset <= 3; offset++)
-					validate_view(program, kernel, dtypes[d], rows, cols, offset,
-					              offset);
+					validate_view(program, kernel, dtypes[d], rows, cols,
+					              offset, offset);
 				built += program != NULL;
 				rr_program_free(program);
 			}

@@ -75,6 +75,7 @@ typedef struct emitter {
 	int cache_output;
 	int chains;  /* emitting the loop of CHAINS accumulators per block (max_chains) */
 	int aligned; /* emitting the output phase's complete chunks through rr_store_aligned */
+	int staged;  /* the pack loop holds its row outputs for store_packs (stores_packs) */
 	/* Emitting the output phase over the cache in the output row in place (in_row_lines):
 	 * 1 a whole vector at q + k, 2 the lanes `valid` of one. */
 	int in_row;
@@ -558,6 +559,8 @@ static void emit_outputs_of_element(emitter *em, int depth, int guarded)
 		else if (guarded)
 			rr__buf_printf(em->out, "store_tail(out%d, i, N, stream, carry + %d, ", j,
 			               j);
+		else if (em->staged)
+			rr__buf_printf(em->out, "stage%d[e] = (", j);
 		else
 			rr__buf_printf(em->out, "store_lanes(out%d, i, stream, ", j);
 		vector_ref(em, kernel->outputs[j].node);
@@ -879,6 +882,16 @@ static void drop_text(rr__buf *buf, size_t from, size_t to)
 	buf->length -= to - from;
 }
 
+/* Whether the output phase's complete chunks hold a pack's row outputs, V vectors, and store
+ * them after the loop over e as whole vectors (cpu_vec.h's store_packs), where V > 1 stored
+ * lane by lane: V up to RR_PICK_MAX_VEC, outside the modes that store otherwise. */
+static int stores_packs(const emitter *em, int round, int guarded)
+{
+	const int vec = em->layout->vec;
+	return round > em->rounds && !guarded && !em->head && !em->runs && !em->in_row &&
+	       !em->aligned && vec > 1 && vec <= RR_PICK_MAX_VEC;
+}
+
 /* One pack of each of the L workers of block b in chunk c: V elements, lane l's element e at
  * i + l * V. `guarded` for the last chunk: lanes past N take no part, and once lane 0's
  * element is past N every lane's is. */
@@ -896,6 +909,11 @@ static void emit_pack(emitter *em, int depth, int round, int guarded)
 			     "pack%d[e] = rr_vsplat(-INFINITY); /* absent elements */", id);
 		}
 	}
+	em->staged = stores_packs(em, round, guarded);
+	for (int j = 0; em->staged && j < kernel->n_outputs; j++)
+		if (phase_stores(em, j))
+			line(em, depth, "vf stage%d[V]; /* %s, stored after the loop over e */", j,
+			     kernel->outputs[j].name);
 	if (em->head) {
 		/* head element j = t * W + W - 1 - worker (lane l: worker b * L + l), j < h */
 		line(em, depth, "for (int e = 0; e < HS; e++) {");
@@ -937,6 +955,11 @@ static void emit_pack(emitter *em, int depth, int round, int guarded)
 	if (index_end > 0 && !names_index(em->out, index_end))
 		drop_text(em->out, index_at, index_end);
 	line(em, depth, "}");
+	for (int j = 0; em->staged && j < kernel->n_outputs; j++)
+		if (phase_stores(em, j))
+			line(em, depth, "store_packs(out%d, h + (c * W + b * L) * V, stage%d);", j,
+			     j);
+	em->staged = 0;
 	for (int id = 0; id < kernel->n_nodes && em->pass == 0; id++)
 		if (rr__reduced_in(kernel, id, round) && kernel->analysis.online_partner[id] >= 0)
 			emit_online_update(em, depth, id);

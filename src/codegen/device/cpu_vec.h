@@ -1215,6 +1215,35 @@ static inline void store_lanes(io_t *p, int64_t i, int stream, vf v)
 		p[i + (int64_t)l * V] = store_io(v[l]);
 }
 
+/* The L workers' packs of one complete chunk, v[e] holding lane l's element e, stored as the
+ * L * V consecutive elements from p + i: each of the V vectors stored takes its lanes from
+ * pairs of v by one two-source shuffle and a select (the inverse of rr_pick_packs), where
+ * store_lanes writes them lane by lane. Plain stores, as store_lanes' for V > 1. */
+static inline void store_packs(io_t *p, int64_t i, const vf *v)
+{
+#if RR_PICK_PACKS
+#pragma GCC unroll 4
+	for (int k = 0; k < V; k++) {
+		vi index = {0}, pair = {0};
+		for (int m = 0; m < L; m++) {
+			const int x = k * L + m; /* lane x / V of v[x % V], the pair's second if odd */
+			index[m] = x / V + (x % 2) * L;
+			pair[m] = x % V / 2;
+		}
+		vf out = __builtin_shuffle(v[0], v[1], index);
+		for (int q = 1; q < V / 2; q++) {
+			const vf picked = __builtin_shuffle(v[2 * q], v[2 * q + 1], index);
+			out = rr_vselect(pair == q, picked, out);
+		}
+		store_packed(p + i + (int64_t)k * L, out);
+	}
+#else
+	for (int e = 0; e < V; e++)
+		for (int l = 0; l < L; l++)
+			p[i + (int64_t)l * V + e] = store_io(v[e][l]);
+#endif
+}
+
 /* V = 1: one masked load or store of the first N - i lanes where the target has them (a
  * 16-bit row's lanes through a vector of their bits; AVX-512 with BW and VL, vectors of 4, 8
  * or 16 lanes), where the loop of one lane at a time cost a softmax f32 row of 127 elements,
