@@ -18,8 +18,8 @@
 
 /* The largest V whose complete chunks read their packs as whole vectors (cpu_vec.h's
  * RR_PICK_PACKS, through the emitted PICK_MAX_VEC), with the loop over e unrolled so that the
- * picks' shuffle indices are constants. At V = 8 they measured level with reading lane by lane
- * on the norms in bf16 (sum f32 2.5x faster), so they stop at 4 (bench/NOTES.md, session 55
+ * picks' shuffle indices are constants. At V = 8 the norms in bf16 took 0.98-1.5x the time of
+ * reading lane by lane (sum f32 0.36-0.42), so they stop at 4 (bench/NOTES.md, session 55
  * CPU). */
 #define RR_PICK_MAX_VEC 4
 
