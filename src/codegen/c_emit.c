@@ -882,14 +882,19 @@ static void drop_text(rr__buf *buf, size_t from, size_t to)
 	buf->length -= to - from;
 }
 
+/* Whether the plan's packs are read (and stored) as whole vectors: V from 2 to RR_PICK_MAX_VEC. */
+static int picks_packs(const emitter *em)
+{
+	return em->layout->vec > 1 && em->layout->vec <= RR_PICK_MAX_VEC;
+}
+
 /* Whether the output phase's complete chunks hold a pack's row outputs, V vectors, and store
  * them after the loop over e as whole vectors (cpu_vec.h's store_packs), where V > 1 stored
- * lane by lane: V up to RR_PICK_MAX_VEC, outside the modes that store otherwise. */
+ * lane by lane: outside the modes that store otherwise. */
 static int stores_packs(const emitter *em, int round, int guarded)
 {
-	const int vec = em->layout->vec;
 	return round > em->rounds && !guarded && !em->head && !em->runs && !em->in_row &&
-	       !em->aligned && vec > 1 && vec <= RR_PICK_MAX_VEC;
+	       !em->aligned && picks_packs(em);
 }
 
 /* One pack of each of the L workers of block b in chunk c: V elements, lane l's element e at
@@ -921,7 +926,7 @@ static void emit_pack(emitter *em, int depth, int round, int guarded)
 		line(em, depth + 1, "if (!rr_vany(valid))");
 		line(em, depth + 2, "break;");
 	} else {
-		if (!guarded && em->layout->vec > 1 && em->layout->vec <= RR_PICK_MAX_VEC)
+		if (!guarded && picks_packs(em))
 			line(em, depth, "#pragma GCC unroll %d /* constant e: rr_pick_packs */",
 			     RR_PICK_MAX_VEC);
 		line(em, depth, "for (int e = 0; e < V; e++) {");

@@ -1151,6 +1151,15 @@ static inline vf rr_pick_packs(const vf *run, int e)
 	return v;
 }
 
+/* rr_pick_packs over the V vectors of f32 values from `from` (the block's packs). */
+static inline vf rr_pick_floats(const float *from, int e)
+{
+	vf run[V];
+	for (int k = 0; k < V; k++)
+		memcpy(&run[k], from + (int64_t)k * L, L * sizeof(float));
+	return rr_pick_packs(run, e);
+}
+
 /* The same on 16-bit elements as loaded, so that each picked vector is widened once. */
 typedef int16_t rr_vs16 __attribute__((vector_size(VL * 2)));
 static inline vh rr_pick_packs16(const vh *run, int e)
@@ -1187,10 +1196,7 @@ static inline vf load_lanes(const io_t *p, int64_t i, int e)
 		memcpy(lanes, &picked, L * sizeof(uint16_t));
 		return load_packed(lanes);
 	}
-	vf run[V];
-	for (int k = 0; k < V; k++)
-		run[k] = load_packed(p + i - e + (int64_t)k * L);
-	return rr_pick_packs(run, e);
+	return rr_pick_floats((const float *)(const void *)(p + i - e), e); /* io_t is f32 */
 #else
 	(void)e;
 	vf v = {0};
@@ -1399,10 +1405,7 @@ static inline vf load_widened(const float *wide, int64_t i, int e)
 		return v;
 	}
 #if RR_PICK_PACKS
-	vf run[V];
-	for (int k = 0; k < V; k++)
-		memcpy(&run[k], wide + i - e + (int64_t)k * L, L * sizeof(float));
-	return rr_pick_packs(run, e);
+	return rr_pick_floats(wide + i - e, e);
 #else
 	(void)e;
 	for (int l = 0; l < L; l++)
