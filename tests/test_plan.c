@@ -1249,6 +1249,31 @@ static void test_pair_input_choices(const rr__target *gpu)
 	rr_kernel_free(ln);
 }
 
+/* softmax on 16-bit rows of about a thousand elements: a row on a whole warp (W = 32, R = 1),
+ * not on half of one (GPU_ONLINE_HALF_WARP_FACTOR; bench/NOTES.md session 56); rows of 512
+ * elements or fewer keep what they had. */
+static void test_online_half_warp(const rr__target *gpu)
+{
+	rr_kernel *sm = builtin("softmax");
+	static const int64_t shapes[][2] = {{8191, 1023}, {8192, 1024}, {12000, 999}};
+	for (int d = 0; d < 2; d++) {
+		rr_dtype dt = d ? RR_F16 : RR_BF16;
+		for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+			rr__plan_request req = {sm, dt, shapes[i][0], shapes[i][1], gpu, NULL, NULL};
+			rr_layout l = choose(&req, NULL);
+			CHECKF(l.workers_per_row == 32 && l.rows_per_group == 1 &&
+			           l.storage == RR_STORAGE_REGS,
+			       "softmax %s %lldx%lld: %s", d ? "f16" : "bf16", (long long)shapes[i][0],
+			       (long long)shapes[i][1], show(&l));
+		}
+		rr__plan_request req = {sm, dt, 65536, 128, gpu, NULL, NULL};
+		rr_layout l = choose(&req, NULL);
+		CHECKF(l.workers_per_row < 32, "softmax %s 65536x128: %s", d ? "f16" : "bf16",
+		       show(&l));
+	}
+	rr_kernel_free(sm);
+}
+
 /* One-pass online reductions (cross_entropy): on rows of 16384 elements or more the planner
  * streams 8 packs at a time over 16-32 packs a worker (the H200: 0.60-0.91 of the time of the
  * W = 512-1024, U = 4 picks before, bench/results/2026-12-02-h200-ab-ce-stream-s15); shorter
@@ -1663,6 +1688,7 @@ int main(void)
 	test_grid_raw_stream_choices(&gpu);
 	test_narrow_block_few_packs(&gpu);
 	test_pair_input_choices(&gpu);
+	test_online_half_warp(&gpu);
 	test_plain_stream_choices(&gpu);
 	test_short_row_blocks(&gpu);
 	test_flat_reads(&gpu);

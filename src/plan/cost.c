@@ -890,6 +890,8 @@ static int grid_one_block_keeps(const rr__plan_request *req, const rr_layout *l,
 
 /* One-element 16-bit packs of two row inputs at fewer workers than a warp (gpu_measured_factor). */
 #define GPU_PAIR_HALF_WARP_FACTOR 1.35
+/* 16-byte packs of a 16-bit online pair's row on half a warp (gpu_measured_factor). */
+#define GPU_ONLINE_HALF_WARP_FACTOR 1.06
 
 /* Corrections the second round of H200 sweeps measured and the terms above do not capture
  * (bench/NOTES.md, "sweeps after the first recorded run"); each factor is a coefficient, the
@@ -964,6 +966,17 @@ static double gpu_measured_factor(const rr__cost_coeffs *k, const rr__plan_reque
 	    l->workers_per_row >= 8 &&
 	    l->workers_per_row < (req->target->warp_size > 0 ? req->target->warp_size : 32))
 		factor *= GPU_PAIR_HALF_WARP_FACTOR;
+	/* A 16-bit row of an online pair (softmax, cross-entropy) on half a warp, in 16-byte packs,
+	 * past 512 elements, where the model had W = 16 ahead by its shorter tree: the H100 ran
+	 * the W = 32, R = 1 plans this factor picks for softmax bf16 in 0.945x the time of the W =
+	 * 16 picks at 8191x1023 (13.55 against 14.34 µs), 0.977x at 8192x1024 and 0.870x at
+	 * 12000x999 (against W = 16, R = 4 re-reading; A B B A, bench/results/
+	 * 2026-12-06-h100-online-half-warp-s56), the H200 W = 32, U = 4 0.94x at 8191x1023
+	 * (sessions 24 and 26). At 1.03 it moved no pick; at 1.10 it moves cross_entropy at 1023-1024
+	 * columns too, not measured. */
+	if (rr_dtype_size(req->dtype) == 2 && req->kernel->analysis.online_rewrites > 0 &&
+	    l->workers_per_row == 16 && l->vec * rr_dtype_size(req->dtype) == 16 && req->cols > 512)
+		factor *= GPU_ONLINE_HALF_WARP_FACTOR;
 	/* A cluster a row against clusters that loop over rows: 1.04-1.18x the time on the H200
 	 * (softmax, rmsnorm, layernorm f32 at 65536-262144, W = 512 in registers and W = 1024 in
 	 * shared memory; bench/NOTES.md session 13). */
