@@ -5,12 +5,15 @@ its regret (its measured time over the best measured, minus one). No GPU needed:
 come from `rowreduce emit` with RR_PLAN_TRACE (the model's every candidate), the times from the
 sweep files.
 
-usage: tools/model_regret.py [--rowreduce BIN] [-v] [--each] SWEEP.txt...
+usage: tools/model_regret.py [--rowreduce BIN] [-v] [--each | --pooled] SWEEP.txt...
   SWEEP.txt: lines "kernel dtype MxN plan µs ..." as tools/gpu/session.sh's plans stage writes
   them (tools/gpu/summary.py's format); lines that are not rows are skipped.
   -v: every measured plan of a workload, fastest first, with its prediction.
   --each: only one summary line a file (its workloads' regret), for comparing two models over
   the recorded sweeps.
+  --pooled: each file's workloads on their own (a workload in two files counts twice, with its
+  own file's times: sweeps of different trees and cards are not merged), then one summary line
+  over all of them, with the count above 5 %.
 Exit status: 0, or 2 on bad usage."""
 import collections
 import os
@@ -55,6 +58,7 @@ def main(argv):
     rr = os.path.join(os.path.dirname(__file__), "..", "build", "rowreduce")
     verbose = False
     each = False
+    pooled = False
     files = []
     i = 0
     while i < len(argv):
@@ -66,6 +70,8 @@ def main(argv):
             verbose = True
         elif argv[i] == "--each":
             each = True
+        elif argv[i] == "--pooled":
+            pooled = True
         elif argv[i].startswith("-"):
             print(__doc__, file=sys.stderr)
             return 2
@@ -75,6 +81,15 @@ def main(argv):
     if not files:
         print(__doc__, file=sys.stderr)
         return 2
+    if each and pooled:
+        print(__doc__, file=sys.stderr)
+        return 2
+    if pooled:
+        regrets = []
+        for path in files:
+            regrets += report(rr, [path], False, quiet=True)
+        print("%s, %d over 5 %%" % (summary(regrets), sum(r > 0.05 for r in regrets)))
+        return 0
     if each:
         for path in files:
             regrets = report(rr, [path], False, quiet=True)
