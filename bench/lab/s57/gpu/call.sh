@@ -2,7 +2,8 @@
 # Session 57, any call: on an H200 the `odd` record, six built-ins in f32 and bf16 beside eager,
 # torch.compile and Liger (two runs of three built-ins, TAG=s57, cut at 575 s: what is cut is
 # listed as not measured); on an H100 the moved half-warp picks not yet measured
-# (plans-ohw-rest.txt, A B B A a shape, L2 cold). Carry .deps .whl .rr-commit.
+# (plans-ohw-rest.txt, A B B A a shape, L2 cold), then 1x1, 1x127, 100000x1 and 17x257 beside
+# the peers. Carry .deps .whl .rr-commit.
 set -uo pipefail
 export OUT=${OUT:-/tmp/rr-out}
 mkdir -p "$OUT"
@@ -21,4 +22,9 @@ if grep -q H200 "$OUT/nvidia-smi.csv"; then
 	ls -d bench/results/*-compare-odd-s57* | tar czf "$OUT/python-results.tgz" -T -
 	exit 0
 fi
-PLAN_FILE=bench/lab/s56/gpu/plans-ohw-rest.txt timeout 400 bash tools/gpu/session.sh info plans
+PLAN_FILE=bench/lab/s56/gpu/plans-ohw-rest.txt timeout 240 bash tools/gpu/session.sh info plans
+# issue 10's tiny launches beside the peers (six built-ins, f32 and bf16)
+SHAPES=1x1,1x127,100000x1,17x257 DTYPES=f32,bf16 TIME_LIMIT=240 SAMPLE_MS=5 ROUNDS=3 NAME=tiny-s57 \
+	timeout 300 bash bench/python_h200.sh odd
+cp "$OUT/compare-odd.err" bench/results/*-compare-odd-tiny-s57-f32-bf16/ 2>/dev/null
+ls -d bench/results/*-compare-odd-tiny-s57* | tar czf "$OUT/python-results.tgz" -T -
