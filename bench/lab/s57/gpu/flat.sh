@@ -12,4 +12,5 @@ build-gpu/rowreduce bench --backend cuda --kernels rmsnorm --dtypes bf16 --l2 co
 	--shapes 8191x1023,8192x1024,65535x127,65536x128,4095x2047,4096x2048 \
 	--samples 5 --sample-ms 5 --warmup-ms 20 --out "$OUT/rr-rmsnorm" >"$OUT/rr-rmsnorm.log" 2>&1
 grep -E "^\| rmsnorm" "$OUT/rr-rmsnorm/results.md" | cut -d"|" -f2-5,7 | head -20
-PLAN_FILE=bench/lab/s56/gpu/plans-ohw-rest.txt timeout 200 bash tools/gpu/session.sh plans
+OUT=$OUT/v1 PLAN_FILE=bench/lab/s57/gpu/plans-v1.txt timeout 60 bash tools/gpu/session.sh plans
+OUT=$OUT/ohw PLAN_FILE=bench/lab/s56/gpu/plans-ohw-rest.txt timeout 150 bash tools/gpu/session.sh plans
