@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 57: the flat-span lab (bench/lab/s57/flat/flat.cu: rmsnorm bf16 on odd rows and their
+# Session 57: the flat-span lab (bench/lab/s57/flat/flat.cu: rmsnorm and softmax bf16 on odd rows and their
 # aligned neighbours, three hand-written kernels) beside rowreduce's picks on the same shapes
 # (`rowreduce bench --l2 cold`), then the moved half-warp picks (plans-ohw-rest.txt). About 150 s.
 # Carry .deps .whl .rr-commit.
