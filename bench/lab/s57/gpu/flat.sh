@@ -8,9 +8,9 @@ export OUT=${OUT:-/tmp/rr-out}
 mkdir -p "$OUT"
 nvcc -O3 -arch=sm_90 -std=c++17 bench/lab/s57/flat/flat.cu -o /tmp/flat && timeout 120 /tmp/flat | tee "$OUT/flat.txt"
 bash tools/gpu/session.sh info >"$OUT/session-info.txt" 2>&1
-build-gpu/rowreduce bench --backend cuda --kernels rmsnorm --dtypes bf16 --l2 cold \
+build-gpu/rowreduce bench --backend cuda --kernels rmsnorm,softmax --dtypes bf16 --l2 cold \
 	--shapes 8191x1023,8192x1024,65535x127,65536x128,4095x2047,4096x2048 \
 	--samples 5 --sample-ms 5 --warmup-ms 20 --out "$OUT/rr-rmsnorm" >"$OUT/rr-rmsnorm.log" 2>&1
-grep -E "^\| rmsnorm" "$OUT/rr-rmsnorm/results.md" | cut -d"|" -f2-5,7 | head -20
-OUT=$OUT/v1 PLAN_FILE=bench/lab/s57/gpu/plans-v1.txt timeout 60 bash tools/gpu/session.sh plans
+grep -E "^\| (rmsnorm|softmax)" "$OUT/rr-rmsnorm/results.md" | cut -d"|" -f2-5,7 | head -20
+OUT=$OUT/v1 PLAN_FILE=bench/lab/s57/gpu/plans-v1.txt timeout 80 bash tools/gpu/session.sh plans
 OUT=$OUT/ohw PLAN_FILE=bench/lab/s56/gpu/plans-ohw-rest.txt timeout 150 bash tools/gpu/session.sh plans
