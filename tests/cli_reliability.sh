@@ -94,7 +94,9 @@ expect 2 "needs 48.0 GiB" -- env RR_MEMORY_LIMIT=16G "$ROWREDUCE" run --kernel s
 	--shape 2147483648x1 --backend cpu
 expect 2 "exceeds the most allowed" -- "$ROWREDUCE" run --kernel sum --shape 1x4294967296 \
 	--backend cpu
-expect 2 "needs 16.0 GiB (17179869200 bytes)" -- env RR_MEMORY_LIMIT=16G "$ROWREDUCE" run \
+# One row of 2^31 f32: 16 GiB of inputs and outputs (twice), and 48 GiB of the reference's
+# scratch rows (three rows of doubles), counted before anything is allocated.
+expect 2 "needs 64.0 GiB (68719476760 bytes)" -- env RR_MEMORY_LIMIT=16G "$ROWREDUCE" run \
 	--kernel sum --shape 1x2147483648 --backend cpu
 grep -qF "capped by RR_MEMORY_LIMIT" "$tmp/err" || fail "the cap is not named: $(cat "$tmp/err")"
 expect 2 "needs 3.0 PiB" -- "$ROWREDUCE" run --kernel rmsnorm --shape 65536x2147483648 \

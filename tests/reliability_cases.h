@@ -286,7 +286,7 @@ static void case_huge_allocations(rr_device *device)
 	rr__host_inputs in;
 	setenv("RR_MEMORY_LIMIT", "64M", 1);
 	status = rr__inputs_make(kernel, 4096, 4096, RR_F32, 1, NULL, &in);
-	CHECKF(status == RR_ERR_NOMEM && strstr(rr_last_error(), "needs 384.0 MiB") &&
+	CHECKF(status == RR_ERR_NOMEM && strstr(rr_last_error(), "needs 384.4 MiB") &&
 	           strstr(rr_last_error(), "only 64.0 MiB") &&
 	           strstr(rr_last_error(), "RR_MEMORY_LIMIT"),
 	       "status %d: %s", status, rr_last_error());

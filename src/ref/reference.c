@@ -659,17 +659,22 @@ static void *run_rows(void *arg)
 	}
 }
 
+uint64_t rr__reference_scratch_bytes(const rr_kernel *kernel, int64_t cols, int bounds)
+{
+	uint64_t elem_nodes = 0;
+	for (int id = 0; id < kernel->n_nodes; id++)
+		elem_nodes += kernel->nodes[id].shape == RR_SHAPE_ELEM;
+	return (1 + elem_nodes * (bounds ? 2 : 1)) * (uint64_t)cols * sizeof(double);
+}
+
 /* Scratch for up to `wanted` threads, all allocated here on the calling thread; fewer when
  * memory runs out, failing only when not even one thread's fits. */
 static rr_status states_init(ref_plan *plan, int wanted, ref_state **states, int *count)
 {
 	/* Each thread's rows of doubles, against the memory available before any is taken:
 	 * malloc on an overcommitting system would not say no, the machine would swap instead. */
-	uint64_t elem_nodes = 0;
-	for (int id = 0; id < plan->kernel->n_nodes; id++)
-		elem_nodes += plan->kernel->nodes[id].shape == RR_SHAPE_ELEM;
-	uint64_t rows_of_doubles = 1 + elem_nodes * (plan->bounds ? 2 : 1);
-	uint64_t per_thread = rows_of_doubles * (uint64_t)plan->cols * sizeof(double);
+	uint64_t per_thread =
+	    rr__reference_scratch_bytes(plan->kernel, plan->cols, plan->bounds != NULL);
 	int64_t available = rr__host_memory_available();
 	if (available >= 0 && (uint64_t)available / per_thread < (uint64_t)wanted)
 		wanted = (int)((uint64_t)available / per_thread);

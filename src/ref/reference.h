@@ -52,4 +52,9 @@ rr_status rr__reference_run_bounds(const rr_kernel *kernel, int64_t rows, int64_
                                    const rr_arg *inputs, double *const *outputs,
                                    double *const *bounds);
 
+/* The scratch of one thread of the reference run on rows of `cols` elements, in bytes: a row of
+ * doubles for the broadcast and one for each elementwise node of the kernel, and one more for
+ * each node's error bounds when `bounds`. The validator counts it before allocating anything. */
+uint64_t rr__reference_scratch_bytes(const rr_kernel *kernel, int64_t cols, int bounds);
+
 #endif

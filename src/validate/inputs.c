@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ref/reference.h"
 #include "util/util.h"
 #include "validate/validate.h"
 
@@ -113,7 +114,10 @@ static uint64_t add_product(uint64_t c, uint64_t a, uint64_t b)
 /* The host memory of a validated run against the memory available, before anything is
  * allocated, so a huge shape fails at once instead of filling gigabytes first: the inputs and
  * the outputs twice (host copies, and device buffers where device memory is host memory, as on
- * the cpu backend) plus the float64 reference of every output. */
+ * the cpu backend), the float64 reference of every output (or, where an element fails without
+ * its error bound, the two blocks of reference and bounds that take its place), and one thread
+ * of the reference run's scratch rows with bounds (on rows of millions of elements the largest
+ * term). */
 static rr_status check_memory(const rr_kernel *kernel, int64_t rows, int64_t cols, rr_dtype dtype)
 {
 	uint64_t total = 0;
@@ -124,13 +128,19 @@ static rr_status check_memory(const rr_kernel *kernel, int64_t rows, int64_t col
 			    total, (uint64_t)input_elements(io, rows, cols),
 			    2 * rr_dtype_size(io->kind == RR_KIND_INDEX ? RR_I64 : dtype));
 	}
-	for (int j = 0; j < kernel->n_outputs; j++)
-		total = add_product(total, (uint64_t)rr__output_elements(kernel, j, rows, cols),
-		                    2 * rr_dtype_size(dtype) + sizeof(double));
-	char what[200];
+	int64_t block = RR__BOUND_BLOCK_ELEMENTS / cols;
+	block = block < 1 ? 1 : block > rows ? rows : block;
+	for (int j = 0; j < kernel->n_outputs; j++) {
+		uint64_t elements = (uint64_t)rr__output_elements(kernel, j, rows, cols);
+		uint64_t blocks = 2 * (uint64_t)rr__output_elements(kernel, j, block, cols);
+		total = add_product(total, elements, 2 * rr_dtype_size(dtype));
+		total = add_product(total, elements > blocks ? elements : blocks, sizeof(double));
+	}
+	total = add_product(total, rr__reference_scratch_bytes(kernel, cols, 1), 1);
+	char what[240];
 	snprintf(what, sizeof what,
-	         "a validated run of '%s' on %lldx%lld %s (inputs and outputs, twice, and the "
-	         "float64 reference)",
+	         "a validated run of '%s' on %lldx%lld %s (inputs and outputs, twice, the float64 "
+	         "reference and its scratch rows)",
 	         kernel->name, (long long)rows, (long long)cols, rr_dtype_name(dtype));
 	rr_status status = rr__host_memory_check(total, what);
 	if (status == RR_OK && total > SIZE_MAX)

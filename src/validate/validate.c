@@ -133,9 +133,6 @@ static rr_status check_reference_defined(const rr_kernel *kernel, int64_t rows, 
 	return RR_OK;
 }
 
-/* Rows per block of the pass with error bounds: about this many elements, at least one row. */
-#define BOUND_BLOCK_ELEMENTS ((int64_t)1 << 20)
-
 /* Arrays of doubles shaped like the kernel's outputs over `rows` rows, `what` naming them. */
 static rr_status alloc_like_outputs(const rr_kernel *kernel, int64_t rows, int64_t cols,
                                     double **arrays, const char *what)
@@ -204,7 +201,7 @@ static rr_status compare_with_bounds(const rr_kernel *kernel, int64_t rows, int6
                                      rr_dtype dtype, const rr__host_inputs *inputs,
                                      void *const *outputs, rr__validation *report)
 {
-	int64_t block = BOUND_BLOCK_ELEMENTS / cols;
+	int64_t block = RR__BOUND_BLOCK_ELEMENTS / cols;
 	block = block < 1 ? 1 : block > rows ? rows : block;
 	double *want[RR_MAX_IO] = {0}, *bound[RR_MAX_IO] = {0};
 	rr_status status = alloc_like_outputs(kernel, block, cols, want, "the float64 reference");

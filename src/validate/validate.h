@@ -48,7 +48,12 @@ typedef struct rr__host_inputs {
  * f32/bf16/f16. RR_ERR_NOMEM, before anything is allocated, when a validated run of this shape
  * would not fit in the host memory available (rr__host_memory_available: the inputs and outputs
  * twice, as on the cpu backend where device buffers are host memory, plus the float64
- * reference of every output and its error bounds). */
+ * reference of every output, or the blocks of reference and error bounds that replace it, and
+ * one thread of the reference run's scratch rows). */
+/* Rows per block of the validator's pass with error bounds (taken only where an element fails
+ * without its bound): about this many elements, at least one row. */
+#define RR__BOUND_BLOCK_ELEMENTS ((int64_t)1 << 20)
+
 rr_status rr__inputs_make(const rr_kernel *kernel, int64_t rows, int64_t cols, rr_dtype dtype,
                           uint64_t seed, const char *const *overrides, rr__host_inputs *out);
 void rr__inputs_free(rr__host_inputs *inputs);
