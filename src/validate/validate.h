@@ -40,6 +40,10 @@ typedef struct rr__host_inputs {
 	size_t bytes[RR_MAX_IO];
 } rr__host_inputs;
 
+/* Rows per block of the validator's pass with error bounds (taken only where an element fails
+ * without its bound): about this many elements, at least one row. */
+#define RR__BOUND_BLOCK_ELEMENTS ((int64_t)1 << 20)
+
 /* Fresh random inputs from `seed`: row and rowscalar values uniform in [-3, 3] with |v| >= 1e-3
  * (never zero, after rounding to the dtype), col values uniform in [0.5, 1.5], index values
  * uniform in [0, cols) as int64, params at their defaults unless `overrides` (NULL-terminated
@@ -50,10 +54,6 @@ typedef struct rr__host_inputs {
  * twice, as on the cpu backend where device buffers are host memory, plus the float64
  * reference of every output, or the blocks of reference and error bounds that replace it, and
  * one thread of the reference run's scratch rows). */
-/* Rows per block of the validator's pass with error bounds (taken only where an element fails
- * without its bound): about this many elements, at least one row. */
-#define RR__BOUND_BLOCK_ELEMENTS ((int64_t)1 << 20)
-
 rr_status rr__inputs_make(const rr_kernel *kernel, int64_t rows, int64_t cols, rr_dtype dtype,
                           uint64_t seed, const char *const *overrides, rr__host_inputs *out);
 void rr__inputs_free(rr__host_inputs *inputs);
