@@ -42,6 +42,7 @@ class _Array:
             self.backend = {"cuda": "cuda", "cpu": "cpu"}.get(obj.device.type)
             self.device_text = str(obj.device)
             self.contiguous = obj.is_contiguous()
+            self.writeable = True
             self.pointer = obj.data_ptr()
         elif _np is not None and isinstance(obj, _np.ndarray):
             self.library = "numpy"
@@ -51,6 +52,7 @@ class _Array:
             self.dtype_text = "numpy." + obj.dtype.name
             self.backend, self.device_text = "cpu", "cpu"
             self.contiguous = obj.flags["C_CONTIGUOUS"]
+            self.writeable = obj.flags["WRITEABLE"]
             self.pointer = obj.ctypes.data
         else:
             raise TypeError("argument '%s' is a %s; expected a NumPy array or a PyTorch tensor"
@@ -281,6 +283,9 @@ class Kernel:
                     raise ValueError("%s has shape %s but must have shape %s" % (where, arr.shape, shape))
                 if not arr.contiguous:
                     raise ValueError("%s is not contiguous; rows must be stored with pitch N and unit stride" % where)
+                if not arr.writeable:
+                    raise ValueError("%s is read-only (its WRITEABLE flag is off); pass a writeable array, "
+                                     "or leave it out of out= to get a new one" % where)
             else:
                 arr = _Array(name, _empty_like(first, shape))
             arrays.append(arr)

@@ -228,6 +228,14 @@ class Errors(unittest.TestCase):
         self.raises(ValueError, r"output 'y' .* is not contiguous", k, x=np.ones((4, 6), np.float32),
                     out={"y": wide[:, ::2]})
 
+    def test_read_only_output(self):
+        k = rowreduce.load("softmax")
+        y = np.zeros((4, 6), np.float32)
+        y.setflags(write=False)
+        self.raises(ValueError, r"output 'y' of kernel 'softmax' is read-only", k,
+                    x=np.ones((4, 6), np.float32), out={"y": y})
+        self.assertTrue((y == 0).all())  # not written
+
     def test_shape_mismatch(self):
         self.raises(ValueError, r"input 'w' of kernel 'rmsnorm' has shape \(7,\) but must have shape \(8,\)",
                     rowreduce.load("rmsnorm"), x=np.ones((2, 8), np.float32), w=np.ones(7, np.float32))
