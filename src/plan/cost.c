@@ -972,8 +972,9 @@ static double gpu_measured_factor(const rr__cost_coeffs *k, const rr__plan_reque
 	 * 16 picks at 8191x1023 (13.55 against 14.34 µs), 0.977x at 8192x1024 and 0.870x at
 	 * 12000x999 (against W = 16, R = 4 re-reading; A B B A, bench/results/
 	 * 2026-12-06-h100-online-half-warp-s56), the H200 W = 32, U = 4 0.94x at 8191x1023
-	 * (sessions 24 and 26). At 1.03 it moved no pick; at 1.10 it moves cross_entropy at
-	 * 1023-1024 columns too, not measured. */
+	 * (sessions 24 and 26); its other moved picks 0.909-0.990 on the H100, 1024x777 and
+	 * 4000x1000 among them (bench/results/2026-12-07-h100-plans-s57). At 1.03 it moved no
+	 * pick; at 1.10 it moves cross_entropy at 1023-1024 columns too, not measured. */
 	if (rr_dtype_size(req->dtype) == 2 && req->kernel->analysis.online_rewrites > 0 &&
 	    l->workers_per_row == 16 && l->vec * rr_dtype_size(req->dtype) == 16 && req->cols > 512)
 		factor *= GPU_ONLINE_HALF_WARP_FACTOR;
