@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Session 58: rows of one element in compare_torch.py's graph replay: rowreduce's pick,
+# torch.compile and five hand-written launch shapes (bench/lab/s58/compare_lab.py,
+# bench/lab/s58/tiny/lablib.cu), rmsnorm bf16 100000x1 and 1000000x1. About 100 s.
+# Carry .deps .whl .rr-commit.
+set -uo pipefail
+export OUT=${OUT:-/tmp/rr-out}
+mkdir -p "$OUT"
+nvidia-smi --query-gpu=name,uuid,driver_version --format=csv | tee "$OUT/nvidia-smi-lab.csv"
+nvcc -O3 -arch=sm_90 -std=c++17 -shared -Xcompiler -fPIC bench/lab/s58/tiny/lablib.cu \
+	-o /tmp/liblab.so || exit 1
+[ -f build-py/librowreduce.so ] || bash bench/python_h200.sh >"$OUT/build.txt" 2>&1
+export LD_LIBRARY_PATH="$PWD/.deps/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export RR_LIBRARY="$PWD/build-py/librowreduce.so" RR_CACHE_DIR=/tmp/rr-cache PYTHONUNBUFFERED=1
+export PYTHONPATH="$PWD/python" RR_LAB_LIB=/tmp/liblab.so
+for shape in 100000x1 1000000x1; do
+	d=$OUT/lab-$shape
+	timeout 120 python3 bench/lab/s58/compare_lab.py --shapes "$shape" --dtypes bf16 \
+		--ops rmsnorm --impls rowreduce,compile,lab0,lab1,lab2,lab3,lab4 --rounds 3 \
+		--samples 3 --sample-ms 5 --out "$d" 2>"$d.err"
+	echo "== $shape (exit $?)"
+	grep -E " us$" "$d.err"
+	grep -iE "error|invalid|fail" "$d.err" | head -5
+done
