@@ -143,6 +143,16 @@ static int few_groups(const rr__plan_request *req, const rr_layout *l, const rr_
 	       (f->dram_bytes + f->cache_bytes) / fmax(1, f->groups) < 16384;
 }
 
+/* Groups of one block moving under 16 KiB each, whatever their number (few_groups without the
+ * count), of rows of a few elements, one element a pack: a row is one worker's few packs. */
+static int small_groups(const rr__plan_request *req, const rr_layout *l, const io_facts *io,
+                        const rr__plan_features *f)
+{
+	return l->storage != RR_STORAGE_GRID && l->blocks_per_row == 1 &&
+	       l->workers_per_row == 1 && l->vec == 1 && req->cols <= 8 && io->row_outputs + io->row_inputs > 0 &&
+	       (f->dram_bytes + f->cache_bytes) / fmax(1, f->groups) < 16384;
+}
+
 /* Raw shared-memory keeps (rr__realisation.keep_raw) copy every complete pack of a block's
  * segment asynchronously before the first is read back: all in flight at once, as rows kept
  * in registers are. Priced so where the H200 measured them, blocks of one row holding 48 KB or
@@ -623,6 +633,13 @@ static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
 	f->few_groups =
 	    (io->row_outputs > 0 || (req->cols >= 3 && req->cols <= 1024)) && few_groups(req, l, f);
 	double sms_used = f->few_groups ? fmax(1, f->groups) : 1;
+	/* ... and so is a launch of as many groups as SMs or more, each as small, on all its SMs:
+	 * without this the bound fell from 132 SMs' share to one SM's where the groups passed the
+	 * SMs (rmsnorm bf16 100000x1: R <= 512 priced at 2.2x R = 1024). In the compare's graph
+	 * replay the H100 ran them at most 0.98x its time, and 50000x3 R = 256 0.96x R = 512
+	 * (bench/NOTES.md, session 58). */
+	if (!f->few_groups && f->groups >= sms && small_groups(req, l, io, f))
+		sms_used = sms;
 	/* (S=grid's blocks stream whole segments: their access width counts, as in the
 	 * efficiency above.) */
 	double width = l->storage == RR_STORAGE_GRID ? access_efficiency(k, f->access_bytes) : 1;

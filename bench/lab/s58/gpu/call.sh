@@ -8,7 +8,7 @@ export OUT=${OUT:-/tmp/rr-out}
 mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw \
 	--format=csv | tee "$OUT/nvidia-smi.csv"
-timeout 200 bash bench/lab/s58/gpu/lab.sh
+timeout 300 bash bench/lab/s58/gpu/lab.sh
 if grep -q H200 "$OUT/nvidia-smi.csv"; then
 	left=$((470 - SECONDS))
 	DTYPES=bf16 OPS=softmax,rmsnorm,sum,cross_entropy,layernorm,add_layernorm \

@@ -22,3 +22,12 @@ for shape in 100000x1 1000000x1; do
 	grep -E " us$" "$d.err"
 	grep -iE "error|invalid|fail" "$d.err" | head -5
 done
+# 50000x3 bf16 on fixed plans in the same replay: session 57's pick (R = 512) and R = 256, 128
+# and 64, which the model's few-bytes bound over all SMs picks (sum 128, cross_entropy 64)
+for plan in W=1,V=1,U=3,R=512 W=1,V=1,U=3,R=256 W=1,V=1,U=3,R=128 W=1,V=1,U=3,R=64; do
+	d=$OUT/plan-50000x3-${plan//[=,]/_}
+	RR_LAB_PLAN=$plan timeout 90 python3 bench/lab/s57/compare_plan.py --shapes 50000x3 \
+		--dtypes bf16 --ops rmsnorm,sum,cross_entropy --impls rowreduce,compile --rounds 3 \
+		--samples 3 --sample-ms 5 --out "$d" 2>"$d.err" | grep -E "^\| (rmsnorm|sum|cross)" |
+		sed "s/^/$plan /"
+done
