@@ -363,6 +363,30 @@ static void test_few_group_readers(const rr__target *gpu)
 	}
 }
 
+/* Rows of one and of three elements over many rows: the memory bound of groups moving a few
+ * bytes each counts every SM past one group an SM, so blocks of 128-256 rows (the H100 in the
+ * compare's replay, session 58: 0.96-0.98x the time of 512-1024) are not priced out by a
+ * one-SM bound, and the picks keep one-element packs. */
+static void test_small_groups_all_sms(const rr__target *gpu)
+{
+	static const char *const names[] = {"rmsnorm", "softmax", "sum"};
+	static const int64_t shapes[][2] = {{100000, 1}, {50000, 3}};
+	for (int k = 0; k < 3; k++) {
+		rr_kernel *kernel = builtin(names[k]);
+		for (int d = 0; d < 2; d++)
+			for (int s = 0; s < 2; s++) {
+				rr__plan_request req = {kernel, d ? RR_BF16 : RR_F32, shapes[s][0],
+				                        shapes[s][1], gpu, NULL, NULL};
+				rr_layout l = choose(&req, NULL);
+				CHECKF(l.rows_per_group >= 64 && l.rows_per_group <= 256 &&
+				           l.vec == 1 && l.workers_per_row == 1,
+				       "%s %s %lldx%lld: %s", names[k], d ? "bf16" : "f32",
+				       (long long)shapes[s][0], (long long)shapes[s][1], show(&l));
+			}
+		rr_kernel_free(kernel);
+	}
+}
+
 /* The defaults the design asks for, as public fast kernels choose them. */
 static void test_defaults(const rr__target *gpu, const rr__target *cpu)
 {
@@ -1692,5 +1716,6 @@ int main(void)
 	test_plain_stream_choices(&gpu);
 	test_short_row_blocks(&gpu);
 	test_flat_reads(&gpu);
+	test_small_groups_all_sms(&gpu);
 	return rr_test_finish("test_plan");
 }

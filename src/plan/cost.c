@@ -145,11 +145,11 @@ static int few_groups(const rr__plan_request *req, const rr_layout *l, const rr_
 
 /* Groups of one block moving under 16 KiB each, whatever their number (few_groups without the
  * count), of rows of a few elements, one element a pack: a row is one worker's few packs. */
-static int small_groups(const rr__plan_request *req, const rr_layout *l, const io_facts *io,
+static int small_groups(const rr__plan_request *req, const rr_layout *l,
                         const rr__plan_features *f)
 {
 	return l->storage != RR_STORAGE_GRID && l->blocks_per_row == 1 &&
-	       l->workers_per_row == 1 && l->vec == 1 && req->cols <= 8 && io->row_outputs + io->row_inputs > 0 &&
+	       l->workers_per_row == 1 && l->vec == 1 && req->cols <= 8 &&
 	       (f->dram_bytes + f->cache_bytes) / fmax(1, f->groups) < 16384;
 }
 
@@ -636,9 +636,9 @@ static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
 	/* ... and so is a launch of as many groups as SMs or more, each as small, on all its SMs:
 	 * without this the bound fell from 132 SMs' share to one SM's where the groups passed the
 	 * SMs (rmsnorm bf16 100000x1: R <= 512 priced at 2.2x R = 1024). In the compare's graph
-	 * replay the H100 ran them at most 0.98x its time, and 50000x3 R = 256 0.96x R = 512
-	 * (bench/NOTES.md, session 58). */
-	if (!f->few_groups && f->groups >= sms && small_groups(req, l, io, f))
+	 * replay the H100 ran R = 128-256 in 0.97-0.98x R = 1024's time, and 50000x3 R = 256 in
+	 * 0.96x R = 512's (bench/NOTES.md, session 58). */
+	if (!f->few_groups && f->groups >= sms && small_groups(req, l, f))
 		sms_used = sms;
 	/* (S=grid's blocks stream whole segments: their access width counts, as in the
 	 * efficiency above.) */
