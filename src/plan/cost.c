@@ -637,8 +637,10 @@ static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
 	 * without this the bound fell from 132 SMs' share to one SM's where the groups passed the
 	 * SMs (rmsnorm bf16 100000x1: R <= 512 priced at 2.2x R = 1024). In the compare's graph
 	 * replay the H100 ran R = 128-256 in 0.97-0.98x R = 1024's time, and 50000x3 R = 256 in
-	 * 0.96x R = 512's (bench/NOTES.md, session 58). */
-	if (!f->few_groups && f->groups >= sms && small_groups(req, l, f))
+	 * 0.96x R = 512's (bench/NOTES.md, session 58). Up to four groups an SM: past them the
+	 * blocks' own cost shows (50000x3 f32 R = 64 1.03x R = 256, bf16 R = 32 1.25x), which the
+	 * one-SM bound keeps out. */
+	if (!f->few_groups && f->groups >= sms && f->groups <= 4 * sms && small_groups(req, l, f))
 		sms_used = sms;
 	/* (S=grid's blocks stream whole segments: their access width counts, as in the
 	 * efficiency above.) */
