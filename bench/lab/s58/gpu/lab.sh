@@ -31,3 +31,6 @@ for plan in W=1,V=1,U=3,R=512 W=1,V=1,U=3,R=256 W=1,V=1,U=3,R=128; do
 		--samples 3 --sample-ms 5 --out "$d" 2>"$d.err" | grep -E "^\| (rmsnorm|sum)" |
 		sed "s/^/$plan /"
 done
+# one archive of the results folders (a call brings back a limited count of files)
+(cd "$OUT" && ls -d lab-* plan-* 2>/dev/null | tar czf lab-results.tgz -T - && ls -d lab-* plan-* |
+	xargs rm -rf)
