@@ -15,7 +15,9 @@ export RR_LIBRARY="$PWD/build-py/librowreduce.so" RR_CACHE_DIR=/tmp/rr-cache PYT
 export PYTHONPATH="$PWD/python" RR_LAB_LIB=/tmp/liblab.so
 for shape in 100000x1; do
 	d=$OUT/lab-$shape
-	timeout 120 python3 bench/lab/s58/compare_lab.py --shapes "$shape" --dtypes bf16 \
+	# torch.compile's generated code into the .err file, its PTX and cubin under triton-cache
+	TORCH_LOGS=output_code TRITON_CACHE_DIR=$OUT/triton-cache \
+		timeout 120 python3 bench/lab/s58/compare_lab.py --shapes "$shape" --dtypes bf16 \
 		--ops rmsnorm --impls rowreduce,compile,lab0,lab1,lab2,lab3 --rounds 3 \
 		--samples 3 --sample-ms 5 --out "$d" 2>"$d.err"
 	echo "== $shape (exit $?)"
@@ -32,5 +34,5 @@ for plan in W=1,V=1,U=3,R=512 W=1,V=1,U=3,R=256 W=1,V=1,U=3,R=128; do
 		sed "s/^/$plan /"
 done
 # one archive of the results folders (a call brings back a limited count of files)
-(cd "$OUT" && ls -d lab-* plan-* 2>/dev/null | tar czf lab-results.tgz -T - && ls -d lab-* plan-* |
-	xargs rm -rf)
+(cd "$OUT" && ls -d lab-* plan-* triton-cache 2>/dev/null | tar czf results-lab.tgz -T - &&
+	ls -d lab-* plan-* triton-cache | xargs rm -rf)
