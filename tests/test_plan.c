@@ -378,7 +378,7 @@ static void test_small_groups_all_sms(const rr__target *gpu)
 				rr__plan_request req = {kernel, d ? RR_BF16 : RR_F32, shapes[s][0],
 				                        shapes[s][1], gpu, NULL, NULL};
 				rr_layout l = choose(&req, NULL);
-				CHECKF(l.rows_per_group >= 64 && l.rows_per_group <= 256 &&
+				CHECKF(l.rows_per_group >= 128 && l.rows_per_group <= 256 &&
 				           l.vec == 1 && l.workers_per_row == 1,
 				       "%s %s %lldx%lld: %s", names[k], d ? "bf16" : "f32",
 				       (long long)shapes[s][0], (long long)shapes[s][1], show(&l));
