@@ -128,6 +128,12 @@ static int grid_one_wave(const rr__plan_request *req, const rr_layout *l,
 	       req->cols > RR__GRID_WIDE_COLS && f->row_share * rr_dtype_size(req->dtype) <= 32768;
 }
 
+/* Whether each group of a launch moves under 16 KiB (few_groups, small_groups). */
+static int few_bytes_a_group(const rr__plan_features *f)
+{
+	return (f->dram_bytes + f->cache_bytes) / fmax(1, f->groups) < 16384;
+}
+
 /* A launch that waits on its groups' own work: fewer groups than SMs (each alone on its SM),
  * each moving under 16 KiB, one block per row; counted for kernels with row outputs only. The
  * H200 (bench/NOTES.md, session 7) measured the terms on groups under 4 KiB; at 16 KiB they
@@ -139,8 +145,7 @@ static int few_groups(const rr__plan_request *req, const rr_layout *l, const rr_
 	double sms = req->target->multiprocessors > 0 ? req->target->multiprocessors : 1;
 	if (l->storage == RR_STORAGE_GRID)
 		return grid_one_wave(req, l, f);
-	return l->blocks_per_row == 1 && f->groups < sms &&
-	       (f->dram_bytes + f->cache_bytes) / fmax(1, f->groups) < 16384;
+	return l->blocks_per_row == 1 && f->groups < sms && few_bytes_a_group(f);
 }
 
 /* Groups of one block moving under 16 KiB each, whatever their number (few_groups without the
@@ -149,8 +154,7 @@ static int small_groups(const rr__plan_request *req, const rr_layout *l,
                         const rr__plan_features *f)
 {
 	return l->storage != RR_STORAGE_GRID && l->blocks_per_row == 1 &&
-	       l->workers_per_row == 1 && l->vec == 1 && req->cols <= 8 &&
-	       (f->dram_bytes + f->cache_bytes) / fmax(1, f->groups) < 16384;
+	       l->workers_per_row == 1 && l->vec == 1 && req->cols <= 8 && few_bytes_a_group(f);
 }
 
 /* Raw shared-memory keeps (rr__realisation.keep_raw) copy every complete pack of a block's
