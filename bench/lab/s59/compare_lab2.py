@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Session 59 lab: bench/lab/s58/compare_lab.py's peers (lab0..lab4) plus lab5, lab1's kernel
-(rows1<256>) launched through the driver API as rowreduce launches (tiny/lablib2.cu). RR_LAB_LIB
-is the built liblab.so of lablib2.cu. Arguments: those of compare_torch.py."""
+(rows1<256>) launched through the driver API as rowreduce launches (tiny/lablib2.cu), and lab6,
+rowreduce's own generated kernel built by nvcc and launched by the runtime (tiny/lab_rr.cu).
+RR_LAB_LIB is the liblab.so built of lablib2.cu and lab_rr.cu. Arguments: those of compare_torch.py."""
 import ctypes
 import importlib.util
 import os
@@ -18,6 +19,7 @@ lib.lab_rmsnorm1.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, cty
                              ctypes.c_longlong, ctypes.c_void_p]
 lib.lab_rmsnorm1_driver.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
                                     ctypes.c_longlong, ctypes.c_void_p]
+lib.lab_rr_rmsnorm1.argtypes = lib.lab_rmsnorm1_driver.argtypes
 
 
 def make(variant):
@@ -31,9 +33,9 @@ def make(variant):
                 raise TypeError("the lab kernels are bf16 only")
             y = torch.empty_like(x)
             s = torch.cuda.current_stream().cuda_stream
-            if variant == 5:
-                rc = lib.lab_rmsnorm1_driver(x.data_ptr(), w.data_ptr(), y.data_ptr(),
-                                             x.shape[0], s)
+            if variant in (5, 6):
+                fn = lib.lab_rmsnorm1_driver if variant == 5 else lib.lab_rr_rmsnorm1
+                rc = fn(x.data_ptr(), w.data_ptr(), y.data_ptr(), x.shape[0], s)
             else:
                 rc = lib.lab_rmsnorm1(variant, x.data_ptr(), w.data_ptr(), y.data_ptr(),
                                       x.shape[0], s)
@@ -44,7 +46,7 @@ def make(variant):
     return peer
 
 
-for v in range(6):
+for v in range(7):
     ct.PEERS["lab%d" % v] = make(v)
 sys.argv[0] = COMPARE
 sys.exit(ct.main())

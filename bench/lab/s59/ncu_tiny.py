@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Session 59 lab: rmsnorm bf16 100000x1 once each by rowreduce (its binding), lab1 (rows1<256>,
-runtime launch), lab5 (the same kernel through cuLaunchKernelEx) and torch.compile, a few times,
+runtime launch), lab5 (the same kernel through cuLaunchKernelEx), lab6 (rowreduce's
+kernel built by nvcc) and torch.compile, a few times,
 for `ncu` to compare the kernels' own durations and launch attributes (no graph)."""
 import ctypes
 import os
@@ -15,6 +16,7 @@ lib.lab_rmsnorm1.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, cty
                              ctypes.c_longlong, ctypes.c_void_p]
 lib.lab_rmsnorm1_driver.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
                                     ctypes.c_longlong, ctypes.c_void_p]
+lib.lab_rr_rmsnorm1.argtypes = lib.lab_rmsnorm1_driver.argtypes
 M = int(os.environ.get("M", "100000"))
 x = torch.randn(M, 1, device="cuda", dtype=torch.bfloat16)
 w = torch.randn(1, device="cuda", dtype=torch.bfloat16)
@@ -30,6 +32,7 @@ for _ in range(3):
     k(x=x, w=w, eps=1e-6)
     lib.lab_rmsnorm1(1, x.data_ptr(), w.data_ptr(), y.data_ptr(), M, s)
     lib.lab_rmsnorm1_driver(x.data_ptr(), w.data_ptr(), y.data_ptr(), M, s)
+    lib.lab_rr_rmsnorm1(x.data_ptr(), w.data_ptr(), y.data_ptr(), M, s)
     comp(x, w)
 torch.cuda.synchronize()
 torch.cuda.profiler.stop()
