@@ -264,15 +264,15 @@ static void pool_stop(void)
 /* Seconds one simulated launch may take before it counts as hung (the longest takes a few). */
 #define SIM_HANG_SECONDS 120
 
-/* One cluster (C blocks) at a time. A grid of one row a block (rr__realisation_one_pass) has
- * a block for every row, as on the device: that kernel has no loop. Otherwise two clusters, and
- * the kernel's own loop over row groups covers every row, so the loop's stride and the
- * alternating scratch slots are exercised. */
+/* One cluster (C blocks) at a time. A grid of a group a block without a loop over groups
+ * (rr__realisation_no_loop) has a block for every group, as on the device. Otherwise two
+ * clusters, and the kernel's own loop over row groups covers every row, so the loop's stride
+ * and the alternating scratch slots are exercised. */
 static void sim_launch(const sim_module *m, const rr__realisation *g, int vec, int64_t rows,
                        void **params)
 {
 	int64_t groups = (rows + g->rows_per_group - 1) / g->rows_per_group;
-	int clusters = rr__realisation_one_pass(g) ? (int)groups : groups > 1 ? 2 : 1;
+	int clusters = rr__realisation_no_loop(g) ? (int)groups : groups > 1 ? 2 : 1;
 	int ranks = g->blocks_per_row, threads = g->threads;
 	sim.threads = threads;
 	sim.ranks = ranks;

@@ -169,10 +169,11 @@ static void check_cuda_source(const char *label, const char *src, const rr__real
 		int record = rr__realisation_head_unroll(r);
 		CHECKF(u_head == record, "%s: U_HEAD %lld, record %d", label, u_head, record);
 	}
-	/* One row a block (rr__realisation_one_pass): no loop over row groups, and the launch
-	 * gives every row its block (check_launch); everything else loops. */
+	/* One row a block (rr__realisation_one_pass) or short rows a thread (_short_rows): no loop
+	 * over row groups, and the launch gives every group its block (check_launch); everything
+	 * else loops. */
 	int loops = strstr(src, "group += step") != NULL;
-	CHECKF(loops == !rr__realisation_one_pass(r), "%s: the source %s a loop over row groups",
+	CHECKF(loops == !rr__realisation_no_loop(r), "%s: the source %s a loop over row groups",
 	       label, loops ? "has" : "lacks");
 	/* The aligned entry's twin: only S=grid and clusters of blocks of at most 256 threads
 	 * whose aligned body is a few chunks, defined in the source where the record says. */
@@ -397,6 +398,8 @@ static void check_launch(const char *label, const rr__realisation *r, long long 
 	CHECK(s.blocks == (r->persistent && groups > 3 ? 3 : groups) * r->blocks_per_row);
 	CHECKF(!rr__realisation_one_pass(r) || s.blocks == rows, "%s: %lld blocks for %lld rows",
 	       label, (long long)s.blocks, rows);
+	CHECKF(!rr__realisation_short_rows(r) || s.blocks == groups,
+	       "%s: %lld blocks for %lld groups", label, (long long)s.blocks, (long long)groups);
 	CHECK(strcmp(s.entry, r->entry_scalar) == 0);
 	/* looping groups wait for the last block of the row before theirs */
 	CHECKF(s.cooperative == (waits || (r->grid_split && r->persistent && groups > 3)),

@@ -74,10 +74,11 @@ static rr_status plan_emitter(rr__cu_emitter *em, const rr__emit_request *req)
 	 * every load of a phase is issued before any is used, so a short row costs one memory
 	 * trip a phase where the head, each group of U chunks and the partial pack would take
 	 * one each, the head's kept values stay in registers with the body's, and the col
-	 * inputs of later phases come with round 1's loads. Blocks of many rows are left alone:
-	 * there the loads held at once cost registers, hence occupancy (65535x127: up to 1.6×
-	 * slower in bench/NOTES.md), and the other rows hide the trips. */
-	em->flat = r->flat;
+	 * inputs of later phases come with round 1's loads. Blocks of many rows are left alone
+	 * (there the loads held at once cost registers, hence occupancy: 65535x127 up to 1.6×
+	 * slower in bench/NOTES.md, and the other rows hide the trips), but for rows of a few
+	 * elements a thread (rr__realisation_short_rows), whose few loads cost no block. */
+	em->flat = r->flat || rr__realisation_short_rows(r);
 	em->shifted_cols = shifted_cols_of(em);
 	/* where the realisation has copies (16-bit rows with a head, cols not at the body's
 	 * alignment: rr__realise_with), every block reads them, of one row or many; without,
@@ -152,14 +153,13 @@ static void emit_header(rr__cu_emitter *em)
 	}
 	rr__cu_line(em, 0, " *          complete packs unguarded, one guarded partial pack");
 	if (em->flat) {
-		rr__cu_line(
-		    em, 0,
-		    " * loads    flat: every load of a phase is issued before any is used (one "
-		    "row a block,");
-		rr__cu_line(
-		    em, 0,
-		    " *          at most U packs a worker); col inputs of every phase come with "
-		    "round 1's");
+		rr__cu_line(em, 0,
+		            " * loads    flat: every load of a phase is issued before any is used "
+		            "(%s);",
+		            rr__realisation_short_rows(g)
+		                ? "rows of a few elements a thread"
+		                : "one row a block, at most U packs a worker");
+		rr__cu_line(em, 0, " *          col inputs of every phase come with round 1's");
 	}
 	if (g->has_aligned_entry)
 		rr__cu_line(em, 0,
@@ -644,6 +644,11 @@ static void emit_main(rr__cu_emitter *em)
 		            "rr_row<VEC, HEADED, N, TWIN>(a, rows, blockIdx.x, true, worker, rig, 0, 0, "
 		            "%s, %s, %s); /* one row a block */",
 		            red, cl, keep);
+	} else if (rr__realisation_short_rows(em->geo)) {
+		/* a block for every group (rr__cuda_launch_shape_of), C = 1 */
+		rr__cu_line(em, 1, "const long long group = blockIdx.x; /* one group a block */");
+		rr__cu_line(em, 1, "const int parity = 0;");
+		emit_group(em, 1, red, cl, keep);
 	} else {
 		rr__cu_line(em, 1, "const long long step = gridDim.x / C;");
 		rr__cu_line(em, 1, "int parity = 0; /* scratch slots alternate between groups */");

@@ -818,6 +818,18 @@ int rr__realisation_one_pass(const rr__realisation *r)
 	       r->rows_per_group == 1 && r->min_blocks > 1 && r->min_blocks_head > 1;
 }
 
+int rr__realisation_short_rows(const rr__realisation *r)
+{
+	const rr_layout *l = &r->layout;
+	return !r->persistent && !r->grid_split && l->blocks_per_row == 1 &&
+	       l->workers_per_row == 1 && r->keep != RR_KEEP_SMEM && r->segment <= 8;
+}
+
+int rr__realisation_no_loop(const rr__realisation *r)
+{
+	return rr__realisation_one_pass(r) || rr__realisation_short_rows(r);
+}
+
 int rr__realisation_head_unroll(const rr__realisation *r)
 {
 	const rr_layout *l = &r->layout;
