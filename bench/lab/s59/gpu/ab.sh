@@ -20,8 +20,8 @@ export RR_LIBRARY="$PWD/build-py/librowreduce.so" RR_BASE_LIBRARY=/tmp/build-bas
 export RR_CACHE_DIR=/tmp/rr-cache PYTHONUNBUFFERED=1 PYTHONPATH="$PWD/python"
 d=$OUT/ab-short-rows
 timeout ${AB_SECONDS:-200} python3 bench/lab/s59/compare_ab.py \
-	--shapes 100000x1,50000x3,1000000x1,65536x5 --dtypes bf16,f32 \
-	--impls rowreduce,base,compile --rounds 3 --samples 3 --sample-ms 5 \
+	--shapes ${AB_SHAPES:-100000x1,50000x3,1000000x1,65536x5} --dtypes bf16,f32 \
+	--impls ${AB_IMPLS:-rowreduce,base,compile} --rounds 3 --samples 3 --sample-ms 5 \
 	--time-limit $((${AB_SECONDS:-200} - 30)) --out "$d" 2>"$d.err"
 echo "== compare_ab (exit $?)"
 grep -E "library:" "$d.err"
