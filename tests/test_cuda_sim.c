@@ -514,6 +514,7 @@ static const plan plans[] = {
     {3100, 32, 0, 1, 1, 16, RR_STORAGE_GRID, RR_GRID_PERSISTENT, 2},    /* grid, 3/4 of a chunk */
     {3, 1, 1, 3, 128, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 300},          /* 50000x3's blocks */
     {1, 1, 1, 1, 256, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 300},          /* rows of one element */
+    {7, 1, 4, 2, 64, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 200},           /* short rows, heads */
 };
 
 static int64_t *element_counts(const rr_kernel *kernel, int64_t rows, int64_t cols, int64_t *out)
