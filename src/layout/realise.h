@@ -279,12 +279,12 @@ int rr__realisation_vec_allowed(const rr_kernel *kernel, const rr__realisation *
 int rr__realisation_one_pass(const rr__realisation *r);
 
 /* Whether each thread of a launch takes whole rows of at most 8 elements (W = 1, C = 1) in a grid
- * of a row group a block (not persistent, not S=grid). Such a launch is one wave of threads that
- * each wait on their own trips to memory, so the emitted kernel has no loop over groups (with
- * one, ptxas hoisted rmsnorm bf16 100000x1's weight out of it and widened it before the row's
- * load was issued: 1.85 µs on an H200 where the same kernel without the loop, like a hand
- * kernel, took 1.46; bench/NOTES.md session 59) and issues each row's loads, col inputs of later
- * phases among them, before any is used, as a flat row does. */
+ * of a row group a block (not persistent, not S=grid). Each thread then waits on its own few
+ * trips to memory, so the emitted kernel has no loop over groups (with one, ptxas hoisted
+ * rmsnorm bf16 100000x1's weight out of it and widened it before the row's load was issued:
+ * 1.85 µs on an H200 where a hand kernel of the same launch shape, without a loop, took 1.46;
+ * bench/NOTES.md session 59) and issues each row's loads, col inputs of later phases among
+ * them, before any is used, as a flat row does. */
 int rr__realisation_short_rows(const rr__realisation *r);
 
 /* Whether every block of a launch takes one row group and no more, so the kernel has no loop
