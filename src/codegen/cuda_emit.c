@@ -78,7 +78,8 @@ static rr_status plan_emitter(rr__cu_emitter *em, const rr__emit_request *req)
 	 * (there the loads held at once cost registers, hence occupancy: 65535x127 up to 1.6×
 	 * slower in bench/NOTES.md, and the other rows hide the trips), but for rows of a few
 	 * elements a thread (rr__realisation_short_rows), whose few loads cost no block. */
-	em->flat = r->flat || rr__realisation_short_rows(r);
+	em->short_rows = rr__realisation_short_rows(r);
+	em->flat = r->flat || em->short_rows;
 	em->shifted_cols = shifted_cols_of(em);
 	/* where the realisation has copies (16-bit rows with a head, cols not at the body's
 	 * alignment: rr__realise_with), every block reads them, of one row or many; without,
@@ -156,9 +157,8 @@ static void emit_header(rr__cu_emitter *em)
 		rr__cu_line(em, 0,
 		            " * loads    flat: every load of a phase is issued before any is used "
 		            "(%s);",
-		            rr__realisation_short_rows(g)
-		                ? "rows of a few elements a thread"
-		                : "one row a block, at most U packs a worker");
+		            em->short_rows ? "rows of a few elements a thread"
+		                           : "one row a block, at most U packs a worker");
 		rr__cu_line(em, 0, " *          col inputs of every phase come with round 1's");
 	}
 	if (g->has_aligned_entry)
@@ -644,7 +644,7 @@ static void emit_main(rr__cu_emitter *em)
 		            "rr_row<VEC, HEADED, N, TWIN>(a, rows, blockIdx.x, true, worker, rig, 0, 0, "
 		            "%s, %s, %s); /* one row a block */",
 		            red, cl, keep);
-	} else if (rr__realisation_short_rows(em->geo)) {
+	} else if (em->short_rows) {
 		/* a block for every group (rr__cuda_launch_shape_of), C = 1 */
 		rr__cu_line(em, 1, "const long long group = blockIdx.x; /* one group a block */");
 		rr__cu_line(em, 1, "const int parity = 0;");
