@@ -144,6 +144,20 @@ static int count_of(const char *source, const char *text)
 	return count;
 }
 
+/* Whether the source stores a pack of an output row (rr_store or rr_store_tail into y<j>)
+ * under an `if (live)` of its own. */
+static int guarded_body_store(const char *source)
+{
+	for (const char *p = source; (p = strstr(p, "if (live)\n")) != NULL; p++) {
+		const char *q = p + strlen("if (live)\n");
+		q += strspn(q, "\t ");
+		if ((strncmp(q, "rr_store<", 9) == 0 || strncmp(q, "rr_store_tail<", 14) == 0) &&
+		    strchr(q, '(') && strncmp(strchr(q, '('), "(y", 2) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 /* The CUDA source's constants, shared memory and entries against the record. */
 static void check_cuda_source(const char *label, const char *src, const rr__realisation *r)
 {
@@ -175,6 +189,12 @@ static void check_cuda_source(const char *label, const char *src, const rr__real
 	int loops = strstr(src, "group += step") != NULL;
 	CHECKF(loops == !rr__realisation_no_loop(r), "%s: the source %s a loop over row groups",
 	       label, loops ? "has" : "lacks");
+	/* Short rows store their outputs' elements as predicated stores (rr_store_live), the
+	 * rest under `if (live)`. */
+	int predicated = strstr(src, "rr_store_live<VEC") != NULL;
+	CHECKF(!predicated || rr__realisation_short_rows(r), "%s: predicated stores", label);
+	CHECKF(!rr__realisation_short_rows(r) || !guarded_body_store(src),
+	       "%s: short rows with a store under `if (live)`", label);
 	/* The aligned entry's twin: only S=grid and clusters of blocks of at most 256 threads
 	 * whose aligned body is a few chunks, defined in the source where the record says. */
 	long long full = r->segment / ((long long)l->workers_per_row * l->vec);

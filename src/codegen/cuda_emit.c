@@ -161,6 +161,10 @@ static void emit_header(rr__cu_emitter *em)
 		                           : "one row a block, at most U packs a worker");
 		rr__cu_line(em, 0, " *          col inputs of every phase come with round 1's");
 	}
+	if (em->short_rows)
+		rr__cu_line(em, 0,
+		            " * stores   predicated on the row's being live "
+		            "(rr_store_live)");
 	if (g->has_aligned_entry)
 		rr__cu_line(em, 0,
 		            " * access   %d bytes per global access in %s (rows on a boundary) and "

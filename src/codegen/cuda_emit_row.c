@@ -608,6 +608,14 @@ static void emit_stores(rr__cu_emitter *em, int depth, int guarded)
 			value_ref(em, node, "[e]");
 			rr__buf_printf(em->out, ";\n");
 		}
+		if (em->short_rows && !em->head) { /* predicated stores (pack_tail.cuh) */
+			rr__cu_line(em, depth,
+			            "rr_store_live<VEC%s>(y%d + at, %s, %s, live); "
+			            "/* %s */",
+			            one, j, value, guarded ? "valid" : "V",
+			            kernel->outputs[j].name);
+			continue;
+		}
 		rr__cu_line(em, depth, "if (live)");
 		if (em->head)
 			rr__cu_line(em, depth + 1, "rr_store_head(y%d, %s, worker, h); /* %s */", j,

@@ -30,7 +30,8 @@ typedef struct rr__cu_emitter {
 	unsigned char eval[RR_MAX_NODES]; /* scratch: elem nodes evaluated in the current phase */
 	int head; /* emitting the head's pack: width HS, kept values in kh<id>[], strided access */
 	int flat; /* every load of a phase issued before any use (rr__cu_emit_row's flat rows) */
-	int short_rows; /* rr__realisation_short_rows: no loop over groups, loads flat */
+	int short_rows; /* rr__realisation_short_rows: no loop over groups, loads flat,
+	                 * stores predicated */
 	/* A flat row's inputs loaded in round 1 (ld<id>_1, hl<id>_1): later phases read them
 	 * there instead of loading them again. */
 	unsigned char flat_first[RR_MAX_NODES];

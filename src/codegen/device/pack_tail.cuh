@@ -86,6 +86,48 @@ __device__ __forceinline__ void rr_store_tail(io_t *p, const float (&v)[V], int 
 		if (e < valid)
 			p[e] = rr_out(v[e]);
 }
+/* One element stored where `live`, as a predicated store: rows of a few elements a thread
+ * (rr__realisation_short_rows) guard each store by their row's being live, and with an `if`
+ * around each one ptxas branched round every store and computed its address again inside the
+ * branch (a constant load and three integer operations a store, SASS of add_layernorm f32
+ * 65536x5; bench/NOTES.md session 60). The host simulation tests `live`. */
+__device__ __forceinline__ void rr_st_live(float *p, float x, bool live)
+{
+#if defined(__CUDA_ARCH__)
+	asm volatile("{\n\t.reg .pred q;\n\tsetp.ne.b32 q, %2, 0;\n\t"
+	             "@q st.global.f32 [%0], %1;\n\t}" ::"l"(p), "f"(x), "r"((int)live)
+	             : "memory");
+#else
+	if (live)
+		*p = x;
+#endif
+}
+__device__ __forceinline__ void rr_st_live(unsigned short *p, unsigned short x, bool live)
+{
+#if defined(__CUDA_ARCH__)
+	asm volatile("{\n\t.reg .pred q;\n\tsetp.ne.b32 q, %2, 0;\n\t"
+	             "@q st.global.b16 [%0], %1;\n\t}" ::"l"(p), "h"(x), "r"((int)live)
+	             : "memory");
+#else
+	if (live)
+		*p = x;
+#endif
+}
+/* The pack at p (`valid` of its elements in the row) stored where `live`: a whole pack of the
+ * vector entry through rr_store under an `if`, elements one predicated store each. */
+template <bool VEC, bool ONE = true>
+__device__ __forceinline__ void rr_store_live(io_t *p, const float (&v)[V], int valid, bool live)
+{
+	if (VEC && valid >= V) {
+		if (live)
+			rr_store<VEC, ONE>(p, v);
+		return;
+	}
+	#pragma unroll
+	for (int e = 0; e < V; e++)
+		if (e < valid)
+			rr_st_live(p + e, rr_out(v[e]), live);
+}
 
 //@ head
 /* Elements of the head: from p to the first HEAD_BYTES boundary, at most len. */
