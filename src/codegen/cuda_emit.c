@@ -161,10 +161,7 @@ static void emit_header(rr__cu_emitter *em)
 		                           : "one row a block, at most U packs a worker");
 		rr__cu_line(em, 0, " *          col inputs of every phase come with round 1's");
 	}
-	int row_outputs = 0;
-	for (int j = 0; j < kernel->n_outputs; j++)
-		row_outputs += kernel->outputs[j].kind == RR_KIND_ROW;
-	if (em->short_rows && row_outputs > 0)
+	if (em->short_rows && g->row_outputs > 0)
 		rr__cu_line(em, 0,
 		            " * stores   the row outputs' elements predicated on the row's being "
 		            "live (rr_store_live)");
