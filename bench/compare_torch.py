@@ -427,6 +427,9 @@ def num(v):
     return v if v is not None and math.isfinite(v) else None
 
 
+REASON_MAX = 191
+
+
 def phase_object(timed, phase, samples, batch, bytes_min, reason):
     if phase != timed or samples is None:
         return {"available": False, "reason": reason if phase == timed else
@@ -453,6 +456,8 @@ def make_row(op, dname, m, n, name, bytes_min, l2, validation, timed, result, rr
         state, validation["error"] = "error", "not timed"
     samples, rounds, batch = result if result else (None, None, None)
     reason = {"error": "not run: %s" % validation["error"], "invalid": "failed validation: never timed"}.get(state)
+    if reason:
+        reason = reason[:REASON_MAX]  # a phase's reason is at most this long in results.json
     row = {"state": state, "error": validation["error"], "peer": name, "kernel": op,
            "kernel_source_sha256": None, "dtype": dname, "M": m, "N": n, "plan": None,
            "source_sha256": None, "binary_sha256": None, "source_file": None, "l2": l2,
