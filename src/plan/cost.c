@@ -23,6 +23,8 @@
 #define GPU_SINGLE_WAVE_STEP_US 0.7
 #define SINGLE_WAVE_STEP_COLS 128 /* the step's rows, at most (features_of) */
 #define ROW_BLOCK_COLS 128        /* the row-block factor's rows, at most (gpu_measured_factor) */
+/* 16-bit rows of two inputs kept in registers by one block an SM (gpu_measured_factor). */
+#define GPU_LONE_PAIR_BLOCK_FACTOR 1.05
 
 /* What the kernel reads and writes, independent of the layout. */
 typedef struct io_facts {
@@ -521,6 +523,20 @@ static double warp_access_lines(const rr__plan_request *req, const io_facts *io,
 	return fmin(warp, W * l->rows_per_group) / W * ceil(run / 128);
 }
 
+/* 16-bit rows of two inputs or more (add_layernorm: h = x + r kept as f32) of 16384 elements
+ * and more, kept in one block's shared memory with three blocks or more an SM: as on the
+ * clusters below, the other blocks' loads hide the kept row's traffic. The H100 ran
+ * add_layernorm bf16 W = 512 with h in shared memory (three blocks an SM) in 0.94x the time of
+ * the W = 512 pick keeping h in registers (one block an SM) at 2048x16384 and 4096x16384
+ * (95.95 against 102.09 µs, 184.57 against 196.93; session 61, bench/results/
+ * 2026-12-07-h100-lab-plans-rows1-s61), where the staged term had priced it 1.3x. */
+static int smem_pair_overlaps(const rr__plan_request *req, const rr_layout *l,
+                              const io_facts *io, const rr__plan_features *f)
+{
+	return l->storage == RR_STORAGE_SMEM && l->blocks_per_row == 1 && f->groups_per_sm >= 3 &&
+	       req->cols >= 16384 && rr_dtype_size(req->dtype) < 4 && io->row_inputs >= 2;
+}
+
 static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
                          const rr__realisation *r, const io_facts *io, rr__plan_features *f)
 {
@@ -622,7 +638,8 @@ static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
 	 * where the staged term had priced them 1.2x. On 1000x50265 (C = 4 against 2, four blocks
 	 * an SM) bf16 ran 1.07x and f16 0.82x (bench/NOTES.md session 30): not there. */
 	double staged_us = staged / (K(gpu_smem_bandwidth) * fmax(active, 0.05)) * 1e6;
-	if (l->storage == RR_STORAGE_CLUSTER && f->groups_per_sm >= 3 && req->cols >= 65536)
+	if ((l->storage == RR_STORAGE_CLUSTER && f->groups_per_sm >= 3 && req->cols >= 65536) ||
+	    smem_pair_overlaps(req, l, io, f))
 		f->memory_us = fmax(f->memory_us, staged_us);
 	else
 		f->memory_us += staged_us;
@@ -933,6 +950,14 @@ static double gpu_measured_factor(const rr__cost_coeffs *k, const rr__plan_reque
 {
 	const rr_layout *l = &r->layout;
 	double factor = 1;
+	/* The other side of smem_pair_overlaps: such rows kept in registers by one block an SM,
+	 * over two waves or more, load, reduce and store each row with nothing else on the SM to
+	 * fill the gaps between its phases (the measurements there: 1.06-1.07x the time of the
+	 * shared-memory keep, where the model had them level or ahead). */
+	if (l->storage == RR_STORAGE_REGS && l->blocks_per_row == 1 && f->groups_per_sm <= 1 &&
+	    f->waves >= 2 && io->row_outputs > 0 && io->kept > 0 &&
+	    rr_dtype_size(req->dtype) < 4 && io->row_inputs >= 2 && req->cols >= 8192)
+		factor *= GPU_LONE_PAIR_BLOCK_FACTOR;
 	if (l->grid == RR_GRID_PERSISTENT && l->blocks_per_row == 1)
 		factor *= K(gpu_persistent_factor);
 	/* Both pack-count factors come from sweeps of launches of many waves; on fewer groups
