@@ -13,12 +13,12 @@ export LD_LIBRARY_PATH="$PWD/.deps/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 [ -f build-py/librowreduce.so ] || bash bench/python_h200.sh >"$OUT/build.txt" 2>&1
 export RR_LIBRARY="$PWD/build-py/librowreduce.so" RR_CACHE_DIR=/tmp/rr-cache PYTHONUNBUFFERED=1
 export PYTHONPATH="$PWD/python"
-export RR_LAB_PLANS="W=512,V=8,U=1,R=1,C=1,S=regs"
+export RR_LAB_PLANS="${RR_LAB_PLANS:-W=512,V=8,U=1,R=1,C=1,S=regs}"
 d=$OUT/${NAME:-ab-aln-smem}
 limit=${SECONDS_LIMIT:-330}
 timeout $limit python3 bench/lab/s60/compare_plans.py \
 	--shapes ${SHAPES:-1024x16384,1536x16384,2048x16384,3072x16384,4096x16384,6144x16384} \
-	--dtypes bf16,f16 --ops add_layernorm --impls rowreduce,plan0,compile --rounds 3 \
+	--dtypes ${DTYPES:-bf16,f16} --ops add_layernorm --impls ${IMPLS:-rowreduce,plan0,compile} --rounds 3 \
 	--samples 3 --sample-ms 5 --l2 cold --time-limit $((limit - 30)) --out "$d" 2>"$d.err"
 echo "== compare_plans (exit $?)"
 grep -E "^\| [a-z_]+ \|" "$d/comparison.md" 2>/dev/null
