@@ -945,6 +945,31 @@ static void test_block_kept_f32_rows(const rr__target *gpu)
 	rr_kernel_free(kernel);
 }
 
+/* add_layernorm 16-bit rows of 16384 elements keep h in one block's shared memory, three
+ * blocks an SM, not in registers one block an SM: the H100 ran the shared-memory plan in
+ * 0.93-0.95x the time on 1024-6144 rows, bf16 and f16 (bench/results/
+ * 2026-12-07-h100-ab-aln-smem-s61). Fails on the model before (S=regs each). Rows of 8192
+ * keep theirs in registers (two blocks an SM there). */
+static void test_pair_rows_smem(const rr__target *gpu)
+{
+	rr_kernel *kernel = builtin("add_layernorm");
+	const rr_dtype types[] = {RR_BF16, RR_F16};
+	const int64_t rows[] = {1024, 2048, 6144};
+	for (int t = 0; t < 2; t++) {
+		for (int i = 0; i < 3; i++) {
+			rr__plan_request req = {kernel, types[t], rows[i], 16384, gpu, NULL, NULL};
+			rr_layout l = choose(&req, NULL);
+			CHECKF(l.storage == RR_STORAGE_SMEM && l.blocks_per_row == 1,
+			       "add_layernorm %s %lldx16384: %s", rr_dtype_name(types[t]),
+			       (long long)rows[i], show(&l));
+		}
+	}
+	rr__plan_request narrow = {kernel, RR_BF16, 8192, 8192, gpu, NULL, NULL};
+	rr_layout l = choose(&narrow, NULL);
+	CHECKF(l.storage == RR_STORAGE_REGS, "add_layernorm bf16 8192x8192: %s", show(&l));
+	rr_kernel_free(kernel);
+}
+
 /* A few rows over the grid in a kernel of two rounds: the H200 ran the C = 128 picks of four
  * rows of 2097152 one row group at a time (their entries took 69-100 registers: one block an
  * SM), 1.25-2.1x the time of C = 32-64 plans that hold two or all four rows at once (layernorm
@@ -1698,6 +1723,7 @@ int main(void)
 	test_tiny_flat_choices(&gpu);
 	test_few_short_row_workers(&gpu);
 	test_block_kept_f32_rows(&gpu);
+	test_pair_rows_smem(&gpu);
 	test_plain_odd_heads(&gpu);
 	test_grid_two_round_waves(&gpu);
 	test_two_round_registers(&gpu);
