@@ -530,8 +530,8 @@ static double warp_access_lines(const rr__plan_request *req, const io_facts *io,
  * the W = 512 pick keeping h in registers (one block an SM) at 2048x16384 and 4096x16384
  * (95.95 against 102.09 µs, 184.57 against 196.93; session 61, bench/results/
  * 2026-12-07-h100-lab-plans-rows1-s61), where the staged term had priced it 1.3x. */
-static int smem_pair_overlaps(const rr__plan_request *req, const rr_layout *l,
-                              const io_facts *io, const rr__plan_features *f)
+static int smem_pair_overlaps(const rr__plan_request *req, const rr_layout *l, const io_facts *io,
+                              const rr__plan_features *f)
 {
 	return l->storage == RR_STORAGE_SMEM && l->blocks_per_row == 1 && f->groups_per_sm >= 3 &&
 	       req->cols >= 16384 && rr_dtype_size(req->dtype) < 4 && io->row_inputs >= 2;
