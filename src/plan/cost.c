@@ -955,8 +955,8 @@ static double gpu_measured_factor(const rr__cost_coeffs *k, const rr__plan_reque
 	 * fill the gaps between its phases (the measurements there: 1.06-1.07x the time of the
 	 * shared-memory keep, where the model had them level or ahead). */
 	if (l->storage == RR_STORAGE_REGS && l->blocks_per_row == 1 && f->groups_per_sm <= 1 &&
-	    f->waves >= 2 && io->row_outputs > 0 && io->kept > 0 &&
-	    rr_dtype_size(req->dtype) < 4 && io->row_inputs >= 2 && req->cols >= 8192)
+	    f->waves >= 2 && io->row_outputs > 0 && io->kept > 0 && rr_dtype_size(req->dtype) < 4 &&
+	    io->row_inputs >= 2 && req->cols >= 8192)
 		factor *= GPU_LONE_PAIR_BLOCK_FACTOR;
 	if (l->grid == RR_GRID_PERSISTENT && l->blocks_per_row == 1)
 		factor *= K(gpu_persistent_factor);
