@@ -4,7 +4,8 @@
 # shared memory (W = 512, three blocks an SM): the new pick ("rowreduce") beside the old one
 # fixed (plan0) and torch.compile, in one compare replay, L2 cold, bf16 and f16, on 1024-6144
 # rows (only 2048 and 4096 were measured before the change). Carry .deps .whl .rr-commit;
-# bench/results moved aside. About 200 s with the build.
+# bench/results moved aside. About 200 s with the build. NAME, SHAPES, DTYPES, OPS, IMPLS,
+# RR_LAB_PLANS and SECONDS_LIMIT override the defaults (other sweeps of fixed plans).
 set -uo pipefail
 export OUT=${OUT:-/tmp/rr-out}
 mkdir -p "$OUT"
@@ -18,7 +19,7 @@ d=$OUT/${NAME:-ab-aln-smem}
 limit=${SECONDS_LIMIT:-330}
 timeout $limit python3 bench/lab/s60/compare_plans.py \
 	--shapes ${SHAPES:-1024x16384,1536x16384,2048x16384,3072x16384,4096x16384,6144x16384} \
-	--dtypes ${DTYPES:-bf16,f16} --ops add_layernorm --impls ${IMPLS:-rowreduce,plan0,compile} --rounds 3 \
+	--dtypes ${DTYPES:-bf16,f16} --ops ${OPS:-add_layernorm} --impls ${IMPLS:-rowreduce,plan0,compile} --rounds 3 \
 	--samples 3 --sample-ms 5 --l2 cold --time-limit $((limit - 30)) --out "$d" 2>"$d.err"
 echo "== compare_plans (exit $?)"
 grep -E "^\| [a-z_]+ \|" "$d/comparison.md" 2>/dev/null
