@@ -563,6 +563,13 @@ static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
 	 * shape swept (session 13), which pricing U chunks in flight for them keeps. Otherwise U
 	 * chunks are in flight. */
 	regs_kept |= f->raw_streams;
+	/* So are S=grid segments kept in registers: the H100 ran rmsnorm f32 16x1048576 at W = 256,
+	 * C = 128 and W = 512, C = 64 (segments of 8192 and 16384 in registers) in 54.4 µs, where
+	 * the model had priced them 1.7-2.3x the W = 1024, C = 16 pick re-reading its 65536
+	 * (71.9 µs there), and 64x524288 at W = 128, C = 128 in 0.73x the pick's time (session 61,
+	 * bench/results/2026-12-07-h100-plans-grid-wide-s61). */
+	if (l->storage == RR_STORAGE_GRID && r->keep == RR_KEEP_REGS && io->kept > 0)
+		regs_kept = 1;
 	/* Except f32 rows kept in registers by one block a row, of up to 4096 elements, and such
 	 * 16-bit rows in launches of fewer blocks than SMs: there U counts. softmax f32 4095x2047
 	 * W = 64 ran U = 8 in 0.89x the time of U = 1, rmsnorm f32 8191x1023 W = 64, U = 4 (all 4
@@ -1115,8 +1122,13 @@ static void features_of(const rr__plan_request *req, const rr__realisation *r,
 	 * loads, meets at every round's barrier and stores before the next starts, ~3 µs a round
 	 * that neither term above sees (H200: layernorm bf16 4x2097152 in four waves 37.6 µs, in
 	 * one 17.7; add_layernorm f32 3x2097152 in three 54.6, in one 41.0; bench/NOTES.md
-	 * session 27). One-round kernels are charged one round's wait (session 29). */
-	if (gpu && layout->storage == RR_STORAGE_GRID && features->waves > 1)
+	 * session 27). One-round kernels are charged one round's wait (session 29), but not
+	 * where they keep their segments in registers: there a block's next row group loads
+	 * while the others meet (rmsnorm f32 16x1048576 on the H100: 5.2 and 7.8 waves of W = 256,
+	 * C = 128 and W = 512, C = 64 both 54.4 µs, 3.9 waves of W = 1024, C = 32 59.6; session
+	 * 61). */
+	if (gpu && layout->storage == RR_STORAGE_GRID && features->waves > 1 &&
+	    !(features->rounds <= 1 && r->keep == RR_KEEP_REGS))
 		features->predicted_us += (ceil(features->waves) - 1) * fmax(1, features->rounds) *
 		                          GPU_GRID_WAVE_ROUND_US;
 	/* A launch in a single wave of an online reduction without row outputs (cross-entropy)
