@@ -537,6 +537,24 @@ static int smem_pair_overlaps(const rr__plan_request *req, const rr_layout *l, c
 	       req->cols >= 16384 && rr_dtype_size(req->dtype) < 4 && io->row_inputs >= 2;
 }
 
+/* f32 rows of a one-round kernel over S=grid, of more data than half the L2 holds, whose
+ * segments stay in registers: their loads are issued at once, as a row kept in registers by
+ * one block is (gpu_features), and a block's next row group loads while the others meet, so
+ * their waves pay no round's wait (features_of). Plans that re-read their segments there
+ * find them in DRAM again. The H100 ran the picks this moves (rmsnorm and softmax f32
+ * 4x2097152, 16x1048576, 64x524288: from W = 1024, C = 8-32 re-reading to W = 256-512, C =
+ * 32-128 in registers) in 0.74-0.91x the time; moved on shapes of less data (7x777777,
+ * 1x128256), bf16 or two-round kernels, the same pricing ran 0.85-1.03x (session 61,
+ * bench/results/2026-12-07-h100-ab-grid-regs-s61). */
+static int grid_regs_beyond_l2(const rr__plan_request *req, const rr__realisation *r,
+                               const io_facts *io, const rr__plan_features *f)
+{
+	return r->layout.storage == RR_STORAGE_GRID && r->keep == RR_KEEP_REGS && io->kept > 0 &&
+	       rr_dtype_size(req->dtype) >= 4 && f->rounds <= 1 &&
+	       f->rows * (double)req->cols * rr_dtype_size(req->dtype) >
+	           (double)req->target->l2_bytes / 2;
+}
+
 static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
                          const rr__realisation *r, const io_facts *io, rr__plan_features *f)
 {
@@ -563,12 +581,8 @@ static void gpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
 	 * shape swept (session 13), which pricing U chunks in flight for them keeps. Otherwise U
 	 * chunks are in flight. */
 	regs_kept |= f->raw_streams;
-	/* So are S=grid segments kept in registers: the H100 ran rmsnorm f32 16x1048576 at W = 256,
-	 * C = 128 and W = 512, C = 64 (segments of 8192 and 16384 in registers) in 54.4 µs, where
-	 * the model had priced them 1.7-2.3x the W = 1024, C = 16 pick re-reading its 65536
-	 * (71.9 µs there), and 64x524288 at W = 128, C = 128 in 0.73x the pick's time (session 61,
-	 * bench/results/2026-12-07-h100-plans-grid-wide-s61). */
-	if (l->storage == RR_STORAGE_GRID && r->keep == RR_KEEP_REGS && io->kept > 0)
+	/* So are the segments of grid_regs_beyond_l2's plans. */
+	if (grid_regs_beyond_l2(req, r, io, f))
 		regs_kept = 1;
 	/* Except f32 rows kept in registers by one block a row, of up to 4096 elements, and such
 	 * 16-bit rows in launches of fewer blocks than SMs: there U counts. softmax f32 4095x2047
@@ -1123,12 +1137,9 @@ static void features_of(const rr__plan_request *req, const rr__realisation *r,
 	 * that neither term above sees (H200: layernorm bf16 4x2097152 in four waves 37.6 µs, in
 	 * one 17.7; add_layernorm f32 3x2097152 in three 54.6, in one 41.0; bench/NOTES.md
 	 * session 27). One-round kernels are charged one round's wait (session 29), but not
-	 * where they keep their segments in registers: there a block's next row group loads
-	 * while the others meet (rmsnorm f32 16x1048576 on the H100: 5.2 and 7.8 waves of W = 256,
-	 * C = 128 and W = 512, C = 64 both 54.4 µs, 3.9 waves of W = 1024, C = 32 59.6; session
-	 * 61). */
+	 * grid_regs_beyond_l2's. */
 	if (gpu && layout->storage == RR_STORAGE_GRID && features->waves > 1 &&
-	    !(features->rounds <= 1 && r->keep == RR_KEEP_REGS))
+	    !grid_regs_beyond_l2(req, r, &io, features))
 		features->predicted_us += (ceil(features->waves) - 1) * fmax(1, features->rounds) *
 		                          GPU_GRID_WAVE_ROUND_US;
 	/* A launch in a single wave of an online reduction without row outputs (cross-entropy)
