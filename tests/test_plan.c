@@ -970,6 +970,29 @@ static void test_pair_rows_smem(const rr__target *gpu)
 	rr_kernel_free(kernel);
 }
 
+/* rmsnorm and softmax f32 on a few rows of more data than half the L2 keep their S=grid
+ * segments in registers (W <= 512, C >= 32) rather than re-read them (W = 1024, C = 8-32): the
+ * H100 ran them in 0.74-0.92x the time (bench/results/2026-12-07-h100-ab-grid-regs-s61).
+ * Fails on the model before (re-read each); layernorm f32 and rmsnorm bf16 did not move. */
+static void test_grid_regs_beyond_l2(const rr__target *gpu)
+{
+	const char *names[] = {"rmsnorm", "softmax"};
+	const int64_t shapes[][2] = {{16, 1048576}, {64, 524288}, {4, 2097152}};
+	for (int k = 0; k < 2; k++) {
+		rr_kernel *kernel = builtin(names[k]);
+		for (int i = 0; i < 3; i++) {
+			rr__plan_request req = {kernel, RR_F32, shapes[i][0], shapes[i][1],
+			                        gpu,    NULL,   NULL};
+			rr_layout l = choose(&req, NULL);
+			CHECKF(l.storage == RR_STORAGE_GRID && l.workers_per_row <= 512 &&
+			           l.blocks_per_row >= 32,
+			       "%s f32 %lldx%lld: %s", names[k], (long long)shapes[i][0],
+			       (long long)shapes[i][1], show(&l));
+		}
+		rr_kernel_free(kernel);
+	}
+}
+
 /* A few rows over the grid in a kernel of two rounds: the H200 ran the C = 128 picks of four
  * rows of 2097152 one row group at a time (their entries took 69-100 registers: one block an
  * SM), 1.25-2.1x the time of C = 32-64 plans that hold two or all four rows at once (layernorm
@@ -1724,6 +1747,7 @@ int main(void)
 	test_few_short_row_workers(&gpu);
 	test_block_kept_f32_rows(&gpu);
 	test_pair_rows_smem(&gpu);
+	test_grid_regs_beyond_l2(&gpu);
 	test_plain_odd_heads(&gpu);
 	test_grid_two_round_waves(&gpu);
 	test_two_round_registers(&gpu);
