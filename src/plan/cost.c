@@ -545,9 +545,8 @@ static int smem_pair_overlaps(const rr__plan_request *req, const rr_layout *l, c
  * 4x2097152, 16x1048576, 64x524288: from W = 1024, C = 8-32 re-reading to W = 256-512, C =
  * 32-128 in registers) in 0.74-0.90x the time, and on five shapes not tuned on 0.75-0.99x
  * but for rmsnorm f32 10x2000000 (1.12x) and 12x1500000 (1.02x) and softmax f32 12x1500000
- * (1.07x); moved on shapes
- * of less data (7x777777, 1x128256), bf16 or two-round kernels, the same pricing ran up to
- * 1.17x (session 61, bench/results/2026-12-07-h100-ab-grid-regs-s61). */
+ * (1.07x); moved on shapes of less data (7x777777, 1x128256), bf16 or two-round kernels,
+ * the same pricing ran up to 1.17x (session 61, bench/results/2026-12-07-h100-ab-grid-regs-s61). */
 static int grid_regs_beyond_l2(const rr__plan_request *req, const rr__realisation *r,
                                const io_facts *io, const rr__plan_features *f)
 {
