@@ -18,6 +18,7 @@ typedef struct lanes_emitter {
 	const rr_kernel *kernel;
 	rr_dtype dtype;
 	int rounds;
+	int64_t cols;
 	unsigned char needed[RR_MAX_NODES];
 } lanes_emitter;
 
@@ -300,7 +301,7 @@ static void emit_block_setup(lanes_emitter *em)
 				line(em, 1, "const float *rows%d = in%d;", k, k);
 				break;
 			}
-			line(em, 1, "float rows%d[L * ROWS_MAX_N]; /* %s as f32, row-major */", k,
+			line(em, 1, "float rows%d[L * PLAN_N]; /* %s as f32, row-major */", k,
 			     io->name);
 			line(em, 1, "for (int64_t q = 0; whole && q < N; q++)");
 			line(em, 2, "rr_store_f32(rows%d + q * L, load_packed(in%d + q * L));", k,
@@ -335,8 +336,7 @@ static void emit_block_setup(lanes_emitter *em)
 		line(em, 1, "io_t *out%d = (io_t *)outputs[%d] + row0%s; /* %s */", j, j,
 		     io->kind == RR_KIND_ROW ? " * N" : "", io->name);
 		if (io->kind == RR_KIND_ROW)
-			line(em, 1,
-			     "vf y%d[ROWS_MAX_N]; /* by element, stored row-major at the end */",
+			line(em, 1, "vf y%d[PLAN_N]; /* by element, stored row-major at the end */",
 			     j);
 	}
 }
@@ -345,7 +345,7 @@ static void emit_block(lanes_emitter *em)
 {
 	line(em, 0,
 	     "/* Rows row0 .. row0 + live - 1 as lanes 0 .. live - 1 (the others compute on "
-	     "zeros and store\n * nothing). whole: live == L and N <= ROWS_MAX_N, the elements "
+	     "zeros and store\n * nothing). whole: live == L and N == PLAN_N, the elements "
 	     "move through gathers;\n * otherwise lane by lane. */");
 	line(em, 0,
 	     "static inline __attribute__((always_inline)) void rows_block(int64_t row0, "
@@ -364,10 +364,8 @@ static void emit_block(lanes_emitter *em)
 	line(em, 0, "}\n");
 }
 
-static void emit_entry(lanes_emitter *em, int64_t cols)
+static void emit_entry(lanes_emitter *em)
 {
-	line(em, 0, "#define PLAN_N %lld /* the realisation's row length, compiled apart */",
-	     (long long)cols);
 	line(em, 0,
 	     "void rr_cpu_kernel(int64_t row_begin, int64_t row_end, int64_t N, const void "
 	     "*const *inputs,\n\t\t   const double *params, void *const *outputs, float "
@@ -378,10 +376,7 @@ static void emit_entry(lanes_emitter *em, int64_t cols)
 	line(em, 1, "if (N == PLAN_N)");
 	line(em, 2, "for (; row + L <= row_end; row += L)");
 	line(em, 3, "rows_block(row, PLAN_N, L, 1, inputs, params, outputs);");
-	line(em, 1, "else if (N <= ROWS_MAX_N)");
-	line(em, 2, "for (; row + L <= row_end; row += L)");
-	line(em, 3, "rows_block(row, N, L, 1, inputs, params, outputs);");
-	line(em, 1, "for (; row < row_end; row += L) /* the rest, lane by lane */");
+	line(em, 1, "for (; row < row_end; row += L) /* the rest (other N: all), lane by lane */");
 	line(em, 2,
 	     "rows_block(row, N, row_end - row < L ? (int)(row_end - row) : L, 0, inputs, "
 	     "params,\n\t\t\t   outputs);");
@@ -406,7 +401,7 @@ static void emit_header(lanes_emitter *em, const rr_layout *layout)
 	line(em, 0,
 	     " *          per-row code's operations, so each row keeps its bits; a block of "
 	     "fewer");
-	line(em, 0, " *          than L rows, or of rows over ROWS_MAX_N, lane by lane");
+	line(em, 0, " *          than L rows (or rows of another N than PLAN_N), lane by lane");
 	line(em, 0, " * rounds   %d", em->rounds);
 	rr__emit_comment_reductions(em->out, em->kernel);
 	line(em, 0,
@@ -420,8 +415,8 @@ static void emit_prelude(lanes_emitter *em)
 	rr__device_emit(em->out, "cpu_row.h", "includes");
 	line(em, 0, "#define W 16 /* for cpu_vec.h's L, the target's f32 lanes (rows a block) */");
 	line(em, 0, "#define V 1");
-	line(em, 0, "#define ROWS_MAX_N %d /* whole blocks of rows up to this long */",
-	     RR_CPU_LANES_MAX_N);
+	line(em, 0, "#define PLAN_N %lld /* the realisation's row length: whole blocks */",
+	     (long long)em->cols);
 	line(em, 0,
 	     "#define RR_FORM_L 1 /* the per-row code's forms of W = 1 (cpu_vec.h): its "
 	     "bits */\n");
@@ -465,10 +460,11 @@ rr_status rr__c_emit_lanes(const rr__emit_request *request, rr__buf *out)
 	em->kernel = request->kernel;
 	em->dtype = request->dtype;
 	em->rounds = request->kernel->analysis.rounds;
+	em->cols = request->realisation->cols;
 	emit_header(em, request->layout);
 	emit_prelude(em);
 	emit_block(em);
-	emit_entry(em, request->realisation->cols);
+	emit_entry(em);
 	free(em);
 	if (out->failed)
 		return rr__fail(RR_ERR_NOMEM, "out of memory emitting kernel '%s'",

@@ -3,7 +3,8 @@
  * kernel in the plan's element order. A block's N * L elements are row-major in memory and
  * element-major in the lanes (the vector of element i holds it for each row): gathers move
  * them between the two orders, from the rows themselves (f32) or from an f32 copy (16-bit).
- * A block of fewer rows than L, or of rows longer than ROWS_MAX_N, goes lane by lane. */
+ * A block of fewer rows than L, or of rows of another length than the plan's, goes lane by
+ * lane. */
 #ifndef RR_CODEGEN_DEVICE_CPU_LANES_H
 #define RR_CODEGEN_DEVICE_CPU_LANES_H
 
@@ -14,7 +15,6 @@
 #include <stdint.h>
 #include <string.h>
 #define L 4
-#define ROWS_MAX_N 16
 typedef float vf __attribute__((vector_size(L * 4)));
 typedef int32_t vi __attribute__((vector_size(L * 4)));
 typedef float io_t;
@@ -59,7 +59,7 @@ static inline vf rr_rows_gather_at(const float *p, vi at)
 #endif
 }
 
-/* Element i of the block's rows of N elements at p (lane l: p[l * N + i]), N <= ROWS_MAX_N:
+/* Element i of the block's rows of N elements at p (lane l: p[l * N + i]), L * N < 2^31:
  * one vector load where the rows are one element long. */
 static inline vf rr_rows_gather(const float *p, int64_t N, int64_t i)
 {
