@@ -178,6 +178,46 @@ static void test_short_rows(rr_device *device)
 	CHECKF(compared > 7 * 3 * 8 * 3 * 4, "%d outputs compared", compared);
 }
 
+/* With 8 and 4 lanes a vector (AVX2, SSE: rows longer than the vector at N = 13 and 16, the
+ * permutes drawing from more vectors): softmax, layernorm and the user kernel validate and
+ * match the per-row code's bytes. */
+static void test_narrow_vectors(rr_device *device)
+{
+	static const char *const flags[] = {"-O1 -mno-avx512f", "-O1 -mno-avx"};
+	static const char *const names[] = {"softmax", "layernorm", NULL};
+	static const int64_t lengths[] = {3, 13, 16};
+	int compared = 0;
+	for (int f = 0; f < 2; f++) {
+		setenv("RR_CFLAGS", flags[f], 1);
+		for (int k = 0; k < 3; k++) {
+			rr_kernel *kernel = NULL;
+			if (names[k])
+				CHECK(rr_kernel_load_builtin(names[k], &kernel) == RR_OK);
+			else
+				CHECK(rr_kernel_load_string(mix_text, strlen(mix_text), "<mix>",
+				                            &kernel) == RR_OK);
+			for (int d = 0; kernel && d < 2; d++) {
+				const rr_dtype dtype = d ? RR_BF16 : RR_F32;
+				for (size_t n = 0; n < sizeof lengths / sizeof lengths[0]; n++) {
+					const char *layout = "W=1,V=1,U=1,R=512";
+					rr_program *lanes =
+					    build(device, kernel, dtype, lengths[n], layout, 1);
+					rr_program *per_row =
+					    build(device, kernel, dtype, lengths[n], layout, 0);
+					if (lanes && per_row)
+						compared += check_rows(lanes, per_row, kernel,
+						                       dtype, lengths[n]);
+					rr_program_free(lanes);
+					rr_program_free(per_row);
+				}
+			}
+			rr_kernel_free(kernel);
+		}
+	}
+	setenv("RR_CFLAGS", "-O1", 1);
+	CHECKF(compared >= 2 * 3 * 2 * 3 * 3 * 4, "%d outputs compared", compared);
+}
+
 /* Rows past the bound, and W > 1, keep the per-row code. */
 static void test_per_row_kept(rr_device *device)
 {
@@ -211,6 +251,7 @@ int main(void)
 	CHECK(rr_device_open("cpu", &device) == RR_OK);
 	if (device) {
 		test_short_rows(device);
+		test_narrow_vectors(device);
 		test_per_row_kept(device);
 	}
 	rr_device_close(device);

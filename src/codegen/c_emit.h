@@ -38,7 +38,7 @@ rr_status rr__c_emit(const rr__emit_request *request, rr__buf *out);
 /* Rows as lanes (c_emit_lanes.c): a W = 1 plan realised for rows of at most
  * RR_CPU_LANES_MAX_N elements runs L rows a vector, one row a lane, each in its plan's element
  * order with the per-row code's operations (the same bits). The source still runs at every N:
- * whole blocks of L rows of the realisation's N through gathers, other rows (a last block of
+ * whole blocks of L rows of the realisation's N through lane permutes, other rows (a last block of
  * fewer than L, rows of other lengths) lane by lane. RR_CPU_ROWS_AS_LANES=0 in the environment keeps
  * the per-row code (tests compare the two). */
 #define RR_CPU_LANES_MAX_N 16

@@ -19,6 +19,8 @@ typedef struct lanes_emitter {
 	rr_dtype dtype;
 	int rounds;
 	int64_t cols;
+	int cached; /* the exp(e - m) node the sum pass keeps for the output phase, or -1 */
+	int phase;  /* emitting: 2 the pass of the sums, 3 the output phase, else 0 */
 	unsigned char needed[RR_MAX_NODES];
 } lanes_emitter;
 
@@ -157,13 +159,15 @@ static void emit_elements(lanes_emitter *em, int depth)
 		}
 		if (node->op == RR_OP_INPUT) {
 			line(em, depth,
-			     "const vf e%d = whole ? rr_rows_gather(rows%d, N, i) : "
+			     "const vf e%d = whole ? elems%d[i] : "
 			     "rr_rows_load_lanes(in%d, N, i, live); /* %s */",
 			     id, node->input, node->input, name);
 			continue;
 		}
 		rr__emit_indent(em->out, depth);
 		rr__buf_printf(em->out, "const vf e%d = ", id);
+		if (id == em->cached && em->phase == 3)
+			rr__buf_printf(em->out, "whole ? kept%d[i] : ", id);
 		const char *form = rr__c_exp_form(kernel, em->dtype, id);
 		if (form) {
 			rr__buf_printf(em->out, "rr_vexp_nonpos%s(e%d)", form, node->a);
@@ -178,6 +182,10 @@ static void emit_elements(lanes_emitter *em, int depth)
 			rr__emit_rhs(em->out, kernel, id, "", RR_FLAVOR_C_VEC);
 		}
 		rr__buf_printf(em->out, ";\n");
+		if (id == em->cached && em->phase == 2) {
+			line(em, depth, "if (whole)");
+			line(em, depth + 1, "kept%d[i] = e%d; /* for the output phase */", id, id);
+		}
 	}
 }
 
@@ -222,7 +230,9 @@ static void emit_pass(lanes_emitter *em, int round, int pass)
 	}
 	line(em, 1, "#pragma GCC unroll 16");
 	line(em, 1, "for (int64_t i = 0; i < N; i++) {");
+	em->phase = pass == 2 ? 2 : 0;
 	emit_elements(em, 2);
+	em->phase = 0;
 	for (int id = 0; id < kernel->n_nodes; id++) {
 		const int red = in_pass(kernel, id, round, pass);
 		if (red < 0)
@@ -257,7 +267,9 @@ static void emit_output_phase(lanes_emitter *em)
 		rr__analysis_elem_needs(kernel, em->rounds + 1, em->needed);
 		line(em, 1, "#pragma GCC unroll 16");
 		line(em, 1, "for (int64_t i = 0; i < N; i++) {");
+		em->phase = 3;
 		emit_elements(em, 2);
+		em->phase = 0;
 		for (int j = 0; j < kernel->n_outputs; j++) {
 			if (kernel->outputs[j].kind != RR_KIND_ROW)
 				continue;
@@ -277,8 +289,8 @@ static void emit_output_phase(lanes_emitter *em)
 		if (io->kind == RR_KIND_ROW) {
 			line(em, 1, "for (int64_t q = 0; whole && q < N; q++) /* %s, row-major */",
 			     io->name);
-			line(em, 2, "store_packed(out%d + q * L, rr_rows_gather_out(y%d, N, q));",
-			     j, j);
+			line(em, 2, "store_packed(out%d + q * L, rr_rows_unpick(y%d, N, q));", j,
+			     j);
 		} else {
 			rr__buf_printf(em->out, "\trr_rows_scalar_out(out%d, live, ", j);
 			scalar_ref(em, io->node);
@@ -297,15 +309,15 @@ static void emit_block_setup(lanes_emitter *em)
 			line(em, 1,
 			     "const io_t *in%d = (const io_t *)inputs[%d] + row0 * N; /* %s */", k,
 			     k, io->name);
-			if (em->dtype == RR_F32) {
-				line(em, 1, "const float *rows%d = in%d;", k, k);
-				break;
-			}
-			line(em, 1, "float rows%d[L * PLAN_N]; /* %s as f32, row-major */", k,
+			line(em, 1, "vf rows%d[PLAN_N]; /* %s as f32, row-major, L a vector */", k,
 			     io->name);
 			line(em, 1, "for (int64_t q = 0; whole && q < N; q++)");
-			line(em, 2, "rr_store_f32(rows%d + q * L, load_packed(in%d + q * L));", k,
-			     k);
+			line(em, 2, "rows%d[q] = load_packed(in%d + q * L);", k, k);
+			line(em, 1, "vf elems%d[PLAN_N]; /* %s by element: lane l row l's */", k,
+			     io->name);
+			line(em, 1, "#pragma GCC unroll 16");
+			line(em, 1, "for (int64_t i = 0; whole && i < N; i++)");
+			line(em, 2, "elems%d[i] = rr_rows_pick(rows%d, N, i);", k, k);
 			break;
 		case RR_KIND_COL:
 			line(em, 1, "const io_t *in%d = (const io_t *)inputs[%d]; /* %s: col */", k,
@@ -331,6 +343,9 @@ static void emit_block_setup(lanes_emitter *em)
 			break;
 		}
 	}
+	if (em->cached >= 0)
+		line(em, 1, "vf kept%d[PLAN_N]; /* exp(e - m) by element, from the sums' pass */",
+		     em->cached);
 	for (int j = 0; j < kernel->n_outputs; j++) {
 		const rr__io *io = &kernel->outputs[j];
 		line(em, 1, "io_t *out%d = (io_t *)outputs[%d] + row0%s; /* %s */", j, j,
@@ -346,7 +361,7 @@ static void emit_block(lanes_emitter *em)
 	line(em, 0,
 	     "/* Rows row0 .. row0 + live - 1 as lanes 0 .. live - 1 (the others compute on "
 	     "zeros and store\n * nothing). whole: live == L and N == PLAN_N, the elements "
-	     "move through gathers;\n * otherwise lane by lane. */");
+	     "move through lane permutes;\n * otherwise lane by lane. */");
 	line(em, 0,
 	     "static inline __attribute__((always_inline)) void rows_block(int64_t row0, "
 	     "int64_t N, int live,\n\t\tint whole, const void *const *inputs, const double "
@@ -461,6 +476,7 @@ rr_status rr__c_emit_lanes(const rr__emit_request *request, rr__buf *out)
 	em->dtype = request->dtype;
 	em->rounds = request->kernel->analysis.rounds;
 	em->cols = request->realisation->cols;
+	em->cached = rr__c_cached_node(request->kernel);
 	emit_header(em, request->layout);
 	emit_prelude(em);
 	emit_block(em);

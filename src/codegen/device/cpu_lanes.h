@@ -1,8 +1,8 @@
 /* Rows as lanes, for the cpu backend's W = 1 plans on short rows (src/codegen/c_emit_lanes.c):
  * L consecutive rows (a block) are the L lanes of a vector, and each lane runs its row's whole
  * kernel in the plan's element order. A block's N * L elements are row-major in memory and
- * element-major in the lanes (the vector of element i holds it for each row): gathers move
- * them between the two orders, from the rows themselves (f32) or from an f32 copy (16-bit).
+ * element-major in the lanes (the vector of element i holds it for each row): lane permutes
+ * move them between the two orders in registers.
  * A block of fewer rows than L, or of rows of another length than the plan's, goes lane by
  * lane. */
 #ifndef RR_CODEGEN_DEVICE_CPU_LANES_H
@@ -44,46 +44,56 @@ static inline void rr_store_f32(float *p, vf v)
 #define store_packed rr_store_f32
 
 //@ rows
-/* Lane l: p[at[l]], at[l] >= 0. One gather instruction where the target has it. */
-static inline vf rr_rows_gather_at(const float *p, vi at)
+static inline vi rr_lane_numbers(void)
 {
-#if defined(__AVX512F__) && L == 16
-	return (vf)_mm512_i32gather_ps((__m512i)at, p, 4);
-#elif defined(__AVX2__) && L == 8
-	return (vf)_mm256_i32gather_ps(p, (__m256i)at, 4);
-#else
-	vf v = {0};
+	vi n = {0};
 	for (int l = 0; l < L; l++)
-		v[l] = p[at[l]];
-	return v;
-#endif
+		n[l] = l;
+	return n;
 }
 
-/* Element i of the block's rows of N elements at p (lane l: p[l * N + i]), L * N < 2^31:
- * one vector load where the rows are one element long. */
-static inline vf rr_rows_gather(const float *p, int64_t N, int64_t i)
+/* Element i of a block of rows of N elements, L * N row-major values in the N vectors c
+ * (c[q] lane r is value q * L + r): lane l is value l * N + i, lane (l * N + i) % L of vector
+ * (l * N + i) / L. One two-vector lane permute and one blend for each pair of vectors it draws
+ * from (all N of them at N <= L), constants at the plan's N. Gathers took 13 cycles each on
+ * Zen 4 (softmax f32 100000x2, one thread: 4.98 ns a row, 0.52 without them;
+ * bench/lab/s61-cpu/notes.md). */
+static inline vf rr_rows_pick(const vf *c, int64_t N, int64_t i)
 {
-	if (N == 1)
-		return rr_load_f32(p + i);
-	vi at = {0};
-	for (int l = 0; l < L; l++)
-		at[l] = (int32_t)(l * N + i);
-	return rr_rows_gather_at(p, at);
-}
-
-/* Vector q of the block's N * L row-major elements (q < N) from the element-major values y
- * (y[i] lane l is row l's element i, the floats of y in that order): element p = q * L + r is
- * row p / N's element p % N. */
-static inline vf rr_rows_gather_out(const vf *y, int64_t N, int64_t q)
-{
-	if (N == 1)
-		return y[q];
-	vi at = {0};
-	for (int r = 0; r < L; r++) {
-		const int32_t p = (int32_t)(q * L + r);
-		at[r] = (int32_t)(p % N * L + p / N);
+	const vi p = rr_lane_numbers() * (int32_t)N + (int32_t)i, from = p / L;
+	const int64_t first = i / L, last = ((L - 1) * N + i) / L;
+	vf v = rr_vsplat(0.0f);
+#pragma GCC unroll 16
+	for (int64_t q = first; q <= last; q += 2) {
+		const vi at = p - (int32_t)(q * L); /* 0 .. 2L - 1 where from is q or q + 1 */
+		const vf both = q + 1 <= last ? __builtin_shuffle(c[q], c[q + 1], at)
+		                              : __builtin_shuffle(c[q], at & (L - 1));
+		v = q == first && q + 1 >= last
+		        ? both
+		        : rr_vselect((from == (int32_t)q) | (from == (int32_t)(q + 1)), both, v);
 	}
-	return rr_rows_gather_at((const float *)y, at);
+	return v;
+}
+
+/* The inverse: vector q of the block's N * L row-major values from the element vectors y
+ * (y[i] lane l is row l's element i): lane r is value p = q * L + r, row p / N's element
+ * p % N. */
+static inline vf rr_rows_unpick(const vf *y, int64_t N, int64_t q)
+{
+	const vi p = rr_lane_numbers() + (int32_t)(q * L), row = p / (int32_t)N,
+	         element = p % (int32_t)N;
+	vf v = rr_vsplat(0.0f);
+#pragma GCC unroll 16
+	for (int64_t i = 0; i < N; i += 2) {
+		const vf both = i + 1 < N
+		                    ? __builtin_shuffle(y[i], y[i + 1],
+		                                        row + ((element == (int32_t)(i + 1)) & L))
+		                    : __builtin_shuffle(y[i], row);
+		v = N <= 2 ? both
+		           : rr_vselect((element == (int32_t)i) | (element == (int32_t)(i + 1)),
+		                        both, v);
+	}
+	return v;
 }
 
 /* Element i of the first `live` rows of N elements at p, lane by lane (the other lanes 0). */
