@@ -2625,7 +2625,7 @@ int rr__c_piped(const rr_kernel *kernel, const rr__realisation *r)
 
 int64_t rr__c_scratch_floats(const rr_kernel *kernel, const rr__realisation *r)
 {
-	if (rr__c_rows_as_lanes(r))
+	if (rr__cpu_rows_as_lanes(r))
 		return 0;
 	unsigned char held[RR_MAX_NODES];
 	int64_t kept = r->keep != RR_KEEP_NONE ? r->kept_values : 0;
@@ -2742,7 +2742,7 @@ rr_status rr__c_emit(const rr__emit_request *request, rr__buf *out)
 	em->paired = paired_order(em);
 	em->paired_kept = em->paired && em->n_kept + em->n_held > 0;
 	em->parts = rr__c_row_parts(kernel, r, em->dtype);
-	if (rr__c_rows_as_lanes(r)) {
+	if (rr__cpu_rows_as_lanes(r)) {
 		free(em->read);
 		free(em);
 		return rr__c_emit_lanes(request, out);

@@ -35,14 +35,6 @@ static void line(lanes_emitter *em, int depth, const char *fmt, ...)
 	va_end(args);
 }
 
-int rr__c_rows_as_lanes(const rr__realisation *r)
-{
-	const char *env = getenv("RR_CPU_ROWS_AS_LANES");
-	if (env && strcmp(env, "0") == 0)
-		return 0;
-	return r->layout.workers_per_row == 1 && r->cols <= RR_CPU_LANES_MAX_N;
-}
-
 /* A scalar value as a vector operand: a constant broadcast, others by name. */
 static void scalar_ref(lanes_emitter *em, int id)
 {
