@@ -811,8 +811,8 @@ static int scalar_libm_calls(const rr_kernel *kernel)
 	for (int id = 0; id < kernel->n_nodes; id++) {
 		const rr__node *node = &kernel->nodes[id];
 		count += node->shape == RR_SHAPE_SCALAR &&
-		         (node->op == RR_OP_EXP || node->op == RR_OP_LOG || node->op == RR_OP_TANH ||
-		          node->op == RR_OP_MAX || node->op == RR_OP_MIN);
+		         (node->op == RR_OP_EXP || node->op == RR_OP_LOG ||
+		          node->op == RR_OP_TANH || node->op == RR_OP_MAX || node->op == RR_OP_MIN);
 	}
 	return count;
 }
@@ -830,9 +830,9 @@ static double cpu_lanes_row_ns(const rr__cost_coeffs *k, const rr__plan_request 
 {
 	const double N = (double)req->cols, rows_a_block = 16;
 	const double passes = io->max_passes + req->kernel->analysis.online_rewrites;
-	const double ops = N * (passes + CPU_LANES_TRANSCENDENTAL_OPS *
-	                                     elem_transcendentals(req->kernel)) +
-	                   (io->row_inputs + io->row_outputs) * N * N;
+	const double ops =
+	    N * (passes + CPU_LANES_TRANSCENDENTAL_OPS * elem_transcendentals(req->kernel)) +
+	    (io->row_inputs + io->row_outputs) * N * N;
 	return ops * K(cpu_pack_ns) / rows_a_block +
 	       scalar_libm_calls(req->kernel) * K(cpu_transcendental_ns);
 }

@@ -358,7 +358,8 @@ static inline vf rr_vexp_nonpos_bf16_ranged(vf x)
 
 static inline vf rr_vexp_nonpos_bf16(vf x)
 {
-#if defined(__AVX512F__) && RR_FORM_L == 16 /* clamped to -110 (NaN stays), vscalefps needs no fix-up */
+/* with AVX-512: clamped to -110 (NaN stays), vscalefps needs no fix-up */
+#if defined(__AVX512F__) && RR_FORM_L == 16
 	vf result =
 	    rr_vexp_nonpos_bf16_ranged((vf)_mm512_max_ps(_mm512_set1_ps(-110.0f), (__m512)x));
 #else
