@@ -553,8 +553,8 @@ static void test_cpu_narrow_transcendentals(const rr__target *cpu)
 				rr__plan_request req = {kernel, dt,   shapes[s][0], shapes[s][1],
 				                        cpu,    NULL, NULL};
 				rr_layout l = choose(&req, NULL);
-				const int lanes =
-				    shapes[s][1] <= (k == 0 ? 7 : 5); /* cross_entropy at 7: W = 4 */
+				const int lanes = shapes[s][1] <=
+				                  (k == 0 ? 7 : 5); /* cross_entropy at 7: W = 4 */
 				CHECKF(lanes ? l.workers_per_row == 1 : l.workers_per_row >= 4,
 				       "%s %s %lldx%lld: %s", heavy[k], d ? "bf16" : "f32",
 				       (long long)shapes[s][0], (long long)shapes[s][1], show(&l));
