@@ -36,6 +36,10 @@ static inline vf rr_vsplat(float s)
 {
 	return (vf){0} + s;
 }
+static inline vf rr_vselect(vi mask, vf a, vf b)
+{
+	return (vf)((mask & (vi)a) | (~mask & (vi)b));
+}
 static inline void rr_store_f32(float *p, vf v)
 {
 	memcpy(p, &v, sizeof v);
