@@ -255,6 +255,17 @@ static void check_cuda_source(const char *label, const char *src, const rr__real
 static void check_c_source(const char *label, const char *src, const rr_kernel *kernel,
                            const rr__realisation *r)
 {
+	/* Rows as lanes (codegen/c_emit_lanes.c): their own source, for the realisation's N,
+	 * with no scratch; the per-row constants below are not in it. */
+	if (rr__cpu_rows_as_lanes(r)) {
+		CHECKF(strstr(src, " * rows     as lanes") != NULL &&
+		           number_after(src, "#define PLAN_N ") == r->cols &&
+		           number_after(src, "#define W ") == 16 &&
+		           rr__cpu_scratch_floats(kernel, r) == 0,
+		       "%s: rows as lanes", label);
+		return;
+	}
+	CHECKF(strstr(src, " * rows     as lanes") == NULL, "%s: rows as lanes", label);
 	long long W = number_after(src, "#define W "), R = number_after(src, "#define R ");
 	long long kept = number_after(src, "#define KEPT_INPUTS ");
 	long long split = number_after(src, "#define SPLIT_MAX_N ");

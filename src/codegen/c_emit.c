@@ -634,6 +634,13 @@ static int exp_summed_only(const rr_kernel *kernel, int id)
 	return 1;
 }
 
+const char *rr__c_exp_form(const rr_kernel *kernel, rr_dtype dtype, int id)
+{
+	if (!exp_of_nonpositive(kernel, id))
+		return NULL;
+	return dtype == RR_BF16 ? "_bf16" : exp_summed_only(kernel, id) ? "_summed" : "";
+}
+
 /* The output written in round 1 whose value is node id (rr__c_early_outputs), or -1. */
 static int early_output_of(const emitter *em, int id)
 {
@@ -2618,6 +2625,8 @@ int rr__c_piped(const rr_kernel *kernel, const rr__realisation *r)
 
 int64_t rr__c_scratch_floats(const rr_kernel *kernel, const rr__realisation *r)
 {
+	if (rr__cpu_rows_as_lanes(r))
+		return 0;
 	unsigned char held[RR_MAX_NODES];
 	int64_t kept = r->keep != RR_KEEP_NONE ? r->kept_values : 0;
 	kept += rr__c_derived_keeps(kernel, r, held);
@@ -2733,6 +2742,11 @@ rr_status rr__c_emit(const rr__emit_request *request, rr__buf *out)
 	em->paired = paired_order(em);
 	em->paired_kept = em->paired && em->n_kept + em->n_held > 0;
 	em->parts = rr__c_row_parts(kernel, r, em->dtype);
+	if (rr__cpu_rows_as_lanes(r)) {
+		free(em->read);
+		free(em);
+		return rr__c_emit_lanes(request, out);
+	}
 	emit_header(em, r->tree_offsets, r->n_tree_offsets);
 	em->tree_offsets = r->tree_offsets;
 	em->tree_steps = r->n_tree_offsets;

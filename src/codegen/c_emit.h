@@ -35,6 +35,15 @@ typedef int64_t (*rr__cpu_scratch_fn)(int64_t N);
  * RR_ERR_INVALID_ARG for a dtype other than f32/bf16/f16, RR_ERR_NOMEM when out grows no more. */
 rr_status rr__c_emit(const rr__emit_request *request, rr__buf *out);
 
+/* Rows as lanes (layout/realise.h, rr__cpu_rows_as_lanes): L rows a vector, one row a lane,
+ * each in its plan's element order with the per-row code's operations (the same bits). The
+ * source still runs at every N: whole blocks of L rows of the realisation's N through lane
+ * permutes, other rows (a last block of fewer than L, rows of other lengths) lane by lane. */
+rr_status rr__c_emit_lanes(const rr__emit_request *request, rr__buf *out);
+/* The rr_vexp_nonpos form the per-row code takes for elem node id ("", "_bf16", "_summed"; the
+ * ranged forms have the same bits where it takes them), or NULL where id is no exp(x - max). */
+const char *rr__c_exp_form(const rr_kernel *kernel, rr_dtype dtype, int id);
+
 /* Appends the system headers every generated source includes (rr__c_emit prints the same
  * sections): what the cpu backend precompiles once per compiler and flags, so that a kernel's
  * compile does not parse them again (the intrinsics headers are most of a compile). */

@@ -2,6 +2,7 @@
  * kernel, element type, row length and target. Every consumer (legality, cost model, emitters,
  * launchers) reads its record, so they cannot drift apart. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis/analysis.h"
@@ -142,6 +143,14 @@ int rr__is_online_sum(const rr_kernel *kernel, int id)
 {
 	return kernel->analysis.online_partner[id] >= 0 &&
 	       kernel->nodes[id].reduce == RR_REDUCE_SUM;
+}
+
+int rr__cpu_rows_as_lanes(const rr__realisation *r)
+{
+	const char *env = getenv("RR_CPU_ROWS_AS_LANES");
+	if (env && strcmp(env, "0") == 0)
+		return 0;
+	return r->layout.workers_per_row == 1 && r->cols <= RR_CPU_LANES_MAX_N;
 }
 
 int rr__reduced_in(const rr_kernel *kernel, int id, int round)

@@ -330,6 +330,17 @@ int rr__reduction_slots(const rr_kernel *kernel, short *slot_of);
 
 /* 1 for the sum of an online (max, sum) pair: it rides with its max. */
 int rr__is_online_sum(const rr_kernel *kernel, int id);
+/* Whether the cpu backend runs the realisation's rows as the lanes of vectors, L rows a vector
+ * (codegen/c_emit_lanes.c): W = 1 on rows of at most RR_CPU_LANES_MAX_N elements, unless
+ * RR_CPU_ROWS_AS_LANES=0 in the environment keeps the per-row code (tests compare the two).
+ * The C emitter and the cost model read it alike. */
+/* Rows as lanes against the planner's per-row W = 2-8, one thread, 100000 rows (ns a row;
+ * bench/lab/s61-cpu/notes.md): at N = 4 and 8 faster for every built-in (softmax f32 2.2 and
+ * 5.6 against 10.6 and 13.5 at W = 4, rmsnorm 2.5 and 3.4 against 4.8 and 5.9), at 12 and 16
+ * slower for the norms and softmax (rmsnorm 14.7 and 20.8 against 6.4 and 7.7: the permutes
+ * grow as N^2 and the rows no longer fit the registers). */
+#define RR_CPU_LANES_MAX_N 8
+int rr__cpu_rows_as_lanes(const rr__realisation *r);
 /* REDUCE nodes accumulated in round `round` (the sum of an online pair excluded). */
 int rr__reduced_in(const rr_kernel *kernel, int id, int round);
 

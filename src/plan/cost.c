@@ -838,9 +838,48 @@ static int elem_transcendentals(const rr_kernel *kernel)
 	return count;
 }
 
-static void cpu_features(const rr__cost_coeffs *k, const rr__plan_request *req, const rr_layout *l,
-                         const io_facts *io, rr__plan_features *f)
+/* Vector operations an exp, log or tanh costs rows as lanes (the split's sum keeps its
+ * exp(e - m) for the output phase: fit on softmax above), in units of cpu_pack_ns. */
+#define CPU_LANES_TRANSCENDENTAL_OPS 6
+
+/* Scalar nodes the cpu backend computes through libm (exp, log, tanh, max, min of a row's
+ * scalars): rows as lanes call them lane by lane. */
+static int scalar_libm_calls(const rr_kernel *kernel)
 {
+	int count = 0;
+	for (int id = 0; id < kernel->n_nodes; id++) {
+		const rr__node *node = &kernel->nodes[id];
+		count += node->shape == RR_SHAPE_SCALAR &&
+		         (node->op == RR_OP_EXP || node->op == RR_OP_LOG ||
+		          node->op == RR_OP_TANH || node->op == RR_OP_MAX || node->op == RR_OP_MIN);
+	}
+	return count;
+}
+
+/* A row's time where rows run as lanes (rr__cpu_rows_as_lanes): L = 16 rows share every
+ * vector operation of a block, exp, log and tanh included (a polynomial of about a dozen);
+ * each pass evaluates the N elements once; the block's row arrays move into element order and
+ * back by lane permutes, N two-vector permutes and blends an element (N^2 an array); the
+ * scalars' libm calls go lane by lane. One thread, 100000 rows (bench/lab/s61-cpu/notes.md):
+ * softmax f32 at N = 1, 3, 8 0.38, 1.71, 5.6 ns a row, priced 0.43, 1.6, 6.2; cross_entropy
+ * at 4 and 8 5.0 and 6.6, priced 3.9 and 5.9, where W = 4 ran 12.7 and 14.9 (priced 5.8 and
+ * 7.4 a row: the rows as lanes go to the planner on the measured times, not on W = 4's). */
+static double cpu_lanes_row_ns(const rr__cost_coeffs *k, const rr__plan_request *req,
+                               const io_facts *io)
+{
+	const double N = (double)req->cols, rows_a_block = 16;
+	const double passes = io->max_passes + req->kernel->analysis.online_rewrites;
+	const double ops =
+	    N * (passes + CPU_LANES_TRANSCENDENTAL_OPS * elem_transcendentals(req->kernel)) +
+	    (io->row_inputs + io->row_outputs) * N * N;
+	return ops * K(cpu_pack_ns) / rows_a_block +
+	       scalar_libm_calls(req->kernel) * K(cpu_transcendental_ns);
+}
+
+static void cpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
+                         const rr__realisation *r, const io_facts *io, rr__plan_features *f)
+{
+	const rr_layout *l = &r->layout;
 	double threads = req->target->multiprocessors > 0 ? req->target->multiprocessors : 1;
 	double elem = (double)rr_dtype_size(req->dtype);
 	double W = l->workers_per_row, U = fmin(l->unroll, f->chunks_per_worker);
@@ -918,6 +957,8 @@ static void cpu_features(const rr__cost_coeffs *k, const rr__plan_request *req, 
 	if (io->row_outputs > 0 && req->kernel->analysis.level && chain_ns > issue_ns &&
 	    (elem >= 4 || io->row_inputs == 1))
 		row_ns += chained_rounds(req->kernel) * (chain_ns - issue_ns);
+	if (rr__cpu_rows_as_lanes(r))
+		row_ns = cpu_lanes_row_ns(k, req, io);
 	double groups_per_thread = ceil(f->groups / threads);
 	f->groups_per_sm = 1;
 	f->registers_per_thread = f->slots * io->kept;
@@ -1123,7 +1164,7 @@ static void features_of(const rr__plan_request *req, const rr__realisation *r,
 	if (gpu)
 		gpu_features(k, req, r, &io, features);
 	else
-		cpu_features(k, req, layout, &io, features);
+		cpu_features(k, req, r, &io, features);
 	double slow = fmax(features->memory_us, features->latency_us);
 	double fast = fmin(features->memory_us, features->latency_us);
 	/* Memory and latency overlap, but not perfectly; under S=grid not at all: every wave of

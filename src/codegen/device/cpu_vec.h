@@ -73,6 +73,12 @@ typedef float vf __attribute__((vector_size(VL * 4)));
 typedef int32_t vi __attribute__((vector_size(VL * 4)));
 typedef uint32_t vu __attribute__((vector_size(VL * 4)));
 typedef uint16_t vh __attribute__((vector_size(VL * 2)));
+/* The lanes whose forms the arithmetic takes where that changes bits (fused multiply-add,
+ * AVX-512's exp): the vector's, or 1 where the rows of a W = 1 plan run as the lanes
+ * (c_emit_lanes.c), so that each row keeps the bits of its plan's per-row code. */
+#ifndef RR_FORM_L
+#define RR_FORM_L L
+#endif
 
 static inline vf rr_vsplat(float s)
 {
@@ -211,11 +217,11 @@ static inline vf rr_vsqrt(vf a)
  * compiler still contracts nothing on its own), two otherwise; the bounds above hold for both. */
 static inline vf rr_vfma(vf a, vf b, vf c)
 {
-#if defined(__AVX512F__) && L == 16
+#if defined(__AVX512F__) && RR_FORM_L == 16
 	return (vf)_mm512_fmadd_ps((__m512)a, (__m512)b, (__m512)c);
-#elif defined(__FMA__) && L == 8
+#elif defined(__FMA__) && RR_FORM_L == 8
 	return (vf)_mm256_fmadd_ps((__m256)a, (__m256)b, (__m256)c);
-#elif defined(__FMA__) && L == 4
+#elif defined(__FMA__) && RR_FORM_L == 4
 	return (vf)_mm_fmadd_ps((__m128)a, (__m128)b, (__m128)c);
 #else
 	return a * b + c;
@@ -237,7 +243,7 @@ static inline vf rr_vexp_reduced(vf k, vf x)
 	return p;
 }
 
-#if defined(__AVX512F__) && L == 16
+#if defined(__AVX512F__) && RR_FORM_L == 16
 /* k = x log2(e) rounded to the nearest integer, for |x| <= 110: one fused multiply-add of the
  * shift 1.5 * 2^23 (the sum's low bits hold the integer, rounded once from the exact product)
  * and a subtraction, where a multiply and vrndscaleps (two micro-ops on Intel's cores) took
@@ -257,7 +263,7 @@ static inline vf rr_vexp_k(__m512 xc)
  * (x < -86.5) 0, over FLT_MAX infinite, NaN as it came. */
 static inline vf rr_vexp(vf x)
 {
-#if defined(__AVX512F__) && L == 16
+#if defined(__AVX512F__) && RR_FORM_L == 16
 	/* The same reduction and polynomial in fewer instructions: x clamped to [-110, 89] (a
 	 * NaN stays: max and min return their second operand when one is NaN), k by rr_vexp_k,
 	 * and p 2^k by vscalefps, which rounds once: results past FLT_MAX are infinite and those
@@ -286,7 +292,7 @@ static inline vf rr_vexp(vf x)
  * NaN (one compare instead of |x|, its compare and a mask; 6% of a softmax row in cache). */
 static inline vf rr_vexp_nonpos(vf x)
 {
-#if defined(__AVX512F__) && L == 16
+#if defined(__AVX512F__) && RR_FORM_L == 16
 	const __m512 xc = _mm512_max_ps(_mm512_set1_ps(-110.0f), (__m512)x);
 	const vf k = rr_vexp_k(xc);
 	vf p = rr_vexp_reduced(k, (vf)xc);
@@ -325,7 +331,7 @@ static inline vf rr_vexp_nonpos(vf x)
  * a vector of its sum pass (one thread, in cache: 0.95 of the time; bench/NOTES.md, session 30). */
 static inline vf rr_vexp_nonpos_bf16_ranged(vf x)
 {
-#if defined(__AVX512F__) && L == 16
+#if defined(__AVX512F__) && RR_FORM_L == 16
 	/* No clamp: on -86.5 <= x <= 0 and NaN, rr_vexp_nonpos_bf16's max(-110, x) is x */
 	const __m512 xc = (__m512)x;
 	const vf k = rr_vexp_k(xc);
@@ -333,7 +339,7 @@ static inline vf rr_vexp_nonpos_bf16_ranged(vf x)
 #else
 	const vf t = rr_vfma(x, rr_vsplat(1.442695041f), rr_vsplat(12582912.0f));
 	const vf k = t - 12582912.0f;
-#if defined(__FMA__) && (L == 8 || L == 4) /* where rr_vfma rounds once */
+#if defined(__FMA__) && (RR_FORM_L == 8 || RR_FORM_L == 4) /* where rr_vfma rounds once */
 	const vf r = rr_vfma(k, rr_vsplat(-6.931471825e-01f), x);
 #else /* k ln 2 rounded apart would be off by up to 4e-6: ln 2 in two parts, as rr_vexp */
 	const vf r =
@@ -343,7 +349,7 @@ static inline vf rr_vexp_nonpos_bf16_ranged(vf x)
 	vf p = rr_vfma(rr_vsplat(1.651781946e-01f), r, rr_vsplat(5.041344762e-01f));
 	p = rr_vfma(p, r, rr_vsplat(1.000196218e+00f));
 	p = rr_vfma(p, r, rr_vsplat(1.0f));
-#if defined(__AVX512F__) && L == 16
+#if defined(__AVX512F__) && RR_FORM_L == 16
 	return (vf)_mm512_scalef_ps((__m512)p, (__m512)k);
 #else
 	return (vf)((vu)p + ((vu)t << 23));
@@ -352,7 +358,8 @@ static inline vf rr_vexp_nonpos_bf16_ranged(vf x)
 
 static inline vf rr_vexp_nonpos_bf16(vf x)
 {
-#if defined(__AVX512F__) && L == 16 /* clamped to -110 (NaN stays), vscalefps needs no fix-up */
+/* with AVX-512: clamped to -110 (NaN stays), vscalefps needs no fix-up */
+#if defined(__AVX512F__) && RR_FORM_L == 16
 	vf result =
 	    rr_vexp_nonpos_bf16_ranged((vf)_mm512_max_ps(_mm512_set1_ps(-110.0f), (__m512)x));
 #else
@@ -394,7 +401,7 @@ static inline vf rr_vexp_nonpos_summed_ranged(vf xc)
 	/* t = x log2(e) + 1.5 * 2^23 + 127: 127 + k in its low bits */
 	const vf t = rr_vfma(xc, rr_vsplat(1.442695041f), rr_vsplat(12583039.0f));
 	const vf k = t - 12583039.0f;
-#if (defined(__AVX512F__) && L == 16) || (defined(__FMA__) && (L == 8 || L == 4))
+#if (defined(__AVX512F__) && RR_FORM_L == 16) || (defined(__FMA__) && (RR_FORM_L == 8 || RR_FORM_L == 4))
 	const vf r = rr_vfma(k, rr_vsplat(-6.931471825e-01f), xc);
 #else /* k ln 2 rounded apart would be off by up to 4e-6: ln 2 in two parts, as rr_vexp */
 	const vf r =
@@ -404,7 +411,7 @@ static inline vf rr_vexp_nonpos_summed_ranged(vf xc)
 	p = rr_vfma(p, r, rr_vsplat(4.999595284e-01f));
 	p = rr_vfma(p, r, rr_vsplat(9.999514222e-01f));
 	p = rr_vfma(p, r, rr_vsplat(1.0f));
-#if defined(__AVX512F__) && L == 16
+#if defined(__AVX512F__) && RR_FORM_L == 16
 	/* p 2^k in one operation where the shift and the multiply took two: the same product,
 	 * rounded once (only a subnormal result rounds at all), NaN kept. Two threads, rows 16
 	 * bytes in (bench/NOTES.md, session 35 CPU): cross_entropy f32 4096x4096 and 16384x1024
