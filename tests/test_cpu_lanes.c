@@ -160,8 +160,8 @@ static void test_short_rows(rr_device *device)
 					if (lanes && per_row) {
 						CHECKF(!strstr(rr_program_source(lanes), MARKER) ==
 						           (cols > RR_CPU_LANES_MAX_N),
-						       "%s N=%lld: rows as lanes where they should not "
-						       "be, or not where they should",
+						       "%s N=%lld: rows as lanes where they should "
+						       "not be, or not where they should",
 						       kernel->name, (long long)cols);
 						CHECK(!strstr(rr_program_source(per_row), MARKER));
 						compared += check_rows(lanes, per_row, kernel,

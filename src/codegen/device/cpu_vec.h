@@ -401,7 +401,8 @@ static inline vf rr_vexp_nonpos_summed_ranged(vf xc)
 	/* t = x log2(e) + 1.5 * 2^23 + 127: 127 + k in its low bits */
 	const vf t = rr_vfma(xc, rr_vsplat(1.442695041f), rr_vsplat(12583039.0f));
 	const vf k = t - 12583039.0f;
-#if (defined(__AVX512F__) && RR_FORM_L == 16) || (defined(__FMA__) && (RR_FORM_L == 8 || RR_FORM_L == 4))
+#if (defined(__AVX512F__) && RR_FORM_L == 16) ||                                                  \
+    (defined(__FMA__) && (RR_FORM_L == 8 || RR_FORM_L == 4))
 	const vf r = rr_vfma(k, rr_vsplat(-6.931471825e-01f), xc);
 #else /* k ln 2 rounded apart would be off by up to 4e-6: ln 2 in two parts, as rr_vexp */
 	const vf r =
