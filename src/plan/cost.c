@@ -953,7 +953,12 @@ static void cpu_features(const rr__cost_coeffs *k, const rr__plan_request *req,
 	double heavy_ns = lanes < 4 ? elem_transcendentals(req->kernel) * f->chunks_per_worker * W *
 	                                  l->vec / lanes * K(cpu_transcendental_ns)
 	                            : 0;
-	double row_ns = pass_ns + later_ns + heavy_ns;
+	/* The per-row code calls libm for a row's scalar exp, log, tanh, max and min as the rows
+	 * as lanes do, once a row whatever W: cross_entropy's log. Uncharged, W = 4 was priced
+	 * 7.4 ns a row at 65536x8 where it measured 14.9 and the lanes 6.6, and kept its rows of
+	 * 7 and 8 (bench/lab/s61-cpu/notes.md, "Rows of 9-16 and cross_entropy's W = 4"). */
+	double row_ns = pass_ns + later_ns + heavy_ns +
+	                scalar_libm_calls(req->kernel) * K(cpu_transcendental_ns);
 	if (io->row_outputs > 0 && req->kernel->analysis.level && chain_ns > issue_ns &&
 	    (elem >= 4 || io->row_inputs == 1))
 		row_ns += chained_rounds(req->kernel) * (chain_ns - issue_ns);
