@@ -128,15 +128,16 @@ static int check_rows(rr_program *lanes, rr_program *per_row, const rr_kernel *k
 	return compared;
 }
 
-/* Every built-in and the user kernel in f32, bf16 and f16 at N = 1, 2, 3, 5, 7, 8 and 13
- * with W = 1, V = 1 (the planner's plans there), and V = 4 at 7 and 13 (a head and packs in
- * the per-row code, the same element order): validated, the per-row code's bytes, and the
- * marker in the source up to RR_CPU_LANES_MAX_N (13: per-row code, validated alike); the
- * per-row program's source has no marker. */
+/* Every built-in and the user kernel in f32, bf16 and f16 at N = 1, 2, 3, 5, 7, 8 (the lane
+ * permutes), 9-16 (the transposition at 16 lanes) and 17, with W = 1, V = 1 (the planner's
+ * plans there), and V = 4 at 7 and 13 (a head and packs in the per-row code, the same element
+ * order): validated, the per-row code's bytes, and the marker in the source up to
+ * RR_CPU_LANES_MAX_N (17: per-row code, validated alike); the per-row program's source has no
+ * marker. */
 static void test_short_rows(rr_device *device)
 {
 	static const rr_dtype dtypes[] = {RR_F32, RR_BF16, RR_F16};
-	static const int64_t lengths[] = {1, 2, 3, 5, 7, 8, 13};
+	static const int64_t lengths[] = {1, 2, 3, 5, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17};
 	const char *const *names = rr_builtin_names();
 	int kernels = 0, compared = 0;
 	for (int k = 0; k < 16; k++) {
@@ -178,19 +179,23 @@ static void test_short_rows(rr_device *device)
 			break;
 	}
 	CHECK(kernels == 7);
-	CHECKF(compared > 7 * 3 * 7 * 3 * 4, "%d outputs compared", compared);
+	CHECKF(compared > 7 * 3 * 15 * 3 * 4, "%d outputs compared", compared);
 }
 
-/* With 8 and 4 lanes a vector (AVX2, SSE: rows as long as the vector or longer at N = 7 and
- * 8, the permutes drawing from more vectors): softmax, layernorm and the user kernel validate and
- * match the per-row code's bytes. */
+/* With 8 and 4 lanes a vector (AVX2, SSE: rows as long as the vector or longer at N = 7-16,
+ * the permutes drawing from more vectors), and with the transposition from N = 2 on at 16, 8
+ * and 4 lanes (RR_ROWS_TRANSPOSE_MIN_N; rows of up to L elements): softmax, layernorm and the
+ * user kernel validate and match the per-row code's bytes. */
 static void test_narrow_vectors(rr_device *device)
 {
-	static const char *const flags[] = {"-O1 -mno-avx512f", "-O1 -mno-avx"};
+	static const char *const flags[] = {"-O1 -mno-avx512f", "-O1 -mno-avx",
+	                                    "-O1 -DRR_ROWS_TRANSPOSE_MIN_N=2",
+	                                    "-O1 -mno-avx512f -DRR_ROWS_TRANSPOSE_MIN_N=2",
+	                                    "-O1 -mno-avx -DRR_ROWS_TRANSPOSE_MIN_N=2"};
 	static const char *const names[] = {"softmax", "layernorm", NULL};
-	static const int64_t lengths[] = {3, 7, 8};
+	static const int64_t lengths[] = {2, 3, 4, 7, 8, 9, 12, 16};
 	int compared = 0;
-	for (int f = 0; f < 2; f++) {
+	for (int f = 0; f < 5; f++) {
 		setenv("RR_CFLAGS", flags[f], 1);
 		for (int k = 0; k < 3; k++) {
 			rr_kernel *kernel = NULL;
@@ -218,7 +223,7 @@ static void test_narrow_vectors(rr_device *device)
 		}
 	}
 	setenv("RR_CFLAGS", "-O1", 1);
-	CHECKF(compared >= 2 * 3 * 2 * 3 * 3 * 4, "%d outputs compared", compared);
+	CHECKF(compared >= 5 * 3 * 2 * 8 * 3 * 4, "%d outputs compared", compared);
 }
 
 /* Rows past the bound, and W > 1, keep the per-row code. */

@@ -12,6 +12,7 @@
 #include "codegen/common.h"
 #include "codegen/device_files.h"
 #include "codegen/expr.h"
+#include "layout/realise.h"
 
 typedef struct lanes_emitter {
 	rr__buf *out;
@@ -279,10 +280,8 @@ static void emit_output_phase(lanes_emitter *em)
 	for (int j = 0; j < kernel->n_outputs; j++) {
 		const rr__io *io = &kernel->outputs[j];
 		if (io->kind == RR_KIND_ROW) {
-			line(em, 1, "for (int64_t q = 0; whole && q < N; q++) /* %s, row-major */",
-			     io->name);
-			line(em, 2, "store_packed(out%d + q * L, rr_rows_unpick(y%d, N, q));", j,
-			     j);
+			line(em, 1, "if (whole) /* %s, row-major */", io->name);
+			line(em, 2, "rr_rows_store_elements(out%d, y%d, N);", j, j);
 		} else {
 			rr__buf_printf(em->out, "\trr_rows_scalar_out(out%d, live, ", j);
 			scalar_ref(em, io->node);
@@ -307,9 +306,8 @@ static void emit_block_setup(lanes_emitter *em)
 			line(em, 2, "rows%d[q] = load_packed(in%d + q * L);", k, k);
 			line(em, 1, "vf elems%d[PLAN_N]; /* %s by element: lane l row l's */", k,
 			     io->name);
-			line(em, 1, "#pragma GCC unroll 16");
-			line(em, 1, "for (int64_t i = 0; whole && i < N; i++)");
-			line(em, 2, "elems%d[i] = rr_rows_pick(rows%d, N, i);", k, k);
+			line(em, 1, "if (whole)");
+			line(em, 2, "rr_rows_to_elements(elems%d, rows%d, N);", k, k);
 			break;
 		case RR_KIND_COL:
 			line(em, 1, "const io_t *in%d = (const io_t *)inputs[%d]; /* %s: col */", k,
@@ -426,7 +424,10 @@ static void emit_prelude(lanes_emitter *em)
 	     (long long)em->cols);
 	line(em, 0,
 	     "#define RR_FORM_L 1 /* the per-row code's forms of W = 1 (cpu_vec.h): its "
-	     "bits */\n");
+	     "bits */");
+	line(em, 0,
+	     "#ifndef RR_ROWS_TRANSPOSE_MIN_N /* rows of this many to L: a transposition */");
+	line(em, 0, "#define RR_ROWS_TRANSPOSE_MIN_N %d\n#endif\n", RR_CPU_LANES_TRANSPOSE_MIN_N);
 	rr__device_emit(em->out, "cpu_vec.h", "lanes");
 	rr__device_emit(em->out, "cpu_vec.h", "intrinsics");
 	rr__device_emit(em->out, "cpu_vec.h", "types");

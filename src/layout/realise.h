@@ -336,10 +336,18 @@ int rr__is_online_sum(const rr_kernel *kernel, int id);
  * The C emitter and the cost model read it alike. */
 /* Rows as lanes against the planner's per-row W = 2-8, one thread, 100000 rows (ns a row;
  * bench/lab/s61-cpu/notes.md): at N = 4 and 8 faster for every built-in (softmax f32 2.2 and
- * 5.6 against 10.6 and 13.5 at W = 4, rmsnorm 2.5 and 3.4 against 4.8 and 5.9), at 12 and 16
- * slower for the norms and softmax (rmsnorm 14.7 and 20.8 against 6.4 and 7.7: the permutes
- * grow as N^2 and the rows no longer fit the registers). */
-#define RR_CPU_LANES_MAX_N 8
+ * 5.6 against 10.6 and 13.5 at W = 4, rmsnorm 2.5 and 3.4 against 4.8 and 5.9). Rows of
+ * RR_CPU_LANES_TRANSPOSE_MIN_N .. L elements move through a transposition (device/cpu_lanes.h,
+ * N log N) instead of N^2 permutes: at N = 9-16 faster than the per-row plans for every
+ * built-in, f32 and bf16 (softmax f32 6.3-9.1 against 15-31, rmsnorm 3.8-6.4 against 7.0-10,
+ * add_layernorm bf16 13-19 against 25-64, sum 1.1-1.8 against 2.8-6.2). The bound is the
+ * vector's 16 lanes (AVX-512): on 8 or 4 lanes rows past L take the N^2 permutes (unmeasured
+ * there). */
+#define RR_CPU_LANES_MAX_N 16
+/* From this many elements a block's rows go through the transposition (up to L elements a
+ * row): at N = 8 5.3 against 5.6 ns a row for softmax f32, add_layernorm 5.2 against 6.4; at
+ * 5 slower (4.3 against 3.4). The C emitter writes it as RR_ROWS_TRANSPOSE_MIN_N. */
+#define RR_CPU_LANES_TRANSPOSE_MIN_N 8
 int rr__cpu_rows_as_lanes(const rr__realisation *r);
 /* REDUCE nodes accumulated in round `round` (the sum of an online pair excluded). */
 int rr__reduced_in(const rr_kernel *kernel, int id, int round);

@@ -856,22 +856,33 @@ static int scalar_libm_calls(const rr_kernel *kernel)
 	return count;
 }
 
+/* Vector operations of a block's transposition of one row array (device/cpu_lanes.h): the
+ * network's L log2(L) two-vector permutes at L = 16, and about one permute a vector for the
+ * rows' starts or the row-major vectors' assembly. */
+#define CPU_LANES_TRANSPOSE_OPS 64.0
+
 /* A row's time where rows run as lanes (rr__cpu_rows_as_lanes): L = 16 rows share every
  * vector operation of a block, exp, log and tanh included (a polynomial of about a dozen);
  * each pass evaluates the N elements once; the block's row arrays move into element order and
- * back by lane permutes, N two-vector permutes and blends an element (N^2 an array); the
- * scalars' libm calls go lane by lane. One thread, 100000 rows (bench/lab/s61-cpu/notes.md):
- * softmax f32 at N = 1, 3, 8 0.38, 1.71, 5.6 ns a row, priced 0.43, 1.6, 6.2; cross_entropy
- * at 4 and 8 5.0 and 6.6, priced 3.9 and 5.9, where W = 4 ran 12.7 and 14.9 (priced 5.8 and
- * 7.4 a row: the rows as lanes go to the planner on the measured times, not on W = 4's). */
+ * back by lane permutes, N two-vector permutes and blends an element (N^2 an array), or from
+ * RR_CPU_LANES_TRANSPOSE_MIN_N elements on by a transposition, CPU_LANES_TRANSPOSE_OPS + N an
+ * array; the scalars' libm calls go lane by lane. One thread, 100000 rows
+ * (bench/lab/s61-cpu/notes.md): softmax f32 at N = 1, 3 0.38, 1.71 ns a row, priced 0.43,
+ * 1.6; cross_entropy at 4 5.0, priced 3.9, where W = 4 ran 12.7. Transposed, N = 9 and 16
+ * (f32): softmax 6.3 and 9.1 priced 7.2 and 10.0, rmsnorm 3.8 and 4.2 priced 4.1 and 4.8,
+ * add_layernorm 7.4 and 8.4 priced 8.0 and 9.2, cross_entropy 7.6 and 9.1 priced 6.3 and
+ * 7.9, sum 1.1 and 1.3 priced 2.0 and 2.4 (rmsnorm and layernorm at 15: 6.4 and 9.8 priced
+ * 4.7 and 5.0, spills at the odd lengths). */
 static double cpu_lanes_row_ns(const rr__cost_coeffs *k, const rr__plan_request *req,
                                const io_facts *io)
 {
 	const double N = (double)req->cols, rows_a_block = 16;
 	const double passes = io->max_passes + req->kernel->analysis.online_rewrites;
+	const double moves =
+	    N >= RR_CPU_LANES_TRANSPOSE_MIN_N ? CPU_LANES_TRANSPOSE_OPS + N : N * N;
 	const double ops =
 	    N * (passes + CPU_LANES_TRANSCENDENTAL_OPS * elem_transcendentals(req->kernel)) +
-	    (io->row_inputs + io->row_outputs) * N * N;
+	    (io->row_inputs + io->row_outputs) * moves;
 	return ops * K(cpu_pack_ns) / rows_a_block +
 	       scalar_libm_calls(req->kernel) * K(cpu_transcendental_ns);
 }

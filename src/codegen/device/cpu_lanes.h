@@ -46,6 +46,7 @@ static inline void rr_store_f32(float *p, vf v)
 }
 #define load_packed rr_load_f32
 #define store_packed rr_store_f32
+#define RR_ROWS_TRANSPOSE_MIN_N 8
 
 //@ rows
 static inline vi rr_lane_numbers(void)
@@ -98,6 +99,106 @@ static inline vf rr_rows_unpick(const vf *y, int64_t N, int64_t q)
 		                        both, v);
 	}
 	return v;
+}
+
+/* Row l of a block of rows of N <= L elements (c as in rr_rows_pick): lane e is value l * N + e
+ * (e < N; the lanes past the row hold the next values or others). One two-vector permute, none
+ * where the row starts a vector. */
+static inline vf rr_rows_row(const vf *c, int64_t N, int64_t l)
+{
+	const int64_t q = l * N / L;
+	const vi at = rr_lane_numbers() + (int32_t)(l * N - q * L); /* 0 .. 2L - 1 */
+	return q + 1 < N ? __builtin_shuffle(c[q], c[q + 1], at)
+	                 : __builtin_shuffle(c[q], at & (L - 1));
+}
+
+/* The L x L transposition of a[0 .. L - 1] in place: a[j] lane k goes to a[k] lane j. Stage d
+ * (L / 2, ..., 2, 1) swaps bit d of the vector with bit d of the lane: vectors j and j + d
+ * (bit d of j clear) exchange their lanes with bit d set and clear, two two-vector permutes a
+ * pair, L log2(L) a transposition. */
+static inline void rr_rows_transpose(vf *a)
+{
+	const vi lane = rr_lane_numbers();
+#pragma GCC unroll 16
+	for (int d = L / 2; d >= 1; d /= 2) {
+		const vi high = (lane & d) != 0; /* all ones where lane k has bit d set */
+		const vi low_at = lane + (high & (L - d)), high_at = lane + d + (high & (L - d));
+#pragma GCC unroll 16
+		for (int j = 0; j < L; j++) {
+			if (j & d)
+				continue;
+			/* a[j] lane k: x[k], or y[k - d] where k has bit d; a[j + d]: x[k + d], or
+			 * y[k] where k has bit d */
+			const vf x = a[j], y = a[j + d];
+			a[j] = __builtin_shuffle(x, y, low_at);
+			a[j + d] = __builtin_shuffle(x, y, high_at);
+		}
+	}
+}
+
+/* The element vectors e[0 .. N - 1] (e[i] lane l: row l's element i) of a whole block's N
+ * row-major vectors c: rows of RR_ROWS_TRANSPOSE_MIN_N .. L elements (the emitter's define,
+ * layout/realise.h) as L rows (one permute each) and a transposition, L + L log2(L) permutes
+ * a block where rr_rows_pick takes N^2 (softmax f32, one thread, ns a row: N = 12 7.5
+ * against 16.9, N = 16 9.1 against 24.9); other rows by rr_rows_pick. */
+static inline void rr_rows_to_elements(vf *e, const vf *c, int64_t N)
+{
+	if (N < RR_ROWS_TRANSPOSE_MIN_N || N > L) {
+#pragma GCC unroll 16
+		for (int64_t i = 0; i < N; i++)
+			e[i] = rr_rows_pick(c, N, i);
+		return;
+	}
+	vf a[L];
+#pragma GCC unroll 16
+	for (int l = 0; l < L; l++)
+		a[l] = rr_rows_row(c, N, l);
+	rr_rows_transpose(a);
+#pragma GCC unroll 16
+	for (int64_t i = 0; i < N; i++)
+		e[i] = a[i];
+}
+
+/* Vector q of the block's row-major values from its rows a[l] (lane e: row l's element e, as
+ * rr_rows_row): lane r is value p = q * L + r, row p / N's element p % N; a pair of rows a
+ * two-vector permute, the pairs a blend (rows of 9 or more elements: at most three rows). */
+static inline vf rr_rows_unrow(const vf *a, int64_t N, int64_t q)
+{
+	const vi p = rr_lane_numbers() + (int32_t)(q * L), row = p / (int32_t)N,
+	         element = p % (int32_t)N;
+	const int64_t first = q * L / N, last = (q * L + L - 1) / N;
+	vf v = rr_vsplat(0.0f);
+#pragma GCC unroll 16
+	for (int64_t k = first; k <= last; k += 2) {
+		const vf both = k + 1 <= last
+		                    ? __builtin_shuffle(a[k], a[k + 1],
+		                                        element + ((row == (int32_t)(k + 1)) & L))
+		                    : __builtin_shuffle(a[k], element);
+		v = k == first && k + 1 >= last
+		        ? both
+		        : rr_vselect((row == (int32_t)k) | (row == (int32_t)(k + 1)), both, v);
+	}
+	return v;
+}
+
+/* The inverse of rr_rows_to_elements: a whole block's N row-major vectors from the element
+ * vectors y[0 .. N - 1], stored at out by store_packed. */
+static inline void rr_rows_store_elements(io_t *out, const vf *y, int64_t N)
+{
+	if (N < RR_ROWS_TRANSPOSE_MIN_N || N > L) {
+#pragma GCC unroll 16
+		for (int64_t q = 0; q < N; q++)
+			store_packed(out + q * L, rr_rows_unpick(y, N, q));
+		return;
+	}
+	vf a[L];
+#pragma GCC unroll 16
+	for (int l = 0; l < L; l++)
+		a[l] = l < N ? y[l] : rr_vsplat(0.0f);
+	rr_rows_transpose(a);
+#pragma GCC unroll 16
+	for (int64_t q = 0; q < N; q++)
+		store_packed(out + q * L, rr_rows_unrow(a, N, q));
 }
 
 /* Element i of the first `live` rows of N elements at p, lane by lane (the other lanes 0). */
