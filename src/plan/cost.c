@@ -869,10 +869,11 @@ static int scalar_libm_calls(const rr_kernel *kernel)
  * array; the scalars' libm calls go lane by lane. One thread, 100000 rows
  * (bench/lab/s61-cpu/notes.md): softmax f32 at N = 1, 3 0.38, 1.71 ns a row, priced 0.43,
  * 1.6; cross_entropy at 4 5.0, priced 3.9, where W = 4 ran 12.7. Transposed, N = 9 and 16
- * (f32): softmax 6.3 and 9.1 priced 7.2 and 10.0, rmsnorm 3.8 and 4.2 priced 4.1 and 4.8,
- * add_layernorm 7.4 and 8.4 priced 8.0 and 9.2, cross_entropy 7.6 and 9.1 priced 6.3 and
- * 7.9, sum 1.1 and 1.3 priced 2.0 and 2.4 (rmsnorm and layernorm at 15: 6.4 and 9.8 priced
- * 4.7 and 5.0, spills at the odd lengths). */
+ * (f32): softmax 6.3 and 9.1 priced 7.0 and 10.0, rmsnorm 3.8 and 4.2 priced 4.1 and 4.8,
+ * add_layernorm 7.4 and 8.3 priced 8.0 and 9.2, cross_entropy 7.6 and 9.1 priced 6.3 and
+ * 7.9, sum 1.1 and 1.3 priced 2.1 and 2.4; between them the rows that do not divide 16 cost
+ * more (layernorm at 13 and 15: 8.0 and 9.8 priced 4.8 and 5.1), still under half the
+ * per-row plans' measured time, so the picks hold. */
 static double cpu_lanes_row_ns(const rr__cost_coeffs *k, const rr__plan_request *req,
                                const io_facts *io)
 {
