@@ -1,5 +1,5 @@
 /* The cpu backend's rows as lanes (codegen/c_emit_lanes.c): W = 1 plans on rows of up to
- * RR_CPU_LANES_MAX_N elements run L rows a vector. Every built-in and a user kernel of every
+ * rr__cpu_lanes_max_n() elements run L rows a vector. Every built-in and a user kernel of every
  * operation validate against float64 in every dtype, at row counts that leave a partial block,
  * on views 0-3 elements into their buffers; their outputs are the bytes of the per-row code
  * (RR_CPU_ROWS_AS_LANES=0) for the same plan; and the source says rows run as lanes exactly
@@ -132,7 +132,7 @@ static int check_rows(rr_program *lanes, rr_program *per_row, const rr_kernel *k
  * permutes), 9-16 (the transposition at 16 lanes) and 17, with W = 1, V = 1 (the planner's
  * plans there), and V = 4 at 7 and 13 (a head and packs in the per-row code, the same element
  * order): validated, the per-row code's bytes, and the marker in the source up to
- * RR_CPU_LANES_MAX_N (17: per-row code, validated alike); the per-row program's source has no
+ * rr__cpu_lanes_max_n() (17: per-row code, validated alike); the per-row program's source has no
  * marker. */
 static void test_short_rows(rr_device *device)
 {
@@ -160,7 +160,7 @@ static void test_short_rows(rr_device *device)
 					    build(device, kernel, dtypes[d], cols, layout, 0);
 					if (lanes && per_row) {
 						CHECKF(!strstr(rr_program_source(lanes), MARKER) ==
-						           (cols > RR_CPU_LANES_MAX_N),
+						           (cols > rr__cpu_lanes_max_n()),
 						       "%s N=%lld: rows as lanes where they should "
 						       "not be, or not where they should",
 						       kernel->name, (long long)cols);
@@ -234,7 +234,7 @@ static void test_per_row_kept(rr_device *device)
 	if (!kernel)
 		return;
 	rr_program *longer =
-	    build(device, kernel, RR_F32, RR_CPU_LANES_MAX_N + 1, "W=1,V=1,U=1,R=512", 1);
+	    build(device, kernel, RR_F32, rr__cpu_lanes_max_n() + 1, "W=1,V=1,U=1,R=512", 1);
 	rr_program *wider = build(device, kernel, RR_F32, 8, "W=2,V=1,U=1,R=512", 1);
 	if (longer)
 		CHECK(!strstr(rr_program_source(longer), MARKER));

@@ -539,7 +539,7 @@ static void test_cpu_chains(const rr__target *gpu, const rr__target *cpu)
 
 /* Rows of a few elements on the CPU: softmax and cross_entropy, whose exp runs once per vector,
  * take vectors of four lanes or more (W >= 4), where one or two lanes ran 1.9-3.9x longer
- * (cost.c, cpu_transcendental_ns); up to RR_CPU_LANES_MAX_N elements W = 1, whose rows run as
+ * (cost.c, cpu_transcendental_ns); up to rr__cpu_lanes_max_n() elements W = 1, whose rows run as
  * the lanes (cost.c, cpu_lanes_row_ns: 2-6x faster than W = 4 there, cross_entropy's 7 and
  * 8 included since its log is charged to the per-row code too); rmsnorm, without one, keeps
  * its narrow plan. */
@@ -555,7 +555,7 @@ static void test_cpu_narrow_transcendentals(const rr__target *cpu)
 				rr__plan_request req = {kernel, dt,   shapes[s][0], shapes[s][1],
 				                        cpu,    NULL, NULL};
 				rr_layout l = choose(&req, NULL);
-				const int lanes = shapes[s][1] <= RR_CPU_LANES_MAX_N;
+				const int lanes = shapes[s][1] <= rr__cpu_lanes_max_n();
 				CHECKF(lanes ? l.workers_per_row == 1 : l.workers_per_row >= 4,
 				       "%s %s %lldx%lld: %s", heavy[k], d ? "bf16" : "f32",
 				       (long long)shapes[s][0], (long long)shapes[s][1], show(&l));

@@ -145,12 +145,21 @@ int rr__is_online_sum(const rr_kernel *kernel, int id)
 	       kernel->nodes[id].reduce == RR_REDUCE_SUM;
 }
 
+int rr__cpu_lanes_max_n(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	if (__builtin_cpu_supports("avx512f"))
+		return RR_CPU_LANES_MAX_N;
+#endif
+	return RR_CPU_LANES_NARROW_MAX_N;
+}
+
 int rr__cpu_rows_as_lanes(const rr__realisation *r)
 {
 	const char *env = getenv("RR_CPU_ROWS_AS_LANES");
 	if (env && strcmp(env, "0") == 0)
 		return 0;
-	return r->layout.workers_per_row == 1 && r->cols <= RR_CPU_LANES_MAX_N;
+	return r->layout.workers_per_row == 1 && r->cols <= rr__cpu_lanes_max_n();
 }
 
 int rr__reduced_in(const rr_kernel *kernel, int id, int round)

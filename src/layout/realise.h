@@ -348,6 +348,12 @@ int rr__is_online_sum(const rr_kernel *kernel, int id);
  * row): at N = 8 5.3 against 5.6 ns a row for softmax f32, add_layernorm 5.2 against 6.4; at
  * 5 slower (4.3 against 3.4). The C emitter writes it as RR_ROWS_TRANSPOSE_MIN_N. */
 #define RR_CPU_LANES_TRANSPOSE_MIN_N 8
+/* The longest row that runs as lanes on this host: RR_CPU_LANES_MAX_N where the CPU has
+ * AVX-512F (16 f32 lanes: rows of 9-16 measured above), else RR_CPU_LANES_NARROW_MAX_N. On 8 or
+ * 4 lanes rows past the vector take the N^2 permutes, which at 16 lanes ran slower than the
+ * per-row plans past 8 elements: no faster there until measured. */
+#define RR_CPU_LANES_NARROW_MAX_N 8
+int rr__cpu_lanes_max_n(void);
 int rr__cpu_rows_as_lanes(const rr__realisation *r);
 /* REDUCE nodes accumulated in round `round` (the sum of an online pair excluded). */
 int rr__reduced_in(const rr_kernel *kernel, int id, int round);
