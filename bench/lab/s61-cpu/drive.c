@@ -46,7 +46,7 @@ int main(int argc, char **argv)
 	}
 	for (int j = 0; j < nout; j++)
 		out[j] = calloc((size_t)(M * N + 64), 4);
-	/* the per-row code's kept rows (session 62: per-row W = 4 plans beside the lanes) */
+	/* the per-row code's kept rows (session 61: per-row W = 4 plans beside the lanes) */
 	float *scratch = calloc((size_t)(scratch_floats ? scratch_floats(N) : 0) + 64, 4);
 	double best = 1e9;
 	for (int r = 0; r < 20; r++) {
