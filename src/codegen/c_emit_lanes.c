@@ -51,6 +51,16 @@ static void scalar_ref(lanes_emitter *em, int id)
 	}
 }
 
+/* fn(a, b) of node's two operands (max and min, as scalars or elements). */
+static void call_of_two(lanes_emitter *em, const char *fn, const rr__node *node)
+{
+	rr__buf_printf(em->out, "%s(", fn);
+	scalar_ref(em, node->a);
+	rr__buf_printf(em->out, ", ");
+	scalar_ref(em, node->b);
+	rr__buf_printf(em->out, ")");
+}
+
 /* Scalar node id (one value a row, a lane each): + - * / and sqrt as vectors round alike; the
  * functions the per-row code calls from libm are called lane by lane. */
 static void emit_scalar(lanes_emitter *em, int id)
@@ -93,12 +103,9 @@ static void emit_scalar(lanes_emitter *em, int id)
 		break;
 	case RR_OP_MAX:
 	case RR_OP_MIN:
-		rr__buf_printf(em->out, "\tconst vf s%d = %s(", id,
-		               node->op == RR_OP_MAX ? "rr_rows_fmaxf" : "rr_rows_fminf");
-		scalar_ref(em, node->a);
-		rr__buf_printf(em->out, ", ");
-		scalar_ref(em, node->b);
-		rr__buf_printf(em->out, ");\n");
+		rr__buf_printf(em->out, "\tconst vf s%d = ", id);
+		call_of_two(em, node->op == RR_OP_MAX ? "rr_rows_fmaxf" : "rr_rows_fminf", node);
+		rr__buf_printf(em->out, ";\n");
 		return;
 	case RR_OP_NEG:
 	case RR_OP_ADD:
@@ -165,12 +172,7 @@ static void emit_elements(lanes_emitter *em, int depth)
 		if (form) {
 			rr__buf_printf(em->out, "rr_vexp_nonpos%s(e%d)", form, node->a);
 		} else if (node->op == RR_OP_MAX || node->op == RR_OP_MIN) {
-			rr__buf_printf(em->out, "%s(",
-			               node->op == RR_OP_MAX ? "rr_vmax" : "rr_vmin");
-			scalar_ref(em, node->a);
-			rr__buf_printf(em->out, ", ");
-			scalar_ref(em, node->b);
-			rr__buf_printf(em->out, ")");
+			call_of_two(em, node->op == RR_OP_MAX ? "rr_vmax" : "rr_vmin", node);
 		} else {
 			rr__emit_rhs(em->out, kernel, id, "", RR_FLAVOR_C_VEC);
 		}
