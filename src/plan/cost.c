@@ -530,11 +530,17 @@ static double warp_access_lines(const rr__plan_request *req, const io_facts *io,
  * the W = 512 pick keeping h in registers (one block an SM) at 2048x16384 and 4096x16384
  * (95.95 against 102.09 µs, 184.57 against 196.93; session 61, bench/results/
  * 2026-12-07-h100-lab-plans-rows1-s61), where the staged term had priced it 1.3x. */
+/* 16-bit rows of two row inputs or more (add_layernorm: x and r). */
+static int pair_rows_16bit(const rr__plan_request *req, const io_facts *io)
+{
+	return rr_dtype_size(req->dtype) < 4 && io->row_inputs >= 2;
+}
+
 static int smem_pair_overlaps(const rr__plan_request *req, const rr_layout *l, const io_facts *io,
                               const rr__plan_features *f)
 {
 	return l->storage == RR_STORAGE_SMEM && l->blocks_per_row == 1 && f->groups_per_sm >= 3 &&
-	       req->cols >= 16384 && rr_dtype_size(req->dtype) < 4 && io->row_inputs >= 2;
+	       req->cols >= 16384 && pair_rows_16bit(req, io);
 }
 
 /* f32 rows of a one-round kernel over S=grid, of more data than half the L2 holds, whose
@@ -1035,8 +1041,8 @@ static double gpu_measured_factor(const rr__cost_coeffs *k, const rr__plan_reque
 	 * fill the gaps between its phases (the measurements there: 1.06-1.07x the time of the
 	 * shared-memory keep, where the model had them level or ahead). */
 	if (l->storage == RR_STORAGE_REGS && l->blocks_per_row == 1 && f->groups_per_sm <= 1 &&
-	    f->waves >= 2 && io->row_outputs > 0 && io->kept > 0 && rr_dtype_size(req->dtype) < 4 &&
-	    io->row_inputs >= 2 && req->cols >= 8192)
+	    f->waves >= 2 && io->row_outputs > 0 && io->kept > 0 && pair_rows_16bit(req, io) &&
+	    req->cols >= 8192)
 		factor *= GPU_LONE_PAIR_BLOCK_FACTOR;
 	if (l->grid == RR_GRID_PERSISTENT && l->blocks_per_row == 1)
 		factor *= K(gpu_persistent_factor);
@@ -1079,19 +1085,17 @@ static double gpu_measured_factor(const rr__cost_coeffs *k, const rr__plan_reque
 	 * block's time (293 against 334 us; the clusters keeping theirs in registers 0.93-1.01x), where
 	 * rmsnorm, layernorm, softmax and add_layernorm f32 at that shape ran their clusters
 	 * 1.06-1.17x the block's (bench/NOTES.md session 32). */
-	int lone_pair_block = rr_dtype_size(req->dtype) < 4 && io->row_inputs >= 2 &&
-	                      r->keep == RR_KEEP_SMEM &&
-	                      block_keeps(req, f->kept_values, (double)req->cols) &&
-	                      fmax(1, f->kept_values) * req->cols * 4 >
-	                          0.5 * (double)req->target->smem_per_group;
+	int lone_pair_block =
+	    pair_rows_16bit(req, io) && r->keep == RR_KEEP_SMEM &&
+	    block_keeps(req, f->kept_values, (double)req->cols) &&
+	    fmax(1, f->kept_values) * req->cols * 4 > 0.5 * (double)req->target->smem_per_group;
 	if (l->blocks_per_row > 1 && (req->cols <= 32768 || block_holds_f32_row) && !lone_pair_block)
 		factor *= K(gpu_cluster_short_row_factor);
 	/* One-element packs of 16-bit rows read two at a time (add_layernorm) at 8 <= W < 32, two
 	 * rows or more a warp: the H200 ran W = 16 1.27-1.35x the time of W = 32 (bf16 and f16 65535x127,
 	 * 29.1-30.2 against 22.9 us; bf16 32767x255 32.0 against 23.8; session 32), where the
 	 * one-input kernels ran W = 16 faster at 127 columns (session 31). */
-	if (rr_dtype_size(req->dtype) < 4 && io->row_inputs >= 2 && l->vec == 1 &&
-	    l->workers_per_row >= 8 &&
+	if (pair_rows_16bit(req, io) && l->vec == 1 && l->workers_per_row >= 8 &&
 	    l->workers_per_row < (req->target->warp_size > 0 ? req->target->warp_size : 32))
 		factor *= GPU_PAIR_HALF_WARP_FACTOR;
 	/* A 16-bit row of an online pair (softmax, cross-entropy) on half a warp, in 16-byte packs,
