@@ -32,7 +32,7 @@ sweep() { # NAME SECONDS SHAPES DTYPES OPS PLANS
 R="R=1,C=1,S=regs"
 sweep plans-sum-rows 230 1024x65536,2048x16384,4096x32768,1000x50000,3000x40000 f32 sum \
 	"W=128,V=4,U=8,$R;W=128,V=4,U=4,$R;W=256,V=4,U=4,$R;W=256,V=4,U=2,$R;W=512,V=4,U=8,$R;W=512,V=4,U=4,$R;W=1024,V=4,U=4,$R;W=64,V=4,U=8,$R"
-sweep plans-sum-grid 170 2x4000037,4x2097152,16x1048576,3x3000000 f32,bf16 sum \
+sweep plans-sum-grid 170 2x4000037,4x2097152,16x1048576,7x777777,16x128257,1x131073 f32,bf16 sum \
 	"W=1024,V=4,U=4,R=1,C=64,S=grid;W=512,V=4,U=4,R=1,C=128,S=grid;W=256,V=4,U=8,R=1,C=256,S=grid;W=512,V=4,U=8,R=1,C=64,S=grid;W=1024,V=4,U=2,R=1,C=64,S=grid;W=1024,V=4,U=8,R=1,C=32,S=grid"
 sweep plans-rms-again 60 10x2000000 f32 rmsnorm \
 	"W=1024,V=4,U=4,R=1,C=32,S=grid;W=1024,V=4,U=2,R=1,C=64,S=grid"
