@@ -1384,6 +1384,22 @@ static void test_outputs_alias(void)
 	CHECK(!rr__cpu_outputs_alias(in, 2, out, 1)); /* a single output never */
 }
 
+/* The aliased placement turns streaming off on Zen 3 and unmeasured CPUs, not on Intel's or
+ * Zen 4 (family 25 model 17 streamed it in 0.69-0.87 of the time, bench/lab/s62-cpu). */
+static void test_alias_stalls(void)
+{
+	CHECK(rr__cpu_alias_stalls("AuthenticAMD", 25, 1));   /* Zen 3, EPYC */
+	CHECK(rr__cpu_alias_stalls("AuthenticAMD", 25, 33));  /* Zen 3, desktop */
+	CHECK(!rr__cpu_alias_stalls("AuthenticAMD", 25, 17)); /* Zen 4, EPYC */
+	CHECK(!rr__cpu_alias_stalls("AuthenticAMD", 25, 97)); /* Zen 4, desktop */
+	CHECK(!rr__cpu_alias_stalls("AuthenticAMD", 25, 160));
+	CHECK(rr__cpu_alias_stalls("AuthenticAMD", 26, 17)); /* unmeasured */
+	CHECK(rr__cpu_alias_stalls("AuthenticAMD", 23, 49));
+	CHECK(!rr__cpu_alias_stalls("GenuineIntel", 6, 143));
+	CHECK(rr__cpu_alias_stalls("HygonGenuine", 24, 1));
+	CHECK(rr__cpu_alias_stalls("", 0, 0)); /* no /proc/cpuinfo */
+}
+
 /* Files in `dir` whose name ends with `suffix`. */
 static int count_files(const char *dir, const char *suffix)
 {
@@ -1739,6 +1755,7 @@ int main(void)
 		test_output_prefetch(device);
 		test_round_lead(device);
 		test_outputs_alias();
+		test_alias_stalls();
 		test_arguments(device);
 		test_conversions(device);
 		test_cache_reuse(device, sum, cache);

@@ -47,11 +47,7 @@ typedef struct cpu_impl {
 	 * where these match, so they are part of the cache key. */
 	char machine[65];
 	/* Whether loads stall behind streamed stores to addresses that alias theirs modulo 4 KiB
-	 * (rr__cpu_outputs_alias): on Zen 3 add_layernorm f32 in NumPy's placement ran 5-10x slower
-	 * streaming (bench/NOTES.md session 9); on an Intel Xeon (session 17) streaming was the
-	 * faster there too, 17.6 ms against 23.3 for 16384x1024 on one thread, and two threads
-	 * ran in 0.52-0.56 of the time (bench/results/2026-12-02-cpu-ab-alias-intel). One machine
-	 * each: the rule holds everywhere but on Intel's, whose other generations are unmeasured. */
+	 * (rr__cpu_outputs_alias, rr__cpu_alias_stalls) */
 	int alias_stalls;
 } cpu_impl;
 
@@ -195,7 +191,9 @@ static void cpuinfo_field(const char *field, char *out, size_t size)
 	size_t capacity = 0;
 	size_t length = strlen(field);
 	while (getline(&text, &capacity, f) > 0) {
-		if (strncmp(text, field, length) != 0 || !strchr(text, ':'))
+		/* the whole name: "model" is not "model name" */
+		if (strncmp(text, field, length) != 0 || !strchr(" \t:", text[length]) ||
+		    !strchr(text, ':'))
 			continue;
 		char *value = strchr(text, ':') + 1;
 		value += strspn(value, " \t");
@@ -205,6 +203,15 @@ static void cpuinfo_field(const char *field, char *out, size_t size)
 	}
 	free(text);
 	fclose(f);
+}
+
+int rr__cpu_alias_stalls(const char *vendor, int family, int model)
+{
+	if (strcmp(vendor, "GenuineIntel") == 0)
+		return 0;
+	const int zen4 =
+	    family == 25 && ((model >= 16 && model <= 31) || (model >= 96 && model <= 175));
+	return !(strcmp(vendor, "AuthenticAMD") == 0 && zen4);
 }
 
 static void cpu_model(char *out, size_t size)
@@ -234,7 +241,10 @@ static rr_status cpu_open(rr_device *device)
 	snprintf(device->name, sizeof device->name, "%s (%d threads)", model, impl->threads);
 	char vendor[64];
 	cpuinfo_field("vendor_id", vendor, sizeof vendor);
-	impl->alias_stalls = strcmp(vendor, "GenuineIntel") != 0;
+	char family[32], model_number[32];
+	cpuinfo_field("cpu family", family, sizeof family);
+	cpuinfo_field("model", model_number, sizeof model_number);
+	impl->alias_stalls = rr__cpu_alias_stalls(vendor, atoi(family), atoi(model_number));
 	return RR_OK;
 }
 
