@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Session 62, third call: sum's GPU pricing (the working tree: plain reductions' registers as
 # ptxas allocates them, the tree's issue hidden under memory on launches of as many groups as
-# SMs, wider pieces past 4 KB) against the tree before it (.base, `git archive` of the commit
+# SMs of one row a block on rows of 4096 or more, wider pieces past 4 KB) against the tree before it (.base, `git archive` of the commit
 # before), both in one compare replay beside torch.compile (bench/lab/s60/gpu/ab.sh), sum f32
 # and bf16 on the shapes of call 1's sweep, suite shapes whose picks moved, and shapes tuned on
 # by none (1000x50000, 3000x40000, 6000x6000, 20000x2000, 1536x24576, 8192x2048). Carry .deps
