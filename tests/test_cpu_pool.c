@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "backend/cpu_pool.h"
@@ -138,8 +139,43 @@ static void test_scratch_pages(void)
 	}
 }
 
+/* Back-to-back launches 50 µs apart find the workers still polling, not asleep (cpu_pool.c's
+ * POOL_SPIN_NS: a sleeping worker's wake-up could land on the caller's CPU): of 20 gaps, the
+ * workers slept in fewer than half (a worker preempted past its polling may sleep once). */
+static void visit_nothing(void *context, int thread, int64_t begin, int64_t end, float *scratch)
+{
+	(void)context;
+	(void)thread;
+	(void)begin;
+	(void)end;
+	(void)scratch;
+}
+
+static double seconds_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static void test_awake_between_launches(void)
+{
+	if (rr__pool_threads() < 2)
+		return;
+	CHECK(rr__pool_run(2, 2, 1, 0, visit_nothing, NULL) == RR_OK); /* workers started */
+	const long before = rr__pool_sleeps();
+	for (int k = 0; k < 20; k++) {
+		CHECK(rr__pool_run(2, 2, 1, 0, visit_nothing, NULL) == RR_OK);
+		for (const double until = seconds_now() + 50e-6; seconds_now() < until;)
+			;
+	}
+	const long slept = rr__pool_sleeps() - before;
+	CHECKF(slept < 10, "the workers slept %ld times between 20 launches 50 us apart", slept);
+}
+
 int main(void)
 {
+	test_awake_between_launches();
 	test_stalled_share();
 	test_scratch_pages();
 	CHECK(rr__pool_threads() >= 1);

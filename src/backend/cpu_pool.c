@@ -7,12 +7,18 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "backend/cpu_pool.h"
 
 #define POOL_MAX_THREADS 512
-#define POOL_SPINS 20000 /* about 50-100 µs of polling before a thread sleeps */
+/* Polling before a thread sleeps, timed: 20000 polls (meant as 50-100 µs) took 5.5 µs on the
+ * Zen 4 VM, so the worker slept between a caller's back-to-back launches, and the next launch's
+ * wake-up put it on the caller's CPU, preempting the caller (0.6-0.9 involuntary switches a
+ * call): sum f32 4096x4096 from Python ran 1.22-1.41x the time of the same threads pinned
+ * apart; polling 200 µs, 0.97-1.03 (bench/lab/s62-cpu-sum/notes.md). */
+#define POOL_SPIN_NS 200000
 
 typedef struct pool_job {
 	rr__pool_fn fn;
@@ -52,6 +58,26 @@ typedef struct pool_share {
 static pool_share shares[POOL_MAX_THREADS];
 
 static pthread_once_t hooks_once = PTHREAD_ONCE_INIT;
+static atomic_long sleeps; /* times a worker went to sleep between launches */
+
+long rr__pool_sleeps(void)
+{
+	return atomic_load(&sleeps);
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static void spin_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
 
 int rr__pool_threads(void)
 {
@@ -87,10 +113,12 @@ static void *worker_main(void *arg)
 	unsigned long seen = 0; /* the generation when the workers were started */
 	for (;;) {
 		unsigned long now = atomic_load(&pool.generation);
-		for (int spin = 0; now == seen && spin < POOL_SPINS && !atomic_load(&pool.stop);
-		     spin++)
-			now = atomic_load(&pool.generation);
+		for (const int64_t until = now_ns() + POOL_SPIN_NS;
+		     now == seen && !atomic_load(&pool.stop) && now_ns() < until;
+		     now = atomic_load(&pool.generation))
+			spin_pause();
 		if (now == seen) {
+			atomic_fetch_add(&sleeps, 1);
 			pthread_mutex_lock(&pool.lock);
 			while ((now = atomic_load(&pool.generation)) == seen &&
 			       !atomic_load(&pool.stop))
@@ -248,8 +276,9 @@ static rr_status pool_run(int threads, int64_t items, int64_t chunk, int64_t scr
 	}
 	run_chunks(&pool.job, 0);
 	if (participants > 1) {
-		for (int spin = 0; atomic_load(&pool.pending) > 0 && spin < POOL_SPINS; spin++)
-			;
+		for (const int64_t until = now_ns() + POOL_SPIN_NS;
+		     atomic_load(&pool.pending) > 0 && now_ns() < until;)
+			spin_pause();
 		pthread_mutex_lock(&pool.lock);
 		while (atomic_load(&pool.pending) > 0)
 			pthread_cond_wait(&pool.done, &pool.lock);

@@ -16,6 +16,10 @@ typedef void (*rr__pool_fn)(void *context, int thread, int64_t begin, int64_t en
 /* Threads of the pool, the caller included: the online CPUs (at least 1, at most 512). */
 int rr__pool_threads(void);
 
+/* Times a pool thread has gone to sleep waiting for a launch (tests: back-to-back launches
+ * find the workers awake). */
+long rr__pool_sleeps(void);
+
 /* Runs fn over items [0, items) in chunks of `chunk` items, on at most `threads` threads (the
  * caller one of them), each with at least `scratch_floats` private floats on pages of their
  * own, an unused page between two threads' (cpu_pool.c); returns when every item is done.
