@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -141,7 +142,9 @@ static void test_scratch_pages(void)
 
 /* Back-to-back launches 50 µs apart find the workers still polling, not asleep (cpu_pool.c's
  * POOL_SPIN_NS: a sleeping worker's wake-up could land on the caller's CPU): of 20 gaps, the
- * workers slept in fewer than half (a worker preempted past its polling may sleep once). */
+ * workers slept in fewer than half. An attempt during which the process was preempted (other
+ * tests running beside this one) tells nothing, since a worker preempted past its polling sleeps
+ * as it should: up to ten attempts, judged on the first that was not preempted. */
 static void visit_nothing(void *context, int thread, int64_t begin, int64_t end, float *scratch)
 {
 	(void)context;
@@ -158,19 +161,33 @@ static double seconds_now(void)
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+static long preemptions(void)
+{
+	struct rusage u;
+	return getrusage(RUSAGE_SELF, &u) == 0 ? u.ru_nivcsw : -1;
+}
+
 static void test_awake_between_launches(void)
 {
 	if (rr__pool_threads() < 2)
 		return;
 	CHECK(rr__pool_run(2, 2, 1, 0, visit_nothing, NULL) == RR_OK); /* workers started */
-	const long before = rr__pool_sleeps();
-	for (int k = 0; k < 20; k++) {
-		CHECK(rr__pool_run(2, 2, 1, 0, visit_nothing, NULL) == RR_OK);
-		for (const double until = seconds_now() + 50e-6; seconds_now() < until;)
-			;
+	for (int attempt = 0; attempt < 10; attempt++) {
+		const long switched = preemptions();
+		const long before = rr__pool_sleeps();
+		for (int k = 0; k < 20; k++) {
+			CHECK(rr__pool_run(2, 2, 1, 0, visit_nothing, NULL) == RR_OK);
+			for (const double until = seconds_now() + 50e-6; seconds_now() < until;)
+				;
+		}
+		const long slept = rr__pool_sleeps() - before;
+		if (switched < 0 || preemptions() != switched)
+			continue; /* preempted: inconclusive */
+		CHECKF(slept < 10, "the workers slept %ld times between 20 launches 50 us apart",
+		       slept);
+		return;
 	}
-	const long slept = rr__pool_sleeps() - before;
-	CHECKF(slept < 10, "the workers slept %ld times between 20 launches 50 us apart", slept);
+	printf("test_awake_between_launches: preempted in every attempt, not judged\n");
 }
 
 int main(void)
