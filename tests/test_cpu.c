@@ -1393,6 +1393,8 @@ static void test_alias_stalls(void)
 	CHECK(!rr__cpu_alias_stalls("AuthenticAMD", 25, 17)); /* Zen 4, EPYC */
 	CHECK(!rr__cpu_alias_stalls("AuthenticAMD", 25, 97)); /* Zen 4, desktop */
 	CHECK(!rr__cpu_alias_stalls("AuthenticAMD", 25, 160));
+	CHECK(rr__cpu_alias_stalls("AuthenticAMD", 25, 0x90)); /* outside the models listed */
+	CHECK(rr__cpu_alias_stalls("AuthenticAMD", 25, 0x50)); /* Zen 3, mobile */
 	CHECK(rr__cpu_alias_stalls("AuthenticAMD", 26, 17)); /* unmeasured */
 	CHECK(rr__cpu_alias_stalls("AuthenticAMD", 23, 49));
 	CHECK(!rr__cpu_alias_stalls("GenuineIntel", 6, 143));

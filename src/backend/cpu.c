@@ -209,8 +209,10 @@ int rr__cpu_alias_stalls(const char *vendor, int family, int model)
 {
 	if (strcmp(vendor, "GenuineIntel") == 0)
 		return 0;
+	/* family 25's Zen 4 models: 0x10-0x1f, 0x60-0x7f, 0xa0-0xaf */
 	const int zen4 =
-	    family == 25 && ((model >= 16 && model <= 31) || (model >= 96 && model <= 175));
+	    family == 25 && ((model >= 0x10 && model <= 0x1f) || (model >= 0x60 && model <= 0x7f) ||
+	                     (model >= 0xa0 && model <= 0xaf));
 	return !(strcmp(vendor, "AuthenticAMD") == 0 && zen4);
 }
 
