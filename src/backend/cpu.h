@@ -28,7 +28,8 @@ int rr__cpu_outputs_alias(const void *const *inputs, int n_in, void *const *outp
  * model 1) stalled (session 9). An Intel Xeon (session 17) streamed faster at the aliased
  * placement too, 17.6 ms against 23.3 for add_layernorm f32 16384x1024 on one thread, 0.52-0.56
  * of the time on two (bench/results/2026-12-02-cpu-ab-alias-intel); its other generations are
- * unmeasured. Zen 4 (family 25 model 17, EPYC; its other models, the same core, with it):
+ * unmeasured. Zen 4 (family 25 model 17, EPYC; models 0x10-0x1f, 0x60-0x7f and 0xa0-0xaf, the
+ * same core, with it, unmeasured):
  * add_layernorm, two threads, streamed at NumPy's placement (all four arrays 16 bytes into a
  * page) in 0.69-0.75 of the ordinary stores' time for bf16 4096x4096, 0.79-0.83 for f32,
  * 0.81-0.85 for f32 1024x4096 and 0.78-0.87 for bf16 256x65536 (two runs); streamed, the
