@@ -2,9 +2,11 @@
 # Session 63, a lab call (H100 or H200). 1) add_layernorm bf16 on rows of 16384-32768, where
 # torch.compile led on both cards (H200 4096x32768 0.93 of it, 2048x16384 0.88): fixed plans that
 # re-read the row from L2 (S=reread, which no earlier sweep tried there; the model prices it 1.25x
-# the pick) beside the pick and torch.compile. 2) bench/lab/s62/gpu/call4.sh: ncu of sum f32 on
-# few wide rows beside torch.compile's kernels. Carry .deps .whl .rr-commit; bench/results moved
-# aside. About 420 s with the build.
+# the pick) beside the pick and torch.compile. 2) add_layernorm on 4-16 rows of 1-2M
+# elements over the grid (0.86-0.95 of torch.compile on the H200): C = 32 blocks a row, which
+# re-read their segments from L2 where C = 64 keeps them over two waves. 3) If time is left,
+# bench/lab/s62/gpu/call4.sh: ncu of sum f32 on few wide rows beside torch.compile's kernels.
+# Carry .deps .whl .rr-commit; bench/results moved aside. About 570 s with the build.
 set -uo pipefail
 export OUT=${OUT:-/tmp/rr-out}
 mkdir -p "$OUT"
@@ -26,6 +28,10 @@ sweep() { # NAME SECONDS SHAPES DTYPES OPS PLANS
 }
 P="R=1,C=1,S=reread"
 sweep plans-aln-reread 200 4096x32768,2048x32768,2048x16384,1000x30000 bf16 add_layernorm,layernorm \
-	"W=512,V=8,U=2,$P;W=1024,V=8,U=2,$P;W=1024,V=8,U=1,$P;W=256,V=8,U=4,$P;W=512,V=8,U=4,$P;W=512,V=8,U=2,R=1,C=1,S=reread,G=persistent"
-(cd "$OUT" && tar czf results-sweeps.tgz plans-* && rm -rf plans-aln-reread)
-timeout 200 bash bench/lab/s62/gpu/call4.sh
+	"W=512,V=8,U=2,$P;W=1024,V=8,U=1,$P;W=512,V=8,U=1,$P;W=256,V=8,U=2,$P;W=128,V=8,U=2,$P;W=512,V=8,U=2,$P,G=persistent"
+G="R=1,C=32,S=grid,G=persistent"
+sweep plans-aln-grid 150 4x2097152,16x1048576,8x1000003 bf16,f32 add_layernorm \
+	"W=512,V=8,U=2,$G;W=512,V=8,U=1,$G;W=512,V=4,U=4,$G;W=256,V=8,U=2,$G"
+(cd "$OUT" && tar czf results-sweeps.tgz plans-* && rm -rf plans-aln-reread plans-aln-grid)
+left=$((570 - SECONDS))
+[ $left -gt 120 ] && timeout $left bash bench/lab/s62/gpu/call4.sh
