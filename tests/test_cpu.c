@@ -813,7 +813,8 @@ static void test_row_parts(rr_device *device)
 
 /* Softmax f32 rows from IN_ROW_MIN_N (16384) elements keep the split's cache in their output
  * row even in launches that stream (c_emit.c), where the source's RR_CACHE_IN_ROW says so (not
- * with AVX-512): the source turns the row's stream off between IN_ROW_MIN_N and SPLIT_MAX_N.
+ * with AVX-512): the source turns the row's stream off between IN_ROW_MIN_N and SPLIT_MAX_N,
+ * and its piped rows (every target) leave those rows to one_row.
  * Compiled with RR_CACHE_IN_ROW 1 and 0 (either target's form on this machine), the outputs
  * streamed equal the plain ones, both validated against float64 (rows aligned, 16 bytes in and
  * one element in; a guarded last chunk or not; and a row under the bound, which streams with
@@ -842,6 +843,11 @@ static void test_long_rows_in_row(rr_device *device)
 			        "the cache in the row */") != NULL);
 			CHECK(strstr(rr_program_source(program), "#define IN_ROW_MIN_N 16384") !=
 			      NULL);
+			/* piped on every target, but not past the bound where the row holds it */
+			CHECK(
+			    strstr(rr_program_source(program),
+			           "N <= PIPED_MAX_N && !(RR_CACHE_IN_ROW && N >= IN_ROW_MIN_N)") !=
+			    NULL);
 			const int offsets[3] = {0, 4, 1};
 			for (int o = 0; o < 3; o++)
 				compare_streamed(program, kernel, RR_F32, 3, cols[c], offsets[o],

@@ -300,13 +300,15 @@ static void emit_prelude(emitter *em)
 	     "#define CACHED_VALUES %d /* values the split keeps for the output phase (two "
 	     "rows' where piped) */",
 	     em->cached >= 0 ? 1 + em->piped : 0);
+	/* Piped on every target: AVX-512 since session 39; AVX2 on Zen 3 (bench/lab/
+	 * s63-cpu-softmax/notes.md, two threads, streamed, paired with the plain passes)
+	 * 4096x4096 in 0.91-0.95 of the time, 16384x1024 0.89-0.93, where the output phase's
+	 * stores had waited on their own pass while the exp pass left the memory idle. Rows the
+	 * source keeps their cache in (RR_CACHE_IN_ROW, not with AVX-512) stay there: 256x65536
+	 * piped ran 0.88-1.05, level. */
 	if (em->piped)
 		line(em, 0,
-		     "#if defined(__AVX512F__) /* rr__c_piped */\n"
-		     "#define PIPED 1\n"
-		     "#else\n"
-		     "#define PIPED 0\n"
-		     "#endif\n"
+		     "#define PIPED 1 /* rr__c_piped */\n"
 		     "#define PIPED_MAX_N %lld /* rows up to this piped where the launch streams "
 		     "*/",
 		     (long long)rr__c_piped_max_cols(em->dtype));
@@ -2091,7 +2093,9 @@ static void emit_piped(emitter *em);
 static void emit_piped_rows(emitter *em)
 {
 	line(em, 0, "#if PIPED");
-	line(em, 1, "if (stream && N <= PIPED_MAX_N) { /* PIPED_MAX_N <= SPLIT_MAX_N */");
+	line(em, 1, "if (stream && N <= PIPED_MAX_N && !(RR_CACHE_IN_ROW && N >= IN_ROW_MIN_N)) {");
+	line(em, 2, "/* PIPED_MAX_N <= SPLIT_MAX_N; rows that keep their cache in the row */");
+	line(em, 2, "/* (RR_CACHE_IN_ROW: not with AVX-512) run one_row */");
 	line(em, 2, "rr_pending pend;");
 	line(em, 2, "memset(&pend, 0, sizeof pend);");
 	line(em, 2, "for (int64_t row = row_begin; row < row_end; row++)");
