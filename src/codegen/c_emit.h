@@ -94,8 +94,9 @@ int rr__c_early_rows(const rr_kernel *kernel, const rr__realisation *r);
  * row's pass of the sums: f32, V = 1, no head, nothing kept in private slots, rows up to
  * rr__c_piped_max_cols, and a kernel whose last round holds an online pair whose exp(e - m)
  * the split caches and whose output phase reads that cache and scalars alone (softmax). The
- * generated source does it on AVX-512; scratch then holds two rows' caches wherever the split
- * runs. */
+ * generated source does it on every target, except rows that keep their cache in the output
+ * row (RR_CACHE_IN_ROW, from IN_ROW_MIN_N); scratch then holds two rows' caches wherever the
+ * split runs. */
 int rr__c_piped(const rr_kernel *kernel, const rr__realisation *r);
 
 /* Rows split over threads: a source whose rows may run in parts, each part the workers of
