@@ -912,6 +912,48 @@ static void test_fetch_bound_loops(rr_device *device)
 	rr_kernel_free(kernel);
 }
 
+/* The sum's single pass computes its prefetch distance once, before its chunk loop (c_emit.c,
+ * emit_traversal): inside the loop GCC kept prefetch_single's tests as branches. The source
+ * declares `ahead` before the loop and prefetches in0 + ahead + i in it, for rows under and
+ * over 16 KiB (a row on, 8 KiB on); streamed outputs (two rows on for short rows) equal the
+ * plain ones, rows aligned, 16 bytes in and one element in. */
+static void test_single_pass_prefetch(rr_device *device)
+{
+	static const rr_dtype dtypes[2] = {RR_F32, RR_BF16};
+	static const int64_t cols[2] = {1000, 12345};
+	rr_kernel *kernel = NULL;
+	CHECK(rr_kernel_load_builtin("sum", &kernel) == RR_OK);
+	int compared = 0;
+	for (int c = 0; kernel && c < 4; c++) {
+		const rr_dtype dtype = dtypes[c % 2];
+		rr_program *program = NULL;
+		rr_layout layout = {0};
+		CHECK(rr_layout_parse("W=16,V=1,U=1,R=2", &layout) == RR_OK);
+		CHECKF(rr_program_build(device, kernel, dtype, 5, cols[c / 2], &layout, &program) ==
+		           RR_OK,
+		       "sum %s: %s", rr_dtype_name(dtype), rr_last_error());
+		if (!program)
+			continue;
+		const char *source = rr_program_source(program);
+		const char *ahead =
+		    strstr(source, "const int64_t ahead = prefetch_single(N, stream);");
+		const char *loop = strstr(source, "for (; chunk + U <= chunks; chunk += U) {");
+		CHECKF(ahead && loop && ahead < loop, "sum %s: the distance before the loop",
+		       rr_dtype_name(dtype));
+		CHECKF(loop && strstr(loop, "__builtin_prefetch(in0 + ahead + i);") != NULL,
+		       "sum %s: the loop's prefetch", rr_dtype_name(dtype));
+		CHECKF(strstr(source, "prefetch_single(N, stream) + i") == NULL,
+		       "sum %s: a distance computed in the loop", rr_dtype_name(dtype));
+		const int offsets[3] = {0, (int)(16 / rr_dtype_size(dtype)), 1};
+		for (int o = 0; o < 3; o++)
+			compare_streamed(program, kernel, dtype, 5, cols[c / 2], offsets[o],
+			                 &compared);
+		rr_program_free(program);
+	}
+	CHECK(compared == 12);
+	rr_kernel_free(kernel);
+}
+
 /* In launches that stream, a 16-bit output phase of several row outputs stores each in a loop
  * of its own (c_emit.c, emit_run_loops; where it prefetches the next row: bf16):
  * add_layernorm bf16, h kept (N <= 4096) or recomputed from x and r, an odd number of chunks
@@ -1757,6 +1799,7 @@ int main(void)
 		test_row_parts(device);
 		test_long_rows_in_row(device);
 		test_fetch_bound_loops(device);
+		test_single_pass_prefetch(device);
 		test_run_loops_apart(device);
 		test_paired_order(device);
 		test_summed_ranged(device);

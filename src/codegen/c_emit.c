@@ -953,9 +953,10 @@ static void emit_pack(emitter *em, int depth, int round, int guarded)
 			line(em, depth + 1, "const int64_t slot = c * V + e;");
 		for (int k = 0; em->prefetch && !guarded && k < kernel->n_inputs; k++)
 			if (kernel->inputs[k].kind == RR_KIND_ROW)
-				line(em, depth + 1,
-				     "__builtin_prefetch(in%d + %s(N, stream) + i); /* %s */", k,
-				     em->prefetch == PREFETCH_SINGLE ? "prefetch_single" : "prefetch_ahead",
+				line(em, depth + 1, "__builtin_prefetch(in%d + %s + i); /* %s */",
+				     k,
+				     em->prefetch == PREFETCH_SINGLE ? "ahead"
+				                                     : "prefetch_ahead(N, stream)",
 				     em->prefetch == PREFETCH_SINGLE ? "ahead" : "a row on");
 		for (int k = 0; em->lead && !guarded && k < kernel->n_inputs; k++)
 			if (kernel->inputs[k].kind == RR_KIND_ROW)
@@ -1477,6 +1478,10 @@ static void emit_traversal(emitter *em, int round)
 	line(em, 2,
 	     "const int64_t chunks = (N - h) / ((int64_t)W * V); /* chunks of complete packs */");
 	line(em, 2, "int64_t chunk = 0;");
+	/* The distance once a pass: inside the loop GCC kept prefetch_single's tests on N and
+	 * stream as branches, three taken a chunk (bench/lab/s63-cpu-sum16). */
+	if (em->prefetch == PREFETCH_SINGLE)
+		line(em, 2, "const int64_t ahead = prefetch_single(N, stream); /* elements on */");
 	if (max_chains(em, round))
 		emit_chained_chunks(em, round);
 	/* The split's pass of the sums runs two chunks per iteration where the plan has one: exp
