@@ -9,6 +9,6 @@ set -uo pipefail
 export OUT=${OUT:-/tmp/rr-out}
 mkdir -p "$OUT"
 AB_BASE_SRC=.base AB_NAME=ab-grid-lean AB_OPS=sum,cross_entropy AB_DTYPES=f32,bf16 \
-	AB_SECONDS=${AB_SECONDS:-250} \
+	AB_SECONDS=${AB_SECONDS:-190} \
 	AB_SHAPES=${SHAPES:-2x4000037,4x2097152,16x1048576,7x777777,8x1000003,3x3000017,2x2000003,1x131073} \
 	bash bench/lab/s60/gpu/ab.sh
