@@ -632,6 +632,18 @@ static void mask_rows(const rr_kernel *kernel, rr__host_inputs *in, int64_t rows
 	}
 }
 
+/* run_checked adds this to every f32 row input element (simulate_grid_shift): rows whose mean
+ * stands far from zero against their spread. */
+static float lifted_rows = 0.0f;
+
+static void lift_rows(const rr_kernel *kernel, rr__host_inputs *in, int64_t rows, int64_t cols)
+{
+	for (int k = 0; k < in->count; k++)
+		if (kernel->inputs[k].kind == RR_KIND_ROW && in->owned[k])
+			for (int64_t at = 0; at < rows * cols; at++)
+				((float *)in->owned[k])[at] += lifted_rows;
+}
+
 static void run_checked(const sim_module *m, const rr_program *program, const rr__realisation *g,
                         int64_t rows, placement at, int bitwise, const char *label, unsigned seed)
 {
@@ -642,6 +654,8 @@ static void run_checked(const sim_module *m, const rr_program *program, const rr
 	CHECK(rr__inputs_make(kernel, rows, cols, program->dtype, seed, NULL, &inputs) == RR_OK);
 	if (masked_rows)
 		mask_rows(kernel, &inputs, rows, cols, program->dtype);
+	if (lifted_rows != 0.0f && program->dtype == RR_F32)
+		lift_rows(kernel, &inputs, rows, cols);
 	rr_arg shifted[RR_MAX_IO];
 	void *copies[RR_MAX_IO] = {0};
 	for (int k = 0; k < inputs.count; k++) {
@@ -1330,6 +1344,57 @@ static void simulate_twins(rr_device *device)
 	       twins_compared);
 }
 
+/* S=grid's one barrier for LayerNorm's two rounds (rr__realisation.grid_shift): the plans of
+ * the table's grid rows (a short last block, empty blocks, C = 16 and 64, warp 0 combining, a
+ * re-read segment) on rows lifted 300 from zero, f32 and bf16, validated against float64; each
+ * emitted with rr_grid_shifted, and again with RR_GRID_SHIFT=0 without it (two barriers). */
+static int simulate_grid_shift(rr_device *device)
+{
+	static const char *const kernels[] = {"layernorm", "add_layernorm"};
+	static const plan grids[] = {
+	    {1999, 32, 4, 1, 1, 4, RR_STORAGE_GRID, RR_GRID_PERSISTENT, 3},
+	    {31, 32, 1, 1, 1, 4, RR_STORAGE_GRID, RR_GRID_PERSISTENT, 4},
+	    {4103, 64, 0, 2, 1, 16, RR_STORAGE_GRID, RR_GRID_PERSISTENT, 2},
+	    {4103, 64, 0, 1, 1, 64, RR_STORAGE_GRID, RR_GRID_PERSISTENT, 3},
+	    {120011, 64, 4, 1, 1, 2, RR_STORAGE_GRID, RR_GRID_PERSISTENT, 3},
+	};
+	int simulated = 0;
+	lifted_rows = 300.0f;
+	for (int two = 0; two < 2; two++) {
+		if (two)
+			setenv("RR_GRID_SHIFT", "0", 1);
+		for (int k = 0; k < 2; k++) {
+			rr_kernel *kernel = NULL;
+			CHECK(rr_kernel_load_builtin(kernels[k], &kernel) == RR_OK);
+			for (size_t p = 0; kernel && p < sizeof grids / sizeof grids[0]; p++) {
+				const plan *pl = &grids[p];
+				rr_layout l = {pl->W, pl->V ? pl->V : 4, pl->U,   pl->R,
+				               pl->C, pl->storage,       pl->grid};
+				rr_program *program = NULL;
+				CHECK(rr__program_emit_only(device, kernel, RR_F32, pl->rows,
+				                            pl->cols, &l, &program) == RR_OK);
+				const char *source = program ? rr_program_source(program) : "";
+				CHECKF((strstr(source, "rr_grid_shifted(cl") == NULL) == two,
+				       "%s N=%lld C=%d: rr_grid_shifted %s", kernels[k],
+				       (long long)pl->cols, pl->C,
+				       two ? "with RR_GRID_SHIFT=0" : "missing");
+				CHECKF(!program || program->realisation.grid_shift == !two,
+				       "%s N=%lld: grid_shift %d", kernels[k], (long long)pl->cols,
+				       program ? program->realisation.grid_shift : -1);
+				rr_program_free(program);
+				for (int d = 0; d < 2; d++)
+					simulated +=
+					    simulate(device, kernel, d ? RR_BF16 : RR_F32, pl,
+					             1700u + 10u * (unsigned)p + (unsigned)d);
+			}
+			rr_kernel_free(kernel);
+		}
+		unsetenv("RR_GRID_SHIFT");
+	}
+	lifted_rows = 0.0f;
+	return simulated;
+}
+
 int main(void)
 {
 	if (system("c++ --version > /dev/null 2>&1") != 0) {
@@ -1377,6 +1442,9 @@ int main(void)
 	CHECKF(copies >= 20, "only %d plans reading col copies were simulated", copies);
 	int deferred = simulate_deferred_online(&device);
 	CHECKF(deferred >= 30, "only %d plans with deferred online pairs were simulated", deferred);
+	int shifted = simulate_grid_shift(&device);
+	CHECKF(shifted >= 36, "only %d S=grid plans of one barrier for two rounds were simulated",
+	       shifted);
 	int raw = simulate_raw_keeps(&device);
 	CHECKF(raw >= 20, "only %d plans with raw shared-memory keeps were simulated", raw);
 	if (full_grid)

@@ -476,15 +476,27 @@ static void test_grid_split(void)
 
 	rr__realisation r;
 	rr_layout regs = make(1024, 4, 1, 1, 128, S, P), smem = make(128, 4, 2, 1, 64, S, P);
+	/* RR_GRID_SHIFT=0: two barriers, the kernel's own slots. */
+	setenv("RR_GRID_SHIFT", "0", 1);
 	CHECK(rr__realise(norm, RR_F32, 2097152, &regs, &gpu, &r) == RR_OK);
 	CHECK(r.grid_split && r.persistent && r.blocks_per_row == 128 && r.segment == 16384);
-	CHECK(r.keep == RR_KEEP_REGS && r.slots == 16 && r.dynamic_smem == 0);
+	CHECK(r.keep == RR_KEEP_REGS && r.slots == 16 && r.dynamic_smem == 0 && !r.grid_shift);
 	/* 32 barrier words + 2 parities × 2 slots (mean, variance) × 128 blocks = 544 words. */
 	CHECK(r.red_slots == 2 && r.workspace_per_group == 544 * 4);
 	CHECK(r.static_smem == 2 * 2 * 32 * 4); /* the warps' scratch; no cluster scratch */
 	CHECK(rr__realise(norm, RR_F32, 1048576, &smem, &gpu, &r) == RR_OK);
 	CHECK(r.keep == RR_KEEP_SMEM && r.segment == 16384 && r.dynamic_smem == 16384 * 4);
 	CHECK(r.workspace_per_group == (32 + 2 * 2 * 64 + 31) / 32 * 128);
+	int64_t smem_two = r.smem_bytes;
+	unsetenv("RR_GRID_SHIFT");
+	/* One barrier for both rounds (grid_shift): T_b and c_b take two more slots, 32 + 2 × 4 ×
+	 * 128 = 1056 words, and two more partials in the shared-memory budget. */
+	CHECK(rr__realise(norm, RR_F32, 2097152, &regs, &gpu, &r) == RR_OK);
+	CHECK(r.grid_shift && r.red_slots == 4 && r.workspace_per_group == 1056 * 4);
+	CHECK(r.static_smem == 2 * 4 * 32 * 4);
+	CHECK(rr__realise(norm, RR_F32, 1048576, &smem, &gpu, &r) == RR_OK);
+	CHECK(r.grid_shift && r.workspace_per_group == (32 + 2 * 4 * 64 + 31) / 32 * 128);
+	CHECK(r.smem_bytes > smem_two && r.dynamic_smem + r.static_smem <= r.smem_bytes);
 	rr_layout cluster = make(1024, 4, 1, 1, 8, RR_STORAGE_CLUSTER, RR_GRID_ROWS);
 	CHECK(rr__realise(norm, RR_F32, 131072, &cluster, &gpu, &r) == RR_OK);
 	CHECK(!r.grid_split && r.workspace_per_group == 0);
@@ -565,8 +577,46 @@ static void test_text(void)
 	expect_parse_error("W", "KEY=VALUE");
 }
 
+/* The variance shift (rr__variance_shift_of): LayerNorm's mean, then the sum of squares about
+ * it; none where round 2 sums anything else, the centre is not round 1's mean, or a round
+ * has a second reduction. */
+static void test_variance_shift(void)
+{
+	const char *head = "kernel k\n in x : row\n out y : row\n";
+	const struct {
+		const char *body;
+		int shifted;
+	} cases[] = {
+	    {" m = sum(x) / N\n d = x - m\n v = sum(d * d) / N\n y = d * rsqrt(v + 1)\n", 1},
+	    {" h = x * 3\n m = sum(h) / N\n d = h - m\n v = sum(d * d)\n y = d / v\n", 1},
+	    {" m = sum(x) / N\n d = x - m\n v = sum(d * d * x)\n y = d / v\n", 0},
+	    {" m = sum(x) / 7\n d = x - m\n v = sum(d * d)\n y = d / v\n", 0},
+	    {" m = sum(x) / N\n d = x - m\n v = sum(d * x)\n y = d / v\n", 0},
+	    {" m = sum(x * x) / N\n d = x - m\n v = sum(d * d)\n y = d / v\n", 0},
+	    {" m = sum(x) / N\n d = x - m\n v = sum(d * d)\n u = max(d)\n y = d / v + u\n", 0},
+	    {" m = sum(x) / N\n y = x - m\n", 0},
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		char text[512];
+		snprintf(text, sizeof text, "%s%s", head, cases[c].body);
+		rr_kernel *k = load(text);
+		if (!k)
+			continue;
+		rr__variance_shift v = rr__variance_shift_of(k);
+		CHECKF((v.sq >= 0) == cases[c].shifted, "case %zu: shift %d, want %d", c, v.sq >= 0,
+		       cases[c].shifted);
+		if (v.sq >= 0)
+			CHECKF(k->nodes[v.sq].op == RR_OP_REDUCE &&
+			           k->nodes[v.sum].op == RR_OP_REDUCE &&
+			           k->nodes[v.d].op == RR_OP_SUB && k->nodes[v.c].op == RR_OP_DIV,
+			       "case %zu: the shift's nodes", c);
+		rr_kernel_free(k);
+	}
+}
+
 int main(void)
 {
+	test_variance_shift();
 	test_ownership();
 	test_headed_ownership();
 	test_tree();

@@ -66,6 +66,9 @@ static rr_status plan_emitter(rr__cu_emitter *em, const rr__emit_request *req)
 	em->offsets = r->tree_offsets;
 	em->n_offsets = r->n_tree_offsets;
 	em->red_slots = rr__reduction_slots(kernel, em->red_slot);
+	em->shift = rr__variance_shift_of(r->grid_shift ? kernel : NULL);
+	em->t_slot = em->red_slots; /* after the kernel's own slots (realise_smem counts both) */
+	em->red_slots += r->grid_shift ? 2 : 0; /* T_b and c_b */
 	for (int id = 0; id < kernel->n_nodes; id++) {
 		em->keep_ordinal[id] = rr__kept_ordinal(r, id);
 		em->kept[id] = em->keep_ordinal[id] >= 0;
@@ -198,6 +201,10 @@ static void emit_header(rr__cu_emitter *em)
 	                          : "");
 	rr__cu_line(em, 0, " * rounds   %d", em->rounds);
 	rr__emit_comment_reductions(em->out, kernel);
+	if (em->shift.sq >= 0)
+		rr__cu_line(em, 0,
+		            " *   one grid barrier for both: each block sums round 2 about its own "
+		            "mean, combined exactly after it (RR_GRID_SHIFT=0: two)");
 	rr__cu_line(em, 0, " * storage  %s", keep_name(g->keep, g->keep_raw));
 	for (int id = 0; id < kernel->n_nodes; id++)
 		if (em->kept[id] && g->keep != RR_KEEP_NONE)

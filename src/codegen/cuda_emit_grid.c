@@ -112,6 +112,43 @@ void rr__cu_emit_grid_stage(rr__cu_emitter *em, int round)
 		rr__cu_line(em, 1, "}");
 }
 
+/* The variance shift's stage (rr__realisation.grid_shift), after round 2's block tree: thread
+ * 0 writes S_b, Q_b, T_b and c_b; the scope shift_open (cuda_emit_row.c) opened closes; the
+ * row's blocks meet once, and round 1's sum is combined as rr__cu_emit_grid_stage does. */
+void rr__cu_emit_grid_shift_stage(rr__cu_emitter *em)
+{
+	const rr__variance_shift *v = &em->shift;
+	rr__cu_line(em, 1,
+	            "/* across the row's C blocks of the grid, through the workspace (cl): S_b, "
+	            "Q_b, T_b and c_b, one barrier */");
+	rr__cu_line(em, 1, "if (threadIdx.x == 0) {");
+	char name[32];
+	snprintf(name, sizeof name, "acc%d", v->sum);
+	write_partial(em, 2, name, em->red_slot[v->sum]);
+	rr__cu_for_each_partial(em, 2, 2, write_partial);
+	write_partial(em, 2, "rr_cb", em->t_slot + 1);
+	rr__cu_line(em, 1, "}");
+	rr__cu_line(em, 1, "} /* c_b's scope */");
+	rr__cu_line(em, 1, "rr_grid_sync(reinterpret_cast<unsigned *>(cl));");
+	rr__cu_line(em, 1,
+	            "acc%d = rr_grid_reduce<0>(cl + WS_HEAD + (parity * RED_SLOTS + %d) * C, "
+	            "parity * RED_SLOTS + %d);",
+	            v->sum, em->red_slot[v->sum], em->red_slot[v->sum]);
+}
+
+/* Round 2's sum of squares about the row's mean s<c> (defined by then) from the blocks' Q_b,
+ * T_b and c_b. */
+void rr__cu_emit_grid_shift_combine(rr__cu_emitter *em)
+{
+	const rr__variance_shift *v = &em->shift;
+	int q = em->red_slot[v->sq], t = em->t_slot;
+	rr__cu_line(em, 1,
+	            "acc%d = rr_grid_shifted(cl + WS_HEAD + (parity * RED_SLOTS + %d) * C, cl + "
+	            "WS_HEAD + (parity * RED_SLOTS + %d) * C, cl + WS_HEAD + (parity * RED_SLOTS + "
+	            "%d) * C, s%d, parity * RED_SLOTS + %d);",
+	            v->sq, q, t, t + 1, v->c, q);
+}
+
 void rr__cu_emit_grid_main_prologue(rr__cu_emitter *em)
 {
 	rr__cu_line(em, 1, "const int rank = (int)(blockIdx.x %% C); /* the block's segment */");

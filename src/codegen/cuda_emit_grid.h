@@ -19,6 +19,11 @@ void rr__cu_emit_grid_helpers(rr__cu_emitter *em);
 int rr__cu_grid_last_combines(const rr__cu_emitter *em);
 /* One round's stage across the row's C blocks, after the block's own tree. */
 void rr__cu_emit_grid_stage(rr__cu_emitter *em, int round);
+/* S=grid's one barrier for two rounds (rr__realisation.grid_shift): the stage after round 2's
+ * block tree up to round 1's combined sum, then round 2's combination once the row's mean is
+ * known (the caller prints round 1's scalars between them). */
+void rr__cu_emit_grid_shift_stage(rr__cu_emitter *em);
+void rr__cu_emit_grid_shift_combine(rr__cu_emitter *em);
 /* rr_main's first lines: the block's rank in its group and the group's workspace (gws). */
 void rr__cu_emit_grid_main_prologue(rr__cu_emitter *em);
 

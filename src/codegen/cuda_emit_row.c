@@ -462,6 +462,12 @@ static void emit_accumulate(rr__cu_emitter *em, int depth, int phase, int guarde
 			               id);
 		value_ref(em, node->a, "[e]");
 		rr__buf_printf(em->out, "%s;\n", node->reduce == RR_REDUCE_SUM ? "" : ")");
+		if (id != em->shift.sq)
+			continue;
+		rr__emit_indent(em->out, depth + 1); /* T_b: the sum of d about this block's mean */
+		rr__buf_printf(em->out, "%srr_t = rr_t + ", guarded ? "if (e < valid) " : "");
+		value_ref(em, em->shift.d, "[e]");
+		rr__buf_printf(em->out, ";\n");
 	}
 	rr__cu_line(em, depth, "}");
 	for (int id = 0; id < kernel->n_nodes; id++) {
@@ -1003,6 +1009,10 @@ static void emit_combine(rr__cu_emitter *em, int round, int depth, const char *o
 		else
 			rr__cu_line(em, depth, "%s = %s(%s, %s);", m,
 			            reduce_fn(kernel->nodes[id].reduce), m, other_m);
+		if (id == em->shift.sq) {
+			snprintf(other_m, sizeof other_m, other_fmt, "rr_t", arg);
+			rr__cu_line(em, depth, "rr_t = rr_t + %s;", other_m);
+		}
 	}
 }
 
@@ -1224,6 +1234,25 @@ static void emit_cluster_stage(rr__cu_emitter *em, int round)
 	}
 }
 
+/* S=grid's one barrier for two rounds (rr__realisation.grid_shift), after round 1's block tree:
+ * round 2's accumulators (its sum and T_b), then a scope in which the row's mean c is this
+ * block's own, c_b = S_b / n_b, for round 2's pass; rr__cu_emit_grid_shift_stage closes it
+ * after round 2's block tree, writes S_b, Q_b, T_b and c_b and meets the row's blocks once.
+ * Round 1's scalars follow that barrier, with the row's S. */
+static void shift_open(rr__cu_emitter *em)
+{
+	rr__cu_line(em, 1,
+	            "/* one grid barrier for rounds 1 and 2: round 2 about this block's mean c_b, "
+	            "combined after it (rr_grid_shifted) */");
+	rr__emit_accumulators(em->out, em->kernel, 2, 1);
+	rr__cu_line(em, 1, "float rr_t = 0.0f; /* T_b: the sum of d about c_b */");
+	rr__cu_line(em, 1, "{");
+	rr__cu_line(em, 1,
+	            "const float rr_cb = acc%d / (float)(LEN > 0 ? LEN : 1); /* c_b: S_b / n_b */",
+	            em->shift.sum);
+	rr__cu_line(em, 1, "const float s%d = rr_cb; /* round 2 about c_b */", em->shift.c);
+}
+
 /* The fixed tree of rr__tree_offsets: xor shuffles below 32 within the warp; for W > 32 every
  * warp then reads all warps' partials from shared memory and repeats the butterfly over them
  * (lane offsets W/64 ... 1 are worker offsets W/2 ... 32), so every thread holds the result
@@ -1250,10 +1279,20 @@ static void emit_tree(rr__cu_emitter *em, int round)
 		rr__cu_for_each_partial(em, round, 1, read_warp_partial);
 		emit_butterfly(em, round, "__shfl_xor_sync(RR_MASK, %s, %d)", 1);
 	}
-	if (rr__cu_grid(em))
+	if (em->shift.sq >= 0 && round == 1) {
+		shift_open(em);
+		return;
+	}
+	if (em->shift.sq >= 0) {
+		rr__cu_emit_grid_shift_stage(em);
+		rr__emit_from_accumulators(em->out, em->kernel, 1, 1, "const float s", "");
+		emit_scalars_after(em, 1);
+		rr__cu_emit_grid_shift_combine(em);
+	} else if (rr__cu_grid(em)) {
 		rr__cu_emit_grid_stage(em, round);
-	else if (em->C > 1 && !rr__cu_mailbox(em))
+	} else if (em->C > 1 && !rr__cu_mailbox(em)) {
 		emit_cluster_stage(em, round);
+	}
 	rr__emit_from_accumulators(em->out, em->kernel, round, 1, "const float s", "");
 }
 
@@ -1355,7 +1394,8 @@ static void emit_phase(rr__cu_emitter *em, int phase)
 	if (reduce) {
 		rr__cu_line(em, 1, "/* round %d: each worker accumulates its slots in order */",
 		            phase);
-		rr__emit_accumulators(em->out, em->kernel, phase, 1);
+		if (em->shift.sq < 0 || phase != 2) /* shift_open declared round 2's */
+			rr__emit_accumulators(em->out, em->kernel, phase, 1);
 	} else {
 		rr__cu_line(em, 1, "/* output phase: each worker writes the elements it owns */");
 	}
@@ -1383,6 +1423,8 @@ static void emit_phase(rr__cu_emitter *em, int phase)
 		return;
 	emit_deferred_sums(em, phase);
 	emit_tree(em, phase);
+	if (em->shift.sq >= 0 && phase == 1)
+		return; /* round 1's scalars come after the barrier, in round 2's emit_tree */
 	emit_kexp_scale(em, phase);
 	emit_scalars_after(em, phase);
 }

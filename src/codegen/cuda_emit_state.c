@@ -32,6 +32,8 @@ void rr__cu_for_each_partial(rr__cu_emitter *em, int round, int depth,
 			snprintf(name, sizeof name, "z%d", partner);
 			fn(em, depth, name, em->red_slot[id] + 1);
 		}
+		if (id == em->shift.sq)
+			fn(em, depth, "rr_t", em->t_slot); /* T_b (rr__realisation.grid_shift) */
 	}
 }
 

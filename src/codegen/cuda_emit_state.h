@@ -51,6 +51,10 @@ typedef struct rr__cu_emitter {
 	/* t's one use in the output phase where that is t / s, s a reduced value: the kept array
 	 * times ks * (1 / s), one multiply an element (cuda_emit_row.c, kexp_of); else -1. */
 	int kexp_div;
+	/* S=grid's one barrier for two rounds (rr__realisation.grid_shift): the kernel's variance
+	 * shift, sq = -1 where the plan has none; t_slot the partial slot of T_b. */
+	rr__variance_shift shift;
+	int t_slot;
 } rr__cu_emitter;
 
 /* Appends one line at `depth` tabs. */

@@ -168,6 +168,47 @@ int rr__reduced_in(const rr_kernel *kernel, int id, int round)
 	       !rr__is_online_sum(kernel, id);
 }
 
+/* The one reduction of `round` (a rounding sum, not an online pair's), or -1. */
+static int only_sum_of(const rr_kernel *kernel, int round)
+{
+	int found = -1;
+	for (int id = 0; id < kernel->n_nodes; id++) {
+		if (kernel->nodes[id].op != RR_OP_REDUCE || kernel->analysis.level[id] != round)
+			continue;
+		if (found >= 0 || kernel->nodes[id].reduce != RR_REDUCE_SUM ||
+		    kernel->nodes[id].exact || kernel->analysis.online_partner[id] >= 0 ||
+		    rr__is_online_sum(kernel, id))
+			return -1;
+		found = id;
+	}
+	return found;
+}
+
+rr__variance_shift rr__variance_shift_of(const rr_kernel *kernel)
+{
+	rr__variance_shift v = {-1, -1, -1, -1};
+	if (!kernel || !kernel->analysis.level || kernel->analysis.rounds != 2)
+		return v;
+	const rr__node *nodes = kernel->nodes;
+	int sum = only_sum_of(kernel, 1), sq = only_sum_of(kernel, 2);
+	if (sum < 0 || sq < 0)
+		return v;
+	const rr__node *p = &nodes[nodes[sq].a];
+	if (p->op != RR_OP_MUL || p->a != p->b || p->a < 0)
+		return v;
+	int d = p->a, e = nodes[sum].a;
+	const rr__node *dn = &nodes[d];
+	if (dn->op != RR_OP_SUB || dn->shape != RR_SHAPE_ELEM || dn->a != e || dn->b < 0 ||
+	    kernel->analysis.level[e] != 0)
+		return v;
+	int c = dn->b;
+	const rr__node *cn = &nodes[c];
+	if (cn->op != RR_OP_DIV || cn->a != sum || cn->b < 0 || nodes[cn->b].op != RR_OP_N)
+		return v;
+	v = (rr__variance_shift){sum, c, d, sq};
+	return v;
+}
+
 /* ---------------------------------------------------------------- what is kept */
 
 static int is_elem(const rr_kernel *kernel, int id)
@@ -560,7 +601,7 @@ static void realise_smem(const rr__kernel_facts *f, const rr__target *target, rr
 {
 	const rr_layout *l = &r->layout;
 	int warp = target->warp_size > 0 ? target->warp_size : 32;
-	r->red_slots = f->red_slots;
+	r->red_slots = f->red_slots + (r->grid_shift ? 2 : 0); /* T_b and c_b */
 	r->warps = l->workers_per_row > warp ? l->workers_per_row / warp : 1;
 	int kept_bytes =
 	    r->keep != RR_KEEP_SMEM ? 0 : r->kept_values * (r->keep_raw ? r->elem_bytes : 4);
@@ -576,8 +617,8 @@ static void realise_smem(const rr__kernel_facts *f, const rr__target *target, rr
 		                  2 * (r->rounds > 0 ? r->rounds : 1) * 8;
 	else if (l->blocks_per_row > 1 && !r->grid_split)
 		r->static_smem += 2 * r->red_slots * 4;
-	r->smem_bytes =
-	    rr__layout_smem_bytes(f->partials, r->cols, r->elem_bytes, l, warp, kept_bytes);
+	r->smem_bytes = rr__layout_smem_bytes(f->partials + (r->grid_shift ? 2 : 0), r->cols,
+	                                      r->elem_bytes, l, warp, kept_bytes);
 }
 
 /* S=grid's workspace per row group, in 4-byte words: RR_GRID_HEAD_WORDS for the barrier (its
@@ -641,6 +682,7 @@ void rr__kernel_facts_of(const rr_kernel *kernel, const rr__target *target, rr__
 	}
 	if (!kernel)
 		f->rounding_sums = 1; /* a hand-built kernel: assume it sums */
+	f->shift = rr__variance_shift_of(kernel);
 	f->red_slots = kernel && kernel->analysis.level ? rr__reduction_slots(kernel, NULL) : 0;
 	/* Partials of every reduction, an online pair counting two; one more pair as margin. */
 	f->partials =
@@ -677,6 +719,9 @@ rr_status rr__realise_with(const rr__kernel_facts *f, rr_dtype dtype, int64_t co
 	r->blocks_per_row = l->blocks_per_row;
 	r->persistent = l->grid == RR_GRID_PERSISTENT;
 	r->grid_split = l->storage == RR_STORAGE_GRID;
+	const char *shift_env = getenv("RR_GRID_SHIFT");
+	r->grid_shift = r->grid_split && f->shift.sq >= 0 && f->row_outputs > 0 &&
+	                !(shift_env && strcmp(shift_env, "0") == 0);
 	/* Segments are whole 16-byte units and whole packs, so every block's packs stay aligned. */
 	r->segment = rr__block_segment(cols, l->blocks_per_row, l->vec, r->elem_bytes);
 	r->chunks = ceil_div(r->segment, (int64_t)l->workers_per_row * l->vec);

@@ -72,6 +72,17 @@ typedef enum rr__keep_place {
 	RR_KEEP_SMEM      /* the block's shared memory, each worker its own packs */
 } rr__keep_place;
 
+/* A kernel of two rounds whose second sums the squares of an element's distance from the
+ * first round's mean: round 1 sum = sum(e), c = sum / N, d = e - c, round 2 sq = sum(d * d)
+ * and nothing else reduced (LayerNorm's variance). S=grid may then run both rounds behind one
+ * barrier (rr__realisation.grid_shift). Node ids, sq = -1 where the kernel is not of that form. */
+typedef struct rr__variance_shift {
+	int sum, c, d, sq;
+} rr__variance_shift;
+
+/* The kernel's variance shift (rr__variance_shift), sq = -1 where it has none. */
+rr__variance_shift rr__variance_shift_of(const rr_kernel *kernel);
+
 /* What a realisation needs from the kernel alone, the same for every layout: worked out once
  * per kernel and target by rr__kernel_facts_of, so a planner realising thousands of layouts
  * does not walk the kernel for each. */
@@ -90,6 +101,7 @@ typedef struct rr__kernel_facts {
 	int row_and_col_inputs;
 	int col_inputs;
 	int rounding_sums; /* sum reductions that round (not exact): what the serial bound is for */
+	rr__variance_shift shift; /* round 2 a sum of squares about round 1's mean (or none) */
 	char entry_vec[96];
 	char entry_head[96];
 	char entry_scalar[96];
@@ -164,6 +176,14 @@ typedef struct rr__realisation {
 	 * line (arrival count, generation) and the partials [parity][slot][block], in whole
 	 * 128-byte lines. The launcher allocates it once per resident group; 0 otherwise. */
 	int64_t workspace_per_group;
+	/* S=grid on a kernel with a variance shift (kernel facts) and row outputs: one barrier for
+	 * both rounds. Each block sums round 2 about its own mean c_b = S_b / n_b (its segment's
+	 * sum over its n_b elements): Q_b = sum (e - c_b)^2 and T_b = sum (e - c_b), both in the
+	 * block's tree, written with S_b and c_b (two more partial slots, red_slots); after the
+	 * barrier the row's c = sum S_b / N and round 2 = sum over blocks of Q_b + (c_b - c)(2 T_b
+	 * + n_b (c_b - c)), an identity for any c_b, in the grid's fixed tree (device/grid.cuh).
+	 * Where the environment has RR_GRID_SHIFT=0, two barriers as before (A/B, tests). */
+	int grid_shift;
 	/* Col inputs of 16-bit rows with heads (N·size not a multiple of the access, N of at
 	 * least COPIES_MIN_COLS) are read from copies the launch writes first (the entry
 	 * entry_cols), in blocks of one row or many: for each col input, one copy a phase q <

@@ -7,6 +7,8 @@
 /* What the emitted source defines before this file (the plan's C, online.cuh), in a simple
  * form: here only so that the file compiles on its own. */
 constexpr int C = 64;
+constexpr int N = 1 << 21;
+constexpr int SEG = N / C;
 constexpr int RED_SLOTS = 2;
 constexpr bool RR_GRID_ONE_WARP = true;
 __device__ __forceinline__ void rr_online_combine(float &m, float &z, float m2, float z2)
@@ -108,6 +110,44 @@ __device__ __forceinline__ float rr_grid_reduce(const float *p, const int at)
 		#pragma unroll
 		for (int off = RR_GRID_LANES / 2; off >= 1; off /= 2)
 			v = rr_grid_op<OP>(v, __shfl_xor_sync(0xffffffffu, v, off));
+	}
+	if (!RR_GRID_ONE_WARP)
+		return v;
+	if (threadIdx.x == 0)
+		rr_grid_value[at] = v;
+	__syncthreads();
+	return rr_grid_value[at];
+}
+/* Round 2 of a variance shift (rr__realisation.grid_shift): block b summed Q_b = sum (e -
+ * c_b)^2 and T_b = sum (e - c_b) about its own mean c_b over the n_b elements of its segment
+ * (N - b * SEG, between 0 and SEG). About the row's mean c, the block's sum of squares is Q_b +
+ * (c_b - c)(2 T_b + n_b (c_b - c)) for any c_b: those terms, from Q_b at pq[0..C), T_b at
+ * pt[0..C) and c_b at pc[0..C), in rr_grid_reduce's fixed tree, handed over at
+ * rr_grid_value[at]. */
+__device__ __forceinline__ float rr_grid_shifted(const float *pq, const float *pt, const float *pc,
+                                                 const float c, const int at)
+{
+	float v = 0.0f;
+	if (!RR_GRID_ONE_WARP || threadIdx.x < 32) {
+		const int lane = (int)(threadIdx.x & (RR_GRID_LANES - 1));
+		float q[RR_GRID_LOADS], t[RR_GRID_LOADS], cb[RR_GRID_LOADS];
+		#pragma unroll
+		for (int k = 0; k < RR_GRID_LOADS; k++) {
+			q[k] = __ldcg(pq + lane + 32 * k);
+			t[k] = __ldcg(pt + lane + 32 * k);
+			cb[k] = __ldcg(pc + lane + 32 * k);
+		}
+		#pragma unroll
+		for (int k = 0; k < RR_GRID_LOADS; k++) {
+			const long long left = (long long)N - (long long)(lane + 32 * k) * SEG;
+			const float nb = (float)(left < 0 ? 0 : left < SEG ? left : SEG);
+			const float dc = cb[k] - c;
+			const float term = q[k] + dc * (2.0f * t[k] + nb * dc);
+			v = k == 0 ? term : v + term;
+		}
+		#pragma unroll
+		for (int off = RR_GRID_LANES / 2; off >= 1; off /= 2)
+			v = v + __shfl_xor_sync(0xffffffffu, v, off);
 	}
 	if (!RR_GRID_ONE_WARP)
 		return v;
