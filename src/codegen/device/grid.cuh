@@ -93,6 +93,17 @@ __device__ __forceinline__ float rr_grid_op(float a, float b)
 constexpr int RR_GRID_LANES = C < 32 ? C : 32;
 constexpr int RR_GRID_LOADS = C < 32 ? 1 : C / 32; /* partials a lane loads (C: a power of 2) */
 __shared__ float rr_grid_value[2 * RED_SLOTS]; /* [parity][slot] */
+/* A combined value to every thread of the block: where warp 0 alone combined
+ * (RR_GRID_ONE_WARP), thread 0's through rr_grid_value[at]. */
+__device__ __forceinline__ float rr_grid_hand(const float v, const int at)
+{
+	if (!RR_GRID_ONE_WARP)
+		return v;
+	if (threadIdx.x == 0)
+		rr_grid_value[at] = v;
+	__syncthreads();
+	return rr_grid_value[at];
+}
 template <int OP>
 __device__ __forceinline__ float rr_grid_reduce(const float *p, const int at)
 {
@@ -111,12 +122,7 @@ __device__ __forceinline__ float rr_grid_reduce(const float *p, const int at)
 		for (int off = RR_GRID_LANES / 2; off >= 1; off /= 2)
 			v = rr_grid_op<OP>(v, __shfl_xor_sync(0xffffffffu, v, off));
 	}
-	if (!RR_GRID_ONE_WARP)
-		return v;
-	if (threadIdx.x == 0)
-		rr_grid_value[at] = v;
-	__syncthreads();
-	return rr_grid_value[at];
+	return rr_grid_hand(v, at);
 }
 /* Round 2 of a variance shift (rr__realisation.grid_shift): block b summed Q_b = sum (e -
  * c_b)^2 and T_b = sum (e - c_b) about its own mean c_b over the n_b elements of its segment
@@ -149,12 +155,7 @@ __device__ __forceinline__ float rr_grid_shifted(const float *pq, const float *p
 		for (int off = RR_GRID_LANES / 2; off >= 1; off /= 2)
 			v = v + __shfl_xor_sync(0xffffffffu, v, off);
 	}
-	if (!RR_GRID_ONE_WARP)
-		return v;
-	if (threadIdx.x == 0)
-		rr_grid_value[at] = v;
-	__syncthreads();
-	return rr_grid_value[at];
+	return rr_grid_hand(v, at);
 }
 /* An online (max, sum) pair: maxima at pm[0..C), sums at pz[0..C), in the same tree (handed
  * over at rr_grid_value[at] and [at + 1]). */
