@@ -678,6 +678,50 @@ static void test_bf16_run_sweep(void)
 	CHECK(wrong == 0);
 }
 
+/* rr_store_bf16_run on runs without a tie, which round half up (cpu_vec.h): every top half
+ * beside low halves on both sides of a tie, streamed and not, in runs of 4 vectors; then the
+ * same runs with one word 0x8000 in one lane (a tie's low half, or a high half 0x8000: -0 to a
+ * negative subnormal), which take the exact rounding for the whole run. The scalar
+ * conversion's bits everywhere. */
+static void test_bf16_run_half_up(void)
+{
+	static const uint32_t lows[] = {0x0000, 0x0001, 0x7ffe, 0x7fff,
+	                                0x8001, 0x8002, 0xfffe, 0xffff};
+	enum { LOWS = sizeof lows / sizeof lows[0], RUN = 4 };
+	int wrong = 0;
+	for (uint32_t top = 0; top < 0x10000u; top += RUN * L)
+		for (int variant = 0; variant < 2 * LOWS + 4; variant++) {
+			const int stream = variant & 1, kind = variant >> 1;
+			vf v[RUN];
+			uint32_t bits[RUN * L];
+			for (int k = 0; k < RUN * L; k++) {
+				bits[k] = (top + (uint32_t)k) << 16 | lows[(kind + k) % LOWS];
+				if ((bits[k] & 0x7f800000u) == 0x7f800000u && (bits[k] & 0x7fffffu))
+					bits[k] = 0x3f808001u; /* NaNs: test_bf16_run_edges */
+			}
+			if (kind >= LOWS) { /* one special word in a lane that moves with top */
+				const int at = (int)(top / (RUN * L) * 7 % (RUN * L));
+				bits[at] = kind == LOWS ? (bits[at] & 0xffff0000u) | 0x8000u
+				                        : 0x80000000u | (bits[at] & 0x7fffu);
+			}
+			for (int k = 0; k < RUN * L; k++)
+				memcpy(&v[k / L][k % L], &bits[k], 4);
+			_Alignas(64) uint16_t got[RUN * L];
+			rr_store_bf16_run(got, v, RUN, stream);
+#if defined(__SSE__)
+			_mm_sfence();
+#endif
+			for (int k = 0; k < RUN * L; k++) {
+				float value;
+				memcpy(&value, &bits[k], 4);
+				if (got[k] != rr__f32_to_bf16(value) && wrong++ < 5)
+					CHECKF(0, "bf16 run of 0x%08x: 0x%04x, want 0x%04x",
+					       (unsigned)bits[k], got[k], rr__f32_to_bf16(value));
+			}
+		}
+	CHECK(wrong == 0);
+}
+
 /* rr_load_bf16: every 16-bit pattern, L at a time, is the f32 with those bits on top. */
 static void test_bf16_load(void)
 {
@@ -890,6 +934,7 @@ int main(void)
 	test_bf16_runs();
 	test_bf16_run_edges();
 	test_bf16_run_sweep();
+	test_bf16_run_half_up();
 	test_bf16_paired();
 	test_bf16_store();
 	test_exp();

@@ -121,6 +121,10 @@ static inline void prefetch_lead(const io_t *p, int64_t N, int64_t h, int64_t i)
 		__builtin_prefetch(p + prefetch_ahead(N, 1) + h + ((i - h) >> LEAD_SHIFT));
 }
 
+/* Elements of a 64-byte line less one: passes over 16-bit rows prefetch a line where i - h is
+ * a multiple of the line's elements (c_emit.c's prefetch_by_line). */
+#define PREFETCH_LINE_MASK ((int64_t)64 / (int64_t)sizeof(io_t) - 1)
+
 /* Floats of scratch before the widened cols: the kept slots and the split's cache, up to a
  * line; and from one widened col to the next (N up to a line). */
 static inline int64_t wide_cols_at(int64_t N)

@@ -973,19 +973,38 @@ rr_store_bf16_run(uint16_t *p, const vf *v, int count, int stream)
 	 * With the load's one shuffle (rr_load_bf16) 6 of the 10 vector operations of a vector
 	 * stored alone. Two threads, 6 ABBA rounds of `rowreduce bench` (bench/NOTES.md, session
 	 * 29): the bf16 rows of >= 64 MiB in 0.66-0.96 of the time (medians; faster in every round:
-	 * softmax and rmsnorm 16384x1024, rmsnorm and layernorm 256x65536). */
+	 * softmax and rmsnorm 16384x1024, rmsnorm and layernorm 256x65536). Where no 16-bit word of
+	 * the run is 0x8000 either (one compare a vector, its result in the same branch), no lane
+	 * is a tie (low half 0x8000; a high half 0x8000 is -0 to a negative subnormal, rounded
+	 * exactly too) and rounding half up, (bits + 0x8000) >> 16, is rounding to nearest even:
+	 * two operations a vector where rr_bf16_rounded8 takes five, the same bits. With c_emit.c's
+	 * prefetch_by_line, softmax bf16 from DRAM, two threads, the lab's calls in both orders
+	 * (bench/lab/s64-cpu-bf16, Zen 3): 4096x4096 0.976-0.995 of the time, 16384x1024
+	 * 0.983-0.993. */
 	__m256 nan = _mm256_setzero_ps();
-	for (int k = 0; k + 1 < count; k += 2)
+	__m256i tie = _mm256_setzero_si256();
+	const __m256i half = _mm256_set1_epi32(0x8000), word = _mm256_set1_epi16((short)0x8000);
+	for (int k = 0; k + 1 < count; k += 2) {
 		nan =
 		    _mm256_or_ps(nan, _mm256_cmp_ps((__m256)v[k], (__m256)v[k + 1], _CMP_UNORD_Q));
+		tie = _mm256_or_si256(tie,
+		                      _mm256_or_si256(_mm256_cmpeq_epi16((__m256i)v[k], word),
+		                                      _mm256_cmpeq_epi16((__m256i)v[k + 1], word)));
+	}
 	if (__builtin_expect(_mm256_movemask_ps(nan) == 0, 1)) {
+		const int ties = _mm256_movemask_epi8(tie) != 0;
 		const int aligned =
 		    stream ? (int)((uintptr_t)p % 32 == 0) + (int)((uintptr_t)p % 16 == 0) : 0;
 		int k = 0;
 		for (; k + 1 < count; k += 2) {
+			const __m256i bits0 = (__m256i)v[k], bits1 = (__m256i)v[k + 1];
 			const __m256i packed = _mm256_permute4x64_epi64(
-			    _mm256_packus_epi32(rr_bf16_rounded8((__m256i)v[k]),
-			                        rr_bf16_rounded8((__m256i)v[k + 1])),
+			    __builtin_expect(ties, 0)
+			        ? _mm256_packus_epi32(rr_bf16_rounded8(bits0),
+			                              rr_bf16_rounded8(bits1))
+			        : _mm256_packus_epi32(
+			              _mm256_srli_epi32(_mm256_add_epi32(bits0, half), 16),
+			              _mm256_srli_epi32(_mm256_add_epi32(bits1, half), 16)),
 			    0xd8);
 			uint16_t *q = p + k * L;
 			if (aligned == 2)
