@@ -68,7 +68,7 @@ static rr_status plan_emitter(rr__cu_emitter *em, const rr__emit_request *req)
 	em->red_slots = rr__reduction_slots(kernel, em->red_slot);
 	em->shift = rr__variance_shift_of(r->grid_shift ? kernel : NULL);
 	em->t_slot = em->red_slots; /* after the kernel's own slots (realise_smem counts both) */
-	em->red_slots += r->grid_shift ? 2 : 0; /* T_b and c_b */
+	em->red_slots += r->grid_shift ? RR_GRID_SHIFT_SLOTS : 0;
 	for (int id = 0; id < kernel->n_nodes; id++) {
 		em->keep_ordinal[id] = rr__kept_ordinal(r, id);
 		em->kept[id] = em->keep_ordinal[id] >= 0;

@@ -601,7 +601,7 @@ static void realise_smem(const rr__kernel_facts *f, const rr__target *target, rr
 {
 	const rr_layout *l = &r->layout;
 	int warp = target->warp_size > 0 ? target->warp_size : 32;
-	r->red_slots = f->red_slots + (r->grid_shift ? 2 : 0); /* T_b and c_b */
+	r->red_slots = f->red_slots + (r->grid_shift ? RR_GRID_SHIFT_SLOTS : 0);
 	r->warps = l->workers_per_row > warp ? l->workers_per_row / warp : 1;
 	int kept_bytes =
 	    r->keep != RR_KEEP_SMEM ? 0 : r->kept_values * (r->keep_raw ? r->elem_bytes : 4);
@@ -617,8 +617,9 @@ static void realise_smem(const rr__kernel_facts *f, const rr__target *target, rr
 		                  2 * (r->rounds > 0 ? r->rounds : 1) * 8;
 	else if (l->blocks_per_row > 1 && !r->grid_split)
 		r->static_smem += 2 * r->red_slots * 4;
-	r->smem_bytes = rr__layout_smem_bytes(f->partials + (r->grid_shift ? 2 : 0), r->cols,
-	                                      r->elem_bytes, l, warp, kept_bytes);
+	r->smem_bytes =
+	    rr__layout_smem_bytes(f->partials + (r->grid_shift ? RR_GRID_SHIFT_SLOTS : 0), r->cols,
+	                          r->elem_bytes, l, warp, kept_bytes);
 }
 
 /* S=grid's workspace per row group, in 4-byte words: RR_GRID_HEAD_WORDS for the barrier (its
@@ -682,7 +683,9 @@ void rr__kernel_facts_of(const rr_kernel *kernel, const rr__target *target, rr__
 	}
 	if (!kernel)
 		f->rounding_sums = 1; /* a hand-built kernel: assume it sums */
-	f->shift = rr__variance_shift_of(kernel);
+	const char *shift_env = getenv("RR_GRID_SHIFT"); /* "0": two grid barriers (A/B, tests) */
+	f->shift = shift_env && strcmp(shift_env, "0") == 0 ? rr__variance_shift_of(NULL)
+	                                                    : rr__variance_shift_of(kernel);
 	f->red_slots = kernel && kernel->analysis.level ? rr__reduction_slots(kernel, NULL) : 0;
 	/* Partials of every reduction, an online pair counting two; one more pair as margin. */
 	f->partials =
@@ -719,9 +722,7 @@ rr_status rr__realise_with(const rr__kernel_facts *f, rr_dtype dtype, int64_t co
 	r->blocks_per_row = l->blocks_per_row;
 	r->persistent = l->grid == RR_GRID_PERSISTENT;
 	r->grid_split = l->storage == RR_STORAGE_GRID;
-	const char *shift_env = getenv("RR_GRID_SHIFT");
-	r->grid_shift = r->grid_split && f->shift.sq >= 0 && f->row_outputs > 0 &&
-	                !(shift_env && strcmp(shift_env, "0") == 0);
+	r->grid_shift = r->grid_split && f->shift.sq >= 0 && f->row_outputs > 0;
 	/* Segments are whole 16-byte units and whole packs, so every block's packs stay aligned. */
 	r->segment = rr__block_segment(cols, l->blocks_per_row, l->vec, r->elem_bytes);
 	r->chunks = ceil_div(r->segment, (int64_t)l->workers_per_row * l->vec);

@@ -80,7 +80,12 @@ typedef struct rr__variance_shift {
 	int sum, c, d, sq;
 } rr__variance_shift;
 
-/* The kernel's variance shift (rr__variance_shift), sq = -1 where it has none. */
+/* The partial slots a variance shift adds after the kernel's own (rr__realisation.grid_shift):
+ * T_b, then c_b. */
+#define RR_GRID_SHIFT_SLOTS 2
+
+/* The kernel's variance shift (rr__variance_shift), sq = -1 where it has none (kernel facts
+ * take none where the environment has RR_GRID_SHIFT=0). */
 rr__variance_shift rr__variance_shift_of(const rr_kernel *kernel);
 
 /* What a realisation needs from the kernel alone, the same for every layout: worked out once
