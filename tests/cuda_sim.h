@@ -1,7 +1,7 @@
 /* A host simulation of the CUDA features the generated kernels use, so tests run the emitted
- * CUDA C on the CPU with one OS thread per CUDA thread: shuffles, __syncthreads, cluster
- * barriers and the mailboxes' mbarriers meet in the test's barriers (tests/test_cuda_sim.c),
- * reached through the hooks the test installs. Shared memory is the file-scope arrays of each
+ * CUDA C on the CPU with one fiber per CUDA thread: shuffles, __syncthreads, cluster barriers
+ * and the mailboxes' mbarriers meet in the test's barriers (tests/test_cuda_sim.c), reached
+ * through the hooks the test installs. Shared memory is the file-scope arrays of each
  * loaded copy of the kernel's shared object (one copy per block of a cluster, or of a row group of
  * S=grid, whose per-row barrier meets in the test too; its workspace is host memory the test
  * passes).
@@ -49,7 +49,10 @@ rr_sim_hooks_t *rr_sim_hooks = nullptr;
 struct dim3 {
 	unsigned x, y, z;
 };
-static thread_local dim3 threadIdx, blockIdx, gridDim;
+/* The running fiber's: the test sets them again whenever a fiber resumes. Not thread_local:
+ * every fiber of a launch runs in one OS thread, and the leak check at exit failed on the
+ * dynamic TLS of the thousands of copies loaded and unloaded in it. */
+static dim3 threadIdx, blockIdx, gridDim;
 
 extern "C" void rr_sim_set_ids(unsigned thread, unsigned block, unsigned grid)
 {

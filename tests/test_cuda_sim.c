@@ -1,14 +1,14 @@
 /* The generated CUDA C run on the CPU: each plan's source is compiled by the host C++ compiler
- * with tests/cuda_sim.h (one OS thread per CUDA thread, real barriers for __syncthreads, warp
- * shuffles and cluster barriers; one copy of the shared object per cluster block, so shared
- * memory and distributed shared memory are per block) and its outputs are validated against
- * the float64 reference. This checks the emitter's indexing, tails, trees, storage and clusters
- * without a GPU; it does not check PTX-only details (those are test_cuda_ptx's). Skipped (77)
- * without a C++ compiler. */
+ * with tests/cuda_sim.h (one fiber, a stack of its own, per CUDA thread; barriers for
+ * __syncthreads, warp shuffles and cluster barriers where a thread waits for all the others;
+ * one copy of the shared object per cluster block, so shared memory and distributed shared
+ * memory are per block) and its outputs are validated against the float64 reference. This
+ * checks the emitter's indexing, tails, trees, storage and clusters without a GPU; it does not
+ * check PTX-only details (those are test_cuda_ptx's). Skipped (77) without a C++ compiler. */
 #include <dlfcn.h>
-#include <pthread.h>
-#include <semaphore.h>
 #include <stdatomic.h>
+#include <sys/mman.h>
+#include <ucontext.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,6 +28,17 @@
 #define MAX_RANKS 64
 #define MAX_THREADS 1024
 
+#if defined(__SANITIZE_ADDRESS__)
+#define SIM_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SIM_ASAN 1
+#endif
+#endif
+#ifdef SIM_ASAN
+#include <sanitizer/common_interface_defs.h>
+#endif
+
 /* ---------------------------------------------------------------- the simulated machine */
 
 typedef struct sim_module {
@@ -40,24 +51,67 @@ typedef struct sim_module {
 	unsigned long long *mbar[MAX_RANKS]; /* each block's rr_mbar, the mailboxes' barriers */
 } sim_module;
 
+/* A barrier of `count` simulated threads: the last to arrive starts the next round. */
+typedef struct sim_barrier {
+	int count, arrived;
+	unsigned round;
+} sim_barrier;
+
 static struct {
 	int threads, ranks;
-	pthread_barrier_t block[MAX_RANKS];
-	pthread_barrier_t warp[MAX_RANKS][MAX_THREADS / 32];
-	pthread_barrier_t cluster;
+	sim_barrier block[MAX_RANKS];
+	sim_barrier warp[MAX_RANKS][MAX_THREADS / 32];
+	sim_barrier cluster;
 	float exchange[2][MAX_RANKS][MAX_THREADS]; /* a shuffle's values, two slots in turn */
 	float *cl[MAX_RANKS];
 	unsigned long long *mbar[MAX_RANKS];
-	pthread_mutex_t mail_lock; /* every mbarrier operation, and a push's store with it */
-	pthread_cond_t mail_done;  /* a phase of some barrier completed */
-} sim = {.mail_lock = PTHREAD_MUTEX_INITIALIZER, .mail_done = PTHREAD_COND_INITIALIZER};
+} sim;
 
-static _Thread_local int my_rank, my_thread;
-static _Thread_local unsigned my_shuffles; /* this launch's shuffles so far */
+typedef struct sim_thread {
+	const sim_module *module;
+	int rank, thread;
+	unsigned block, grid;
+	int vec;
+	void **params;
+} sim_thread;
+
+/* One simulated thread: a fiber with its own stack, all of a launch's in the test's thread. */
+typedef struct sim_fiber {
+	ucontext_t context;
+	char *stack;       /* FIBER_STACK bytes above a guard page */
+	unsigned shuffles; /* this launch's shuffles so far */
+	const sim_thread *task;
+	int index, done;
+	void *fake_stack; /* AddressSanitizer's, while switched away */
+} sim_fiber;
+
+static sim_fiber *me; /* the fiber running now */
+
+#define my_rank (me->task->rank)
+#define my_thread (me->task->thread)
+
+static void fiber_yield(void);
+
+static void barrier_wait(sim_barrier *b)
+{
+	unsigned round = b->round;
+	if (++b->arrived == b->count) {
+		b->arrived = 0;
+		b->round++;
+		return;
+	}
+	while (b->round == round)
+		fiber_yield();
+}
+
+static void barrier_init(sim_barrier *b, int count)
+{
+	*b = (sim_barrier){.count = count};
+}
 
 static void hook_sync_block(void)
 {
-	pthread_barrier_wait(&sim.block[my_rank]);
+	barrier_wait(&sim.block[my_rank]);
 }
 
 /* One barrier a shuffle: the lanes write slot k % 2 of the exchange, meet, read their partner.
@@ -65,17 +119,17 @@ static void hook_sync_block(void)
  * which every lane of the warp reaches only after its read of shuffle k. */
 static float hook_shfl_xor(float value, int offset)
 {
-	pthread_barrier_t *warp = &sim.warp[my_rank][my_thread / 32];
-	float(*slot)[MAX_THREADS] = sim.exchange[my_shuffles++ & 1u];
+	sim_barrier *warp = &sim.warp[my_rank][my_thread / 32];
+	float(*slot)[MAX_THREADS] = sim.exchange[me->shuffles++ & 1u];
 	slot[my_rank][my_thread] = value;
-	pthread_barrier_wait(warp);
+	barrier_wait(warp);
 	int lane = my_thread % 32;
 	return slot[my_rank][my_thread - lane + (lane ^ offset)];
 }
 
 static void hook_cluster_sync(void)
 {
-	pthread_barrier_wait(&sim.cluster);
+	barrier_wait(&sim.cluster);
 }
 
 static unsigned hook_cluster_rank(void)
@@ -105,22 +159,17 @@ static unsigned long long mbar_word(unsigned long long phase, unsigned long long
 static void mbar_complete_if_done(unsigned long long *bar)
 {
 	unsigned long long w = *bar;
-	if (MBAR_PENDING(w) == 0 && (int32_t)(uint32_t)w == 0) {
+	if (MBAR_PENDING(w) == 0 && (int32_t)(uint32_t)w == 0)
 		*bar = mbar_word((w & MBAR_PHASE) ^ MBAR_PHASE, MBAR_COUNT(w), MBAR_COUNT(w), 0);
-		pthread_cond_broadcast(&sim.mail_done);
-	}
 }
 
 static void hook_mbar_init(unsigned long long *bar, int count)
 {
-	pthread_mutex_lock(&sim.mail_lock);
 	*bar = mbar_word(0, (unsigned long long)count, (unsigned long long)count, 0);
-	pthread_mutex_unlock(&sim.mail_lock);
 }
 
 static unsigned long long hook_mbar_arrive(unsigned long long *bar, unsigned bytes)
 {
-	pthread_mutex_lock(&sim.mail_lock);
 	unsigned long long w = *bar, state = w & MBAR_PHASE;
 	if (MBAR_PENDING(w) == 0) {
 		fprintf(stderr, "mbarrier: an arrival on a phase that has none pending\n");
@@ -129,28 +178,23 @@ static unsigned long long hook_mbar_arrive(unsigned long long *bar, unsigned byt
 	*bar = mbar_word(state, MBAR_COUNT(w), MBAR_PENDING(w) - 1,
 	                 (int32_t)(uint32_t)w + (int32_t)bytes);
 	mbar_complete_if_done(bar);
-	pthread_mutex_unlock(&sim.mail_lock);
 	return state;
 }
 
 /* The remote copies: the same offset in block `rank`'s arrays as `local` in this block's. */
 static void hook_mail_push(float *slot, unsigned rank, float v, unsigned long long *bar)
 {
-	pthread_mutex_lock(&sim.mail_lock);
 	sim.cl[rank][slot - sim.cl[my_rank]] = v;
 	unsigned long long *remote = sim.mbar[rank] + (bar - sim.mbar[my_rank]), w = *remote;
 	*remote =
 	    mbar_word(w & MBAR_PHASE, MBAR_COUNT(w), MBAR_PENDING(w), (int32_t)(uint32_t)w - 4);
 	mbar_complete_if_done(remote);
-	pthread_mutex_unlock(&sim.mail_lock);
 }
 
 static void hook_mbar_wait(unsigned long long *bar, unsigned long long state)
 {
-	pthread_mutex_lock(&sim.mail_lock);
 	while ((*bar & MBAR_PHASE) == state)
-		pthread_cond_wait(&sim.mail_done, &sim.mail_lock);
-	pthread_mutex_unlock(&sim.mail_lock);
+		fiber_yield();
 }
 
 /* The arrays a launch may read (run_checked names them; none: reads go unchecked). */
@@ -180,84 +224,158 @@ static rr_sim_hooks_t hooks = {hook_sync_block,   hook_shfl_xor,     hook_cluste
                                hook_mbar_arrive,  hook_mail_push,    hook_mbar_wait,
                                hook_cluster_sync, hook_check_read};
 
-typedef struct sim_thread {
-	const sim_module *module;
-	int rank, thread;
-	unsigned block, grid;
-	int vec;
-	void **params;
-} sim_thread;
+/* The simulated threads: fibers that take turns in the test's own thread, a simulated thread
+ * running until it must wait (a barrier, an mbarrier's phase) and yielding to the next then.
+ * OS threads, one a simulated thread, spent most of this test's time in the kernel's futex
+ * wake-ups and context switches (up to a thousand threads meeting at each shuffle's barrier
+ * on two cores). The turns go up the thread index in one run of a cluster and down it in the
+ * next, so a read of another thread's store that lacks a barrier between them finds the old
+ * value in one of the two orders. Fibers and their stacks are made once, reused by every
+ * launch. */
+#define FIBER_STACK (256 << 10)
 
-static void sim_thread_run(const sim_thread *t)
-{
-	my_rank = t->rank;
-	my_thread = t->thread;
-	my_shuffles = 0;
-	t->module->set_ids[t->rank]((unsigned)t->thread, t->block, t->grid);
-	t->module->entry[t->rank](t->vec, t->params);
-}
-
-/* The simulated threads: OS threads started once and reused by every launch (starting and
- * ending up to a thousand a launch, under the sanitizers, took a third of this test's time).
- * Worker i runs task i of a launch when go[i] is posted; the last to finish posts done. */
 static struct {
-	int count, stop;
-	pthread_t ids[MAX_RANKS * MAX_THREADS];
-	sem_t go[MAX_RANKS * MAX_THREADS];
+	int count; /* fibers made so far */
+	int n, live, step;
+	unsigned launches;
+	sim_fiber *fiber[MAX_RANKS * MAX_THREADS];
 	sim_thread task[MAX_RANKS * MAX_THREADS];
-	atomic_int running;
-	sem_t done;
+	ucontext_t main; /* the test's own stack, while the fibers run */
+	void *main_fake_stack;
+	const void *main_bottom; /* AddressSanitizer's switches back to it need its bounds */
+	size_t main_size;
+	int leaving_main;
 } pool;
 
-static void *pool_worker(void *arg)
+/* AddressSanitizer's interceptor of swapcontext clears the shadow of the whole stack it
+ * switches to, before and after (two thirds of this test's time, and its leak check at exit
+ * failed); the fiber annotations below tell it of every switch, so the C library's own
+ * swapcontext is called. */
+static int (*real_swapcontext)(ucontext_t *, const ucontext_t *) = swapcontext;
+
+static void swapcontext_find(void)
 {
-	int i = (int)(intptr_t)arg;
-	for (;;) {
-		while (sem_wait(&pool.go[i]) != 0)
-			;
-		if (pool.stop)
-			return NULL;
-		sim_thread_run(&pool.task[i]);
-		if (atomic_fetch_sub(&pool.running, 1) == 1)
-			sem_post(&pool.done);
-	}
+#ifdef SIM_ASAN
+	void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+	void *found = libc ? dlsym(libc, "swapcontext") : NULL;
+	if (found)
+		*(void **)&real_swapcontext = found;
+#endif
 }
 
-/* Runs pool.task[0 .. n - 1], one worker each, and returns when all have returned. */
+/* `f` (NULL: the test's stack) runs again: its fiber-local state is put back. */
+static void fiber_resumed(sim_fiber *f)
+{
+#ifdef SIM_ASAN
+	if (pool.leaving_main)
+		__sanitizer_finish_switch_fiber(f->fake_stack, &pool.main_bottom, &pool.main_size);
+	else
+		__sanitizer_finish_switch_fiber(f ? f->fake_stack : pool.main_fake_stack, NULL,
+		                                NULL);
+#endif
+	pool.leaving_main = 0;
+	me = f;
+	/* the simulated source's threadIdx and blockIdx: one per loaded copy (tests/cuda_sim.h) */
+	if (f)
+		f->task->module->set_ids[f->task->rank]((unsigned)f->task->thread, f->task->block,
+		                                        f->task->grid);
+}
+
+/* From `from` to `to` (either NULL: the test's stack); returns when `from` runs again. */
+static void fiber_switch(sim_fiber *from, sim_fiber *to)
+{
+	pool.leaving_main = from == NULL;
+#ifdef SIM_ASAN
+	void **save = !from ? &pool.main_fake_stack : from->done ? NULL : &from->fake_stack;
+	__sanitizer_start_switch_fiber(save, to ? to->stack : pool.main_bottom,
+	                               to ? FIBER_STACK : pool.main_size);
+#endif
+	me = to; /* a fiber's first turn (fiber_start) reads it */
+	real_swapcontext(from ? &from->context : &pool.main, to ? &to->context : &pool.main);
+	fiber_resumed(from);
+}
+
+/* The next fiber after `f` in this launch's order that has not returned; NULL: none. */
+static sim_fiber *fiber_next(const sim_fiber *f)
+{
+	for (int k = 1; k <= pool.n; k++) {
+		int j = ((f->index + k * pool.step) % pool.n + pool.n) % pool.n;
+		if (!pool.fiber[j]->done)
+			return pool.fiber[j];
+	}
+	return NULL;
+}
+
+static void fiber_yield(void)
+{
+	sim_fiber *next = fiber_next(me);
+	if (next == me) {
+		fprintf(stderr,
+		        "simulated thread %d of block %d waits with no other thread left to "
+		        "run: a barrier it can never pass\n",
+		        my_thread, my_rank);
+		abort();
+	}
+	fiber_switch(me, next);
+}
+
+static void fiber_start(void)
+{
+	sim_fiber *f = me;
+	fiber_resumed(f);
+	f->task->module->entry[f->task->rank](f->task->vec, f->task->params);
+	f->done = 1;
+	pool.live--;
+	fiber_switch(f, fiber_next(f)); /* never returns: the next launch makes it anew */
+}
+
+static sim_fiber *fiber_new(int index)
+{
+	sim_fiber *f = calloc(1, sizeof *f);
+	long page = sysconf(_SC_PAGESIZE);
+	char *map = mmap(NULL, FIBER_STACK + (size_t)page, PROT_READ | PROT_WRITE,
+	                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (!f || map == MAP_FAILED || mprotect(map, (size_t)page, PROT_NONE) != 0 ||
+	    getcontext(&f->context) != 0) {
+		fprintf(stderr, "cannot make simulated thread %d\n", index);
+		abort();
+	}
+	f->stack = map + page; /* a stack overflow meets the guard page below it */
+	f->index = index;
+	return f;
+}
+
+/* Runs pool.task[0 .. n - 1], one fiber each, and returns when all have returned. */
 static void pool_run(int n)
 {
 	if (pool.count == 0)
-		sem_init(&pool.done, 0, 0);
-	pthread_attr_t attr;
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, 256 << 10);
-	for (; pool.count < n; pool.count++) {
-		sem_init(&pool.go[pool.count], 0, 0);
-		if (pthread_create(&pool.ids[pool.count], &attr, pool_worker,
-		                   (void *)(intptr_t)pool.count) != 0) {
-			fprintf(stderr, "cannot start simulated thread %d\n", pool.count);
-			abort();
-		}
+		swapcontext_find();
+	for (; pool.count < n; pool.count++)
+		pool.fiber[pool.count] = fiber_new(pool.count);
+	pool.n = pool.live = n;
+	pool.step = pool.launches++ % 2 ? -1 : 1;
+	for (int i = 0; i < n; i++) {
+		sim_fiber *f = pool.fiber[i];
+		f->task = &pool.task[i];
+		f->shuffles = 0;
+		f->done = 0;
+		f->fake_stack = NULL;
+		f->context.uc_stack.ss_sp = f->stack;
+		f->context.uc_stack.ss_size = FIBER_STACK;
+		f->context.uc_link = NULL;
+		makecontext(&f->context, fiber_start, 0);
 	}
-	pthread_attr_destroy(&attr);
-	atomic_store(&pool.running, n);
-	for (int i = 0; i < n; i++)
-		sem_post(&pool.go[i]);
-	while (sem_wait(&pool.done) != 0)
-		;
+	fiber_switch(NULL, pool.fiber[pool.step > 0 ? 0 : n - 1]);
+	me = NULL;
 }
 
 static void pool_stop(void)
 {
-	pool.stop = 1;
-	for (int i = 0; i < pool.count; i++)
-		sem_post(&pool.go[i]);
+	long page = sysconf(_SC_PAGESIZE);
 	for (int i = 0; i < pool.count; i++) {
-		pthread_join(pool.ids[i], NULL);
-		sem_destroy(&pool.go[i]);
+		munmap(pool.fiber[i]->stack - page, FIBER_STACK + (size_t)page);
+		free(pool.fiber[i]);
 	}
-	if (pool.count > 0)
-		sem_destroy(&pool.done);
 	pool.count = 0;
 }
 
@@ -280,18 +398,17 @@ static void sim_launch(const sim_module *m, const rr__realisation *g, int vec, i
 		sim.cl[r] = m->cl[r];
 		sim.mbar[r] = m->mbar[r];
 	}
-	/* A barrier bug hangs a launch: fail it instead. One launch, not the whole run, has a
-	 * bound, so a loaded machine (the simulated threads are real ones) slows the test down
-	 * without failing it; CTest's TIMEOUT bounds the whole. */
+	/* A barrier bug hangs a launch (waiting fibers yield to one another forever): fail it
+	 * instead. One launch, not the whole run, has a bound, so a loaded machine slows the test
+	 * down without failing it; CTest's TIMEOUT bounds the whole. */
 	alarm(SIM_HANG_SECONDS);
 	for (int q = 0; q < clusters; q++) {
 		for (int r = 0; r < ranks; r++) {
-			pthread_barrier_init(&sim.block[r], NULL, (unsigned)threads);
+			barrier_init(&sim.block[r], threads);
 			for (int w = 0; w * 32 < threads; w++)
-				pthread_barrier_init(&sim.warp[r][w], NULL,
-				                     (unsigned)(threads < 32 ? threads : 32));
+				barrier_init(&sim.warp[r][w], threads < 32 ? threads : 32);
 		}
-		pthread_barrier_init(&sim.cluster, NULL, (unsigned)(ranks * threads));
+		barrier_init(&sim.cluster, ranks * threads);
 		int started = 0;
 		for (int r = 0; r < ranks; r++)
 			for (int t = 0; t < threads; t++, started++) {
@@ -304,12 +421,6 @@ static void sim_launch(const sim_module *m, const rr__realisation *g, int vec, i
 				                                  params};
 			}
 		pool_run(started);
-		for (int r = 0; r < ranks; r++) {
-			pthread_barrier_destroy(&sim.block[r]);
-			for (int w = 0; w * 32 < threads; w++)
-				pthread_barrier_destroy(&sim.warp[r][w]);
-		}
-		pthread_barrier_destroy(&sim.cluster);
 	}
 	alarm(0);
 }
