@@ -1,9 +1,10 @@
 /* What NVRTC makes of the emitted CUDA C, checked without a GPU: 16-byte global loads and
  * stores for aligned complete packs, no local memory (stack frame, spills, .local) on a grid
- * of plans, no block barrier when W <= 32, cluster instructions when C > 1, the 16-bit
- * conversions, launch bounds raised for rows in flight and their capped second compile, compile
- * errors carrying the NVRTC log, the cubin cache, the sm_90 target, and
- * opening the backend where there is no driver. Skipped (77) when NVRTC cannot be opened. */
+ * of plans, no block barrier when W <= 32, cluster instructions when C > 1, S=grid's arrival
+ * count at any C, the 16-bit conversions, launch bounds raised for rows in flight and their
+ * capped second compile, compile errors carrying the NVRTC log, the cubin cache, the sm_90
+ * target, and opening the backend where there is no driver. Skipped (77) when NVRTC cannot be
+ * opened. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,6 +237,31 @@ static void check_barriers(void)
 	}
 }
 
+/* S=grid's arrival count: 32 bits where C is a power of two, 64 bits for any other C (a count
+ * whose wrap past 2^32 would break its multiples of C); both assembled by ptxas. */
+static void check_grid_counts(void)
+{
+	static const struct {
+		const char *kernel;
+		int C;
+		const char *atom;
+	} cases[] = {
+	    {"sum", 64, "atom.add.acq_rel.gpu.global.u32"},
+	    {"sum", 66, "atom.add.acq_rel.gpu.global.u64"},
+	    {"softmax", 64, "atom.add.release.gpu.global.u32"},
+	    {"softmax", 24, "atom.add.release.gpu.global.u64"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		compiled_plan plan;
+		rr_layout grid = {32, 4, 1, 1, cases[i].C, RR_STORAGE_GRID, RR_GRID_PERSISTENT};
+		if (!compile_plan(cases[i].kernel, RR_F32, 40003, grid, &plan))
+			continue;
+		CHECKF(count(plan.ptx, cases[i].atom) > 0, "%s: no %s", plan.label, cases[i].atom);
+		CHECKF(no_local_memory(&plan), "%s: local memory", plan.label);
+		release(&plan);
+	}
+}
+
 /* The registers ptxas reports for entry `name` in a -v log; -1 when absent. */
 static int entry_registers(const char *log, const char *name)
 {
@@ -458,6 +484,7 @@ int main(void)
 	check_head_access("add_layernorm", RR_F16, 1001);
 	check_no_local_memory();
 	check_barriers();
+	check_grid_counts();
 	check_raised_launch_bounds();
 	check_second_defines();
 	check_col_copies_bounds();

@@ -623,6 +623,8 @@ static const plan plans[] = {
     {4099, 4, 2, 1, 1, 8, RR_STORAGE_CLUSTER, RR_GRID_PERSISTENT, 3},   /* more ranks than lanes */
     {120011, 64, 4, 1, 1, 2, RR_STORAGE_GRID, RR_GRID_PERSISTENT, 3},   /* grid, re-read */
     {3100, 32, 0, 1, 1, 16, RR_STORAGE_GRID, RR_GRID_PERSISTENT, 2},    /* grid, 3/4 of a chunk */
+    {4103, 32, 0, 1, 1, 3, RR_STORAGE_GRID, RR_GRID_PERSISTENT, 3},     /* grid, C = 3 */
+    {4103, 64, 0, 1, 1, 40, RR_STORAGE_GRID, RR_GRID_PERSISTENT, 2},    /* grid, C = 40 > 32 */
     {3, 1, 1, 3, 128, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 300},          /* 50000x3's blocks */
     {1, 1, 1, 1, 256, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 300},          /* rows of one element */
     {7, 1, 4, 2, 64, 1, RR_STORAGE_REGS, RR_GRID_ROWS, 200},           /* short rows, heads */

@@ -441,8 +441,11 @@ static void test_grid_split(void)
 	expect(sum, 2097152, make(256, 4, 1, 1, 1024, S, P), &gpu, RR_LEGAL, NULL);
 	expect(norm, 2097152, make(1024, 4, 1, 1, 128, S, P), &cpu, RR_ILLEGAL_GRID_SPLIT,
 	       "cpu backend");
-	expect(norm, 2097152, make(1024, 4, 1, 1, 96, S, P), &gpu, RR_ILLEGAL_GRID_SPLIT,
-	       "power of two");
+	/* Any C, a power of two or not (M x C blocks that fill the SMs). */
+	expect(norm, 2097152, make(1024, 4, 1, 1, 96, S, P), &gpu, RR_LEGAL, NULL);
+	expect(sum, 2097152, make(1024, 4, 1, 1, 66, S, P), &gpu, RR_LEGAL, NULL);
+	expect(norm, 2097152, make(1024, 4, 1, 1, 1025, S, P), &gpu, RR_ILLEGAL_GRID_SPLIT,
+	       "2..1024");
 	expect(norm, 2097152, make(1024, 4, 1, 1, 1, S, P), &gpu, RR_ILLEGAL_GRID_SPLIT, "2..1024");
 	expect(norm, 2097152, make(16, 4, 1, 1, 64, S, P), &gpu, RR_ILLEGAL_GRID_SPLIT, "W >= 32");
 	expect(norm, 2097152, make(1024, 4, 1, 1, 128, S, RR_GRID_ROWS), &gpu,

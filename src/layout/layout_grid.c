@@ -23,9 +23,8 @@ rr__illegal rr__check_grid_shape(const rr_layout *l, const rr__target *t, char *
 		    t->backend);
 		return RR_ILLEGAL_GRID_SPLIT;
 	}
-	if (C < 2 || C > GRID_MOST_BLOCKS || (C & (C - 1)) != 0) {
-		SAY("S=grid with C = %d blocks per row: C must be a power of two in 2..%d", C,
-		    GRID_MOST_BLOCKS);
+	if (C < 2 || C > GRID_MOST_BLOCKS) {
+		SAY("S=grid with C = %d blocks per row: C must be in 2..%d", C, GRID_MOST_BLOCKS);
 		return RR_ILLEGAL_GRID_SPLIT;
 	}
 	if (l->workers_per_row < 32) {

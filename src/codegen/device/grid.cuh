@@ -6,6 +6,7 @@
 //@ stand-in
 /* What the emitted source defines before this file (the plan's C, online.cuh), in a simple
  * form: here only so that the file compiles on its own. */
+#define INFINITY __int_as_float(0x7f800000)
 constexpr int C = 64;
 constexpr int N = 1 << 21;
 constexpr int SEG = N / C;
@@ -21,23 +22,67 @@ __device__ __forceinline__ void rr_online_combine(float &m, float &z, float m2, 
  * ever made. A block adds one (a release at gpu scope, after its partials) and waits until the
  * count reaches the next multiple of C (acquire loads), so no block resets anything and the
  * last to arrive does no more than the others: one atomic and, for most, a few loads of L2.
- * The word starts at zero when the workspace is allocated; C is a power of two, so the count
- * wrapping past 2^32 keeps its multiples of C. Partials written before the barrier are visible
- * to every block after it (the readers load them through L2). Needs every block of the group
- * resident: a cooperative launch whose grid is no larger than the device holds at once. */
+ * The word starts at zero when the workspace is allocated. Where C is a power of two the count
+ * is 32 bits, whose wrap past 2^32 keeps its multiples of C; any other C (M x C blocks that
+ * fill every SM: C = 66 for two rows on 132) counts in 64 bits, which no launch rate wraps
+ * (the group's workspace starts on 8 bytes: its words are even in number). Partials written
+ * before the barrier are visible to every block after it (the readers load them through L2).
+ * Needs every block of the group resident: a cooperative launch whose grid is no larger than
+ * the device holds at once. */
+constexpr bool RR_GRID_POW2 = (C & (C - 1)) == 0;
+#if defined(__CUDA_ARCH__)
+/* Adds this block's arrival (acq_rel: also an acquire, for rr_grid_arrive's last block) and
+ * returns the multiple of C that the group's count reaches when every block has arrived. */
+template <bool ACQ_REL>
+__device__ __forceinline__ unsigned long long rr_grid_count_add(unsigned *bar, bool &last)
+{
+	if constexpr (RR_GRID_POW2) {
+		unsigned old;
+		if constexpr (ACQ_REL)
+			asm volatile("atom.add.acq_rel.gpu.global.u32 %0, [%1], 1;" : "=r"(old) : "l"(bar) : "memory");
+		else
+			asm volatile("atom.add.release.gpu.global.u32 %0, [%1], 1;" : "=r"(old) : "l"(bar) : "memory");
+		const unsigned target = (old & ~(unsigned)(C - 1)) + (unsigned)C;
+		last = old + 1 == target;
+		return target;
+	} else {
+		unsigned long long old;
+		if constexpr (ACQ_REL)
+			asm volatile("atom.add.acq_rel.gpu.global.u64 %0, [%1], 1;" : "=l"(old) : "l"(bar) : "memory");
+		else
+			asm volatile("atom.add.release.gpu.global.u64 %0, [%1], 1;" : "=l"(old) : "l"(bar) : "memory");
+		const unsigned long long target = (old / C + 1) * C;
+		last = old + 1 == target;
+		return target;
+	}
+}
+/* Waits (acquire loads) until the group's count reaches `target`. */
+__device__ __forceinline__ void rr_grid_count_wait(unsigned *bar, const unsigned long long target)
+{
+	if constexpr (RR_GRID_POW2) {
+		unsigned now;
+		asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(now) : "l"(bar) : "memory");
+		while ((int)(now - (unsigned)target) < 0) {
+			__nanosleep(32);
+			asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(now) : "l"(bar) : "memory");
+		}
+	} else {
+		unsigned long long now;
+		asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(now) : "l"(bar) : "memory");
+		while (now < target) {
+			__nanosleep(32);
+			asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(now) : "l"(bar) : "memory");
+		}
+	}
+}
+#endif
 __device__ __forceinline__ void rr_grid_sync(unsigned *bar)
 {
 #if defined(__CUDA_ARCH__)
 	__syncthreads();
 	if (threadIdx.x == 0) {
-		unsigned old, now;
-		asm volatile("atom.add.release.gpu.global.u32 %0, [%1], 1;" : "=r"(old) : "l"(bar) : "memory");
-		const unsigned target = (old & ~(unsigned)(C - 1)) + (unsigned)C;
-		asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(now) : "l"(bar) : "memory");
-		while ((int)(now - target) < 0) {
-			__nanosleep(32);
-			asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(now) : "l"(bar) : "memory");
-		}
+		bool last;
+		rr_grid_count_wait(bar, rr_grid_count_add<false>(bar, last));
 	}
 	__syncthreads();
 #else
@@ -58,16 +103,10 @@ __device__ __forceinline__ bool rr_grid_arrive(unsigned *bar, const bool wait)
 #if defined(__CUDA_ARCH__)
 	__syncthreads();
 	if (threadIdx.x == 0) {
-		unsigned old, now;
-		asm volatile("atom.add.acq_rel.gpu.global.u32 %0, [%1], 1;" : "=r"(old) : "l"(bar) : "memory");
-		const unsigned target = (old & ~(unsigned)(C - 1)) + (unsigned)C;
-		const bool last = old + 1 == target;
-		if (wait && !last) {
-			do {
-				__nanosleep(32);
-				asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(now) : "l"(bar) : "memory");
-			} while ((int)(now - target) < 0);
-		}
+		bool last;
+		const unsigned long long target = rr_grid_count_add<true>(bar, last);
+		if (wait && !last)
+			rr_grid_count_wait(bar, target);
 		rr_grid_last = last;
 	}
 	__syncthreads();
@@ -86,12 +125,23 @@ __device__ __forceinline__ float rr_grid_op(float a, float b)
 }
 /* The C partials at p[0..C) in the fixed tree: lane l takes block l, then l + 32, l + 64, ...
  * in order (its loads issued together: one wait on L2, not C / 32 in turn), then the butterfly
- * xor 16 ... 1 over min(C, 32) lanes (lanes past C repeat the first C), so every thread that
- * combines gets the same bits. RR_GRID_ONE_WARP: warp 0 alone loads and combines, and thread 0
- * hands the result to the block at rr_grid_value[at] (at: the partial's [parity][slot]);
- * otherwise every warp does. */
-constexpr int RR_GRID_LANES = C < 32 ? C : 32;
-constexpr int RR_GRID_LOADS = C < 32 ? 1 : C / 32; /* partials a lane loads (C: a power of 2) */
+ * xor 16 ... 1 over min(C, 32) lanes where C is a power of two (lanes past C repeat the first
+ * C), over 32 lanes otherwise, a block past C taken as the operation's identity (0, -inf,
+ * +inf; an online pair's (-inf, 0)), so every thread that combines gets the same bits.
+ * RR_GRID_ONE_WARP: warp 0 alone loads and combines, and thread 0 hands the result to the
+ * block at rr_grid_value[at] (at: the partial's [parity][slot]); otherwise every warp does. */
+constexpr int RR_GRID_LANES = C < 32 && RR_GRID_POW2 ? C : 32;
+constexpr int RR_GRID_LOADS = (C + 31) / 32; /* partials a lane loads */
+/* Whether block b of the tree is one of the row's (always, where C is a power of two). */
+__device__ __forceinline__ bool rr_grid_has(const int b)
+{
+	return RR_GRID_POW2 || b < C;
+}
+template <int OP>
+__device__ __forceinline__ float rr_grid_identity()
+{
+	return OP == 0 ? 0.0f : OP == 1 ? -INFINITY : INFINITY;
+}
 __shared__ float rr_grid_value[2 * RED_SLOTS]; /* [parity][slot] */
 /* A combined value to every thread of the block: where warp 0 alone combined
  * (RR_GRID_ONE_WARP), thread 0's through rr_grid_value[at]. */
@@ -113,7 +163,8 @@ __device__ __forceinline__ float rr_grid_reduce(const float *p, const int at)
 		float part[RR_GRID_LOADS];
 		#pragma unroll
 		for (int k = 0; k < RR_GRID_LOADS; k++)
-			part[k] = __ldcg(p + lane + 32 * k);
+			part[k] = rr_grid_has(lane + 32 * k) ? __ldcg(p + lane + 32 * k)
+			                                     : rr_grid_identity<OP>();
 		v = part[0];
 		#pragma unroll
 		for (int k = 1; k < RR_GRID_LOADS; k++)
@@ -139,9 +190,10 @@ __device__ __forceinline__ float rr_grid_shifted(const float *pq, const float *p
 		float q[RR_GRID_LOADS], t[RR_GRID_LOADS], cb[RR_GRID_LOADS];
 		#pragma unroll
 		for (int k = 0; k < RR_GRID_LOADS; k++) {
-			q[k] = __ldcg(pq + lane + 32 * k);
-			t[k] = __ldcg(pt + lane + 32 * k);
-			cb[k] = __ldcg(pc + lane + 32 * k);
+			const bool has = rr_grid_has(lane + 32 * k); /* else a term of 0 */
+			q[k] = has ? __ldcg(pq + lane + 32 * k) : 0.0f;
+			t[k] = has ? __ldcg(pt + lane + 32 * k) : 0.0f;
+			cb[k] = has ? __ldcg(pc + lane + 32 * k) : c;
 		}
 		#pragma unroll
 		for (int k = 0; k < RR_GRID_LOADS; k++) {
@@ -167,8 +219,9 @@ __device__ __forceinline__ void rr_grid_online(float &m, float &z, const float *
 		float pmk[RR_GRID_LOADS], pzk[RR_GRID_LOADS];
 		#pragma unroll
 		for (int k = 0; k < RR_GRID_LOADS; k++) {
-			pmk[k] = __ldcg(pm + lane + 32 * k);
-			pzk[k] = __ldcg(pz + lane + 32 * k);
+			const bool has = rr_grid_has(lane + 32 * k);
+			pmk[k] = has ? __ldcg(pm + lane + 32 * k) : -INFINITY;
+			pzk[k] = has ? __ldcg(pz + lane + 32 * k) : 0.0f;
 		}
 		m = pmk[0];
 		z = pzk[0];
