@@ -18,6 +18,6 @@ AB_BASE_SRC=.base AB_NAME=ab-grid-fill AB_OPS=sum,softmax,rmsnorm,layernorm,add_
 echo "== ab done after $(($(date +%s) - t0)) s"
 [ $(($(date +%s) - t0)) -lt 460 ] || exit 0
 timeout $((540 - ($(date +%s) - t0))) bash tools/gpu/session.sh info >"$OUT/info.txt" 2>&1
-SHAPES="2x4000037:66 4x2097152:33 7x777777:18 16x1048576" \
+RR_GRID_FILL=0 SHAPES="2x4000037:66 4x2097152:33 7x777777:18 16x1048576" \
 	timeout $((585 - ($(date +%s) - t0))) bash bench/lab/s65/gpu/sumend/run.sh
 echo "== sumend done after $(($(date +%s) - t0)) s"
