@@ -108,9 +108,10 @@ rr__illegal rr__layout_check_with(const rr_kernel *kernel, const rr__kernel_fact
                                   int64_t cols, rr_dtype dtype, const rr_layout *layout,
                                   const rr__target *target, char *detail, size_t detail_size);
 
-/* S=grid's part of the check (layout_grid.c): the shape fields (a GPU, C a power of two in
- * 2..1024, W >= 32, G=persistent), then whether the C blocks of one row can all be resident at
- * once (a cooperative launch needs it). RR_LEGAL or the reason, with a sentence in detail. */
+/* S=grid's part of the check (layout_grid.c): the shape fields (a GPU, C in 2..1024, a power
+ * of two or not, W >= 32, G=persistent), then whether the C blocks of one row can all be
+ * resident at once (a cooperative launch needs it). RR_LEGAL or the reason, with a sentence in
+ * detail. */
 rr__illegal rr__check_grid_shape(const rr_layout *layout, const rr__target *target, char *detail,
                                  size_t detail_size);
 rr__illegal rr__check_grid_resident(const rr__realisation *r, const rr__target *target,
