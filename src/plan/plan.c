@@ -239,11 +239,12 @@ static values blocks(const rr__plan_request *req, int fixed, int grid, int W, in
 	 * fill the SMs once, one block an SM (two rows: C = 66 on 132), where that is no power of
 	 * two: a power of two leaves SMs idle on most devices. */
 	int64_t fill = req->target->multiprocessors / (req->rows > 0 ? req->rows : 1);
-	const char *fill_env = getenv("RR_GRID_FILL");
-	if (fill_env && strcmp(fill_env, "1") == 0 && grid && W >= 32 && out.n < 16 &&
-	    fill > largest && fill >= 16 && (fill & (fill - 1)) != 0 &&
-	    4 * req->cols >= part * fill * W * V)
-		out.v[out.n++] = (int)fill;
+	if (grid && W >= 32 && out.n < 16 && fill > largest && fill >= 16 &&
+	    (fill & (fill - 1)) != 0 && 4 * req->cols >= part * fill * W * V) {
+		const char *fill_env = getenv("RR_GRID_FILL");
+		if (fill_env && strcmp(fill_env, "1") == 0)
+			out.v[out.n++] = (int)fill;
+	}
 	return out;
 }
 

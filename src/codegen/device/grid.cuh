@@ -137,6 +137,11 @@ __device__ __forceinline__ bool rr_grid_has(const int b)
 {
 	return RR_GRID_POW2 || b < C;
 }
+/* Block b's partial at p[b], or `none` (the operation's identity) for a block past C. */
+__device__ __forceinline__ float rr_grid_load(const float *p, const int b, const float none)
+{
+	return rr_grid_has(b) ? __ldcg(p + b) : none;
+}
 template <int OP>
 __device__ __forceinline__ float rr_grid_identity()
 {
@@ -163,8 +168,7 @@ __device__ __forceinline__ float rr_grid_reduce(const float *p, const int at)
 		float part[RR_GRID_LOADS];
 		#pragma unroll
 		for (int k = 0; k < RR_GRID_LOADS; k++)
-			part[k] = rr_grid_has(lane + 32 * k) ? __ldcg(p + lane + 32 * k)
-			                                     : rr_grid_identity<OP>();
+			part[k] = rr_grid_load(p, lane + 32 * k, rr_grid_identity<OP>());
 		v = part[0];
 		#pragma unroll
 		for (int k = 1; k < RR_GRID_LOADS; k++)
@@ -190,10 +194,10 @@ __device__ __forceinline__ float rr_grid_shifted(const float *pq, const float *p
 		float q[RR_GRID_LOADS], t[RR_GRID_LOADS], cb[RR_GRID_LOADS];
 		#pragma unroll
 		for (int k = 0; k < RR_GRID_LOADS; k++) {
-			const bool has = rr_grid_has(lane + 32 * k); /* else a term of 0 */
-			q[k] = has ? __ldcg(pq + lane + 32 * k) : 0.0f;
-			t[k] = has ? __ldcg(pt + lane + 32 * k) : 0.0f;
-			cb[k] = has ? __ldcg(pc + lane + 32 * k) : c;
+			/* past C: (0, 0, c), a term of 0 */
+			q[k] = rr_grid_load(pq, lane + 32 * k, 0.0f);
+			t[k] = rr_grid_load(pt, lane + 32 * k, 0.0f);
+			cb[k] = rr_grid_load(pc, lane + 32 * k, c);
 		}
 		#pragma unroll
 		for (int k = 0; k < RR_GRID_LOADS; k++) {
@@ -219,9 +223,8 @@ __device__ __forceinline__ void rr_grid_online(float &m, float &z, const float *
 		float pmk[RR_GRID_LOADS], pzk[RR_GRID_LOADS];
 		#pragma unroll
 		for (int k = 0; k < RR_GRID_LOADS; k++) {
-			const bool has = rr_grid_has(lane + 32 * k);
-			pmk[k] = has ? __ldcg(pm + lane + 32 * k) : -INFINITY;
-			pzk[k] = has ? __ldcg(pz + lane + 32 * k) : 0.0f;
+			pmk[k] = rr_grid_load(pm, lane + 32 * k, -INFINITY);
+			pzk[k] = rr_grid_load(pz, lane + 32 * k, 0.0f);
 		}
 		m = pmk[0];
 		z = pzk[0];

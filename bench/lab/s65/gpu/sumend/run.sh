@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Session 64 lab (session 65: carve-out rows, run from s65) (about 120 s with the build): sum f32 on few wide
+# Session 64 lab, moved here in session 65 (carve-out and any-C rows added; about 120 s with the
+# build): sum f32 on few wide
 # rows, where torch.compile stays 1-7 % ahead (2x4000037 0.935, 1x131073 0.933 on the H100,
 # session 64's records). For each shape, the pick's source (build-gpu/rowreduce emit) and three
 # variants timed by time_end.cu (L2 cold, CUDA graphs, a 256 MiB memset between launches,
