@@ -211,6 +211,30 @@ static int grid_part_chunks(const rr__plan_request *req)
 	                                         rr__layout_kept_inputs(req->kernel, phases) <= 1);
 }
 
+/* Whether S=grid's filling C (SMs / M blocks a row, no power of two) is offered: for kernels
+ * that write rows, where the largest power of two at or under it leaves a fifth of the SMs or
+ * more idle (M = 3, 5 and 6 rows on 132 SMs). Offered wherever it qualifies, on two H100s
+ * against the powers of two (bench/results/2026-12-07-h100-ab-grid-fill-s66): 1.05-1.28x as
+ * fast for the f32 norms and softmax at 3 and 5 rows, but 0.93-0.99x where the power of two
+ * leaves 4 SMs idle (C = 66, 33: the 64-bit count, and a partial chunk that each segment ends
+ * on, cost what the SMs gain) and for sum and cross_entropy. As this rule, on seven shapes it
+ * was not drawn from: 31 picks moved, 1.052x geomean (0.85-1.50). RR_GRID_FILL=1 offers it
+ * wherever it qualifies, RR_GRID_FILL=0 nowhere. */
+static int grid_fill_pays(const rr__plan_request *req, int64_t fill)
+{
+	const char *env = getenv("RR_GRID_FILL");
+	if (env && (strcmp(env, "0") == 0 || strcmp(env, "1") == 0))
+		return env[0] == '1';
+	int writes_rows = 0;
+	for (int j = 0; j < req->kernel->n_outputs; j++)
+		writes_rows |= req->kernel->outputs[j].kind == RR_KIND_ROW;
+	int64_t pow2 = 1;
+	while (pow2 * 2 <= fill)
+		pow2 *= 2;
+	int64_t rows = req->rows > 0 ? req->rows : 1;
+	return writes_rows && 5 * rows * pow2 <= 4 * (int64_t)req->target->multiprocessors;
+}
+
 /* C > 1 on a target with clusters, for one row per group, when each block gets a chunk; with
  * S=grid wanted, C = 16 ... 1024 too (blocks of at least one warp, at most one per SM; three
  * quarters of a chunk a block where grid_part_chunks says). */
@@ -235,16 +259,13 @@ static values blocks(const rr__plan_request *req, int fixed, int grid, int W, in
 	     C *= 2)
 		if (C > largest && 4 * req->cols >= part * C * W * V)
 			out.v[out.n++] = C;
-	/* And, with RR_GRID_FILL=1 (not yet measured: off by default), the C whose M x C blocks
-	 * fill the SMs once, one block an SM (two rows: C = 66 on 132), where that is no power of
-	 * two: a power of two leaves SMs idle on most devices. */
+	/* And the C whose M x C blocks fill the SMs once, one block an SM (three rows: C = 44 on
+	 * 132), where that is no power of two and grid_fill_pays says so. */
 	int64_t fill = req->target->multiprocessors / (req->rows > 0 ? req->rows : 1);
 	if (grid && W >= 32 && out.n < 16 && fill > largest && fill >= 16 &&
-	    (fill & (fill - 1)) != 0 && 4 * req->cols >= part * fill * W * V) {
-		const char *fill_env = getenv("RR_GRID_FILL");
-		if (fill_env && strcmp(fill_env, "1") == 0)
-			out.v[out.n++] = (int)fill;
-	}
+	    (fill & (fill - 1)) != 0 && 4 * req->cols >= part * fill * W * V &&
+	    grid_fill_pays(req, fill))
+		out.v[out.n++] = (int)fill;
 	return out;
 }
 

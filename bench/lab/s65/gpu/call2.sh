@@ -16,6 +16,20 @@ AB_BASE_SRC=.base AB_NAME=ab-grid-fill AB_OPS=sum,softmax,rmsnorm,layernorm,add_
 	AB_DTYPES=f32,bf16 AB_SECONDS=${AB_SECONDS:-300} AB_SHAPES=2x4000037,3x2000000,4x2097152,7x777777,5x1000000 \
 	bash bench/lab/s60/gpu/ab.sh
 echo "== ab done after $(($(date +%s) - t0)) s"
+# Session 66: S=grid at a C that is no power of two (the 64-bit count, the tree past C) under
+# compute-sanitizer memcheck and racecheck, one plan each of layernorm bf16 and cross_entropy f32.
+for spec in layernorm:bf16:4x262144:W=512,V=4,U=1,R=1,C=33,S=grid,G=persistent \
+	cross_entropy:f32:3x1000000:W=1024,V=4,U=1,R=1,C=44,S=grid,G=persistent; do
+	IFS=: read -r k dt shape plan <<<"$spec"
+	args=(run --backend cuda --kernel "$k" --shape "$shape" --dtype "$dt" --layout "$plan")
+	build-py/rowreduce "${args[@]}" --repeat 5 2>&1 | grep -E "validated|time|error" | sed "s|^|$k $dt $shape: |"
+	for tool in memcheck racecheck; do
+		timeout 60 compute-sanitizer --tool $tool --error-exitcode 9 build-py/rowreduce "${args[@]}" \
+			--repeat 1 >/tmp/san.log 2>&1
+		echo "$tool $k $dt $shape $plan: exit $? ($(grep -E 'ERROR SUMMARY' /tmp/san.log | tail -1))"
+	done
+done 2>&1 | tee "$OUT/anyc-sanitizer.txt"
+echo "== sanitizer done after $(($(date +%s) - t0)) s"
 [ $(($(date +%s) - t0)) -lt 460 ] || exit 0
 timeout $((540 - ($(date +%s) - t0))) bash tools/gpu/session.sh info >"$OUT/info.txt" 2>&1
 RR_GRID_FILL=0 SHAPES="2x4000037:66 4x2097152:33 7x777777:18 16x1048576" \
