@@ -896,10 +896,11 @@ static void test_fetch_bound_loops(rr_device *device)
 		if (!program)
 			continue;
 		const char *source = rr_program_source(program);
-		/* one_row's max and sum trees and the online pass's, and the piped row's two */
+		/* one_row's max tree, its sum pass's two copies' (the ranged one: c_emit.c,
+		 * stored_ranged) and the online pass's, and the piped row's three */
 		const int piped = strstr(source, "RR_INLINE void one_row_piped(") != NULL;
 		CHECK(piped);
-		CHECK(unrolled(source, "16", "for (int step = 0, done = 0;") == 3 + 2 * piped);
+		CHECK(unrolled(source, "16", "for (int step = 0, done = 0;") == 4 + 3 * piped);
 		CHECK(unrolled(source, "4", "for (; k + L <= count; k += L) {") == 1);
 		CHECK(strstr(source, "for (; chunk + 4 <= chunks; chunk += 4) {") != NULL);
 		const int offsets[3] = {0, 4, 1};
@@ -1250,6 +1251,177 @@ static void test_summed_ranged(rr_device *device)
 		rr__inputs_free(&inputs);
 		rr_program_free(ranged);
 		rr_program_free(clamped);
+	}
+	rr_kernel_free(kernel);
+}
+
+/* The number of times `needle` occurs in `text`. */
+static int occurrences(const char *text, const char *needle)
+{
+	int n = 0;
+	for (const char *at = strstr(text, needle); at; at = strstr(at + 1, needle))
+		n++;
+	return n;
+}
+
+/* Whether the source the planner builds for `kernel` at 24 x cols calls rr_vexp_nonpos_ranged. */
+static int source_takes_ranged_exp(rr_device *device, const rr_kernel *kernel, rr_dtype dtype,
+                                   int64_t cols)
+{
+	rr_program *program = NULL;
+	CHECKF(rr_program_build(device, kernel, dtype, 24, cols, NULL, &program) == RR_OK, "%s",
+	       rr_last_error());
+	const int takes = program && strstr(rr_program_source(program), "rr_vexp_nonpos_ranged(e");
+	rr_program_free(program);
+	return takes;
+}
+
+/* One launch of softmax f32 over `x` (rows x cols, `offset` elements into its buffer), RR_STREAM
+ * BYTES `stream` (NULL: the launch's own choice, "0": streamed), into out + offset. */
+static void run_softmax(rr_program *program, float *x, int64_t rows, int64_t cols, int offset,
+                        const char *stream, float *out)
+{
+	if (stream)
+		setenv("RR_STREAM_BYTES", stream, 1);
+	rr_arg arg = {.data = x + offset, .dtype = RR_F32};
+	void *outputs[1] = {out + offset};
+	rr__poison(out, RR_F32, rows * cols + 16);
+	CHECK(rr_program_launch(program, rows, &arg, outputs, NULL) == RR_OK);
+	if (stream)
+		unsetenv("RR_STREAM_BYTES");
+}
+
+/* softmax f32's sum pass without exp's rare-lane test where the max pass finds every x - m of
+ * the row at -86.5 or more (c_emit.c, stored_ranged): the source takes rr_vexp_nonpos_ranged in
+ * one_row and in one_row_piped where the max feeds only exp(x - m), and not for bf16,
+ * cross_entropy (its max is in the loss: the summed form) or a softmax whose max feeds its output
+ * too. Built as it is and with RR_NONPOS_RANGED 0 (the tested form on every row), the outputs
+ * are the same bits (NaNs as NaN: which of a row's two NaNs its sum carries is the compiler's
+ * operand order), and the ranged build validates against float64, on rows in range and rows
+ * with an element 87.5 to 207.5 under the max, -inf, +inf, two NaNs, one NaN whose low payload
+ * bits are set, a spread of +-150, the element at the max - 86.5 exactly and one at the max - 120
+ * in the last chunk; rows aligned and one element in, streamed (piped rows; from 16384 elements
+ * the cache in the row) and not; N with and without a guarded chunk, and 1000 (under 1024 the
+ * max pass takes no least value, the test stays). */
+static void test_nonpos_ranged(rr_device *device)
+{
+	static const int64_t lengths[] = {1040, 4100, 16400, 1000};
+	const int64_t rows = 27;
+	rr_kernel *kernel = NULL, *other = NULL;
+	CHECK(rr_kernel_load_builtin("softmax", &kernel) == RR_OK);
+	if (kernel)
+		CHECK(!source_takes_ranged_exp(device, kernel, RR_BF16, 4096));
+	CHECK(rr_kernel_load_builtin("cross_entropy", &other) == RR_OK);
+	if (other)
+		CHECK(!source_takes_ranged_exp(device, other, RR_F32, 4096));
+	rr_kernel_free(other);
+	other = NULL;
+	static const char shifted[] =
+	    "kernel softmax_plus_max\n  in x : row\n  out y : row\n"
+	    "  m = max(x)\n  s = sum(exp(x - m))\n  y = exp(x - m) / s + m\n";
+	CHECKF(rr_kernel_load_string(shifted, sizeof shifted - 1, "shifted", &other) == RR_OK, "%s",
+	       rr_last_error());
+	if (other)
+		CHECK(!source_takes_ranged_exp(device, other, RR_F32, 4096));
+	rr_kernel_free(other);
+	for (size_t c = 0; kernel && c < sizeof lengths / sizeof lengths[0]; c++) {
+		const int64_t cols = lengths[c];
+		rr_program *ranged = NULL, *tested = NULL;
+		CHECKF(rr_program_build(device, kernel, RR_F32, rows, cols, NULL, &ranged) == RR_OK,
+		       "%s", rr_last_error());
+		setenv("RR_CFLAGS", "-O1 -DRR_NONPOS_RANGED=0", 1);
+		CHECKF(rr_program_build(device, kernel, RR_F32, rows, cols, NULL, &tested) == RR_OK,
+		       "%s", rr_last_error());
+		setenv("RR_CFLAGS", "-O1", 1);
+		if (!ranged || !tested) {
+			rr_program_free(ranged);
+			rr_program_free(tested);
+			continue;
+		}
+		const char *src = rr_program_source(ranged);
+		CHECKF(occurrences(src, "RR_NONPOS_RANGED && lo") == 2 &&
+		           strstr(src, "one_row_piped(") != NULL &&
+		           occurrences(src, "rr_vexp_nonpos_ranged(e") >= 4 &&
+		           strstr(src, "= rr_vmin_acc(low") != NULL &&
+		           strcmp(src, rr_program_source(tested)) == 0,
+		       "softmax f32 N=%lld: not the source with the ranged sum pass in one_row and "
+		       "one_row_piped",
+		       (long long)cols);
+		rr__host_inputs inputs;
+		CHECK(rr__inputs_make(kernel, rows, cols, RR_F32, 41u + (unsigned)c, NULL,
+		                      &inputs) == RR_OK);
+		float *x0 = inputs.owned[0];
+		for (int64_t r = 0; r < rows; r++) {
+			float *row = x0 + r * cols;
+			const int64_t at = (r * 37 + 11) % cols;
+			float m = row[0];
+			for (int64_t j = 1; j < cols; j++)
+				m = row[j] > m ? row[j] : m;
+			uint32_t bits = 0x7fc00000u | (uint32_t)(r * 4099u & 0x3fffffu);
+			switch (r % 9) {
+			case 1:
+				row[at] = m - 87.5f - (float)(r % 5) * 30.0f;
+				break;
+			case 2:
+				row[at] = -INFINITY;
+				break;
+			case 3:
+				memcpy(&row[at], &bits, sizeof bits);
+				row[(at + 5) % cols] = -NAN;
+				break;
+			case 4:
+				row[at] = INFINITY;
+				break;
+			case 5:
+				for (int64_t j = 0; j < cols; j++)
+					row[j] *= 50.0f;
+				break;
+			case 6:
+				row[at] = m - 86.5f; /* x - m = -86.5 exactly: in range */
+				break;
+			case 7:
+				row[cols - 1] = m - 120.0f; /* in the guarded chunk, if any */
+				break;
+			case 8:
+				bits = 0xffc001ffu; /* t << 23 of this x - m is not 0 */
+				memcpy(&row[at], &bits, sizeof bits);
+				break;
+			default:
+				break;
+			}
+		}
+		const size_t floats = (size_t)(rows * cols + 16);
+		float *x = malloc(floats * sizeof(float));
+		float *out[2] = {malloc(floats * sizeof(float)), malloc(floats * sizeof(float))};
+		for (int o = 0; x && out[0] && out[1] && o < 2; o++)
+			for (int streamed = 0; streamed < 2; streamed++) {
+				memcpy(x + o, x0, (size_t)(rows * cols) * sizeof(float));
+				const char *stream = streamed ? "0" : NULL;
+				run_softmax(ranged, x, rows, cols, o, stream, out[0]);
+				run_softmax(tested, x, rows, cols, o, stream, out[1]);
+				for (int b = 0; b < 2; b++)
+					for (size_t i = 0; i < floats; i++)
+						if (isnan(out[b][i]))
+							out[b][i] = NAN;
+				CHECKF(memcmp(out[0], out[1], floats * sizeof(float)) == 0,
+				       "softmax f32 %lldx%lld, %d in%s: the ranged sum pass "
+				       "changes an output",
+				       (long long)rows, (long long)cols, o,
+				       streamed ? ", streamed" : "");
+				run_softmax(ranged, x, rows, cols, o, stream, out[0]);
+				void *outputs[1] = {out[0] + o};
+				rr__validation report;
+				CHECKF(rr__validate_outputs(kernel, rows, cols, RR_F32, &inputs,
+				                            outputs, NULL, &report) == RR_OK,
+				       "softmax f32 %lldx%lld, %d in%s, the ranged sum pass: %s",
+				       (long long)rows, (long long)cols, o,
+				       streamed ? ", streamed" : "", rr_last_error());
+			}
+		CHECK(x && out[0] && out[1]);
+		free(x), free(out[0]), free(out[1]);
+		rr__inputs_free(&inputs);
+		rr_program_free(ranged);
+		rr_program_free(tested);
 	}
 	rr_kernel_free(kernel);
 }
@@ -1803,6 +1975,7 @@ int main(void)
 		test_run_loops_apart(device);
 		test_paired_order(device);
 		test_summed_ranged(device);
+		test_nonpos_ranged(device);
 		test_output_prefetch(device);
 		test_round_lead(device);
 		test_outputs_alias();

@@ -230,6 +230,46 @@ static void test_exp_nonpos_bf16_ranged(void)
 	       nan_mismatches);
 }
 
+/* rr_vexp_nonpos_ranged is rr_vexp_nonpos bit for bit on [-86.5, -0] (every 7th float, lanes
+ * mixed, the ends exactly) and on every quiet NaN of either sign (any payload: x - m carries
+ * x's), beside ordinary values in the other lanes. */
+static void test_exp_nonpos_ranged(void)
+{
+	long mismatches = 0;
+	float first = 0;
+	const uint32_t hi = bits_of(86.5f);
+	for (uint64_t b = 0; b <= hi + 7u * L; b += 7u * L) {
+		vf x;
+		for (int l = 0; l < L; l++) {
+			uint64_t bits = b + (uint64_t)l * 7u;
+			x[l] = from_bits((uint32_t)(bits > hi ? hi : bits) | 0x80000000u);
+		}
+		x[(b / 7u) % L] = (b / (7u * L)) % 2 ? -0.0f : -86.5f;
+		const vf want = rr_vexp_nonpos(x), got = rr_vexp_nonpos_ranged(x);
+		for (int l = 0; l < L; l++)
+			if (bits_of(want[l]) != bits_of(got[l]) && mismatches++ == 0)
+				first = x[l];
+	}
+	CHECKF(mismatches == 0, "exp_nonpos_ranged differs %ld times, first at %.9g", mismatches,
+	       (double)first);
+	CHECK(rr_vexp_nonpos_ranged(rr_vsplat(-0.0f))[0] == 1.0f);
+	long nan_mismatches = 0;
+	uint32_t nan_first = 0;
+	for (uint64_t b = 0; b < 0x800000u; b += L) {
+		vf x;
+		for (int l = 0; l < L; l++) /* quiet NaNs, the sign by the payload's parity */
+			x[l] = from_bits(0x7fc00000u | (uint32_t)((b + l) >> 1) |
+			                 (uint32_t)((b + l) & 1) << 31);
+		x[(b / L) % L] = -1.25f;
+		const vf want = rr_vexp_nonpos(x), got = rr_vexp_nonpos_ranged(x);
+		for (int l = 0; l < L; l++)
+			if (bits_of(want[l]) != bits_of(got[l]) && nan_mismatches++ == 0)
+				nan_first = bits_of(x[l]);
+	}
+	CHECKF(nan_mismatches == 0, "exp_nonpos_ranged differs on %ld NaNs, first 0x%08x",
+	       nan_mismatches, nan_first);
+}
+
 /* rr_bf16_extrema against the float comparisons: random rows of 0 to 100 values, of 100 to
  * 299 and of 1000 (every length class of the vector loops and their ends), starting at every
  * element of a 64-byte span (the lead to the 32- and 64-byte aligned loads), drawn from
@@ -941,6 +981,7 @@ int main(void)
 	test_exp_nonpos();
 	test_exp_nonpos_bf16();
 	test_exp_nonpos_bf16_ranged();
+	test_exp_nonpos_ranged();
 	test_bf16_extrema();
 	test_exp_nonpos_summed();
 	test_log();

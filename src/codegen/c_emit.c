@@ -92,7 +92,7 @@ typedef struct emitter {
 	 * `ranged` is under 2^-125 (words_max_input), or -1. */
 	int ranged;
 	/* Emitting the split's max pass of f32 rows whose least value it takes beside the max of
-	 * node `summed_lo` (summed_range_max), or -1. */
+	 * node `summed_lo` (f32_range_max), or -1. */
 	int summed_lo;
 	/* Values round 1 computes that later passes read back from scratch (rr__c_derived_keeps):
 	 * held[id] is 1 + the node's scratch ordinal after the kept inputs, 0 for the others. */
@@ -636,6 +636,53 @@ static int exp_summed_only(const rr_kernel *kernel, int id)
 	return 1;
 }
 
+/* Whether every user of max node `max_id` is x - m (m the max, x its operand) whose every user
+ * is exp(x - m) (exp_of_nonpositive), and neither is an output: then the sign of a zero maximum
+ * changes no result (exp(+-0) == 1 bit for bit, and x - m differs only for x = -0). */
+static int max_feeds_exp_only(const rr_kernel *kernel, int max_id)
+{
+	for (int j = 0; j < kernel->n_outputs; j++)
+		if (kernel->outputs[j].node == max_id)
+			return 0;
+	for (int d = 0; d < kernel->n_nodes; d++) {
+		const rr__node *diff = &kernel->nodes[d];
+		if (diff->a != max_id && diff->b != max_id)
+			continue;
+		if (diff->op != RR_OP_SUB || diff->b != max_id ||
+		    diff->a != kernel->nodes[max_id].a)
+			return 0;
+		for (int j = 0; j < kernel->n_outputs; j++)
+			if (kernel->outputs[j].node == d)
+				return 0;
+		for (int e = 0; e < kernel->n_nodes; e++)
+			if ((kernel->nodes[e].a == d || kernel->nodes[e].b == d) &&
+			    !exp_of_nonpositive(kernel, e))
+				return 0;
+	}
+	return 1;
+}
+
+/* Whether max node max_id has an exp(x - m) (exp_of_nonpositive) that is only summed
+ * (exp_summed_only), or with summed_only 0 one that is not. */
+static int exp_of_max(const rr_kernel *kernel, int max_id, int summed_only)
+{
+	for (int e = 0; e < kernel->n_nodes; e++)
+		if (exp_of_nonpositive(kernel, e) &&
+		    kernel->nodes[kernel->nodes[e].a].b == max_id &&
+		    exp_summed_only(kernel, e) == summed_only)
+			return 1;
+	return 0;
+}
+
+/* Whether the ranged copy of the split's sum pass (f32_range_max) takes rr_vexp_nonpos_ranged
+ * for the exp(x - m) of max node max_id that is stored, not only summed (softmax's): the max
+ * feeds only exp(x - m) (max_feeds_exp_only), and the row is ranged where every x - m, rounded,
+ * is -86.5 or more (rr_vexp_nonpos_ranged is rr_vexp_nonpos bit for bit there and on NaN). */
+static int stored_ranged(const rr_kernel *kernel, int max_id)
+{
+	return max_id >= 0 && max_feeds_exp_only(kernel, max_id) && exp_of_max(kernel, max_id, 0);
+}
+
 const char *rr__c_exp_form(const rr_kernel *kernel, rr_dtype dtype, int id)
 {
 	if (!exp_of_nonpositive(kernel, id))
@@ -794,7 +841,11 @@ static void emit_element(emitter *em, int depth, int round, int guarded)
 			                       kernel->nodes[kernel->nodes[id].a].b == em->ranged
 			                   ? "_summed_ranged"
 			               : exp_summed_only(kernel, id) ? "_summed"
-			                                             : "",
+			               : em->ranged >= 0 &&
+			                       kernel->nodes[kernel->nodes[id].a].b == em->ranged &&
+			                       stored_ranged(kernel, em->ranged)
+			                   ? "_ranged"
+			                   : "",
 			               kernel->nodes[id].a);
 		else
 			rr__emit_rhs(em->out, kernel, id, "", RR_FLAVOR_C_VEC);
@@ -1103,7 +1154,7 @@ static void emit_extrema_fold(emitter *em, int depth, int round, const char *cha
 			     id, chain, value);
 }
 
-/* The row's least value beside its max (em->summed_lo, summed_range_max): rr_vmin_acc leaves
+/* The row's least value beside its max (em->summed_lo, f32_range_max): rr_vmin_acc leaves
  * NaNs out as rr_vmax_acc does; the elements past the complete chunks (the guarded chunk's,
  * fewer than W * V) one by one. */
 static void emit_least_fold(emitter *em, int depth, const char *chain, const char *value)
@@ -1838,32 +1889,6 @@ static int prefetch_in_single_pass(const emitter *em, int round)
 	return PREFETCH_SINGLE;
 }
 
-/* Whether every user of max node `max_id` is x - m (m the max, x its operand) whose every user
- * is exp(x - m) (exp_of_nonpositive), and neither is an output: then the sign of a zero maximum
- * changes no result (exp(+-0) == 1 bit for bit, and x - m differs only for x = -0). */
-static int max_feeds_exp_only(const rr_kernel *kernel, int max_id)
-{
-	for (int j = 0; j < kernel->n_outputs; j++)
-		if (kernel->outputs[j].node == max_id)
-			return 0;
-	for (int d = 0; d < kernel->n_nodes; d++) {
-		const rr__node *diff = &kernel->nodes[d];
-		if (diff->a != max_id && diff->b != max_id)
-			continue;
-		if (diff->op != RR_OP_SUB || diff->b != max_id ||
-		    diff->a != kernel->nodes[max_id].a)
-			return 0;
-		for (int j = 0; j < kernel->n_outputs; j++)
-			if (kernel->outputs[j].node == d)
-				return 0;
-		for (int e = 0; e < kernel->n_nodes; e++)
-			if ((kernel->nodes[e].a == d || kernel->nodes[e].b == d) &&
-			    !exp_of_nonpositive(kernel, e))
-				return 0;
-	}
-	return 1;
-}
-
 /* The row input whose maximum the split's max pass of `round` takes from its bits instead
  * (rr_bf16_extrema, device/cpu_vec.h, with the row's minimum beside it), or -1; *max_id the
  * max node. bf16 rows whose pass reduces only the max of a row input it does not keep, the max
@@ -1895,15 +1920,10 @@ static int words_max_input(emitter *em, int round, int *max_id)
 	return found == 1 ? input : -1;
 }
 
-/* The max node of `round` whose split sum pass may take rr_vexp_nonpos_summed_ranged, without
- * the clamp to -87, where the max pass finds every x - m of the row at -87 or more, or -1: f32
- * rows whose max pass is a lone max over the row's aligned vectors (aligned_extrema_input), its
- * exp(x - m) only summed (exp_summed_only: cross_entropy). The pass takes the row's least value
- * beside the max (emit_least_fold; rows of fewer than 1024 elements keep the clamp); the
- * output bits are the clamped form's (RR_SUMMED_RANGED 0 compiles that form). Two threads,
- * rows from DRAM: cross_entropy f32 without the clamp 0.96-0.98 of the time (bench/NOTES.md,
- * session 33b CPU). */
-static int summed_range_max(emitter *em, int round)
+/* The lone max node that the split's max pass of `round` reduces over the row's aligned
+ * vectors of f32 (aligned_extrema_input), or -1: the pass can take the row's least value beside
+ * it (emit_least_fold; rows of fewer than 1024 elements keep -inf, so never ranged). */
+static int lone_aligned_max(emitter *em, int round)
 {
 	const rr_kernel *kernel = em->kernel;
 	int max_id = -1, found = 0;
@@ -1915,13 +1935,28 @@ static int summed_range_max(emitter *em, int round)
 			if (kernel->nodes[id].reduce == RR_REDUCE_MAX)
 				max_id = id;
 		}
-	if (found != 1 || max_id < 0)
+	return found == 1 ? max_id : -1;
+}
+
+/* The max node of `round` whose split sum pass has a ranged copy, where the max pass finds every
+ * x - m of the row at -87 or more (-86.5 where stored_ranged), or -1: f32 rows whose max pass
+ * is a lone max over the row's aligned vectors (lone_aligned_max), its exp(x - m) only summed
+ * (exp_summed_only: cross_entropy; that copy takes rr_vexp_nonpos_summed_ranged, without the
+ * clamp to -87) or stored (stored_ranged: softmax). The pass takes the row's least value beside
+ * the max (emit_least_fold; rows of fewer than 1024 elements keep the clamp and the test); the
+ * output bits are the other copy's (RR_SUMMED_RANGED 0 compiles the clamped form,
+ * RR_NONPOS_RANGED 0 the tested one). Two threads, rows from DRAM: cross_entropy f32 without
+ * the clamp 0.96-0.98 of the time (bench/NOTES.md, session 33b CPU); softmax f32 without the
+ * test 0.82-0.85 in cache, 0.92 at 1024x1024 and 256x65536, level on rows streamed from DRAM
+ * (bench/lab/s66-cpu-softmax/notes.md). Split rows take the same copies wherever they run:
+ * one_row's rows with their cache in the row (RR_CACHE_IN_ROW) and one_row_piped's (the same
+ * emit_split_round). */
+static int f32_range_max(emitter *em, int round)
+{
+	const int max_id = lone_aligned_max(em, round);
+	if (max_id < 0)
 		return -1;
-	for (int e = 0; e < kernel->n_nodes; e++)
-		if (exp_of_nonpositive(kernel, e) &&
-		    kernel->nodes[kernel->nodes[e].a].b == max_id && exp_summed_only(kernel, e))
-			return max_id;
-	return -1;
+	return exp_of_max(em->kernel, max_id, 1) || stored_ranged(em->kernel, max_id) ? max_id : -1;
 }
 
 /* The split's max pass (em->pass 1), from the row's bits where words_max_input says so: the
@@ -1930,13 +1965,15 @@ static int summed_range_max(emitter *em, int round)
 static void emit_max_pass(emitter *em, int round, int words, int max_id)
 {
 	if (words < 0 && max_id >= 0) { /* f32: the least value beside the max */
+		const int stored = stored_ranged(em->kernel, max_id);
 		em->summed_lo = max_id;
 		emit_round_pass(em, round, "");
 		em->summed_lo = -1;
 		line(em, 1,
-		     "ranged%d = RR_SUMMED_RANGED && lo%d - s%d >= -87.0f; /* every x - m, "
-		     "rounded, at least this */",
-		     max_id, max_id, max_id);
+		     "ranged%d = %s%slo%d - s%d >= %s; /* every x - m, rounded, at least this */",
+		     max_id, exp_of_max(em->kernel, max_id, 1) ? "RR_SUMMED_RANGED && " : "",
+		     stored ? "RR_NONPOS_RANGED && " : "", max_id, max_id,
+		     stored ? "-86.5f" : "-87.0f");
 		return;
 	}
 	if (words < 0) {
@@ -1997,7 +2034,7 @@ static void emit_split_round(emitter *em, int round)
 	int max_id = -1;
 	const int words = words_max_input(em, round, &max_id);
 	if (words < 0)
-		max_id = summed_range_max(em, round);
+		max_id = f32_range_max(em, round);
 	if (em->piped_row) /* piped_rows runs rows up to SPLIT_MAX_N alone */
 		line(em, 1, "{ /* the max, then the sum of exp(e - m) */");
 	else
@@ -2007,8 +2044,8 @@ static void emit_split_round(emitter *em, int round)
 		line(em, 1, "int ranged%d = 0; /* no x - s%d under -86.5 (emit_max_pass) */",
 		     max_id, max_id);
 	else if (max_id >= 0) {
-		line(em, 1, "int ranged%d = 0; /* no x - s%d under -87 (emit_max_pass) */", max_id,
-		     max_id);
+		line(em, 1, "int ranged%d = 0; /* no x - s%d under %s (emit_max_pass) */", max_id,
+		     max_id, stored_ranged(kernel, max_id) ? "-86.5" : "-87");
 		line(em, 1,
 		     "float lo%d = -INFINITY; /* the row's least value, where the pass takes it */",
 		     max_id);

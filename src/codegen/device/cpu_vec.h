@@ -7,6 +7,8 @@
  *   rr_vexp   <= 2 ULP where exp(x) >= 2^-125 (x >= -86.5), 0 below (with AVX-512 and 16
  *             lanes: gradual underflow below, within 2 units of 2^-149); +inf -> +inf,
  *             -inf -> 0, NaN -> NaN, exp(0) == 1 exactly
+ *   rr_vexp_nonpos_ranged  rr_vexp_nonpos (rr_vexp for x <= 0) bit for bit on -86.5 <= x <= 0
+ *             and quiet NaN (no rare-lane test)
  *   rr_vexp_nonpos_bf16  relative error <= 1.1e-4 where exp(x) >= 2^-125, for x <= 0 (results
  *             rounded to bf16, whose own rounding is up to 2^-9 = 1.95e-3); 0 and NaN as
  *             rr_vexp
@@ -310,6 +312,37 @@ static inline vf rr_vexp_nonpos(vf x)
 #endif
 }
 
+/* rr_vexp_nonpos without its rare-lane test, for a row whose every x - m is -86.5 or more (the
+ * split's max pass found its least value: c_emit.c, stored_ranged): bit for bit
+ * rr_vexp_nonpos on [-86.5, -0] and on quiet NaN, whatever its payload. There k >= -125, so
+ * p 2^k is normal and adding k to p's exponent bits is rr_vexp_nonpos's result. A NaN x runs
+ * through as itself (t, k, r and p are x), but t << 23 holds its low 9 payload bits, so 2^k
+ * comes from k: with AVX the truncating conversion makes a NaN k 0x80000000, whose << 23 is 0
+ * (one operation where the test took a compare, a mask move and a branch); elsewhere 2^k is
+ * built as a float from t + 127 and multiplied in, exactly, and NaN 2^k is the NaN (2^k has no
+ * mantissa bits: never NaN). With AVX-512 rr_vexp_nonpos has no test: it is that. */
+#ifndef RR_NONPOS_RANGED /* 0: the tested form on every row (tests compare the two) */
+#define RR_NONPOS_RANGED 1
+#endif
+
+static inline vf rr_vexp_nonpos_ranged(vf x)
+{
+#if defined(__AVX512F__) && RR_FORM_L == 16
+	return rr_vexp_nonpos(x);
+#else
+	const vf t = rr_vfma(x, rr_vsplat(1.442695041f), rr_vsplat(12582912.0f));
+	const vf k = t - 12582912.0f;
+	const vf p = rr_vexp_reduced(k, x);
+#if defined(__AVX__) && L == 8
+	return (vf)((vu)p + ((vu)_mm256_cvttps_epi32((__m256)k) << 23));
+#elif defined(__AVX__) && L == 4
+	return (vf)((vu)p + ((vu)_mm_cvttps_epi32((__m128)k) << 23));
+#else
+	return p * (vf)(((vu)t + 127u) << 23);
+#endif
+#endif
+}
+
 /* rr_vexp_nonpos for values that are rounded to bf16 (8 significant bits: a rounding error of
  * up to 2^-9 = 1.95e-3 of the value): ln 2 in one part with a fused multiply-add (|k| <= 159:
  * r is off by at most 3e-7) and exp(r) = 1 + r P(r), P of degree 2 (a Lawson fit of the
@@ -394,7 +427,7 @@ static inline vf rr_vexp_nonpos_bf16(vf x)
 #endif
 
 /* rr_vexp_nonpos_summed without the clamp, for a row whose every x - max, rounded, is -87 or
- * more (the split's max pass found its least value: c_emit.c, summed_ranged): bit for bit
+ * more (the split's max pass found its least value: c_emit.c, f32_range_max): bit for bit
  * rr_vexp_nonpos_summed on [-87, -0] and on NaN (the clamp passes a NaN through unchanged). */
 static inline vf rr_vexp_nonpos_summed_ranged(vf xc)
 {
