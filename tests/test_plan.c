@@ -690,12 +690,12 @@ static void test_cpu_kept_16bit(const rr__target *cpu)
 	rr_kernel_free(ln);
 }
 
-/* How many candidates of `req` are S=grid at C blocks a row. */
-static int grid_candidates_at(const rr__plan_request *req, int C)
+/* How many candidates of `req` are S=grid at C blocks a row (the tuner's where `measured`). */
+static int grid_candidates_at(const rr__plan_request *req, int C, int measured)
 {
 	rr__candidates c;
 	int n = 0;
-	if (rr__plan_enumerate(req, NULL, &c) != RR_OK)
+	if ((measured ? rr__plan_enumerate_measured : rr__plan_enumerate)(req, NULL, &c) != RR_OK)
 		return -1;
 	for (int i = 0; i < c.count; i++)
 		n += c.items[i].storage == RR_STORAGE_GRID && c.items[i].blocks_per_row == C;
@@ -705,8 +705,9 @@ static int grid_candidates_at(const rr__plan_request *req, int C)
 
 /* S=grid's filling C (132 SMs / M, no power of two) is offered for kernels that write rows
  * where the largest power of two under it leaves a fifth of the SMs idle (M = 3: C = 44 against
- * 32's 96 blocks), not for sum, not at M = 2 (C = 66 against 64's 128 blocks); RR_GRID_FILL=1
- * offers it wherever it qualifies, RR_GRID_FILL=0 nowhere. */
+ * 32's 96 blocks), not for sum, not at M = 2 (C = 66 against 64's 128 blocks); to the tuner
+ * (rr__plan_enumerate_measured) at both, sum too; RR_GRID_FILL=1 offers it wherever it
+ * qualifies, RR_GRID_FILL=0 nowhere, to either. */
 static void test_grid_fill(const rr__target *gpu)
 {
 	static const char *const names[] = {"sum", "softmax", "rmsnorm", "layernorm"};
@@ -715,18 +716,26 @@ static void test_grid_fill(const rr__target *gpu)
 		rr__plan_request three = {kernel, RR_F32, 3, 2000000, gpu, NULL, NULL};
 		rr__plan_request two = {kernel, RR_F32, 2, 4000037, gpu, NULL, NULL};
 		unsetenv("RR_GRID_FILL");
-		int at44 = grid_candidates_at(&three, 44), at66 = grid_candidates_at(&two, 66);
+		int at44 = grid_candidates_at(&three, 44, 0);
+		int at66 = grid_candidates_at(&two, 66, 0);
 		CHECKF((at44 > 0) == (k > 0) && at66 == 0,
 		       "%s: %d at C = 44 (3 rows), %d at C = 66", names[k], at44, at66);
-		CHECKF(grid_candidates_at(&three, 32) > 0, "%s: none at C = 32", names[k]);
+		CHECKF(grid_candidates_at(&three, 32, 0) > 0, "%s: none at C = 32", names[k]);
+		at44 = grid_candidates_at(&three, 44, 1);
+		at66 = grid_candidates_at(&two, 66, 1);
+		CHECKF(at44 > 0 && at66 > 0, "%s, the tuner's: %d at C = 44, %d at C = 66",
+		       names[k], at44, at66);
 		setenv("RR_GRID_FILL", "1", 1);
-		at44 = grid_candidates_at(&three, 44);
-		at66 = grid_candidates_at(&two, 66);
+		at44 = grid_candidates_at(&three, 44, 0);
+		at66 = grid_candidates_at(&two, 66, 0);
 		CHECKF(at44 > 0 && at66 > 0, "%s with RR_GRID_FILL=1: %d at C = 44, %d at C = 66",
 		       names[k], at44, at66);
 		setenv("RR_GRID_FILL", "0", 1);
-		at44 = grid_candidates_at(&three, 44);
-		CHECKF(at44 == 0, "%s with RR_GRID_FILL=0: %d at C = 44", names[k], at44);
+		at44 = grid_candidates_at(&three, 44, 0);
+		at66 = grid_candidates_at(&two, 66, 1);
+		CHECKF(at44 == 0 && at66 == 0,
+		       "%s with RR_GRID_FILL=0: %d at C = 44, %d at C = 66 (the tuner's)", names[k],
+		       at44, at66);
 		unsetenv("RR_GRID_FILL");
 		rr_kernel_free(kernel);
 	}

@@ -218,13 +218,16 @@ static int grid_part_chunks(const rr__plan_request *req)
  * fast for the f32 norms and softmax at 3 and 5 rows, but 0.93-0.99x where the power of two
  * leaves 4 SMs idle (C = 66, 33: the 64-bit count, and a partial chunk that each segment ends
  * on, cost what the SMs gain) and for sum and cross_entropy. As this rule, on seven shapes it
- * was not drawn from: 31 picks moved, 1.052x geomean (0.85-1.50). RR_GRID_FILL=1 offers it
- * wherever it qualifies, RR_GRID_FILL=0 nowhere. */
-static int grid_fill_pays(const rr__plan_request *req, int64_t fill)
+ * was not drawn from: 31 picks moved, 1.052x geomean (0.85-1.50). The tuner, which times what
+ * it picks (`measured`: rr__plan_enumerate_measured), is offered it wherever it qualifies;
+ * RR_GRID_FILL=1 offers it so to the planner too, RR_GRID_FILL=0 to neither. */
+static int grid_fill_pays(const rr__plan_request *req, int64_t fill, int measured)
 {
 	const char *env = getenv("RR_GRID_FILL");
 	if (env && (strcmp(env, "0") == 0 || strcmp(env, "1") == 0))
 		return env[0] == '1';
+	if (measured)
+		return 1;
 	int writes_rows = 0;
 	for (int j = 0; j < req->kernel->n_outputs; j++)
 		writes_rows |= req->kernel->outputs[j].kind == RR_KIND_ROW;
@@ -238,7 +241,8 @@ static int grid_fill_pays(const rr__plan_request *req, int64_t fill)
 /* C > 1 on a target with clusters, for one row per group, when each block gets a chunk; with
  * S=grid wanted, C = 16 ... 1024 too (blocks of at least one warp, at most one per SM; three
  * quarters of a chunk a block where grid_part_chunks says). */
-static values blocks(const rr__plan_request *req, int fixed, int grid, int W, int V, int R)
+static values blocks(const rr__plan_request *req, int fixed, int grid, int W, int V, int R,
+                     int measured)
 {
 	values out = {{0}, 0};
 	out.v[out.n++] = fixed ? fixed : 1;
@@ -264,7 +268,7 @@ static values blocks(const rr__plan_request *req, int fixed, int grid, int W, in
 	int64_t fill = req->target->multiprocessors / (req->rows > 0 ? req->rows : 1);
 	if (grid && W >= 32 && out.n < 16 && fill > largest && fill >= 16 &&
 	    (fill & (fill - 1)) != 0 && 4 * req->cols >= part * fill * W * V &&
-	    grid_fill_pays(req, fill))
+	    grid_fill_pays(req, fill, measured))
 		out.v[out.n++] = (int)fill;
 	return out;
 }
@@ -435,11 +439,11 @@ static rr_status consider(const rr__plan_request *req, const rr_layout *fixed, i
 	return push(out, capacity, &l);
 }
 
-static rr_status enumerate(const rr__plan_request *req, const rr_layout *fixed,
-                           rr__candidates *out);
+static rr_status enumerate(const rr__plan_request *req, const rr_layout *fixed, rr__candidates *out,
+                           int measured);
 
-rr_status rr__plan_enumerate(const rr__plan_request *req, const rr_layout *fixed,
-                             rr__candidates *out)
+static rr_status enumerate_with_facts(const rr__plan_request *req, const rr_layout *fixed,
+                                      rr__candidates *out, int measured)
 {
 	rr__kernel_facts facts;
 	rr__plan_request with = {0};
@@ -449,10 +453,23 @@ rr_status rr__plan_enumerate(const rr__plan_request *req, const rr_layout *fixed
 		with.facts = &facts;
 		req = &with;
 	}
-	return enumerate(req, fixed, out);
+	return enumerate(req, fixed, out, measured);
 }
 
-static rr_status enumerate(const rr__plan_request *req, const rr_layout *fixed, rr__candidates *out)
+rr_status rr__plan_enumerate(const rr__plan_request *req, const rr_layout *fixed,
+                             rr__candidates *out)
+{
+	return enumerate_with_facts(req, fixed, out, 0);
+}
+
+rr_status rr__plan_enumerate_measured(const rr__plan_request *req, const rr_layout *fixed,
+                                      rr__candidates *out)
+{
+	return enumerate_with_facts(req, fixed, out, 1);
+}
+
+static rr_status enumerate(const rr__plan_request *req, const rr_layout *fixed, rr__candidates *out,
+                           int measured)
 {
 	static const rr_layout none;
 	static const int all_vec[] = {1, 2, 4, 8, 16}, all_unroll[] = {1, 2, 4, WHOLE_ROW_UNROLL};
@@ -474,7 +491,7 @@ static rr_status enumerate(const rr__plan_request *req, const rr_layout *fixed, 
 			values Rs = rows_per_group(req, fixed->rows_per_group, Ws.v[w], Vs.v[v]);
 			for (int r = 0; r < Rs.n; r++) {
 				values Cs = blocks(req, fixed->blocks_per_row, grid, Ws.v[w],
-				                   Vs.v[v], Rs.v[r]);
+				                   Vs.v[v], Rs.v[r], measured);
 				for (int u = 0; u < Us.n; u++)
 					for (int c = 0; c < Cs.n; c++)
 						for (int s = 0; s < Ss.n; s++)

@@ -370,7 +370,7 @@ static rr_status load_candidates(search *s, const rr__plan_request *req)
 {
 	rr__tune_outcome *o = s->outcome;
 	rr__candidates all;
-	rr_status status = rr__plan_enumerate(req, NULL, &all);
+	rr_status status = rr__plan_enumerate_measured(req, NULL, &all);
 	if (status != RR_OK)
 		return status;
 	o->considered = all.considered;
