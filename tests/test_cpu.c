@@ -1134,6 +1134,51 @@ static void test_paired_order(rr_device *device)
 	CHECK(compared == 9 * 4 * 6);
 }
 
+/* Row r of `cols` elements made one of the rows that test an exp(x - m) range's edges, by
+ * r % kinds: 1 an element 87.5 to 207.5 under the row's max, 2 one -inf, 3 a quiet NaN with low
+ * payload bits and a -NaN, 4 one +inf, 5 every element times 50, 6 an element exactly `edge`
+ * under the max, 7 the last element (in the guarded chunk, if any) 120 under it, 8 a -NaN whose
+ * low 9 payload bits are set (t << 23 of its x - m is not 0); 0 and the rest unchanged. */
+static void make_special_row(float *row, int64_t cols, int64_t r, int kinds, float edge)
+{
+	const int64_t at = (r * 37 + 11) % cols;
+	float m = row[0];
+	for (int64_t j = 1; j < cols; j++)
+		m = row[j] > m ? row[j] : m;
+	uint32_t bits = 0x7fc00000u | (uint32_t)(r * 4099u & 0x3fffffu);
+	switch (r % kinds) {
+	case 1:
+		row[at] = m - 87.5f - (float)(r % 5) * 30.0f;
+		break;
+	case 2:
+		row[at] = -INFINITY;
+		break;
+	case 3:
+		memcpy(&row[at], &bits, sizeof bits);
+		row[(at + 5) % cols] = -NAN;
+		break;
+	case 4:
+		row[at] = INFINITY;
+		break;
+	case 5:
+		for (int64_t j = 0; j < cols; j++)
+			row[j] *= 50.0f;
+		break;
+	case 6:
+		row[at] = m - edge;
+		break;
+	case 7:
+		row[cols - 1] = m - 120.0f;
+		break;
+	case 8:
+		bits = 0xffc001ffu;
+		memcpy(&row[at], &bits, sizeof bits);
+		break;
+	default:
+		break;
+	}
+}
+
 /* cross_entropy f32's sum pass without exp's clamp to -87 where the max pass finds every
  * x - m of the row at -87 or more (c_emit.c, summed_range_max): the source built as it is and
  * with RR_SUMMED_RANGED 0 (the clamp on every row) writes the same loss bits, on rows in range
@@ -1185,43 +1230,8 @@ static void test_summed_ranged(rr_device *device)
 			}
 			float *row0 = x + offsets[o];
 			memcpy(row0, inputs.owned[0], (size_t)(rows * cols) * sizeof(float));
-			for (int64_t r = 0; r < rows; r++) {
-				float *row = row0 + r * cols;
-				const int64_t at = (r * 37 + 11) % cols;
-				float m = row[0];
-				for (int64_t j = 1; j < cols; j++)
-					m = row[j] > m ? row[j] : m;
-				switch (r % 8) {
-				case 1:
-					row[at] = m - 87.5f - (float)(r % 5) * 30.0f;
-					break;
-				case 2:
-					row[at] = -INFINITY;
-					break;
-				case 3: {
-					uint32_t bits =
-					    0x7fc00000u | (uint32_t)(r * 4099u & 0x3fffffu);
-					memcpy(&row[at], &bits, sizeof bits);
-					row[(at + 5) % cols] = -NAN;
-					break;
-				}
-				case 4:
-					row[at] = INFINITY;
-					break;
-				case 5:
-					for (int64_t j = 0; j < cols; j++)
-						row[j] *= 50.0f;
-					break;
-				case 6:
-					row[at] = m - 87.0f;
-					break; /* x - m = -87 exactly */
-				case 7:
-					row[cols - 1] = m - 120.0f;
-					break; /* in the guarded chunk, if any */
-				default:
-					break;
-				}
-			}
+			for (int64_t r = 0; r < rows; r++)
+				make_special_row(row0 + r * cols, cols, r, 8, 87.0f);
 			for (int b = 0; b < 2; b++) {
 				rr_arg args[RR_MAX_IO];
 				for (int k = 0; k < inputs.count; k++)
@@ -1351,45 +1361,8 @@ static void test_nonpos_ranged(rr_device *device)
 		CHECK(rr__inputs_make(kernel, rows, cols, RR_F32, 41u + (unsigned)c, NULL,
 		                      &inputs) == RR_OK);
 		float *x0 = inputs.owned[0];
-		for (int64_t r = 0; r < rows; r++) {
-			float *row = x0 + r * cols;
-			const int64_t at = (r * 37 + 11) % cols;
-			float m = row[0];
-			for (int64_t j = 1; j < cols; j++)
-				m = row[j] > m ? row[j] : m;
-			uint32_t bits = 0x7fc00000u | (uint32_t)(r * 4099u & 0x3fffffu);
-			switch (r % 9) {
-			case 1:
-				row[at] = m - 87.5f - (float)(r % 5) * 30.0f;
-				break;
-			case 2:
-				row[at] = -INFINITY;
-				break;
-			case 3:
-				memcpy(&row[at], &bits, sizeof bits);
-				row[(at + 5) % cols] = -NAN;
-				break;
-			case 4:
-				row[at] = INFINITY;
-				break;
-			case 5:
-				for (int64_t j = 0; j < cols; j++)
-					row[j] *= 50.0f;
-				break;
-			case 6:
-				row[at] = m - 86.5f; /* x - m = -86.5 exactly: in range */
-				break;
-			case 7:
-				row[cols - 1] = m - 120.0f; /* in the guarded chunk, if any */
-				break;
-			case 8:
-				bits = 0xffc001ffu; /* t << 23 of this x - m is not 0 */
-				memcpy(&row[at], &bits, sizeof bits);
-				break;
-			default:
-				break;
-			}
-		}
+		for (int64_t r = 0; r < rows; r++)
+			make_special_row(x0 + r * cols, cols, r, 9, 86.5f);
 		const size_t floats = (size_t)(rows * cols + 16);
 		float *x = malloc(floats * sizeof(float));
 		float *out[2] = {malloc(floats * sizeof(float)), malloc(floats * sizeof(float))};
