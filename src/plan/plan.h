@@ -36,7 +36,8 @@ int rr__plan_offers_grid(void);
 rr_status rr__plan_enumerate(const rr__plan_request *req, const rr_layout *fixed,
                              rr__candidates *out);
 /* The same for a search that times every candidate it keeps (the tuner): also the candidates
- * the planner offers only where the model is trusted (S=grid's filling C where it qualifies). */
+ * the planner itself offers only where they measured faster (S=grid's filling C, plan.c's
+ * grid_fill_pays), wherever they qualify. */
 rr_status rr__plan_enumerate_measured(const rr__plan_request *req, const rr_layout *fixed,
                                       rr__candidates *out);
 void rr__candidates_free(rr__candidates *candidates);
