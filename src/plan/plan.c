@@ -221,7 +221,7 @@ static int grid_part_chunks(const rr__plan_request *req)
  * was not drawn from: 31 picks moved, 1.052x geomean (0.85-1.50). The tuner, which times what
  * it picks (`measured`: rr__plan_enumerate_measured), is offered it wherever it qualifies;
  * RR_GRID_FILL=1 offers it so to the planner too, RR_GRID_FILL=0 to neither. */
-static int grid_fill_pays(const rr__plan_request *req, int64_t fill, int measured)
+static int grid_fill_pays(const rr__plan_request *req, int measured)
 {
 	const char *env = getenv("RR_GRID_FILL");
 	if (env && (strcmp(env, "0") == 0 || strcmp(env, "1") == 0))
@@ -231,10 +231,10 @@ static int grid_fill_pays(const rr__plan_request *req, int64_t fill, int measure
 	int writes_rows = 0;
 	for (int j = 0; j < req->kernel->n_outputs; j++)
 		writes_rows |= req->kernel->outputs[j].kind == RR_KIND_ROW;
-	int64_t pow2 = 1;
+	int64_t rows = req->rows > 0 ? req->rows : 1;
+	int64_t fill = req->target->multiprocessors / rows, pow2 = 1;
 	while (pow2 * 2 <= fill)
 		pow2 *= 2;
-	int64_t rows = req->rows > 0 ? req->rows : 1;
 	return writes_rows && 5 * rows * pow2 <= 4 * (int64_t)req->target->multiprocessors;
 }
 
@@ -242,7 +242,7 @@ static int grid_fill_pays(const rr__plan_request *req, int64_t fill, int measure
  * S=grid wanted, C = 16 ... 1024 too (blocks of at least one warp, at most one per SM; three
  * quarters of a chunk a block where grid_part_chunks says). */
 static values blocks(const rr__plan_request *req, int fixed, int grid, int W, int V, int R,
-                     int measured)
+                     int offer_fill)
 {
 	values out = {{0}, 0};
 	out.v[out.n++] = fixed ? fixed : 1;
@@ -264,11 +264,10 @@ static values blocks(const rr__plan_request *req, int fixed, int grid, int W, in
 		if (C > largest && 4 * req->cols >= part * C * W * V)
 			out.v[out.n++] = C;
 	/* And the C whose M x C blocks fill the SMs once, one block an SM (three rows: C = 44 on
-	 * 132), where that is no power of two and grid_fill_pays says so. */
+	 * 132), where that is no power of two and grid_fill_pays said so (offer_fill). */
 	int64_t fill = req->target->multiprocessors / (req->rows > 0 ? req->rows : 1);
 	if (grid && W >= 32 && out.n < 16 && fill > largest && fill >= 16 &&
-	    (fill & (fill - 1)) != 0 && 4 * req->cols >= part * fill * W * V &&
-	    grid_fill_pays(req, fill, measured))
+	    (fill & (fill - 1)) != 0 && 4 * req->cols >= part * fill * W * V && offer_fill)
 		out.v[out.n++] = (int)fill;
 	return out;
 }
@@ -486,12 +485,13 @@ static rr_status enumerate(const rr__plan_request *req, const rr_layout *fixed, 
 	values Us = list_of(fixed->unroll, all_unroll, 4), Gs = list_of(fixed->grid, all_grid, 2);
 	values Ss = storages(req, fixed->storage, kept);
 	int grid = fixed->storage == RR_STORAGE_GRID || grid_wanted(req);
+	const int offer_fill = grid && grid_fill_pays(req, measured);
 	for (int w = 0; w < Ws.n; w++)
 		for (int v = 0; v < Vs.n; v++) {
 			values Rs = rows_per_group(req, fixed->rows_per_group, Ws.v[w], Vs.v[v]);
 			for (int r = 0; r < Rs.n; r++) {
 				values Cs = blocks(req, fixed->blocks_per_row, grid, Ws.v[w],
-				                   Vs.v[v], Rs.v[r], measured);
+				                   Vs.v[v], Rs.v[r], offer_fill);
 				for (int u = 0; u < Us.n; u++)
 					for (int c = 0; c < Cs.n; c++)
 						for (int s = 0; s < Ss.n; s++)

@@ -1,6 +1,7 @@
 #!/bin/sh
-# orders.sh ROUNDS SHAPE[:hot]...: softmax f32 base against new with ./drive (drive.c: session
-# 64's driver, printing the per-round ratios' quartiles too), two threads, in both orders: a
+# orders.sh ROUNDS SHAPE[:hot]...: softmax f32 base against new with ./drive (session 64's
+# drive.c with drive.patch applied: it prints the per-round ratios' quartiles too; `cp
+# ../s64-cpu-bf16/drive.c . && patch drive.c drive.patch`), two threads, in both orders: a
 # dummy (base's object under another name) right after each round's 256 MiB copy, then base
 # new (REF=1: new's ratio to base) and new base (REF=2: the same ratio). Streamed as the backend
 # would (row bytes from 32 MiB, target.h's RR_CPU_STREAM_BYTES); SHAPE:hot runs in cache
