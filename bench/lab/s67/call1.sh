@@ -5,12 +5,12 @@
 # H100: two A/Bs against main in compare_ab's replay beside torch.compile (lab/s60/gpu/ab.sh):
 # the grid-trips pricing on the four shapes where it moves picks (session 66's call 3), then
 # RR_L2_HINT=1 (every 8- and 16-byte row load asks the L2 for 256 bytes) on shapes where the
-# trips patch moves none. Carry .deps .whl .rr-commit; bench/results moved aside.
+# trips patch moves none (on an H200 too where RECORD_ON_H200=0). Carry .deps .whl .rr-commit; bench/results moved aside.
 set -uo pipefail
 export OUT=${OUT:-/tmp/rr-out}
 mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,uuid,driver_version --format=csv | tee "$OUT/card.csv"
-if grep -q H200 "$OUT/card.csv"; then
+if [ "${RECORD_ON_H200:-1}" = 1 ] && grep -q H200 "$OUT/card.csv"; then
 	git apply -R bench/lab/s67/patches/l2-hint.patch bench/lab/s66/patches/grid-trips.patch || exit 1
 	bash bench/lab/s64/gpu/call1.sh
 	exit
