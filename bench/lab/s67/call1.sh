@@ -17,12 +17,12 @@ if [ "${RECORD_ON_H200:-1}" = 1 ] && grep -q H200 "$OUT/card.csv"; then
 fi
 t0=$(date +%s)
 trap 'cd "$OUT" && tar czf /tmp/s67-call.tgz . && find . -mindepth 1 -delete && mv /tmp/s67-call.tgz .' EXIT
-AB_BASE_SRC=.base AB_NAME=ab-grid-trips AB_OPS=${AB1_OPS:-sum,softmax,layernorm,add_layernorm,cross_entropy} \
+AB_IMPLS=${AB_IMPLS:-rowreduce,base} AB_BASE_SRC=.base AB_NAME=ab-grid-trips AB_OPS=${AB1_OPS:-sum,softmax,layernorm,add_layernorm,cross_entropy} \
 	AB_DTYPES=${AB1_DTYPES:-f32,bf16} AB_SECONDS=${AB1_SECONDS:-200} \
 	AB_SHAPES=${AB1_SHAPES:-2x4000037,7x777777,16x128257,5x1000000} \
 	bash bench/lab/s60/gpu/ab.sh
 echo "== trips done after $(($(date +%s) - t0)) s"
-RR_L2_HINT=1 AB_BASE_SRC=.base AB_NAME=ab-l2-hint AB_OPS=sum,rmsnorm,softmax,add_layernorm \
+RR_L2_HINT=1 AB_IMPLS=${AB_IMPLS:-rowreduce,base} AB_BASE_SRC=.base AB_NAME=ab-l2-hint AB_OPS=sum,rmsnorm,softmax,add_layernorm \
 	AB_DTYPES=f32,bf16 AB_SECONDS=${AB2_SECONDS:-220} \
 	AB_SHAPES=${AB2_SHAPES:-4096x32768,1024x65536,16x1048576,8191x1023,2048x16384} \
 	bash bench/lab/s60/gpu/ab.sh
