@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Session 67, any call, run with lab/s66/patches/grid-trips.patch and lab/s67/patches/l2-hint.patch
 # applied in the working tree and main archived into .base. On an H200: both patches taken out
-# again and the STAGE record (odd by default, wide) at main through lab/s64/gpu/call1.sh. On an
-# H100: two A/Bs against main in compare_ab's replay beside torch.compile (lab/s60/gpu/ab.sh):
-# the grid-trips pricing on the four shapes where it moves picks (session 66's call 3), then
-# RR_L2_HINT=1 (every 8- and 16-byte row load asks the L2 for 256 bytes) on shapes where the
-# trips patch moves none (on an H200 too where RECORD_ON_H200=0). Carry .deps .whl .rr-commit; bench/results moved aside.
+# again and the STAGE record (odd by default, wide) at main through lab/s64/gpu/call1.sh
+# (RECORD_ON_H200=0: the A/Bs instead). Otherwise two A/Bs against main in compare_ab's replay
+# (lab/s60/gpu/ab.sh; rowreduce and base only unless AB_IMPLS adds compile): the grid-trips
+# pricing on the four shapes where it moves picks (session 66's call 3; AB1_OPS, AB1_DTYPES,
+# AB1_SHAPES narrow it), then RR_L2_HINT=1 (every 8- and 16-byte row load asks the L2 for 256
+# bytes) on shapes where the trips patch moves none (AB2_SHAPES). Carry .deps .whl .rr-commit;
+# bench/results moved aside.
 set -uo pipefail
 export OUT=${OUT:-/tmp/rr-out}
 mkdir -p "$OUT"
