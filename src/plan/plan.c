@@ -221,6 +221,12 @@ static int grid_part_chunks(const rr__plan_request *req)
  * was not drawn from: 31 picks moved, 1.052x geomean (0.85-1.50). The tuner, which times what
  * it picks (`measured`: rr__plan_enumerate_measured), is offered it wherever it qualifies;
  * RR_GRID_FILL=1 offers it so to the planner too, RR_GRID_FILL=0 to neither. */
+/* S=grid's filling C: the blocks a row when M rows share the SMs one block an SM. */
+static int64_t grid_fill(const rr__plan_request *req)
+{
+	return req->target->multiprocessors / (req->rows > 0 ? req->rows : 1);
+}
+
 static int grid_fill_pays(const rr__plan_request *req, int measured)
 {
 	const char *env = getenv("RR_GRID_FILL");
@@ -232,7 +238,7 @@ static int grid_fill_pays(const rr__plan_request *req, int measured)
 	for (int j = 0; j < req->kernel->n_outputs; j++)
 		writes_rows |= req->kernel->outputs[j].kind == RR_KIND_ROW;
 	int64_t rows = req->rows > 0 ? req->rows : 1;
-	int64_t fill = req->target->multiprocessors / rows, pow2 = 1;
+	int64_t fill = grid_fill(req), pow2 = 1;
 	while (pow2 * 2 <= fill)
 		pow2 *= 2;
 	return writes_rows && 5 * rows * pow2 <= 4 * (int64_t)req->target->multiprocessors;
@@ -265,7 +271,7 @@ static values blocks(const rr__plan_request *req, int fixed, int grid, int W, in
 			out.v[out.n++] = C;
 	/* And the C whose M x C blocks fill the SMs once, one block an SM (three rows: C = 44 on
 	 * 132), where that is no power of two and grid_fill_pays said so (offer_fill). */
-	int64_t fill = req->target->multiprocessors / (req->rows > 0 ? req->rows : 1);
+	int64_t fill = grid_fill(req);
 	if (grid && W >= 32 && out.n < 16 && fill > largest && fill >= 16 &&
 	    (fill & (fill - 1)) != 0 && 4 * req->cols >= part * fill * W * V && offer_fill)
 		out.v[out.n++] = (int)fill;
